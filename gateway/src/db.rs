@@ -1,0 +1,192 @@
+//! The connection pool and the per-request transaction: BEGIN, one set_config statement for
+//! role, claims and request info, the main statement, COMMIT — pipelined on one connection.
+
+use bytes::BytesMut;
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime, Timeouts};
+use postgres_types::{Format, IsNull, ToSql, Type, to_sql_checked};
+use std::time::Duration;
+use tokio_postgres::NoTls;
+
+/// A value sent in text format with its type left to PostgreSQL, like PostgREST's
+/// unknown-typed literals: `"col" = $1` parses the text as the column's type.
+#[derive(Debug)]
+pub struct TextParam<'a>(pub &'a str);
+
+impl ToSql for TextParam<'_> {
+    fn to_sql(&self, _ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        out.extend_from_slice(self.0.as_bytes());
+        Ok(IsNull::No)
+    }
+
+    fn accepts(_ty: &Type) -> bool {
+        true
+    }
+
+    fn encode_format(&self, _ty: &Type) -> Format {
+        Format::Text
+    }
+
+    to_sql_checked!();
+}
+
+pub fn build_pool(cfg: tokio_postgres::Config, size: usize, wait: Duration) -> Pool {
+    let mgr = Manager::from_config(cfg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    Pool::builder(mgr)
+        .max_size(size)
+        .runtime(Runtime::Tokio1)
+        .timeouts(Timeouts { wait: Some(wait), create: Some(Duration::from_secs(10)), recycle: None })
+        .build()
+        .expect("pool configuration is valid")
+}
+
+/// Who the request runs as, and what it tells the database about itself.
+pub struct RequestContext {
+    pub role: String,
+    pub claims: String,
+    pub method: String,
+    pub path: String,
+    pub headers: String,
+    pub search_path: String,
+    pub statement_timeout_ms: u64,
+}
+
+const SETUP_SQL: &str = "SELECT set_config('search_path', $1, true), set_config('role', $2, true), \
+    set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
+    set_config('request.path', $5, true), set_config('request.headers', $6, true), \
+    set_config('statement_timeout', $7, true)";
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("timed out waiting for a database connection")]
+    PoolTimeout,
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    #[error(transparent)]
+    Postgres(#[from] tokio_postgres::Error),
+}
+
+impl From<deadpool_postgres::PoolError> for DbError {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        match e {
+            deadpool_postgres::PoolError::Timeout(_) => DbError::PoolTimeout,
+            deadpool_postgres::PoolError::Backend(e) => DbError::Postgres(e),
+            other => DbError::Unavailable(other.to_string()),
+        }
+    }
+}
+
+/// A transaction in progress. If it is dropped before `finish` (the client went away
+/// mid-request), the connection is discarded rather than returned to the pool mid-transaction.
+pub struct Tx {
+    client: Option<Object>,
+}
+
+impl Drop for Tx {
+    fn drop(&mut self) {
+        if let Some(c) = self.client.take() {
+            drop(Object::take(c));
+        }
+    }
+}
+
+impl Tx {
+    pub fn client(&self) -> &Object {
+        self.client.as_ref().expect("transaction is open")
+    }
+
+    /// Commits or rolls back and hands the connection back to the pool.
+    pub async fn finish(mut self, commit: bool) -> Result<(), DbError> {
+        let client = self.client.take().expect("transaction is open");
+        client.batch_execute(if commit { "COMMIT" } else { "ROLLBACK" }).await?;
+        Ok(())
+    }
+}
+
+/// Opens a transaction with the request's role and claims set, and runs `sql` in the same
+/// pipeline. Reads are committed in that pipeline too and return no open transaction.
+pub async fn run_statement(
+    pool: &Pool,
+    ctx: &RequestContext,
+    sql: &str,
+    params: &[String],
+    read_only: bool,
+) -> Result<(tokio_postgres::Row, Option<Tx>), DbError> {
+    let client = pool.get().await?;
+    let setup = client.prepare_cached(SETUP_SQL).await?;
+    let main = client.prepare_cached(sql).await?;
+    let timeout = ctx.statement_timeout_ms.to_string();
+    let setup_params: [&(dyn ToSql + Sync); 7] = [
+        &TextParam(&ctx.search_path),
+        &TextParam(&ctx.role),
+        &TextParam(&ctx.claims),
+        &TextParam(&ctx.method),
+        &TextParam(&ctx.path),
+        &TextParam(&ctx.headers),
+        &TextParam(&timeout),
+    ];
+    let text: Vec<TextParam> = params.iter().map(|p| TextParam(p)).collect();
+    let main_params: Vec<&(dyn ToSql + Sync)> = text.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let begin = if read_only { "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY" } else { "BEGIN" };
+    let mut tx = Tx { client: Some(client) };
+    let c = tx.client();
+    if read_only {
+        let (b, s, m, end) = tokio::join!(
+            c.batch_execute(begin),
+            c.query_one(&setup, &setup_params),
+            c.query_one(&main, &main_params),
+            c.batch_execute("COMMIT"),
+        );
+        let result = b.and(s).and(m);
+        let row = match result {
+            Ok(row) => row,
+            Err(e) => {
+                // COMMIT of a failed transaction rolled it back; the connection is clean.
+                let _ = end;
+                tx.client.take();
+                return Err(e.into());
+            }
+        };
+        end?;
+        tx.client.take();
+        Ok((row, None))
+    } else {
+        let (b, s, m) = tokio::join!(
+            c.batch_execute(begin),
+            c.query_one(&setup, &setup_params),
+            c.query_one(&main, &main_params),
+        );
+        match b.and(s).and(m) {
+            Ok(row) => Ok((row, Some(tx))),
+            Err(e) => {
+                let _ = tx.finish(false).await;
+                Err(e.into())
+            }
+        }
+    }
+}
+
+/// Runs `f` in a transaction as `role` with `claims` (used by the auth and storage paths).
+pub async fn with_role<T, F>(pool: &Pool, role: &str, claims: &str, f: F) -> Result<T, DbError>
+where
+    F: AsyncFnOnce(&Object) -> Result<T, tokio_postgres::Error>,
+{
+    let client = pool.get().await?;
+    let tx = Tx { client: Some(client) };
+    let c = tx.client();
+    c.batch_execute("BEGIN").await?;
+    c.execute(
+        "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true)",
+        &[&TextParam(role), &TextParam(claims)],
+    )
+    .await?;
+    match f(c).await {
+        Ok(v) => {
+            tx.finish(true).await?;
+            Ok(v)
+        }
+        Err(e) => {
+            let _ = tx.finish(false).await;
+            Err(e.into())
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The private PostgreSQL cluster the gateway runs in its data directory when no DATABASE_URL is
+//! given: initdb on first start, pg_ctl start/stop, socket in the data directory.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use tokio::process::Command;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error(
+        "PostgreSQL server binaries (initdb, pg_ctl, postgres) were not found.\n\
+         Install them with `sudo apt-get install -y postgresql` (Debian/Ubuntu), or point \
+         PG_BIN_DIR at their folder, or set DATABASE_URL to use an existing server."
+    )]
+    NoBinaries,
+    #[error("{0} failed: {1}")]
+    Command(String, String),
+    #[error("cannot prepare the data directory {0}: {1}")]
+    Io(PathBuf, std::io::Error),
+}
+
+/// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
+pub const SUPERUSER_PASSWORD: &str = "postgres";
+
+pub struct EmbeddedPg {
+    bin: PathBuf,
+    pgdata: PathBuf,
+    socket_dir: PathBuf,
+    tcp_port: u16,
+    /// When running as root, PostgreSQL runs as this unprivileged user.
+    run_as: Option<String>,
+}
+
+/// Finds initdb/pg_ctl: PG_BIN_DIR, then the newest /usr/lib/postgresql/*/bin, then PATH.
+pub fn find_binaries(explicit: Option<&Path>) -> Result<PathBuf, EmbeddedError> {
+    let has_all = |d: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|b| d.join(b).is_file());
+    if let Some(d) = explicit {
+        return if has_all(d) { Ok(d.to_path_buf()) } else { Err(EmbeddedError::NoBinaries) };
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            Some((v, e.path().join("bin")))
+        })
+        .filter(|(_, p)| has_all(p))
+        .collect();
+    versions.sort();
+    if let Some((_, p)) = versions.pop() {
+        return Ok(p);
+    }
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).find(|d| has_all(d)))
+        .and_then(|d| d)
+        .ok_or(EmbeddedError::NoBinaries)
+}
+
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+impl EmbeddedPg {
+    pub fn new(bin: PathBuf, data_dir: &Path, tcp_port: u16) -> Self {
+        let pgdata = data_dir.join("pg");
+        // Unix socket paths are limited to ~107 bytes; fall back to /tmp for deep data dirs.
+        let socket_dir = if pgdata.as_os_str().len() + 20 < 100 {
+            pgdata.clone()
+        } else {
+            let digest = sha2_hex(pgdata.to_string_lossy().as_bytes());
+            PathBuf::from(format!("/tmp/supagate-{}", &digest[..12]))
+        };
+        Self { bin, pgdata, socket_dir, tcp_port, run_as: is_root().then(|| "postgres".to_string()) }
+    }
+
+    pub fn socket_dir(&self) -> &Path {
+        &self.socket_dir
+    }
+
+    /// Port in the socket's file name; the TCP port when TCP is on.
+    pub fn port(&self) -> u16 {
+        if self.tcp_port == 0 { 5432 } else { self.tcp_port }
+    }
+
+    pub fn tcp_port(&self) -> u16 {
+        self.tcp_port
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let path = self.bin.join(program);
+        let mut c = match &self.run_as {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.arg("-u").arg(user).arg("--").arg(path);
+                c
+            }
+            None => Command::new(path),
+        };
+        c.stdin(Stdio::null()).kill_on_drop(false);
+        c
+    }
+
+    async fn run(&self, program: &str, args: &[&str]) -> Result<String, EmbeddedError> {
+        let out = self
+            .command(program)
+            .args(args)
+            .output()
+            .await
+            .map_err(|e| EmbeddedError::Command(program.into(), e.to_string()))?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if out.status.success() {
+            Ok(text)
+        } else {
+            Err(EmbeddedError::Command(program.into(), text.trim().to_string()))
+        }
+    }
+
+    /// Runs initdb if the cluster does not exist yet. Returns true when it was created.
+    pub async fn ensure_initialized(&self) -> Result<bool, EmbeddedError> {
+        if self.pgdata.join("PG_VERSION").is_file() {
+            return Ok(false);
+        }
+        let io = |e| EmbeddedError::Io(self.pgdata.clone(), e);
+        std::fs::create_dir_all(&self.pgdata).map_err(io)?;
+        let pwfile = self.pgdata.with_file_name("pg-superuser-password");
+        std::fs::write(&pwfile, SUPERUSER_PASSWORD).map_err(io)?;
+        if let Some(user) = &self.run_as {
+            self.make_reachable_for(user, &pwfile)?;
+            chown(user, &self.pgdata)?;
+            chown(user, &pwfile)?;
+        }
+        let result = self
+            .run(
+                "initdb",
+                &[
+                    "-D",
+                    &self.pgdata.to_string_lossy(),
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C.UTF-8",
+                    "--auth-local=trust",
+                    "--auth-host=scram-sha-256",
+                    &format!("--pwfile={}", pwfile.display()),
+                    "--no-sync",
+                ],
+            )
+            .await;
+        let _ = std::fs::remove_file(&pwfile);
+        if let Err(e) = result {
+            // Leave nothing half-made behind, so the next start tries again from scratch.
+            let _ = std::fs::remove_dir_all(&self.pgdata);
+            return Err(e);
+        }
+        Ok(true)
+    }
+
+    /// PostgreSQL refuses to run as root; as root we run it as `postgres`, which must be able to
+    /// walk down to the data directory. Grant search (not read) permission where it is missing.
+    fn make_reachable_for(&self, user: &str, file: &Path) -> Result<(), EmbeddedError> {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = user;
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            if let Ok(meta) = std::fs::metadata(d) {
+                let mode = meta.permissions().mode();
+                if mode & 0o001 == 0 {
+                    tracing::info!("allowing the postgres user to traverse {}", d.display());
+                    let mut p = meta.permissions();
+                    p.set_mode(mode | 0o001);
+                    std::fs::set_permissions(d, p).map_err(|e| EmbeddedError::Io(d.into(), e))?;
+                }
+            }
+            dir = d.parent();
+        }
+        Ok(())
+    }
+
+    /// Starts the cluster and waits until it accepts connections. A server left running by a
+    /// crashed gateway is stopped first so that our options apply.
+    pub async fn start(&self) -> Result<(), EmbeddedError> {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        if self.run("pg_ctl", &["-D", &pgdata, "status"]).await.is_ok() {
+            tracing::warn!("a PostgreSQL server was still running on {pgdata}; restarting it");
+            self.stop().await?;
+        }
+        if self.socket_dir != self.pgdata {
+            std::fs::create_dir_all(&self.socket_dir)
+                .map_err(|e| EmbeddedError::Io(self.socket_dir.clone(), e))?;
+            if let Some(user) = &self.run_as {
+                chown(user, &self.socket_dir)?;
+            }
+        }
+        let listen = if self.tcp_port == 0 { "''".to_string() } else { "127.0.0.1".to_string() };
+        let opts = format!(
+            "-k {} -p {} -c listen_addresses={listen} -c max_connections=100 -c shared_buffers=128MB",
+            self.socket_dir.display(),
+            self.port()
+        );
+        let log = self.pgdata.join("server.log").to_string_lossy().to_string();
+        match self
+            .run("pg_ctl", &["-D", &pgdata, "-l", &log, "-o", &opts, "-w", "-t", "60", "start"])
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(EmbeddedError::Command(c, out)) => {
+                let tail = std::fs::read_to_string(&log)
+                    .map(|s| s.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n"))
+                    .unwrap_or_default();
+                Err(EmbeddedError::Command(c, format!("{out}\n{tail}")))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Fast shutdown: disconnects clients, checkpoints, exits.
+    pub async fn stop(&self) -> Result<(), EmbeddedError> {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        self.run("pg_ctl", &["-D", &pgdata, "-m", "fast", "-w", "stop"]).await.map(|_| ())
+    }
+}
+
+fn chown(user: &str, path: &Path) -> Result<(), EmbeddedError> {
+    let status = std::process::Command::new("chown")
+        .arg("-R")
+        .arg(format!("{user}:"))
+        .arg(path)
+        .status()
+        .map_err(|e| EmbeddedError::Io(path.into(), e))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(EmbeddedError::Command("chown".into(), path.display().to_string()))
+    }
+}
+
+fn sha2_hex(data: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,106 @@
+//! The one place where errors become HTTP responses, in the body shape of the API that failed:
+//! PostgREST `{code,message,details,hint}`, GoTrue `{code,error_code,msg,message}` or Storage
+//! `{statusCode,code,error,message}`.
+
+use crate::db::DbError;
+use actix_web::{HttpResponse, ResponseError, http::StatusCode};
+use query_engine::ApiError;
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    #[error("{0}")]
+    Rest(ApiError),
+    #[error("{message}")]
+    Auth { status: u16, code: String, message: String },
+    #[error("{message}")]
+    Storage { status: u16, code: String, error: String, message: String },
+}
+
+impl GatewayError {
+    pub fn auth(status: u16, code: &str, message: impl Into<String>) -> Self {
+        GatewayError::Auth { status, code: code.into(), message: message.into() }
+    }
+
+    pub fn storage(status: u16, code: &str, error: &str, message: impl Into<String>) -> Self {
+        GatewayError::Storage { status, code: code.into(), error: error.into(), message: message.into() }
+    }
+}
+
+impl From<ApiError> for GatewayError {
+    fn from(e: ApiError) -> Self {
+        GatewayError::Rest(e)
+    }
+}
+
+/// A database error as PostgREST reports it; `is_anon` decides 401 vs 403 for 42501.
+pub fn rest_db_error(e: DbError, is_anon: bool) -> ApiError {
+    match e {
+        DbError::PoolTimeout => ApiError::new(504, "PGRST003", "Timed out acquiring connection from connection pool."),
+        DbError::Unavailable(m) => ApiError::new(503, "PGRST001", "Database client error. Retrying the connection.").details(m),
+        DbError::Postgres(e) => match e.as_db_error() {
+            Some(db) => {
+                let code = db.code().code();
+                let status = query_engine::error::status_for_sqlstate(code, db.message(), is_anon);
+                let mut err = ApiError::new(status, code, db.message());
+                err.details = db.detail().map(str::to_string);
+                err.hint = db.hint().map(str::to_string);
+                err
+            }
+            None => {
+                tracing::warn!("database connection error: {e}");
+                ApiError::new(503, "PGRST001", "Database client error. Retrying the connection.").details(e.to_string())
+            }
+        },
+    }
+}
+
+impl ResponseError for GatewayError {
+    fn status_code(&self) -> StatusCode {
+        let s = match self {
+            GatewayError::Rest(e) => e.status,
+            GatewayError::Auth { status, .. } => *status,
+            // storage-api answers 400 for every client error and keeps the real one in the body.
+            GatewayError::Storage { status, .. } => {
+                if *status >= 500 {
+                    *status
+                } else {
+                    400
+                }
+            }
+        };
+        StatusCode::from_u16(s).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut r = HttpResponse::build(self.status_code());
+        match self {
+            GatewayError::Rest(e) => {
+                r.insert_header(("Proxy-Status", format!("PostgREST; error={}", e.code)));
+                if e.status == 401 {
+                    r.insert_header(("WWW-Authenticate", www_authenticate(e)));
+                }
+                r.content_type("application/json; charset=utf-8").body(e.body())
+            }
+            GatewayError::Auth { status, code, message } => {
+                r.insert_header(("X-Supabase-Api-Version", "2024-01-01"));
+                r.insert_header(("x-sb-error-code", code.as_str()));
+                r.content_type("application/json").body(
+                    json!({"code": code, "error_code": code, "msg": message, "message": message, "status": status})
+                        .to_string(),
+                )
+            }
+            GatewayError::Storage { status, code, error, message } => r
+                .content_type("application/json; charset=utf-8")
+                .body(json!({"statusCode": status.to_string(), "code": code, "error": error, "message": message}).to_string()),
+        }
+    }
+}
+
+fn www_authenticate(e: &ApiError) -> String {
+    if e.code == "PGRST301" || e.code == "PGRST303" {
+        format!("Bearer error=\"invalid_token\", error_description=\"{}\"", e.message.replace('"', "'"))
+    } else {
+        "Bearer".to_string()
+    }
+}

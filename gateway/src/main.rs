@@ -1,0 +1,288 @@
+//! supagate: PostgREST, GoTrue and Supabase Storage compatible API over PostgreSQL, plus the
+//! shop's site, in one binary. With no DATABASE_URL it runs its own PostgreSQL cluster.
+
+mod admins;
+mod auth_api;
+mod config;
+mod db;
+mod embedded_pg;
+mod error;
+mod http_util;
+mod migrate;
+mod openapi;
+mod request_auth;
+mod rest;
+mod schema_cache;
+mod server;
+mod site;
+mod state;
+mod storage_api;
+
+use clap::Parser;
+use config::{AdminCommand, Cli, Command, Config};
+use embedded_pg::EmbeddedPg;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The demo administrator created in a new local database.
+pub const DEMO_ADMIN_EMAIL: &str = "admin@example.com";
+pub const DEMO_ADMIN_PASSWORD: &str = "bloom-admin-123";
+
+/// The database the gateway talks to, and the embedded cluster when it runs one.
+struct Database {
+    /// Superuser (or owner) connection for migrations and admin commands.
+    admin: tokio_postgres::Config,
+    /// The login the API pool uses (PostgREST's authenticator).
+    api: tokio_postgres::Config,
+    embedded: Option<EmbeddedPg>,
+    created: bool,
+    db_url: String,
+}
+
+async fn open_database(cfg: &Config) -> Result<Database, String> {
+    if let Some(url) = &cfg.database_url {
+        let pg: tokio_postgres::Config = url.parse().map_err(|e| format!("DATABASE_URL is not valid: {e}"))?;
+        return Ok(Database { admin: pg.clone(), api: pg, embedded: None, created: false, db_url: url.clone() });
+    }
+    let bin = embedded_pg::find_binaries(cfg.pg_bin_dir.as_deref()).map_err(|e| e.to_string())?;
+    let data = cfg.data_dir_abs();
+    std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+    let pg = EmbeddedPg::new(bin, &data, cfg.db_port);
+    let created = pg.ensure_initialized().await.map_err(|e| e.to_string())?;
+    pg.start().await.map_err(|e| e.to_string())?;
+    let mut admin = tokio_postgres::Config::new();
+    admin.host_path(pg.socket_dir()).port(pg.port()).user("postgres").dbname("postgres");
+    let mut api = admin.clone();
+    api.user("authenticator");
+    let db_url = if pg.tcp_port() == 0 {
+        format!("postgresql://postgres@/postgres?host={}&port={}", pg.socket_dir().display(), pg.port())
+    } else {
+        format!("postgresql://postgres:{}@127.0.0.1:{}/postgres", embedded_pg::SUPERUSER_PASSWORD, pg.tcp_port())
+    };
+    Ok(Database { admin, api, embedded: Some(pg), created, db_url })
+}
+
+async fn connect(pg: &tokio_postgres::Config) -> Result<tokio_postgres::Client, String> {
+    let (client, conn) = pg.connect(tokio_postgres::NoTls).await.map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            tracing::debug!("admin connection closed: {e}");
+        }
+    });
+    Ok(client)
+}
+
+/// Applies migrations and, in a new local database, the demo catalogue and admin.
+async fn prepare(cfg: &Config, db: &Database) -> Result<bool, String> {
+    let mut client = connect(&db.admin).await?;
+    let outcome = migrate::run(&mut client).await.map_err(|e| e.to_string())?;
+    for m in &outcome.applied {
+        tracing::info!("applied migration {m}");
+    }
+    let demo = outcome.fresh && cfg.is_local_demo();
+    if demo {
+        migrate::load_demo_catalogue(&mut client).await.map_err(|e| e.to_string())?;
+        admins::create(&mut client, DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD).await.map_err(|e| e.to_string())?;
+        tracing::info!("loaded the demo catalogue and admin");
+    }
+    Ok(demo)
+}
+
+fn api_url(cfg: &Config, port: u16) -> String {
+    cfg.api_external_url.clone().unwrap_or_else(|| format!("http://{}:{port}", cfg.host))
+}
+
+fn print_banner(cfg: &Config, state: &state::AppState, port: u16, db_url: &str, demo_login: bool) {
+    let api = api_url(cfg, port);
+    println!("supagate {} is running.\n", env!("CARGO_PKG_VERSION"));
+    println!("         API URL: {api}");
+    println!("        REST URL: {api}/rest/v1");
+    println!("        Auth URL: {api}/auth/v1");
+    println!("     Storage URL: {api}/storage/v1");
+    println!("          DB URL: {db_url}");
+    if cfg.jwt_secret.is_none() {
+        println!("      JWT secret: {}", cfg.jwt_secret());
+    }
+    println!("        anon key: {}", state.api_keys.anon);
+    println!("service_role key: {}", state.api_keys.service_role);
+    println!("            Site: {api}/");
+    println!("           Admin: {api}/admin");
+    if demo_login {
+        println!("Demo admin login: {DEMO_ADMIN_EMAIL} / {DEMO_ADMIN_PASSWORD}");
+    }
+    println!("\nPress Ctrl-C to stop.");
+}
+
+async fn wait_for_shutdown() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+    }
+}
+
+async fn start(cfg: Config) -> Result<(), String> {
+    let t0 = Instant::now();
+    let db = open_database(&cfg).await?;
+    let result = serve(&cfg, &db, t0).await;
+    if let Some(pg) = &db.embedded {
+        tracing::info!("stopping the embedded PostgreSQL");
+        if let Err(e) = pg.stop().await {
+            eprintln!("warning: could not stop PostgreSQL cleanly: {e}");
+        }
+    }
+    result
+}
+
+async fn serve(cfg: &Config, db: &Database, t0: Instant) -> Result<(), String> {
+    prepare(cfg, db).await?;
+    let pool = db::build_pool(db.api.clone(), cfg.db_pool, Duration::from_secs(cfg.db_pool_timeout));
+    let schema = {
+        let client = pool.get().await.map_err(|e| format!("the API login cannot connect: {e}"))?;
+        schema_cache::load(&client, &cfg.schemas()).await.map_err(|e| format!("cannot load the schema cache: {e}"))?
+    };
+    let state = Arc::new(state::AppState::new(cfg.clone(), pool, schema));
+    schema_cache::spawn_listener(state.clone(), db.api.clone());
+    let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
+    let handle = server.handle();
+    let running = tokio::spawn(server);
+    // The demo login is printed whenever the local demo mode is on and that admin exists.
+    let demo_login = cfg.is_local_demo() && demo_admin_exists(db).await;
+    print_banner(cfg, &state, port, &db.db_url, demo_login);
+    tracing::info!("ready in {} ms", t0.elapsed().as_millis());
+    wait_for_shutdown().await;
+    println!("\nStopping…");
+    handle.stop(true).await;
+    let _ = running.await;
+    Ok(())
+}
+
+async fn demo_admin_exists(db: &Database) -> bool {
+    match connect(&db.admin).await {
+        Ok(c) => auth::users::find_id_by_email(&c, DEMO_ADMIN_EMAIL).await.ok().flatten().is_some(),
+        Err(_) => false,
+    }
+}
+
+/// Runs `f` against the database (starting the embedded cluster for the duration if needed).
+async fn with_database<F>(cfg: &Config, f: F) -> Result<(), String>
+where
+    F: AsyncFnOnce(&mut tokio_postgres::Client) -> Result<(), String>,
+{
+    let db = open_database(cfg).await?;
+    let result = async {
+        prepare(cfg, &db).await?;
+        let mut client = connect(&db.admin).await?;
+        f(&mut client).await
+    }
+    .await;
+    if let Some(pg) = &db.embedded {
+        let _ = pg.stop().await;
+    }
+    result
+}
+
+fn reset(cfg: &Config, yes: bool) -> Result<(), String> {
+    if cfg.database_url.is_some() {
+        return Err("reset only deletes the embedded database; it never touches a DATABASE_URL server".into());
+    }
+    if !yes {
+        return Err(format!(
+            "this deletes every row, user and file in {}; run again with --yes to confirm",
+            cfg.data_dir.display()
+        ));
+    }
+    let pid = cfg.data_dir_abs().join("pg/postmaster.pid");
+    if pid.exists() {
+        return Err("the database is running; stop supagate first".into());
+    }
+    match std::fs::remove_dir_all(&cfg.data_dir) {
+        Ok(()) => {
+            println!("Deleted {}. The next start creates a new database with the demo data.", cfg.data_dir.display());
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("cannot delete {}: {e}", cfg.data_dir.display())),
+    }
+}
+
+fn print_env(cfg: &Config) {
+    let keys = auth::jwt::JwtKeys::new(cfg.jwt_secret()).api_keys();
+    let api = api_url(cfg, cfg.port);
+    let db_url = cfg
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("postgresql://postgres:{}@127.0.0.1:{}/postgres", embedded_pg::SUPERUSER_PASSWORD, cfg.db_port));
+    for (k, v) in [
+        ("API_URL", api.clone()),
+        ("REST_URL", format!("{api}/rest/v1")),
+        ("AUTH_URL", format!("{api}/auth/v1")),
+        ("STORAGE_URL", format!("{api}/storage/v1")),
+        ("DB_URL", db_url),
+        ("JWT_SECRET", cfg.jwt_secret().to_string()),
+        ("ANON_KEY", keys.anon.clone()),
+        ("SERVICE_ROLE_KEY", keys.service_role),
+        ("SITE_URL", format!("{api}/")),
+        ("VITE_SUPABASE_URL", api),
+        ("VITE_SUPABASE_ANON_KEY", keys.anon),
+    ] {
+        println!("{k}=\"{v}\"");
+    }
+}
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let cfg = cli.config;
+    let result = match cli.command.unwrap_or(Command::Start) {
+        Command::Start => start(cfg).await,
+        Command::Env => {
+            print_env(&cfg);
+            Ok(())
+        }
+        Command::Migrate => with_database(&cfg, async |_| Ok(())).await,
+        Command::Reset { yes } => reset(&cfg, yes),
+        Command::Admin(cmd) => {
+            with_database(&cfg, async |c| {
+                match cmd {
+                    AdminCommand::Create { email, password } => {
+                        admins::create(c, &email, &password).await.map_err(|e| e.to_string())?;
+                        println!("{email} is an administrator.");
+                    }
+                    AdminCommand::Grant { email } => {
+                        admins::grant(c, &email).await.map_err(|e| e.to_string())?;
+                        println!("{email} is an administrator.");
+                    }
+                    AdminCommand::Revoke { email } => {
+                        let removed = admins::revoke(c, &email).await.map_err(|e| e.to_string())?;
+                        println!("{}", if removed { format!("{email} is no longer an administrator.") } else { format!("{email} was not an administrator.") });
+                    }
+                    AdminCommand::List => {
+                        let list = admins::list(c).await.map_err(|e| e.to_string())?;
+                        if list.is_empty() {
+                            println!("No administrators.");
+                        }
+                        for (email, since) in list {
+                            println!("{email}\t(since {since})");
+                        }
+                    }
+                }
+                Ok(())
+            })
+            .await
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

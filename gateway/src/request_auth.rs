@@ -1,0 +1,88 @@
+//! Who a request is: the `apikey` and `Authorization` headers read the way the Supabase CLI's
+//! gateway reads them, the JWT verified, the role taken from its `role` claim.
+
+use actix_web::HttpRequest;
+use auth::jwt::{JwtError, JwtKeys};
+use query_engine::ApiError;
+use serde_json::Value;
+
+/// Roles a token may ask for; the database also checks that the gateway's login may switch to them.
+pub const API_ROLES: [&str; 3] = ["anon", "authenticated", "service_role"];
+
+/// The Supabase CLI's default opaque keys, accepted beside the JWT keys.
+pub const CLI_PUBLISHABLE_KEY: &str = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
+pub const CLI_SECRET_KEY: &str = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz";
+
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub role: String,
+    pub claims: Value,
+    /// The verified bearer token, when the request carried one.
+    pub token: Option<String>,
+}
+
+impl Identity {
+    pub fn anon() -> Self {
+        Identity { role: "anon".into(), claims: auth::jwt::anon_claims(), token: None }
+    }
+
+    pub fn is_anon(&self) -> bool {
+        self.role == "anon"
+    }
+
+    pub fn user_id(&self) -> Option<&str> {
+        self.claims.get("sub").and_then(Value::as_str)
+    }
+}
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty())
+}
+
+pub fn bearer(req: &HttpRequest) -> Option<&str> {
+    let h = header(req, "authorization")?;
+    let (scheme, token) = h.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then_some(token.trim())
+}
+
+pub fn jwt_error(e: JwtError) -> ApiError {
+    match e {
+        JwtError::Expired | JwtError::NotYetValid | JwtError::IssuedInFuture => {
+            ApiError::new(401, "PGRST303", e.to_string())
+        }
+        _ => ApiError::new(401, "PGRST301", e.to_string()),
+    }
+}
+
+/// Resolves the identity: a user token in Authorization wins; otherwise the apikey decides.
+pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Identity, ApiError> {
+    let token = match bearer(req) {
+        Some(t) if !t.starts_with("sb_") => Some(t.to_string()),
+        _ => match header(req, "apikey") {
+            Some(k) if local_keys && k == CLI_SECRET_KEY => {
+                return Ok(Identity {
+                    role: "service_role".into(),
+                    claims: serde_json::json!({"role": "service_role"}),
+                    token: None,
+                });
+            }
+            Some(k) if local_keys && k == CLI_PUBLISHABLE_KEY => return Ok(Identity::anon()),
+            Some(k) if k.starts_with("sb_") => {
+                return Err(ApiError::new(401, "PGRST301", "Invalid API key"));
+            }
+            Some(k) => Some(k.to_string()),
+            None => None,
+        },
+    };
+    let Some(token) = token else { return Ok(Identity::anon()) };
+    let claims = keys.verify(&token).map_err(jwt_error)?;
+    let role = match claims.get("role") {
+        None => "anon".to_string(),
+        Some(Value::String(r)) => r.clone(),
+        Some(_) => return Err(ApiError::new(401, "PGRST301", "JWT role claim must be a string")),
+    };
+    if !API_ROLES.contains(&role.as_str()) {
+        return Err(ApiError::new(403, "42501", format!("permission denied to set role \"{role}\"")));
+    }
+    Ok(Identity { role, claims, token: Some(token) })
+}

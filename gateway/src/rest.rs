@@ -1,0 +1,90 @@
+//! `/rest/v1`: PostgREST-compatible table, view and function access.
+
+use crate::db::{self, RequestContext};
+use crate::error::{GatewayError, rest_db_error};
+use crate::http_util::{header, headers_json, query_pairs, read_body};
+use crate::request_auth::identify;
+use crate::state::AppState;
+use actix_web::{HttpRequest, HttpResponse, web};
+use query_engine::request::{Method, Resource, parse_prefer};
+use query_engine::response::{self, ResultRow};
+use query_engine::{ApiError, Input};
+use std::sync::Arc;
+
+pub async fn handle(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<Arc<AppState>>,
+) -> Result<HttpResponse, GatewayError> {
+    let path = req.match_info().query("tail").trim_end_matches('/').to_string();
+    let Some(method) = Method::parse(req.method().as_str()) else {
+        return Err(ApiError::new(405, "PGRST117", format!("Unsupported HTTP method: {}", req.method())).into());
+    };
+    if path.is_empty() {
+        return crate::openapi::root(&req, &state, method);
+    }
+    let resource = match path.strip_prefix("rpc/") {
+        Some(f) => Resource::Rpc(f.to_string()),
+        None if path.contains('/') => {
+            return Err(ApiError::new(404, "PGRST125", format!("Invalid path specified in request URL: /{path}")).into());
+        }
+        None => Resource::Table(path.clone()),
+    };
+    let identity = identify(&req, &state.keys, state.local_keys())?;
+    let body = if method.is_read() {
+        bytes::Bytes::new()
+    } else {
+        read_body(payload, state.config.max_body_bytes).await.map_err(|_| {
+            ApiError::new(413, "PGRST413", format!("Request body is larger than {} bytes", state.config.max_body_bytes))
+        })?
+    };
+    let query = query_pairs(req.query_string());
+    let prefer = parse_prefer(req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()));
+    let profile = if method.is_read() { header(&req, "accept-profile") } else { header(&req, "content-profile") };
+    let input = Input {
+        method,
+        resource,
+        query: &query,
+        accept: header(&req, "accept"),
+        prefer,
+        range: if method.is_read() { header(&req, "range") } else { None },
+        profile,
+        body: &body,
+    };
+    let schema = state.schema();
+    let plan = query_engine::plan(&input, &schema, &state.engine)?;
+    let ctx = RequestContext {
+        role: identity.role.clone(),
+        claims: identity.claims.to_string(),
+        method: req.method().to_string(),
+        path: req.path().to_string(),
+        headers: headers_json(&req),
+        search_path: format!("{}, extensions", plan.outcome.schema),
+        statement_timeout_ms: state.config.statement_timeout_ms,
+    };
+    let (row, tx) = db::run_statement(&state.pool, &ctx, &plan.statement.sql, &plan.statement.params, plan.read_only)
+        .await
+        .map_err(|e| rest_db_error(e, identity.is_anon()))?;
+    let result = ResultRow {
+        total: row.get(0),
+        page_total: row.get(1),
+        body: row.get(2),
+        response_headers: row.get(3),
+        response_status: row.get(4),
+        location: row.get(5),
+    };
+    let built = response::build(&plan.outcome, result);
+    if let Some(tx) = tx {
+        let commit = built.as_ref().map(|r| r.commit).unwrap_or(false);
+        tx.finish(commit).await.map_err(|e| rest_db_error(e, identity.is_anon()))?;
+    }
+    let r = built?;
+    let mut out = HttpResponse::build(actix_web::http::StatusCode::from_u16(r.status).unwrap_or_default());
+    for (k, v) in &r.headers {
+        out.insert_header((k.as_str(), v.as_str()));
+    }
+    Ok(match r.body {
+        Some(b) if method != Method::Head => out.body(b),
+        _ => out.finish(),
+    })
+}

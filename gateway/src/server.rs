@@ -1,0 +1,64 @@
+//! The HTTP application: CORS, the three APIs, health and the site.
+
+use crate::state::AppState;
+use actix_cors::Cors;
+use actix_web::{App, HttpResponse, HttpServer, middleware, web};
+use std::sync::Arc;
+
+/// Headers supabase-js must be able to read from another origin.
+const EXPOSED: [&str; 12] = [
+    "content-range",
+    "content-location",
+    "content-profile",
+    "content-type",
+    "location",
+    "range-unit",
+    "preference-applied",
+    "x-supabase-api-version",
+    "x-total-count",
+    "link",
+    "etag",
+    "last-modified",
+];
+
+fn cors() -> Cors {
+    Cors::default()
+        .allow_any_origin()
+        .allow_any_header()
+        .allowed_methods(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+        .expose_headers(EXPOSED)
+        .max_age(86_400)
+}
+
+async fn health(state: web::Data<Arc<AppState>>) -> HttpResponse {
+    let db_ok = match state.pool.get().await {
+        Ok(c) => c.simple_query("SELECT 1").await.is_ok(),
+        Err(_) => false,
+    };
+    let body = serde_json::json!({"status": if db_ok { "ok" } else { "degraded" }, "database": db_ok, "version": env!("CARGO_PKG_VERSION")});
+    if db_ok { HttpResponse::Ok().json(body) } else { HttpResponse::ServiceUnavailable().json(body) }
+}
+
+pub fn bind(state: Arc<AppState>, host: &str, port: u16) -> std::io::Result<(actix_web::dev::Server, u16)> {
+    let data = web::Data::new(state.clone());
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(data.clone())
+            .wrap(cors())
+            .route("/health", web::get().to(health))
+            .service(web::resource("/rest/v1/{tail:.*}").to(crate::rest::handle))
+            .configure(crate::auth_api::routes)
+            .configure(crate::storage_api::routes)
+            .service(
+                web::scope("")
+                    .wrap(middleware::Compress::default())
+                    .default_service(web::to(crate::site::serve)),
+            )
+    })
+    .workers(workers)
+    .disable_signals()
+    .bind((host, port))?;
+    let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);
+    Ok((server.run(), port))
+}

@@ -1,0 +1,206 @@
+//! The parsed form of a PostgREST request's query string.
+
+/// A column reference with an optional JSON path: `data->a->>b`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub name: String,
+    pub json_path: Vec<JsonStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonStep {
+    /// `->key`: stays JSON.
+    Arrow(JsonKey),
+    /// `->>key`: becomes text.
+    DoubleArrow(JsonKey),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonKey {
+    Name(String),
+    Index(i64),
+}
+
+impl Field {
+    pub fn simple(name: &str) -> Self {
+        Field { name: name.to_string(), json_path: vec![] }
+    }
+
+    /// The key PostgREST gives a selected JSON path: its last key.
+    pub fn output_name(&self) -> String {
+        match self.json_path.last() {
+            None => self.name.clone(),
+            Some(JsonStep::Arrow(k) | JsonStep::DoubleArrow(k)) => match k {
+                JsonKey::Name(n) => n.clone(),
+                JsonKey::Index(i) => i.to_string(),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectItem {
+    /// `*`
+    Star,
+    Column { field: Field, alias: Option<String>, cast: Option<String> },
+    /// `alias:relation!hint!inner(select)`
+    Embed(Embed),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Embed {
+    pub alias: Option<String>,
+    pub relation: String,
+    pub hint: Option<String>,
+    pub inner: bool,
+    pub select: Vec<SelectItem>,
+}
+
+impl Embed {
+    /// The name filters and orders address this embed by, and its output key.
+    pub fn label(&self) -> &str {
+        self.alias.as_deref().unwrap_or(&self.relation)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Neq,
+    Gt,
+    Gte,
+    Lt,
+    Lte,
+    Like,
+    Ilike,
+    Match,
+    Imatch,
+}
+
+impl CmpOp {
+    pub fn sql(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Neq => "<>",
+            CmpOp::Gt => ">",
+            CmpOp::Gte => ">=",
+            CmpOp::Lt => "<",
+            CmpOp::Lte => "<=",
+            CmpOp::Like => "LIKE",
+            CmpOp::Ilike => "ILIKE",
+            CmpOp::Match => "~",
+            CmpOp::Imatch => "~*",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantifier {
+    Any,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IsValue {
+    Null,
+    NotNull,
+    True,
+    False,
+    Unknown,
+}
+
+/// Operators whose right side is one value of the column's (array/range/json) type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOp {
+    Contains,
+    ContainedIn,
+    Overlaps,
+    StrictlyLeft,
+    StrictlyRight,
+    NotExtendRight,
+    NotExtendLeft,
+    Adjacent,
+}
+
+impl SetOp {
+    pub fn sql(self) -> &'static str {
+        match self {
+            SetOp::Contains => "@>",
+            SetOp::ContainedIn => "<@",
+            SetOp::Overlaps => "&&",
+            SetOp::StrictlyLeft => "<<",
+            SetOp::StrictlyRight => ">>",
+            SetOp::NotExtendRight => "&<",
+            SetOp::NotExtendLeft => "&>",
+            SetOp::Adjacent => "-|-",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FtsKind {
+    Fts,
+    Plain,
+    Phrase,
+    Websearch,
+}
+
+impl FtsKind {
+    pub fn function(self) -> &'static str {
+        match self {
+            FtsKind::Fts => "to_tsquery",
+            FtsKind::Plain => "plainto_tsquery",
+            FtsKind::Phrase => "phraseto_tsquery",
+            FtsKind::Websearch => "websearch_to_tsquery",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Operation {
+    Compare(CmpOp, String),
+    Quantified(CmpOp, Quantifier, Vec<String>),
+    Is(IsValue),
+    IsDistinct(String),
+    In(Vec<String>),
+    Set(SetOp, String),
+    Fts { kind: FtsKind, language: Option<String>, query: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter {
+    pub field: Field,
+    pub negate: bool,
+    pub op: Operation,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Logic {
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    Filter(Filter),
+    Tree { logic: Logic, negate: bool, children: Vec<Condition> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Asc,
+    Desc,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nulls {
+    First,
+    Last,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderTerm {
+    pub field: Field,
+    pub direction: Option<Direction>,
+    pub nulls: Option<Nulls>,
+}

@@ -1,0 +1,14 @@
+//! PostgREST's request language turned into SQL: parse (nom) → plan against a schema cache →
+//! SQL text with bound parameters → response shaping. No I/O: the gateway runs what this builds.
+
+pub mod ast;
+pub mod error;
+pub mod parser;
+pub mod plan;
+pub mod request;
+pub mod response;
+pub mod schema;
+
+pub use error::ApiError;
+pub use plan::{EngineConfig, Input, Plan, Statement, plan};
+pub use schema::SchemaCache;

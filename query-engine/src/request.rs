@@ -1,0 +1,289 @@
+//! The HTTP-level parts of a request (method, query pairs, Prefer, Accept, Range, profiles) read
+//! into a typed [`ApiRequest`].
+
+use crate::ast::*;
+use crate::error::ApiError;
+use crate::parser;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Patch,
+    Delete,
+}
+
+impl Method {
+    pub fn parse(m: &str) -> Option<Method> {
+        Some(match m {
+            "GET" => Method::Get,
+            "HEAD" => Method::Head,
+            "POST" => Method::Post,
+            "PATCH" => Method::Patch,
+            "DELETE" => Method::Delete,
+            _ => return None,
+        })
+    }
+
+    pub fn is_read(self) -> bool {
+        matches!(self, Method::Get | Method::Head)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resource {
+    Table(String),
+    Rpc(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Return {
+    Minimal,
+    HeadersOnly,
+    Representation,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    Exact,
+    Planned,
+    Estimated,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    MergeDuplicates,
+    IgnoreDuplicates,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Preferences {
+    pub return_: Option<Return>,
+    pub count: Option<Count>,
+    pub resolution: Option<Resolution>,
+    pub missing_default: bool,
+    pub tx_rollback: bool,
+    /// The preferences honoured, echoed in `Preference-Applied`.
+    pub applied: Vec<String>,
+}
+
+/// Parses one or several `Prefer` headers (tokens joined by commas, as supabase-js sends them).
+pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferences {
+    let mut p = Preferences::default();
+    for token in headers.into_iter().flat_map(|h| h.split(',')).map(str::trim) {
+        let known = match token {
+            "return=minimal" => p.return_.replace(Return::Minimal).is_none(),
+            "return=headers-only" => p.return_.replace(Return::HeadersOnly).is_none(),
+            "return=representation" => p.return_.replace(Return::Representation).is_none(),
+            "count=exact" => p.count.replace(Count::Exact).is_none(),
+            "count=planned" => p.count.replace(Count::Planned).is_none(),
+            "count=estimated" => p.count.replace(Count::Estimated).is_none(),
+            "resolution=merge-duplicates" => p.resolution.replace(Resolution::MergeDuplicates).is_none(),
+            "resolution=ignore-duplicates" => p.resolution.replace(Resolution::IgnoreDuplicates).is_none(),
+            "missing=default" => {
+                p.missing_default = true;
+                true
+            }
+            "tx=rollback" => {
+                p.tx_rollback = true;
+                true
+            }
+            "tx=commit" => true,
+            _ => false,
+        };
+        if known && !p.applied.iter().any(|a| a == token) {
+            p.applied.push(token.to_string());
+        }
+    }
+    p
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaType {
+    Json,
+    SingularJson,
+    Csv,
+    OpenApi,
+}
+
+impl MediaType {
+    pub fn content_type(self) -> &'static str {
+        match self {
+            MediaType::Json => "application/json; charset=utf-8",
+            MediaType::SingularJson => "application/vnd.pgrst.object+json; charset=utf-8",
+            MediaType::Csv => "text/csv; charset=utf-8",
+            MediaType::OpenApi => "application/openapi+json; charset=utf-8",
+        }
+    }
+}
+
+/// Picks the response media type from `Accept`. Missing, `*/*` and `application/*` mean JSON.
+pub fn negotiate(accept: Option<&str>, allow_openapi: bool) -> Result<MediaType, ApiError> {
+    let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
+        return Ok(if allow_openapi { MediaType::OpenApi } else { MediaType::Json });
+    };
+    for item in accept.split(',') {
+        let mt = item.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let found = match mt.as_str() {
+            "*/*" | "application/*" => Some(if allow_openapi { MediaType::OpenApi } else { MediaType::Json }),
+            "application/json" => Some(MediaType::Json),
+            "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => {
+                Some(MediaType::SingularJson)
+            }
+            "text/csv" => Some(MediaType::Csv),
+            "application/openapi+json" if allow_openapi => Some(MediaType::OpenApi),
+            _ => None,
+        };
+        if let Some(m) = found {
+            return Ok(m);
+        }
+    }
+    Err(ApiError::new(406, "PGRST107", format!("None of these media types are available: {accept}")))
+}
+
+/// `Range: 0-9` → (offset, limit).
+pub fn parse_range(range: &str) -> Option<(u64, Option<u64>)> {
+    let spec = range.trim().strip_prefix("items=").unwrap_or(range.trim());
+    let (a, b) = spec.split_once('-')?;
+    let from: u64 = a.trim().parse().ok()?;
+    let b = b.trim();
+    if b.is_empty() {
+        return Some((from, None));
+    }
+    let to: u64 = b.parse().ok()?;
+    (to >= from).then(|| (from, Some(to - from + 1)))
+}
+
+/// A filter, order or limit applies to the resource at this embed path ([] is the root).
+pub type EmbedPath = Vec<String>;
+
+#[derive(Debug, Clone, Default)]
+pub struct QueryParams {
+    pub select: Vec<SelectItem>,
+    pub conditions: Vec<(EmbedPath, Condition)>,
+    pub order: Vec<(EmbedPath, Vec<OrderTerm>)>,
+    pub limit: Vec<(EmbedPath, u64)>,
+    pub offset: Vec<(EmbedPath, u64)>,
+    pub columns: Option<Vec<String>>,
+    pub on_conflict: Option<Vec<String>>,
+    /// Parameters taken as function arguments (GET /rpc/fn?a=1).
+    pub rpc_args: Vec<(String, String)>,
+}
+
+fn parse_u64(what: &str, v: &str) -> Result<u64, ApiError> {
+    v.trim().parse().map_err(|_| {
+        ApiError::new(400, "PGRST100", format!("\"failed to parse {what} parameter ({v})\" (line 1, column 1)"))
+            .details(format!("unexpected \"{}\" expecting digit", v.chars().next().unwrap_or(' ')))
+    })
+}
+
+/// Sorts the query pairs into select, filters, logic trees, order, limits and the rest.
+/// `is_rpc_arg` says which plain keys are function arguments (for GET /rpc).
+pub fn parse_query(pairs: &[(String, String)], is_rpc_arg: &dyn Fn(&str) -> bool) -> Result<QueryParams, ApiError> {
+    let mut q = QueryParams { select: vec![SelectItem::Star], ..Default::default() };
+    for (key, value) in pairs {
+        match key.as_str() {
+            "select" => q.select = parser::parse_select(value)?,
+            "columns" => q.columns = Some(parser::parse_name_list("columns parameter", value)?),
+            "on_conflict" => q.on_conflict = Some(parser::parse_name_list("on_conflict parameter", value)?),
+            _ if is_rpc_arg(key) => q.rpc_args.push((key.clone(), value.clone())),
+            _ => {
+                let mut path: Vec<String> = key.split('.').map(str::to_string).collect();
+                let last = path.pop().unwrap_or_default();
+                // A key like `data->a.b` has no embed path; only plain names form one.
+                let (path, last) = if path.iter().any(|p| p.contains("->")) {
+                    (vec![], key.clone())
+                } else {
+                    (path, last)
+                };
+                match last.as_str() {
+                    "order" => q.order.push((path, parser::parse_order(value)?)),
+                    "limit" => q.limit.push((path, parse_u64("limit", value)?)),
+                    "offset" => q.offset.push((path, parse_u64("offset", value)?)),
+                    "or" | "and" | "not.or" | "not.and" => {
+                        q.conditions.push((path, logic_param(&last, value)?));
+                    }
+                    _ => {
+                        // `not.or=(...)` arrives as path [..,"not"] + "or".
+                        if (last == "or" || last == "and") && path.last().is_some_and(|p| p == "not") {
+                            let mut path = path;
+                            path.pop();
+                            q.conditions.push((path, logic_param(&format!("not.{last}"), value)?));
+                        } else {
+                            q.conditions.push((path, Condition::Filter(parser::parse_filter(&last, value)?)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(q)
+}
+
+fn logic_param(key: &str, value: &str) -> Result<Condition, ApiError> {
+    let (negate, logic) = match key {
+        "or" => (false, Logic::Or),
+        "and" => (false, Logic::And),
+        "not.or" => (true, Logic::Or),
+        _ => (true, Logic::And),
+    };
+    Ok(parser::parse_logic_tree(logic, negate, value)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefer_tokens_joined_by_commas() {
+        let p = parse_prefer(["resolution=ignore-duplicates, return=representation", "count=exact"]);
+        assert_eq!(p.resolution, Some(Resolution::IgnoreDuplicates));
+        assert_eq!(p.return_, Some(Return::Representation));
+        assert_eq!(p.count, Some(Count::Exact));
+        assert_eq!(p.applied, vec!["resolution=ignore-duplicates", "return=representation", "count=exact"]);
+        assert!(parse_prefer(["tx=rollback, bogus=1"]).tx_rollback);
+    }
+
+    #[test]
+    fn accept_negotiation() {
+        assert_eq!(negotiate(None, false).unwrap(), MediaType::Json);
+        assert_eq!(negotiate(Some("*/*"), false).unwrap(), MediaType::Json);
+        assert_eq!(negotiate(Some("application/vnd.pgrst.object+json"), false).unwrap(), MediaType::SingularJson);
+        assert_eq!(negotiate(Some("text/csv"), false).unwrap(), MediaType::Csv);
+        assert_eq!(negotiate(Some("image/png, application/json;q=0.5"), false).unwrap(), MediaType::Json);
+        assert_eq!(negotiate(Some("image/png"), false).unwrap_err().code, "PGRST107");
+    }
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_range("0-9"), Some((0, Some(10))));
+        assert_eq!(parse_range("items=5-"), Some((5, None)));
+        assert_eq!(parse_range("9-0"), None);
+    }
+
+    #[test]
+    fn query_sorting() {
+        let pairs: Vec<(String, String)> = [
+            ("select", "id,categories(name)"),
+            ("is_available", "eq.true"),
+            ("categories.name", "eq.Roses"),
+            ("or", "(a.eq.1,b.eq.2)"),
+            ("categories.order", "name.desc"),
+            ("limit", "5"),
+            ("categories.limit", "2"),
+            ("columns", "\"a\",\"b\""),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let q = parse_query(&pairs, &|_| false).unwrap();
+        assert_eq!(q.conditions.len(), 3);
+        assert_eq!(q.conditions[1].0, vec!["categories"]);
+        assert_eq!(q.order[0].0, vec!["categories"]);
+        assert_eq!(q.limit, vec![(vec![], 5), (vec!["categories".to_string()], 2)]);
+        assert_eq!(q.columns, Some(vec!["a".into(), "b".into()]));
+        let bad = parse_query(&[("limit".into(), "ten".into())], &|_| false).unwrap_err();
+        assert_eq!(bad.code, "PGRST100");
+    }
+}

@@ -1,0 +1,289 @@
+//! The schema cache: tables, columns, keys, foreign keys and functions of the exposed schemas.
+//! The gateway runs [`INTROSPECTION_SQL`] and hands its JSON result to [`SchemaCache::from_json`].
+
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// One statement returning the whole cache as one JSON text. `$1` is the array of exposed schemas.
+/// Run with `search_path = pg_catalog` so `format_type` qualifies every user-defined type.
+pub const INTROSPECTION_SQL: &str = r#"
+WITH rels AS (
+  SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind,
+         obj_description(c.oid, 'pg_class') AS description
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND n.nspname = ANY($1)
+),
+cols AS (
+  SELECT a.attrelid AS oid,
+         json_agg(json_build_object(
+           'name', a.attname,
+           'type', format_type(a.atttypid, a.atttypmod),
+           'nullable', NOT a.attnotnull,
+           'default', pg_get_expr(d.adbin, d.adrelid),
+           'generated', a.attgenerated <> '',
+           'description', col_description(a.attrelid, a.attnum)
+         ) ORDER BY a.attnum) AS columns
+  FROM pg_attribute a
+  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+  WHERE a.attrelid IN (SELECT oid FROM rels) AND a.attnum > 0 AND NOT a.attisdropped
+  GROUP BY a.attrelid
+),
+keys AS (
+  SELECT con.conrelid AS oid, con.contype::text AS kind,
+         (SELECT json_agg(a.attname ORDER BY k.ord)
+            FROM unnest(con.conkey) WITH ORDINALITY k(num, ord)
+            JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num) AS columns
+  FROM pg_constraint con
+  WHERE con.contype IN ('p', 'u') AND con.conrelid IN (SELECT oid FROM rels)
+),
+fks AS (
+  SELECT json_build_object(
+    'name', con.conname,
+    'schema', n1.nspname, 'table', c1.relname,
+    'columns', (SELECT json_agg(a.attname ORDER BY k.ord)
+                  FROM unnest(con.conkey) WITH ORDINALITY k(num, ord)
+                  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num),
+    'foreign_schema', n2.nspname, 'foreign_table', c2.relname,
+    'foreign_columns', (SELECT json_agg(a.attname ORDER BY k.ord)
+                  FROM unnest(con.confkey) WITH ORDINALITY k(num, ord)
+                  JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num)
+  ) AS fk
+  FROM pg_constraint con
+  JOIN pg_class c1 ON c1.oid = con.conrelid JOIN pg_namespace n1 ON n1.oid = c1.relnamespace
+  JOIN pg_class c2 ON c2.oid = con.confrelid JOIN pg_namespace n2 ON n2.oid = c2.relnamespace
+  WHERE con.contype = 'f' AND n1.nspname = ANY($1) AND n2.nspname = ANY($1)
+),
+funcs AS (
+  SELECT json_build_object(
+    'schema', n.nspname, 'name', p.proname,
+    'args', (SELECT coalesce(json_agg(json_build_object('name', coalesce(a.name, ''), 'type', format_type(a.typ, NULL)) ORDER BY a.ord), '[]')
+               FROM unnest(coalesce(p.proallargtypes, p.proargtypes::oid[]),
+                           coalesce(p.proargmodes, array_fill('i'::"char", ARRAY[p.pronargs])),
+                           p.proargnames) WITH ORDINALITY AS a(typ, mode, name, ord)
+              WHERE a.mode IN ('i', 'b', 'v')),
+    'defaults', p.pronargdefaults,
+    'return_type', format_type(p.prorettype, NULL),
+    'returns_set', p.proretset,
+    'returns_rows', (t.typtype = 'c' OR p.prorettype = 'record'::regtype),
+    'returns_void', p.prorettype = 'void'::regtype,
+    'volatility', p.provolatile::text,
+    'description', obj_description(p.oid, 'pg_proc')
+  ) AS f
+  FROM pg_proc p
+  JOIN pg_namespace n ON n.oid = p.pronamespace
+  JOIN pg_type t ON t.oid = p.prorettype
+  WHERE n.nspname = ANY($1) AND p.prokind = 'f'
+)
+SELECT json_build_object(
+  'tables', coalesce((SELECT json_agg(json_build_object(
+      'schema', r.schema, 'name', r.name, 'kind', r.kind, 'description', r.description,
+      'columns', coalesce(c.columns, '[]'),
+      'primary_key', coalesce((SELECT k.columns FROM keys k WHERE k.oid = r.oid AND k.kind = 'p'), '[]'),
+      'unique_keys', coalesce((SELECT json_agg(k.columns) FROM keys k WHERE k.oid = r.oid), '[]')
+    )) FROM rels r LEFT JOIN cols c ON c.oid = r.oid), '[]'),
+  'foreign_keys', coalesce((SELECT json_agg(fk) FROM fks), '[]'),
+  'functions', coalesce((SELECT json_agg(f) FROM funcs), '[]')
+)::text
+"#;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Column {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub data_type: String,
+    pub nullable: bool,
+    pub default: Option<String>,
+    #[serde(default)]
+    pub generated: bool,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Table {
+    pub schema: String,
+    pub name: String,
+    /// pg_class.relkind: r table, v view, m materialized view, f foreign, p partitioned.
+    pub kind: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub columns: Vec<Column>,
+    pub primary_key: Vec<String>,
+    #[serde(default)]
+    pub unique_keys: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    pub fn is_view(&self) -> bool {
+        self.kind == "v" || self.kind == "m"
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct ForeignKey {
+    pub name: String,
+    pub schema: String,
+    pub table: String,
+    pub columns: Vec<String>,
+    pub foreign_schema: String,
+    pub foreign_table: String,
+    pub foreign_columns: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FunctionArg {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub data_type: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Function {
+    pub schema: String,
+    pub name: String,
+    pub args: Vec<FunctionArg>,
+    /// How many trailing arguments have defaults.
+    pub defaults: usize,
+    pub return_type: String,
+    pub returns_set: bool,
+    /// Returns rows of a composite type (a table, OUT parameters or TABLE(...)).
+    pub returns_rows: bool,
+    pub returns_void: bool,
+    /// i immutable, s stable, v volatile.
+    pub volatility: String,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+impl Function {
+    /// Whether a call naming exactly `given` arguments matches this overload.
+    pub fn accepts(&self, given: &[&str]) -> bool {
+        let required = self.args.len() - self.defaults.min(self.args.len());
+        given.iter().all(|g| self.args.iter().any(|a| a.name == *g))
+            && self.args[..required].iter().all(|a| given.contains(&a.name.as_str()))
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.volatility != "v"
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Raw {
+    tables: Vec<Table>,
+    foreign_keys: Vec<ForeignKey>,
+    functions: Vec<Function>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct SchemaCache {
+    tables: HashMap<(String, String), Table>,
+    pub foreign_keys: Vec<ForeignKey>,
+    functions: HashMap<(String, String), Vec<Function>>,
+}
+
+impl SchemaCache {
+    pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
+        let raw: Raw = serde_json::from_str(json)?;
+        let mut functions: HashMap<(String, String), Vec<Function>> = HashMap::new();
+        for f in raw.functions {
+            functions.entry((f.schema.clone(), f.name.clone())).or_default().push(f);
+        }
+        Ok(SchemaCache {
+            tables: raw.tables.into_iter().map(|t| ((t.schema.clone(), t.name.clone()), t)).collect(),
+            foreign_keys: raw.foreign_keys,
+            functions,
+        })
+    }
+
+    pub fn table(&self, schema: &str, name: &str) -> Option<&Table> {
+        self.tables.get(&(schema.to_string(), name.to_string()))
+    }
+
+    pub fn tables(&self) -> impl Iterator<Item = &Table> {
+        self.tables.values()
+    }
+
+    pub fn functions(&self, schema: &str, name: &str) -> &[Function] {
+        self.functions.get(&(schema.to_string(), name.to_string())).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    pub fn all_functions(&self) -> impl Iterator<Item = &Function> {
+        self.functions.values().flatten()
+    }
+
+    /// The table name closest to `name` in `schema`, for PGRST205's hint.
+    pub fn closest_table(&self, schema: &str, name: &str) -> Option<&str> {
+        self.tables
+            .values()
+            .filter(|t| t.schema == schema)
+            .map(|t| (edit_distance(&t.name, name), t.name.as_str()))
+            .filter(|(d, n)| *d <= (n.len().max(name.len()) / 2).max(2))
+            .min()
+            .map(|(_, n)| n)
+    }
+
+    pub fn table_count(&self) -> usize {
+        self.tables.len()
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+
+    /// The shop's schema as the introspection query returns it.
+    pub fn shop() -> SchemaCache {
+        let col = |n: &str, t: &str, nullable: bool, default: Option<&str>| {
+            serde_json::json!({"name": n, "type": t, "nullable": nullable, "default": default})
+        };
+        let json = serde_json::json!({
+          "tables": [
+            {"schema":"public","name":"categories","kind":"r","primary_key":["id"],"columns":[
+              col("id","uuid",false,Some("gen_random_uuid()")), col("name","text",false,None),
+              col("slug","text",false,None), col("order_by","integer",false,Some("0")),
+              col("is_available","boolean",false,Some("true"))]},
+            {"schema":"public","name":"products","kind":"r","primary_key":["id"],"columns":[
+              col("id","uuid",false,Some("gen_random_uuid()")), col("name","text",false,None),
+              col("sku","text",true,None), col("base_price","numeric(10,2)",false,Some("0")),
+              col("category_id","uuid",true,None), col("is_available","boolean",false,Some("true")),
+              col("data","jsonb",true,None), col("tags","text[]",true,None)]},
+            {"schema":"public","name":"product_categories","kind":"r","primary_key":["product_id","category_id"],"columns":[
+              col("product_id","uuid",false,None), col("category_id","uuid",false,None)]}
+          ],
+          "foreign_keys": [
+            {"name":"products_category_id_fkey","schema":"public","table":"products","columns":["category_id"],
+             "foreign_schema":"public","foreign_table":"categories","foreign_columns":["id"]},
+            {"name":"product_categories_product_id_fkey","schema":"public","table":"product_categories","columns":["product_id"],
+             "foreign_schema":"public","foreign_table":"products","foreign_columns":["id"]},
+            {"name":"product_categories_category_id_fkey","schema":"public","table":"product_categories","columns":["category_id"],
+             "foreign_schema":"public","foreign_table":"categories","foreign_columns":["id"]}
+          ],
+          "functions": [
+            {"schema":"public","name":"add","args":[{"name":"a","type":"integer"},{"name":"b","type":"integer"}],
+             "defaults":1,"return_type":"integer","returns_set":false,"returns_rows":false,"returns_void":false,"volatility":"i"},
+            {"schema":"public","name":"search_products","args":[{"name":"q","type":"text"}],
+             "defaults":0,"return_type":"products","returns_set":true,"returns_rows":true,"returns_void":false,"volatility":"s"}
+          ]
+        });
+        SchemaCache::from_json(&json.to_string()).unwrap()
+    }
+}

@@ -1,0 +1,54 @@
+-- Demo catalogue for local use: the occasion categories of SPEC.md §2 and two dozen products.
+-- Applied once when the embedded database is created, and again by `supagate reset`.
+INSERT INTO public.categories (name, slug, description, order_by, image_url) VALUES
+  ('Seasonal', 'seasonal', 'Blooms picked for what is fresh this season.', 0, '/demo/bouquet-coral.svg'),
+  ('Best Sellers', 'best-sellers', 'The arrangements our neighbours order again and again.', 1, '/demo/bouquet-blush.svg'),
+  ('Everyday / Any Occasion', 'everyday', 'A little colour for any day of the week.', 2, '/demo/bouquet-sunny.svg'),
+  ('Love & Romance', 'love-romance', 'Roses and soft tones for the ones you love.', 3, '/demo/bouquet-red.svg'),
+  ('Plants', 'plants', 'Green friends that stay for years.', 4, '/demo/plant-fern.svg'),
+  ('Dance Flowers', 'dance-flowers', 'Corsages and boutonnieres for prom and homecoming.', 5, '/demo/bouquet-violet.svg'),
+  ('Sympathy', 'sympathy', 'Quiet, respectful tributes.', 6, '/demo/bouquet-white.svg'),
+  ('Memorial', 'memorial', 'Standing sprays and wreaths for services.', 7, '/demo/bouquet-white.svg');
+
+WITH p(name, sku, description, price, image, category, available, featured, ecwid_id, ecwid_slug) AS (VALUES
+  ('Autumn Harvest Bouquet', 'SEA-001', 'Rust mums, orange roses and wheat stems in a rustic wrap.', 64.00, '/demo/bouquet-coral.svg', 'seasonal', true, true, '700000101', 'autumn-harvest-bouquet'),
+  ('Winter Berry Centerpiece', 'SEA-002', 'White roses, cedar, pine cones and red winterberry in a low bowl.', 78.00, '/demo/bouquet-red.svg', 'seasonal', true, false, '700000102', 'winter-berry-centerpiece'),
+  ('Spring Tulip Jar', 'SEA-003', 'A mason jar of mixed tulips tied with twine.', 42.00, '/demo/bouquet-sunny.svg', 'seasonal', true, false, NULL, NULL),
+  ('Summer Sunflower Bundle', 'SEA-004', 'Bright sunflowers with solidago and eucalyptus.', 48.00, '/demo/bouquet-sunny.svg', 'seasonal', false, false, '700000104', 'summer-sunflower-bundle'),
+  ('Pastel Dream', 'BST-001', 'Blush roses, lisianthus and wax flower in a glass vase.', 72.00, '/demo/bouquet-blush.svg', 'best-sellers', true, true, '700000201', 'pastel-dream'),
+  ('Classic Dozen Roses', 'BST-002', 'Twelve long-stem red roses with greenery, hand-tied.', 89.00, '/demo/bouquet-red.svg', 'best-sellers', true, true, '700000202', 'classic-dozen-roses'),
+  ('Garden Party', 'BST-003', 'A loose, garden-style mix of the freshest blooms of the week.', 68.00, '/demo/bouquet-coral.svg', 'best-sellers', true, false, '700000203', NULL),
+  ('Utah Wildflower Mix', 'BST-004', 'Daisies, statice and alstroemeria inspired by mountain meadows.', 55.00, '/demo/bouquet-violet.svg', 'best-sellers', true, false, NULL, NULL),
+  ('Sunshine Daisies', 'EVD-001', 'Gerbera daisies in yellow and orange to brighten any room.', 39.00, '/demo/bouquet-sunny.svg', 'everyday', true, false, '700000301', 'sunshine-daisies'),
+  ('Just Because', 'EVD-002', 'A cheerful mixed bouquet, no reason needed.', 45.00, '/demo/bouquet-blush.svg', 'everyday', true, false, '700000302', 'just-because'),
+  ('Get Well Soon Basket', 'EVD-003', 'Bright blooms in a woven basket with a balloon.', 58.00, '/demo/bouquet-coral.svg', 'everyday', true, false, '700000303', NULL),
+  ('Thank You Posy', 'EVD-004', 'A small hand-tied posy of seasonal stems.', 29.00, '/demo/bouquet-white.svg', 'everyday', true, false, NULL, NULL),
+  ('Birthday Brights', 'EVD-005', 'Hot pink, orange and purple blooms with a birthday pick.', 52.00, '/demo/bouquet-violet.svg', 'everyday', false, false, '700000305', NULL),
+  ('Fiddle Leaf Fig', 'PLT-001', 'A tall fiddle leaf fig in a ceramic pot, about three feet.', 85.00, '/demo/plant-fern.svg', 'plants', true, false, '700000401', 'fiddle-leaf-fig'),
+  ('Peace Lily', 'PLT-002', 'An easy-care peace lily with white blooms.', 42.00, '/demo/plant-fern.svg', 'plants', true, false, '700000402', 'peace-lily'),
+  ('Succulent Garden', 'PLT-003', 'Five succulents arranged in a shallow stoneware dish.', 36.00, '/demo/plant-succulent.svg', 'plants', true, true, '700000403', NULL),
+  ('Orchid Elegance', 'PLT-004', 'A double-stem white phalaenopsis orchid.', 64.00, '/demo/plant-succulent.svg', 'plants', true, false, NULL, NULL),
+  ('Red Rose Romance', 'LOV-001', 'Two dozen red roses in a tall vase.', 149.00, '/demo/bouquet-red.svg', 'love-romance', true, true, '700000501', 'red-rose-romance'),
+  ('Blushing Heart', 'LOV-002', 'Pink roses and carnations in a heart-shaped box.', 79.00, '/demo/bouquet-blush.svg', 'love-romance', true, false, '700000502', NULL),
+  ('Prom Wrist Corsage', 'DNC-001', 'A spray-rose wrist corsage in the colour of your choice.', 32.00, '/demo/bouquet-violet.svg', 'dance-flowers', true, false, '700000601', NULL),
+  ('Classic Boutonniere', 'DNC-002', 'A single rose boutonniere with ribbon-wrapped stem.', 18.00, '/demo/bouquet-red.svg', 'dance-flowers', true, false, NULL, NULL),
+  ('Peaceful White Arrangement', 'SYM-001', 'White lilies, roses and stock in a low arrangement.', 95.00, '/demo/bouquet-white.svg', 'sympathy', true, false, '700000701', NULL),
+  ('Standing Spray Tribute', 'SYM-002', 'A standing easel spray of white and green blooms.', 225.00, '/demo/bouquet-white.svg', 'memorial', true, false, '700000702', NULL),
+  ('Remembrance Wreath', 'SYM-003', 'A classic wreath of white roses and greenery.', 175.00, '/demo/bouquet-white.svg', 'memorial', false, false, NULL, NULL)
+)
+INSERT INTO public.products (name, sku, description, base_price, main_image_url, category_id,
+                             is_available, is_featured, ecwid_product_id, ecwid_product_slug)
+SELECT p.name, p.sku, p.description, p.price, p.image, c.id, p.available, p.featured, p.ecwid_id, p.ecwid_slug
+FROM p JOIN public.categories c ON c.slug = p.category;
+
+-- Extra categories: best sellers that also show under seasonal / everyday, and so on.
+INSERT INTO public.product_categories (product_id, category_id)
+SELECT pr.id, c.id
+FROM (VALUES
+  ('BST-001', 'everyday'), ('BST-001', 'love-romance'), ('BST-002', 'love-romance'),
+  ('BST-003', 'seasonal'), ('SEA-001', 'best-sellers'), ('EVD-002', 'best-sellers'),
+  ('PLT-003', 'everyday'), ('PLT-002', 'sympathy'), ('SEA-004', 'everyday'),
+  ('LOV-001', 'best-sellers')
+) AS l(sku, slug)
+JOIN public.products pr ON pr.sku = l.sku
+JOIN public.categories c ON c.slug = l.slug;
