@@ -108,6 +108,10 @@ pub struct Config {
     /// database and the demo secret).
     #[arg(long, env = "SUPAGATE_DEMO", default_value_t = true, action = clap::ArgAction::Set, global = true)]
     pub demo: bool,
+    /// Shut down when standard input closes: test harnesses use it so that a gateway (and its
+    /// PostgreSQL) never outlives the process that started it.
+    #[arg(long, env = "SUPAGATE_STOP_ON_STDIN_CLOSE", default_value_t = false, global = true, hide = true)]
+    pub stop_on_stdin_close: bool,
 }
 
 impl Config {

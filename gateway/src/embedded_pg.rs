@@ -230,6 +230,31 @@ impl EmbeddedPg {
     }
 }
 
+/// Stops the cluster when dropped, even when the gateway unwinds from a panic, so that no
+/// PostgreSQL outlives the gateway that started it.
+pub struct StopGuard<'a>(pub &'a EmbeddedPg);
+
+impl Drop for StopGuard<'_> {
+    fn drop(&mut self) {
+        let pg = self.0;
+        let mut c = match &pg.run_as {
+            Some(user) => {
+                let mut c = std::process::Command::new("runuser");
+                c.arg("-u").arg(user).arg("--").arg(pg.bin.join("pg_ctl"));
+                c
+            }
+            None => std::process::Command::new(pg.bin.join("pg_ctl")),
+        };
+        let pgdata = pg.pgdata.to_string_lossy().to_string();
+        let _ = c
+            .args(["-D", &pgdata, "-m", "fast", "-w", "stop"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
 fn chown(user: &str, path: &Path) -> Result<(), EmbeddedError> {
     let status = std::process::Command::new("chown")
         .arg("-R")

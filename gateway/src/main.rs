@@ -21,6 +21,7 @@ mod storage_api;
 use clap::Parser;
 use config::{AdminCommand, Cli, Command, Config};
 use embedded_pg::EmbeddedPg;
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -114,24 +115,30 @@ fn print_banner(cfg: &Config, state: &state::AppState, port: u16, db_url: &str, 
     println!("\nPress Ctrl-C to stop.");
 }
 
-async fn wait_for_shutdown() {
+async fn wait_for_shutdown(stdin_close: bool) {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    let stdin_closed = async {
+        if !stdin_close {
+            return std::future::pending::<()>().await;
+        }
+        let mut buf = [0u8; 256];
+        let mut stdin = tokio::io::stdin();
+        while tokio::io::AsyncReadExt::read(&mut stdin, &mut buf).await.is_ok_and(|n| n > 0) {}
+    };
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {},
         _ = term.recv() => {},
+        _ = stdin_closed => {},
     }
 }
 
 async fn start(cfg: Config) -> Result<(), String> {
     let t0 = Instant::now();
     let db = open_database(&cfg).await?;
+    // Stops the embedded cluster on every way out of here, panics included.
+    let _guard = db.embedded.as_ref().map(embedded_pg::StopGuard);
     let result = serve(&cfg, &db, t0).await;
-    if let Some(pg) = &db.embedded {
-        tracing::info!("stopping the embedded PostgreSQL");
-        if let Err(e) = pg.stop().await {
-            eprintln!("warning: could not stop PostgreSQL cleanly: {e}");
-        }
-    }
+    tracing::info!("stopped");
     result
 }
 
@@ -152,8 +159,9 @@ async fn serve(cfg: &Config, db: &Database, t0: Instant) -> Result<(), String> {
     let demo_login = cfg.is_local_demo() && demo_admin_exists(db).await;
     print_banner(cfg, &state, port, &db.db_url, demo_login);
     tracing::info!("ready in {} ms", t0.elapsed().as_millis());
-    wait_for_shutdown().await;
-    println!("\nStopping…");
+    wait_for_shutdown(cfg.stop_on_stdin_close).await;
+    // stdout may be a closed pipe by now (a test harness that went away): never panic here.
+    let _ = writeln!(std::io::stdout(), "\nStopping…");
     handle.stop(true).await;
     let _ = running.await;
     Ok(())
@@ -172,15 +180,13 @@ where
     F: AsyncFnOnce(&mut tokio_postgres::Client) -> Result<(), String>,
 {
     let db = open_database(cfg).await?;
+    let _guard = db.embedded.as_ref().map(embedded_pg::StopGuard);
     let result = async {
         prepare(cfg, &db).await?;
         let mut client = connect(&db.admin).await?;
         f(&mut client).await
     }
     .await;
-    if let Some(pg) = &db.embedded {
-        let _ = pg.stop().await;
-    }
     result
 }
 

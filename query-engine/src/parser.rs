@@ -26,6 +26,8 @@ pub struct ParseError {
 type Res<'a, T> = IResult<&'a str, T>;
 
 fn fail_at(what: &str, input: &str, rest: &str, expecting: &str) -> ParseError {
+    // A list stopped at a separator: the problem is what follows it.
+    let rest = rest.strip_prefix(',').unwrap_or(rest);
     let offset = input.len() - rest.len();
     let details = match rest.chars().next() {
         Some(c) => format!("unexpected \"{c}\" expecting {expecting}"),
@@ -450,8 +452,9 @@ mod tests {
     #[test]
     fn select_errors_point_at_the_problem() {
         let e = parse_select("id,").unwrap_err();
-        assert_eq!(e.column, 3);
-        assert_eq!(e.to_string(), "\"failed to parse select parameter (id,)\" (line 1, column 3)");
+        assert_eq!(e.column, 4);
+        assert_eq!(e.to_string(), "\"failed to parse select parameter (id,)\" (line 1, column 4)");
+        assert_eq!(e.details, "unexpected end of input expecting field name (* or [a..z0..9_$])");
         let e = parse_select("id,name)").unwrap_err();
         assert_eq!(e.column, 8);
         assert!(e.details.contains("unexpected \")\""));
@@ -519,7 +522,7 @@ mod tests {
         assert!(matches!(&children[2], Condition::Tree { logic: Logic::Or, negate: true, children } if children.len() == 2));
         assert!(matches!(&children[3], Condition::Filter(f) if f.op == Operation::Set(SetOp::Contains, "{1,2}".into())));
         let e = parse_logic_tree(Logic::Or, false, "(a.eq.1,").unwrap_err();
-        assert_eq!(e.column, 8);
+        assert_eq!(e.column, 9);
         assert!(parse_logic_tree(Logic::Or, false, "a.eq.1").is_err());
     }
 
