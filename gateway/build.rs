@@ -15,7 +15,10 @@ fn main() {
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let name = f.file_name().unwrap().to_string_lossy().to_string();
-        out.push_str(&format!("    ({name:?}, include_str!({:?})),\n", f.canonicalize().unwrap()));
+        out.push_str(&format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            f.canonicalize().unwrap()
+        ));
     }
     out.push_str("];\n");
     let demo = root.join("demo/catalogue.sql");
@@ -24,5 +27,9 @@ fn main() {
         "pub static DEMO_CATALOGUE: &str = include_str!({:?});\n",
         demo.canonicalize().unwrap()
     ));
-    fs::write(Path::new(&env::var("OUT_DIR").unwrap()).join("migrations.rs"), out).unwrap();
+    fs::write(
+        Path::new(&env::var("OUT_DIR").unwrap()).join("migrations.rs"),
+        out,
+    )
+    .unwrap();
 }

@@ -93,12 +93,13 @@ impl JwtKeys {
         if parts != 3 {
             return Err(JwtError::Parts(parts));
         }
-        let data = jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation)
-            .map_err(|e| match e.kind() {
+        let data = jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation).map_err(
+            |e| match e.kind() {
                 ErrorKind::ExpiredSignature => JwtError::Expired,
                 ErrorKind::ImmatureSignature => JwtError::NotYetValid,
                 _ => JwtError::Signature,
-            })?;
+            },
+        )?;
         let claims = data.claims;
         if !claims.is_object() {
             return Err(JwtError::NotAnObject);

@@ -5,6 +5,7 @@
 
 pub mod jwt;
 pub mod password;
+pub mod service;
 pub mod users;
 
 pub use jwt::{ApiKeys, JwtError, JwtKeys};

@@ -47,11 +47,23 @@ pub async fn insert_user(
     Ok(row.get(0))
 }
 
-pub async fn find_id_by_email(c: &impl GenericClient, email: &str) -> Result<Option<Uuid>, tokio_postgres::Error> {
-    Ok(c.query_opt("SELECT id FROM auth.users WHERE lower(email) = lower($1)", &[&email]).await?.map(|r| r.get(0)))
+pub async fn find_id_by_email(
+    c: &impl GenericClient,
+    email: &str,
+) -> Result<Option<Uuid>, tokio_postgres::Error> {
+    Ok(c.query_opt(
+        "SELECT id FROM auth.users WHERE lower(email) = lower($1)",
+        &[&email],
+    )
+    .await?
+    .map(|r| r.get(0)))
 }
 
-pub async fn set_password(c: &impl GenericClient, id: Uuid, password_hash: &str) -> Result<(), tokio_postgres::Error> {
+pub async fn set_password(
+    c: &impl GenericClient,
+    id: Uuid,
+    password_hash: &str,
+) -> Result<(), tokio_postgres::Error> {
     c.execute(
         "UPDATE auth.users SET encrypted_password = $2, updated_at = now(),
                 email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1",
@@ -67,8 +79,20 @@ mod tests {
 
     #[test]
     fn emails() {
-        assert_eq!(normalize_email("  Ann@Example.COM ").unwrap(), "ann@example.com");
-        for bad in ["", "ann", "ann@", "@x.com", "ann@x", "a b@x.com", "a@@x.com", "a@x..com"] {
+        assert_eq!(
+            normalize_email("  Ann@Example.COM ").unwrap(),
+            "ann@example.com"
+        );
+        for bad in [
+            "",
+            "ann",
+            "ann@",
+            "@x.com",
+            "ann@x",
+            "a b@x.com",
+            "a@@x.com",
+            "a@x..com",
+        ] {
             assert_eq!(normalize_email(bad), Err(InvalidEmail), "{bad}");
         }
     }

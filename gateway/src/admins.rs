@@ -36,15 +36,27 @@ pub async fn create(c: &mut Client, email: &str, pw: &str) -> Result<(), AdminEr
 }
 
 pub async fn grant(c: &Client, email: &str) -> Result<(), AdminError> {
-    let id = users::find_id_by_email(c, email).await?.ok_or_else(|| AdminError::NoSuchUser(email.into()))?;
-    c.execute("INSERT INTO public.user_roles (user_id, role) VALUES ($1, 'admin') ON CONFLICT DO NOTHING", &[&id])
-        .await?;
+    let id = users::find_id_by_email(c, email)
+        .await?
+        .ok_or_else(|| AdminError::NoSuchUser(email.into()))?;
+    c.execute(
+        "INSERT INTO public.user_roles (user_id, role) VALUES ($1, 'admin') ON CONFLICT DO NOTHING",
+        &[&id],
+    )
+    .await?;
     Ok(())
 }
 
 pub async fn revoke(c: &Client, email: &str) -> Result<bool, AdminError> {
-    let id = users::find_id_by_email(c, email).await?.ok_or_else(|| AdminError::NoSuchUser(email.into()))?;
-    Ok(c.execute("DELETE FROM public.user_roles WHERE user_id = $1 AND role = 'admin'", &[&id]).await? > 0)
+    let id = users::find_id_by_email(c, email)
+        .await?
+        .ok_or_else(|| AdminError::NoSuchUser(email.into()))?;
+    Ok(c.execute(
+        "DELETE FROM public.user_roles WHERE user_id = $1 AND role = 'admin'",
+        &[&id],
+    )
+    .await?
+        > 0)
 }
 
 pub async fn list(c: &Client) -> Result<Vec<(String, String)>, AdminError> {

@@ -8,7 +8,11 @@ pub const DEFAULT_PORT: u16 = 54321;
 pub const DEFAULT_DB_PORT: u16 = 54322;
 
 #[derive(Parser, Debug)]
-#[command(name = "supagate", version, about = "Supabase-compatible REST, Auth and Storage gateway over PostgreSQL, in one binary")]
+#[command(
+    name = "supagate",
+    version,
+    about = "Supabase-compatible REST, Auth and Storage gateway over PostgreSQL, in one binary"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub config: Config,
@@ -50,10 +54,20 @@ pub enum AdminCommand {
 #[derive(Args, Debug, Clone)]
 pub struct Config {
     /// Directory for the embedded PostgreSQL cluster and stored files.
-    #[arg(long, env = "SUPAGATE_DATA_DIR", default_value = "./.data", global = true)]
+    #[arg(
+        long,
+        env = "SUPAGATE_DATA_DIR",
+        default_value = "./.data",
+        global = true
+    )]
     pub data_dir: PathBuf,
     /// Address the HTTP server binds to.
-    #[arg(long, env = "SUPAGATE_HOST", default_value = "127.0.0.1", global = true)]
+    #[arg(
+        long,
+        env = "SUPAGATE_HOST",
+        default_value = "127.0.0.1",
+        global = true
+    )]
     pub host: String,
     /// HTTP port (0 picks a free one and prints it).
     #[arg(long, env = "SUPAGATE_PORT", default_value_t = DEFAULT_PORT, global = true)]
@@ -78,10 +92,20 @@ pub struct Config {
     #[arg(long, env = "API_EXTERNAL_URL", global = true)]
     pub api_external_url: Option<String>,
     /// Built site to serve at / (a Vite `dist` folder).
-    #[arg(long, env = "SUPAGATE_SITE_DIR", default_value = "frontend/dist", global = true)]
+    #[arg(
+        long,
+        env = "SUPAGATE_SITE_DIR",
+        default_value = "frontend/dist",
+        global = true
+    )]
     pub site_dir: PathBuf,
     /// Schemas exposed by /rest/v1, comma separated; the first is the default.
-    #[arg(long, env = "PGRST_DB_SCHEMAS", default_value = "public", global = true)]
+    #[arg(
+        long,
+        env = "PGRST_DB_SCHEMAS",
+        default_value = "public",
+        global = true
+    )]
     pub db_schemas: String,
     /// Most rows a REST read returns (PostgREST's db-max-rows; the CLI sets 1000).
     #[arg(long, env = "PGRST_DB_MAX_ROWS", default_value_t = 1000, global = true)]
@@ -93,7 +117,12 @@ pub struct Config {
     #[arg(long, env = "DB_POOL_TIMEOUT", default_value_t = 10, global = true)]
     pub db_pool_timeout: u64,
     /// Statement timeout for API requests, in milliseconds.
-    #[arg(long, env = "DB_STATEMENT_TIMEOUT", default_value_t = 8000, global = true)]
+    #[arg(
+        long,
+        env = "DB_STATEMENT_TIMEOUT",
+        default_value_t = 8000,
+        global = true
+    )]
     pub statement_timeout_ms: u64,
     /// Largest REST or Auth request body, in bytes.
     #[arg(long, env = "MAX_BODY_BYTES", default_value_t = 10 * 1024 * 1024, global = true)]
@@ -104,19 +133,50 @@ pub struct Config {
     /// Refuse new sign-ups (GoTrue's "Signups not allowed for this instance").
     #[arg(long, env = "DISABLE_SIGNUP", default_value_t = false, global = true)]
     pub disable_signup: bool,
+    /// Sign-in and sign-up requests per client address per 5 minutes (GoTrue's default 30).
+    #[arg(long, env = "RATE_LIMIT_SIGN_IN", default_value_t = 30, global = true)]
+    pub rate_limit_sign_in: i32,
+    /// Refresh-token grants per client address per 5 minutes (GoTrue's default 150).
+    #[arg(
+        long,
+        env = "RATE_LIMIT_TOKEN_REFRESH",
+        default_value_t = 150,
+        global = true
+    )]
+    pub rate_limit_token_refresh: i32,
+    /// Header holding the client address behind a trusted proxy (e.g. X-Forwarded-For); unset:
+    /// the TCP peer address.
+    #[arg(long, env = "RATE_LIMIT_IP_HEADER", global = true)]
+    pub rate_limit_ip_header: Option<String>,
+    /// Seconds a rotated refresh token may still be used (GoTrue's refresh_token_reuse_interval).
+    #[arg(
+        long,
+        env = "REFRESH_TOKEN_REUSE_INTERVAL",
+        default_value_t = 10,
+        global = true
+    )]
+    pub refresh_token_reuse_interval: i64,
     /// Load the demo catalogue and admin into a new local database (only with the embedded
     /// database and the demo secret).
     #[arg(long, env = "SUPAGATE_DEMO", default_value_t = true, action = clap::ArgAction::Set, global = true)]
     pub demo: bool,
     /// Shut down when standard input closes: test harnesses use it so that a gateway (and its
     /// PostgreSQL) never outlives the process that started it.
-    #[arg(long, env = "SUPAGATE_STOP_ON_STDIN_CLOSE", default_value_t = false, global = true, hide = true)]
+    #[arg(
+        long,
+        env = "SUPAGATE_STOP_ON_STDIN_CLOSE",
+        default_value_t = false,
+        global = true,
+        hide = true
+    )]
     pub stop_on_stdin_close: bool,
 }
 
 impl Config {
     pub fn jwt_secret(&self) -> &str {
-        self.jwt_secret.as_deref().unwrap_or(auth::jwt::DEMO_JWT_SECRET)
+        self.jwt_secret
+            .as_deref()
+            .unwrap_or(auth::jwt::DEMO_JWT_SECRET)
     }
 
     /// Local default mode: embedded database and the public demo secret. Only here do demo data

@@ -13,7 +13,11 @@ use tokio_postgres::NoTls;
 pub struct TextParam<'a>(pub &'a str);
 
 impl ToSql for TextParam<'_> {
-    fn to_sql(&self, _ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+    fn to_sql(
+        &self,
+        _ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
         out.extend_from_slice(self.0.as_bytes());
         Ok(IsNull::No)
     }
@@ -30,11 +34,21 @@ impl ToSql for TextParam<'_> {
 }
 
 pub fn build_pool(cfg: tokio_postgres::Config, size: usize, wait: Duration) -> Pool {
-    let mgr = Manager::from_config(cfg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    let mgr = Manager::from_config(
+        cfg,
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
     Pool::builder(mgr)
         .max_size(size)
         .runtime(Runtime::Tokio1)
-        .timeouts(Timeouts { wait: Some(wait), create: Some(Duration::from_secs(10)), recycle: None })
+        .timeouts(Timeouts {
+            wait: Some(wait),
+            create: Some(Duration::from_secs(10)),
+            recycle: None,
+        })
         .build()
         .expect("pool configuration is valid")
 }
@@ -94,10 +108,17 @@ impl Tx {
         self.client.as_ref().expect("transaction is open")
     }
 
+    /// The plain tokio-postgres client, for code written against `GenericClient`.
+    pub fn pg(&self) -> &tokio_postgres::Client {
+        self.client()
+    }
+
     /// Commits or rolls back and hands the connection back to the pool.
     pub async fn finish(mut self, commit: bool) -> Result<(), DbError> {
         let client = self.client.take().expect("transaction is open");
-        client.batch_execute(if commit { "COMMIT" } else { "ROLLBACK" }).await?;
+        client
+            .batch_execute(if commit { "COMMIT" } else { "ROLLBACK" })
+            .await?;
         Ok(())
     }
 }
@@ -125,9 +146,16 @@ pub async fn run_statement(
         &TextParam(&timeout),
     ];
     let text: Vec<TextParam> = params.iter().map(|p| TextParam(p)).collect();
-    let main_params: Vec<&(dyn ToSql + Sync)> = text.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-    let begin = if read_only { "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY" } else { "BEGIN" };
-    let mut tx = Tx { client: Some(client) };
+    let main_params: Vec<&(dyn ToSql + Sync)> =
+        text.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let begin = if read_only {
+        "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
+    } else {
+        "BEGIN"
+    };
+    let mut tx = Tx {
+        client: Some(client),
+    };
     let c = tx.client();
     if read_only {
         let (b, s, m, end) = tokio::join!(
@@ -165,28 +193,22 @@ pub async fn run_statement(
     }
 }
 
-/// Runs `f` in a transaction as `role` with `claims` (used by the auth and storage paths).
-pub async fn with_role<T, F>(pool: &Pool, role: &str, claims: &str, f: F) -> Result<T, DbError>
-where
-    F: AsyncFnOnce(&Object) -> Result<T, tokio_postgres::Error>,
-{
+/// Opens a transaction as `role` with `claims` (the auth and storage paths use this).
+pub async fn begin_as(pool: &Pool, role: &str, claims: &str) -> Result<Tx, DbError> {
     let client = pool.get().await?;
-    let tx = Tx { client: Some(client) };
+    let tx = Tx {
+        client: Some(client),
+    };
     let c = tx.client();
-    c.batch_execute("BEGIN").await?;
-    c.execute(
-        "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true)",
-        &[&TextParam(role), &TextParam(claims)],
-    )
-    .await?;
-    match f(c).await {
-        Ok(v) => {
-            tx.finish(true).await?;
-            Ok(v)
-        }
-        Err(e) => {
-            let _ = tx.finish(false).await;
-            Err(e.into())
-        }
-    }
+    let setup = c
+        .prepare_cached(
+            "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true)",
+        )
+        .await?;
+    let (role, claims) = (TextParam(role), TextParam(claims));
+    let params: [&(dyn ToSql + Sync); 2] = [&role, &claims];
+    let (b, s) = tokio::join!(c.batch_execute("BEGIN"), c.query_one(&setup, &params));
+    b?;
+    s?;
+    Ok(tx)
 }

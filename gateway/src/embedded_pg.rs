@@ -33,9 +33,17 @@ pub struct EmbeddedPg {
 
 /// Finds initdb/pg_ctl: PG_BIN_DIR, then the newest /usr/lib/postgresql/*/bin, then PATH.
 pub fn find_binaries(explicit: Option<&Path>) -> Result<PathBuf, EmbeddedError> {
-    let has_all = |d: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|b| d.join(b).is_file());
+    let has_all = |d: &Path| {
+        ["initdb", "pg_ctl", "postgres"]
+            .iter()
+            .all(|b| d.join(b).is_file())
+    };
     if let Some(d) = explicit {
-        return if has_all(d) { Ok(d.to_path_buf()) } else { Err(EmbeddedError::NoBinaries) };
+        return if has_all(d) {
+            Ok(d.to_path_buf())
+        } else {
+            Err(EmbeddedError::NoBinaries)
+        };
     }
     let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .into_iter()
@@ -75,7 +83,13 @@ impl EmbeddedPg {
             let digest = sha2_hex(pgdata.to_string_lossy().as_bytes());
             PathBuf::from(format!("/tmp/supagate-{}", &digest[..12]))
         };
-        Self { bin, pgdata, socket_dir, tcp_port, run_as: is_root().then(|| "postgres".to_string()) }
+        Self {
+            bin,
+            pgdata,
+            socket_dir,
+            tcp_port,
+            run_as: is_root().then(|| "postgres".to_string()),
+        }
     }
 
     pub fn socket_dir(&self) -> &Path {
@@ -84,7 +98,11 @@ impl EmbeddedPg {
 
     /// Port in the socket's file name; the TCP port when TCP is on.
     pub fn port(&self) -> u16 {
-        if self.tcp_port == 0 { 5432 } else { self.tcp_port }
+        if self.tcp_port == 0 {
+            5432
+        } else {
+            self.tcp_port
+        }
     }
 
     pub fn tcp_port(&self) -> u16 {
@@ -120,7 +138,10 @@ impl EmbeddedPg {
         if out.status.success() {
             Ok(text)
         } else {
-            Err(EmbeddedError::Command(program.into(), text.trim().to_string()))
+            Err(EmbeddedError::Command(
+                program.into(),
+                text.trim().to_string(),
+            ))
         }
     }
 
@@ -201,7 +222,11 @@ impl EmbeddedPg {
                 chown(user, &self.socket_dir)?;
             }
         }
-        let listen = if self.tcp_port == 0 { "''".to_string() } else { "127.0.0.1".to_string() };
+        let listen = if self.tcp_port == 0 {
+            "''".to_string()
+        } else {
+            "127.0.0.1".to_string()
+        };
         let opts = format!(
             "-k {} -p {} -c listen_addresses={listen} -c max_connections=100 -c shared_buffers=128MB",
             self.socket_dir.display(),
@@ -209,13 +234,27 @@ impl EmbeddedPg {
         );
         let log = self.pgdata.join("server.log").to_string_lossy().to_string();
         match self
-            .run("pg_ctl", &["-D", &pgdata, "-l", &log, "-o", &opts, "-w", "-t", "60", "start"])
+            .run(
+                "pg_ctl",
+                &[
+                    "-D", &pgdata, "-l", &log, "-o", &opts, "-w", "-t", "60", "start",
+                ],
+            )
             .await
         {
             Ok(_) => Ok(()),
             Err(EmbeddedError::Command(c, out)) => {
                 let tail = std::fs::read_to_string(&log)
-                    .map(|s| s.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n"))
+                    .map(|s| {
+                        s.lines()
+                            .rev()
+                            .take(8)
+                            .collect::<Vec<_>>()
+                            .into_iter()
+                            .rev()
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    })
                     .unwrap_or_default();
                 Err(EmbeddedError::Command(c, format!("{out}\n{tail}")))
             }
@@ -226,7 +265,9 @@ impl EmbeddedPg {
     /// Fast shutdown: disconnects clients, checkpoints, exits.
     pub async fn stop(&self) -> Result<(), EmbeddedError> {
         let pgdata = self.pgdata.to_string_lossy().to_string();
-        self.run("pg_ctl", &["-D", &pgdata, "-m", "fast", "-w", "stop"]).await.map(|_| ())
+        self.run("pg_ctl", &["-D", &pgdata, "-m", "fast", "-w", "stop"])
+            .await
+            .map(|_| ())
     }
 }
 
@@ -265,11 +306,17 @@ fn chown(user: &str, path: &Path) -> Result<(), EmbeddedError> {
     if status.success() {
         Ok(())
     } else {
-        Err(EmbeddedError::Command("chown".into(), path.display().to_string()))
+        Err(EmbeddedError::Command(
+            "chown".into(),
+            path.display().to_string(),
+        ))
     }
 }
 
 fn sha2_hex(data: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    sha2::Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

@@ -11,19 +11,68 @@ use serde_json::json;
 pub enum GatewayError {
     #[error("{0}")]
     Rest(ApiError),
+    /// `legacy`: the client sent no X-Supabase-Api-Version, so the body is GoTrue's old shape.
     #[error("{message}")]
-    Auth { status: u16, code: String, message: String },
+    Auth {
+        status: u16,
+        code: String,
+        message: String,
+        legacy: bool,
+    },
     #[error("{message}")]
-    Storage { status: u16, code: String, error: String, message: String },
+    Storage {
+        status: u16,
+        code: String,
+        error: String,
+        message: String,
+    },
 }
 
 impl GatewayError {
     pub fn auth(status: u16, code: &str, message: impl Into<String>) -> Self {
-        GatewayError::Auth { status, code: code.into(), message: message.into() }
+        GatewayError::Auth {
+            status,
+            code: code.into(),
+            message: message.into(),
+            legacy: false,
+        }
+    }
+
+    /// An auth error in the body shape the client asked for.
+    pub fn from_auth(e: auth::service::AuthError, legacy: bool) -> Self {
+        match e {
+            auth::service::AuthError::Api {
+                status,
+                code,
+                message,
+            } => GatewayError::Auth {
+                status,
+                code: code.into(),
+                message,
+                legacy,
+            },
+            auth::service::AuthError::Db(e) => {
+                tracing::error!(
+                    "auth database error: {}",
+                    crate::migrate::describe_db_error(&e, None)
+                );
+                GatewayError::Auth {
+                    status: 500,
+                    code: "unexpected_failure".into(),
+                    message: "Internal Server Error".into(),
+                    legacy,
+                }
+            }
+        }
     }
 
     pub fn storage(status: u16, code: &str, error: &str, message: impl Into<String>) -> Self {
-        GatewayError::Storage { status, code: code.into(), error: error.into(), message: message.into() }
+        GatewayError::Storage {
+            status,
+            code: code.into(),
+            error: error.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -36,8 +85,17 @@ impl From<ApiError> for GatewayError {
 /// A database error as PostgREST reports it; `is_anon` decides 401 vs 403 for 42501.
 pub fn rest_db_error(e: DbError, is_anon: bool) -> ApiError {
     match e {
-        DbError::PoolTimeout => ApiError::new(504, "PGRST003", "Timed out acquiring connection from connection pool."),
-        DbError::Unavailable(m) => ApiError::new(503, "PGRST001", "Database client error. Retrying the connection.").details(m),
+        DbError::PoolTimeout => ApiError::new(
+            504,
+            "PGRST003",
+            "Timed out acquiring connection from connection pool.",
+        ),
+        DbError::Unavailable(m) => ApiError::new(
+            503,
+            "PGRST001",
+            "Database client error. Retrying the connection.",
+        )
+        .details(m),
         DbError::Postgres(e) => match e.as_db_error() {
             Some(db) => {
                 let code = db.code().code();
@@ -49,7 +107,12 @@ pub fn rest_db_error(e: DbError, is_anon: bool) -> ApiError {
             }
             None => {
                 tracing::warn!("database connection error: {e}");
-                ApiError::new(503, "PGRST001", "Database client error. Retrying the connection.").details(e.to_string())
+                ApiError::new(
+                    503,
+                    "PGRST001",
+                    "Database client error. Retrying the connection.",
+                )
+                .details(e.to_string())
             }
         },
     }
@@ -82,13 +145,18 @@ impl ResponseError for GatewayError {
                 }
                 r.content_type("application/json; charset=utf-8").body(e.body())
             }
-            GatewayError::Auth { status, code, message } => {
-                r.insert_header(("X-Supabase-Api-Version", "2024-01-01"));
+            GatewayError::Auth { status, code, message, legacy } => {
                 r.insert_header(("x-sb-error-code", code.as_str()));
-                r.content_type("application/json").body(
-                    json!({"code": code, "error_code": code, "msg": message, "message": message, "status": status})
-                        .to_string(),
-                )
+                let mut body = if *legacy {
+                    json!({"code": status, "error_code": code, "msg": message})
+                } else {
+                    r.insert_header(("X-Supabase-Api-Version", "2024-01-01"));
+                    json!({"code": code, "message": message})
+                };
+                if code == "weak_password" {
+                    body["weak_password"] = json!({"reasons": ["length"]});
+                }
+                r.content_type("application/json").body(body.to_string())
             }
             GatewayError::Storage { status, code, error, message } => r
                 .content_type("application/json; charset=utf-8")
@@ -99,7 +167,10 @@ impl ResponseError for GatewayError {
 
 fn www_authenticate(e: &ApiError) -> String {
     if e.code == "PGRST301" || e.code == "PGRST303" {
-        format!("Bearer error=\"invalid_token\", error_description=\"{}\"", e.message.replace('"', "'"))
+        format!(
+            "Bearer error=\"invalid_token\", error_description=\"{}\"",
+            e.message.replace('"', "'")
+        )
     } else {
         "Bearer".to_string()
     }

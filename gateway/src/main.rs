@@ -37,35 +37,61 @@ struct Database {
     /// The login the API pool uses (PostgREST's authenticator).
     api: tokio_postgres::Config,
     embedded: Option<EmbeddedPg>,
-    created: bool,
     db_url: String,
 }
 
 async fn open_database(cfg: &Config) -> Result<Database, String> {
     if let Some(url) = &cfg.database_url {
-        let pg: tokio_postgres::Config = url.parse().map_err(|e| format!("DATABASE_URL is not valid: {e}"))?;
-        return Ok(Database { admin: pg.clone(), api: pg, embedded: None, created: false, db_url: url.clone() });
+        let pg: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| format!("DATABASE_URL is not valid: {e}"))?;
+        return Ok(Database {
+            admin: pg.clone(),
+            api: pg,
+            embedded: None,
+            db_url: url.clone(),
+        });
     }
     let bin = embedded_pg::find_binaries(cfg.pg_bin_dir.as_deref()).map_err(|e| e.to_string())?;
     let data = cfg.data_dir_abs();
     std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
     let pg = EmbeddedPg::new(bin, &data, cfg.db_port);
-    let created = pg.ensure_initialized().await.map_err(|e| e.to_string())?;
+    pg.ensure_initialized().await.map_err(|e| e.to_string())?;
     pg.start().await.map_err(|e| e.to_string())?;
     let mut admin = tokio_postgres::Config::new();
-    admin.host_path(pg.socket_dir()).port(pg.port()).user("postgres").dbname("postgres");
+    admin
+        .host_path(pg.socket_dir())
+        .port(pg.port())
+        .user("postgres")
+        .dbname("postgres");
     let mut api = admin.clone();
     api.user("authenticator");
     let db_url = if pg.tcp_port() == 0 {
-        format!("postgresql://postgres@/postgres?host={}&port={}", pg.socket_dir().display(), pg.port())
+        format!(
+            "postgresql://postgres@/postgres?host={}&port={}",
+            pg.socket_dir().display(),
+            pg.port()
+        )
     } else {
-        format!("postgresql://postgres:{}@127.0.0.1:{}/postgres", embedded_pg::SUPERUSER_PASSWORD, pg.tcp_port())
+        format!(
+            "postgresql://postgres:{}@127.0.0.1:{}/postgres",
+            embedded_pg::SUPERUSER_PASSWORD,
+            pg.tcp_port()
+        )
     };
-    Ok(Database { admin, api, embedded: Some(pg), created, db_url })
+    Ok(Database {
+        admin,
+        api,
+        embedded: Some(pg),
+        db_url,
+    })
 }
 
 async fn connect(pg: &tokio_postgres::Config) -> Result<tokio_postgres::Client, String> {
-    let (client, conn) = pg.connect(tokio_postgres::NoTls).await.map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
+    let (client, conn) = pg
+        .connect(tokio_postgres::NoTls)
+        .await
+        .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
     tokio::spawn(async move {
         if let Err(e) = conn.await {
             tracing::debug!("admin connection closed: {e}");
@@ -83,15 +109,21 @@ async fn prepare(cfg: &Config, db: &Database) -> Result<bool, String> {
     }
     let demo = outcome.fresh && cfg.is_local_demo();
     if demo {
-        migrate::load_demo_catalogue(&mut client).await.map_err(|e| e.to_string())?;
-        admins::create(&mut client, DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD).await.map_err(|e| e.to_string())?;
+        migrate::load_demo_catalogue(&mut client)
+            .await
+            .map_err(|e| e.to_string())?;
+        admins::create(&mut client, DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD)
+            .await
+            .map_err(|e| e.to_string())?;
         tracing::info!("loaded the demo catalogue and admin");
     }
     Ok(demo)
 }
 
 fn api_url(cfg: &Config, port: u16) -> String {
-    cfg.api_external_url.clone().unwrap_or_else(|| format!("http://{}:{port}", cfg.host))
+    cfg.api_external_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}:{port}", cfg.host))
 }
 
 fn print_banner(cfg: &Config, state: &state::AppState, port: u16, db_url: &str, demo_login: bool) {
@@ -116,14 +148,18 @@ fn print_banner(cfg: &Config, state: &state::AppState, port: u16, db_url: &str, 
 }
 
 async fn wait_for_shutdown(stdin_close: bool) {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
     let stdin_closed = async {
         if !stdin_close {
             return std::future::pending::<()>().await;
         }
         let mut buf = [0u8; 256];
         let mut stdin = tokio::io::stdin();
-        while tokio::io::AsyncReadExt::read(&mut stdin, &mut buf).await.is_ok_and(|n| n > 0) {}
+        while tokio::io::AsyncReadExt::read(&mut stdin, &mut buf)
+            .await
+            .is_ok_and(|n| n > 0)
+        {}
     };
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {},
@@ -144,10 +180,19 @@ async fn start(cfg: Config) -> Result<(), String> {
 
 async fn serve(cfg: &Config, db: &Database, t0: Instant) -> Result<(), String> {
     prepare(cfg, db).await?;
-    let pool = db::build_pool(db.api.clone(), cfg.db_pool, Duration::from_secs(cfg.db_pool_timeout));
+    let pool = db::build_pool(
+        db.api.clone(),
+        cfg.db_pool,
+        Duration::from_secs(cfg.db_pool_timeout),
+    );
     let schema = {
-        let client = pool.get().await.map_err(|e| format!("the API login cannot connect: {e}"))?;
-        schema_cache::load(&client, &cfg.schemas()).await.map_err(|e| format!("cannot load the schema cache: {e}"))?
+        let client = pool
+            .get()
+            .await
+            .map_err(|e| format!("the API login cannot connect: {e}"))?;
+        schema_cache::load(&client, &cfg.schemas())
+            .await
+            .map_err(|e| format!("cannot load the schema cache: {e}"))?
     };
     let state = Arc::new(state::AppState::new(cfg.clone(), pool, schema));
     schema_cache::spawn_listener(state.clone(), db.api.clone());
@@ -169,7 +214,11 @@ async fn serve(cfg: &Config, db: &Database, t0: Instant) -> Result<(), String> {
 
 async fn demo_admin_exists(db: &Database) -> bool {
     match connect(&db.admin).await {
-        Ok(c) => auth::users::find_id_by_email(&c, DEMO_ADMIN_EMAIL).await.ok().flatten().is_some(),
+        Ok(c) => auth::users::find_id_by_email(&c, DEMO_ADMIN_EMAIL)
+            .await
+            .ok()
+            .flatten()
+            .is_some(),
         Err(_) => false,
     }
 }
@@ -181,18 +230,21 @@ where
 {
     let db = open_database(cfg).await?;
     let _guard = db.embedded.as_ref().map(embedded_pg::StopGuard);
-    let result = async {
+
+    async {
         prepare(cfg, &db).await?;
         let mut client = connect(&db.admin).await?;
         f(&mut client).await
     }
-    .await;
-    result
+    .await
 }
 
 fn reset(cfg: &Config, yes: bool) -> Result<(), String> {
     if cfg.database_url.is_some() {
-        return Err("reset only deletes the embedded database; it never touches a DATABASE_URL server".into());
+        return Err(
+            "reset only deletes the embedded database; it never touches a DATABASE_URL server"
+                .into(),
+        );
     }
     if !yes {
         return Err(format!(
@@ -206,7 +258,10 @@ fn reset(cfg: &Config, yes: bool) -> Result<(), String> {
     }
     match std::fs::remove_dir_all(&cfg.data_dir) {
         Ok(()) => {
-            println!("Deleted {}. The next start creates a new database with the demo data.", cfg.data_dir.display());
+            println!(
+                "Deleted {}. The next start creates a new database with the demo data.",
+                cfg.data_dir.display()
+            );
             Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -217,10 +272,13 @@ fn reset(cfg: &Config, yes: bool) -> Result<(), String> {
 fn print_env(cfg: &Config) {
     let keys = auth::jwt::JwtKeys::new(cfg.jwt_secret()).api_keys();
     let api = api_url(cfg, cfg.port);
-    let db_url = cfg
-        .database_url
-        .clone()
-        .unwrap_or_else(|| format!("postgresql://postgres:{}@127.0.0.1:{}/postgres", embedded_pg::SUPERUSER_PASSWORD, cfg.db_port));
+    let db_url = cfg.database_url.clone().unwrap_or_else(|| {
+        format!(
+            "postgresql://postgres:{}@127.0.0.1:{}/postgres",
+            embedded_pg::SUPERUSER_PASSWORD,
+            cfg.db_port
+        )
+    });
     for (k, v) in [
         ("API_URL", api.clone()),
         ("REST_URL", format!("{api}/rest/v1")),
@@ -241,7 +299,9 @@ fn print_env(cfg: &Config) {
 #[actix_web::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
@@ -258,7 +318,9 @@ async fn main() -> ExitCode {
             with_database(&cfg, async |c| {
                 match cmd {
                     AdminCommand::Create { email, password } => {
-                        admins::create(c, &email, &password).await.map_err(|e| e.to_string())?;
+                        admins::create(c, &email, &password)
+                            .await
+                            .map_err(|e| e.to_string())?;
                         println!("{email} is an administrator.");
                     }
                     AdminCommand::Grant { email } => {
@@ -267,7 +329,14 @@ async fn main() -> ExitCode {
                     }
                     AdminCommand::Revoke { email } => {
                         let removed = admins::revoke(c, &email).await.map_err(|e| e.to_string())?;
-                        println!("{}", if removed { format!("{email} is no longer an administrator.") } else { format!("{email} was not an administrator.") });
+                        println!(
+                            "{}",
+                            if removed {
+                                format!("{email} is no longer an administrator.")
+                            } else {
+                                format!("{email} was not an administrator.")
+                            }
+                        );
                     }
                     AdminCommand::List => {
                         let list = admins::list(c).await.map_err(|e| e.to_string())?;

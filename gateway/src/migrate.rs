@@ -25,9 +25,13 @@ pub struct Outcome {
 
 /// Formats a Postgres error with its detail, hint and the line it points at.
 pub fn describe_db_error(e: &tokio_postgres::Error, sql: Option<&str>) -> String {
-    let Some(db) = e.as_db_error() else { return e.to_string() };
+    let Some(db) = e.as_db_error() else {
+        return e.to_string();
+    };
     let mut s = format!("{} (SQLSTATE {})", db.message(), db.code().code());
-    if let (Some(tokio_postgres::error::ErrorPosition::Original(pos)), Some(sql)) = (db.position(), sql) {
+    if let (Some(tokio_postgres::error::ErrorPosition::Original(pos)), Some(sql)) =
+        (db.position(), sql)
+    {
         let pos = (*pos as usize).min(sql.len());
         let line = sql[..pos].matches('\n').count() + 1;
         s.push_str(&format!(" at line {line}"));
@@ -42,9 +46,13 @@ pub fn describe_db_error(e: &tokio_postgres::Error, sql: Option<&str>) -> String
 }
 
 pub async fn run(client: &mut Client) -> Result<Outcome, MigrateError> {
-    client.execute("SELECT pg_advisory_lock($1)", &[&LOCK_KEY]).await?;
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&LOCK_KEY])
+        .await?;
     let result = apply_pending(client).await;
-    client.execute("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY]).await?;
+    client
+        .execute("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY])
+        .await?;
     result
 }
 
@@ -73,7 +81,9 @@ async fn apply_pending(client: &mut Client) -> Result<Outcome, MigrateError> {
         let checksum = hex(&sha2::Sha256::digest(sql.as_bytes()));
         if let Some((_, old)) = done.iter().find(|(n, _)| n == name) {
             if *old != checksum {
-                tracing::warn!("migration {name} changed after it was applied; it is not run again");
+                tracing::warn!(
+                    "migration {name} changed after it was applied; it is not run again"
+                );
             }
             continue;
         }
@@ -81,7 +91,10 @@ async fn apply_pending(client: &mut Client) -> Result<Outcome, MigrateError> {
         if let Err(e) = tx.batch_execute(sql).await {
             let message = describe_db_error(&e, Some(sql));
             let _ = tx.rollback().await;
-            return Err(MigrateError::Failed { file: format!("sql/{name}"), message });
+            return Err(MigrateError::Failed {
+                file: format!("sql/{name}"),
+                message,
+            });
         }
         tx.execute(
             "INSERT INTO supagate.migrations (name, checksum) VALUES ($1, $2)",
@@ -93,7 +106,9 @@ async fn apply_pending(client: &mut Client) -> Result<Outcome, MigrateError> {
     }
     if !applied.is_empty() {
         // Let running gateways (replicas) refresh their schema caches.
-        client.batch_execute("NOTIFY pgrst, 'reload schema'").await?;
+        client
+            .batch_execute("NOTIFY pgrst, 'reload schema'")
+            .await?;
     }
     Ok(Outcome { applied, fresh })
 }

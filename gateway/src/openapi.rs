@@ -38,18 +38,36 @@ fn base_format(pg: &str) -> &'static str {
     }
 }
 
-pub fn root(req: &HttpRequest, state: &AppState, method: Method) -> Result<HttpResponse, GatewayError> {
+pub fn root(
+    req: &HttpRequest,
+    state: &AppState,
+    method: Method,
+) -> Result<HttpResponse, GatewayError> {
     if !method.is_read() {
-        return Err(ApiError::new(405, "PGRST117", format!("Unsupported HTTP method: {}", req.method())).into());
+        return Err(ApiError::new(
+            405,
+            "PGRST117",
+            format!("Unsupported HTTP method: {}", req.method()),
+        )
+        .into());
     }
     let schema_name = req
         .headers()
         .get("accept-profile")
         .and_then(|v| v.to_str().ok())
-        .unwrap_or_else(|| state.engine.schemas.first().map(String::as_str).unwrap_or("public"))
+        .unwrap_or_else(|| {
+            state
+                .engine
+                .schemas
+                .first()
+                .map(String::as_str)
+                .unwrap_or("public")
+        })
         .to_string();
     if !state.engine.schemas.contains(&schema_name) {
-        return Err(ApiError::new(406, "PGRST106", format!("Invalid schema: {schema_name}")).into());
+        return Err(
+            ApiError::new(406, "PGRST106", format!("Invalid schema: {schema_name}")).into(),
+        );
     }
     let cache = state.schema();
     let mut paths = Map::new();
@@ -74,7 +92,10 @@ pub fn root(req: &HttpRequest, state: &AppState, method: Method) -> Result<HttpR
             }
             props.insert(c.name.clone(), p);
         }
-        definitions.insert(t.name.clone(), json!({"type": "object", "required": required, "properties": props}));
+        definitions.insert(
+            t.name.clone(),
+            json!({"type": "object", "required": required, "properties": props}),
+        );
         let body = json!({"name": t.name, "in": "body", "required": false, "schema": {"$ref": format!("#/definitions/{}", t.name)}});
         let mut ops = json!({
             "get": {"tags": [t.name], "summary": t.description, "responses": {"200": {"description": "OK", "schema": {"type": "array", "items": {"$ref": format!("#/definitions/{}", t.name)}}}, "206": {"description": "Partial Content"}}},
@@ -82,17 +103,26 @@ pub fn root(req: &HttpRequest, state: &AppState, method: Method) -> Result<HttpR
         if !t.is_view() {
             ops["post"] = json!({"tags": [t.name], "parameters": [body.clone()], "responses": {"201": {"description": "Created"}}});
             ops["patch"] = json!({"tags": [t.name], "parameters": [body], "responses": {"204": {"description": "No Content"}}});
-            ops["delete"] = json!({"tags": [t.name], "responses": {"204": {"description": "No Content"}}});
+            ops["delete"] =
+                json!({"tags": [t.name], "responses": {"204": {"description": "No Content"}}});
         }
         paths.insert(format!("/{}", t.name), ops);
     }
-    let mut funcs: Vec<_> = cache.all_functions().filter(|f| f.schema == schema_name).collect();
+    let mut funcs: Vec<_> = cache
+        .all_functions()
+        .filter(|f| f.schema == schema_name)
+        .collect();
     funcs.sort_by(|a, b| a.name.cmp(&b.name));
     for f in funcs {
         let props: Map<String, Value> = f
             .args
             .iter()
-            .map(|a| (a.name.clone(), json!({"type": json_type(&a.data_type).0, "format": a.data_type})))
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    json!({"type": json_type(&a.data_type).0, "format": a.data_type}),
+                )
+            })
             .collect();
         paths.insert(
             format!("/rpc/{}", f.name),
@@ -111,5 +141,7 @@ pub fn root(req: &HttpRequest, state: &AppState, method: Method) -> Result<HttpR
         "paths": paths,
         "definitions": definitions,
     });
-    Ok(HttpResponse::Ok().content_type("application/openapi+json; charset=utf-8").body(doc.to_string()))
+    Ok(HttpResponse::Ok()
+        .content_type("application/openapi+json; charset=utf-8")
+        .body(doc.to_string()))
 }

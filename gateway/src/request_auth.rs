@@ -17,32 +17,27 @@ pub const CLI_SECRET_KEY: &str = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz";
 pub struct Identity {
     pub role: String,
     pub claims: Value,
-    /// The verified bearer token, when the request carried one.
-    pub token: Option<String>,
 }
 
 impl Identity {
     pub fn anon() -> Self {
-        Identity { role: "anon".into(), claims: auth::jwt::anon_claims(), token: None }
+        Identity {
+            role: "anon".into(),
+            claims: auth::jwt::anon_claims(),
+        }
     }
 
     pub fn is_anon(&self) -> bool {
         self.role == "anon"
     }
-
-    pub fn user_id(&self) -> Option<&str> {
-        self.claims.get("sub").and_then(Value::as_str)
-    }
 }
 
 fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
-    req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty())
-}
-
-pub fn bearer(req: &HttpRequest) -> Option<&str> {
-    let h = header(req, "authorization")?;
-    let (scheme, token) = h.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then_some(token.trim())
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
 }
 
 pub fn jwt_error(e: JwtError) -> ApiError {
@@ -56,14 +51,13 @@ pub fn jwt_error(e: JwtError) -> ApiError {
 
 /// Resolves the identity: a user token in Authorization wins; otherwise the apikey decides.
 pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Identity, ApiError> {
-    let token = match bearer(req) {
+    let token = match crate::http_util::bearer_token(req) {
         Some(t) if !t.starts_with("sb_") => Some(t.to_string()),
         _ => match header(req, "apikey") {
             Some(k) if local_keys && k == CLI_SECRET_KEY => {
                 return Ok(Identity {
                     role: "service_role".into(),
                     claims: serde_json::json!({"role": "service_role"}),
-                    token: None,
                 });
             }
             Some(k) if local_keys && k == CLI_PUBLISHABLE_KEY => return Ok(Identity::anon()),
@@ -74,15 +68,27 @@ pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<I
             None => None,
         },
     };
-    let Some(token) = token else { return Ok(Identity::anon()) };
+    let Some(token) = token else {
+        return Ok(Identity::anon());
+    };
     let claims = keys.verify(&token).map_err(jwt_error)?;
     let role = match claims.get("role") {
         None => "anon".to_string(),
         Some(Value::String(r)) => r.clone(),
-        Some(_) => return Err(ApiError::new(401, "PGRST301", "JWT role claim must be a string")),
+        Some(_) => {
+            return Err(ApiError::new(
+                401,
+                "PGRST301",
+                "JWT role claim must be a string",
+            ));
+        }
     };
     if !API_ROLES.contains(&role.as_str()) {
-        return Err(ApiError::new(403, "42501", format!("permission denied to set role \"{role}\"")));
+        return Err(ApiError::new(
+            403,
+            "42501",
+            format!("permission denied to set role \"{role}\""),
+        ));
     }
-    Ok(Identity { role, claims, token: Some(token) })
+    Ok(Identity { role, claims })
 }

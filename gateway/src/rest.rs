@@ -16,9 +16,18 @@ pub async fn handle(
     payload: web::Payload,
     state: web::Data<Arc<AppState>>,
 ) -> Result<HttpResponse, GatewayError> {
-    let path = req.match_info().query("tail").trim_end_matches('/').to_string();
+    let path = req
+        .match_info()
+        .query("tail")
+        .trim_end_matches('/')
+        .to_string();
     let Some(method) = Method::parse(req.method().as_str()) else {
-        return Err(ApiError::new(405, "PGRST117", format!("Unsupported HTTP method: {}", req.method())).into());
+        return Err(ApiError::new(
+            405,
+            "PGRST117",
+            format!("Unsupported HTTP method: {}", req.method()),
+        )
+        .into());
     };
     if path.is_empty() {
         return crate::openapi::root(&req, &state, method);
@@ -26,7 +35,12 @@ pub async fn handle(
     let resource = match path.strip_prefix("rpc/") {
         Some(f) => Resource::Rpc(f.to_string()),
         None if path.contains('/') => {
-            return Err(ApiError::new(404, "PGRST125", format!("Invalid path specified in request URL: /{path}")).into());
+            return Err(ApiError::new(
+                404,
+                "PGRST125",
+                format!("Invalid path specified in request URL: /{path}"),
+            )
+            .into());
         }
         None => Resource::Table(path.clone()),
     };
@@ -34,20 +48,41 @@ pub async fn handle(
     let body = if method.is_read() {
         bytes::Bytes::new()
     } else {
-        read_body(payload, state.config.max_body_bytes).await.map_err(|_| {
-            ApiError::new(413, "PGRST413", format!("Request body is larger than {} bytes", state.config.max_body_bytes))
-        })?
+        read_body(payload, state.config.max_body_bytes)
+            .await
+            .map_err(|_| {
+                ApiError::new(
+                    413,
+                    "PGRST413",
+                    format!(
+                        "Request body is larger than {} bytes",
+                        state.config.max_body_bytes
+                    ),
+                )
+            })?
     };
     let query = query_pairs(req.query_string());
-    let prefer = parse_prefer(req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()));
-    let profile = if method.is_read() { header(&req, "accept-profile") } else { header(&req, "content-profile") };
+    let prefer = parse_prefer(
+        req.headers()
+            .get_all("prefer")
+            .filter_map(|v| v.to_str().ok()),
+    );
+    let profile = if method.is_read() {
+        header(&req, "accept-profile")
+    } else {
+        header(&req, "content-profile")
+    };
     let input = Input {
         method,
         resource,
         query: &query,
         accept: header(&req, "accept"),
         prefer,
-        range: if method.is_read() { header(&req, "range") } else { None },
+        range: if method.is_read() {
+            header(&req, "range")
+        } else {
+            None
+        },
         profile,
         body: &body,
     };
@@ -62,9 +97,15 @@ pub async fn handle(
         search_path: format!("{}, extensions", plan.outcome.schema),
         statement_timeout_ms: state.config.statement_timeout_ms,
     };
-    let (row, tx) = db::run_statement(&state.pool, &ctx, &plan.statement.sql, &plan.statement.params, plan.read_only)
-        .await
-        .map_err(|e| rest_db_error(e, identity.is_anon()))?;
+    let (row, tx) = db::run_statement(
+        &state.pool,
+        &ctx,
+        &plan.statement.sql,
+        &plan.statement.params,
+        plan.read_only,
+    )
+    .await
+    .map_err(|e| rest_db_error(e, identity.is_anon()))?;
     let result = ResultRow {
         total: row.get(0),
         page_total: row.get(1),
@@ -76,10 +117,13 @@ pub async fn handle(
     let built = response::build(&plan.outcome, result);
     if let Some(tx) = tx {
         let commit = built.as_ref().map(|r| r.commit).unwrap_or(false);
-        tx.finish(commit).await.map_err(|e| rest_db_error(e, identity.is_anon()))?;
+        tx.finish(commit)
+            .await
+            .map_err(|e| rest_db_error(e, identity.is_anon()))?;
     }
     let r = built?;
-    let mut out = HttpResponse::build(actix_web::http::StatusCode::from_u16(r.status).unwrap_or_default());
+    let mut out =
+        HttpResponse::build(actix_web::http::StatusCode::from_u16(r.status).unwrap_or_default());
     for (k, v) in &r.headers {
         out.insert_header((k.as_str(), v.as_str()));
     }

@@ -10,10 +10,14 @@ use tokio_postgres::{AsyncMessage, Client};
 
 pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, String> {
     client
-        .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO pg_catalog")
+        .batch_execute(
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO pg_catalog",
+        )
         .await
         .map_err(|e| e.to_string())?;
-    let row = client.query_one(query_engine::schema::INTROSPECTION_SQL, &[&schemas]).await;
+    let row = client
+        .query_one(query_engine::schema::INTROSPECTION_SQL, &[&schemas])
+        .await;
     let _ = client.batch_execute("COMMIT").await;
     let json: String = row.map_err(|e| e.to_string())?.get(0);
     SchemaCache::from_json(&json).map_err(|e| e.to_string())
@@ -48,7 +52,8 @@ pub fn spawn_listener(state: Arc<AppState>, pg: tokio_postgres::Config) {
                     backoff = Duration::from_millis(500);
                     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
                     let pump = tokio::spawn(async move {
-                        let mut stream = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+                        let mut stream =
+                            futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
                         while let Some(Ok(msg)) = stream.next().await {
                             if let AsyncMessage::Notification(n) = msg {
                                 let _ = tx.send(n.payload().to_string());

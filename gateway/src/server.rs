@@ -36,12 +36,22 @@ async fn health(state: web::Data<Arc<AppState>>) -> HttpResponse {
         Err(_) => false,
     };
     let body = serde_json::json!({"status": if db_ok { "ok" } else { "degraded" }, "database": db_ok, "version": env!("CARGO_PKG_VERSION")});
-    if db_ok { HttpResponse::Ok().json(body) } else { HttpResponse::ServiceUnavailable().json(body) }
+    if db_ok {
+        HttpResponse::Ok().json(body)
+    } else {
+        HttpResponse::ServiceUnavailable().json(body)
+    }
 }
 
-pub fn bind(state: Arc<AppState>, host: &str, port: u16) -> std::io::Result<(actix_web::dev::Server, u16)> {
+pub fn bind(
+    state: Arc<AppState>,
+    host: &str,
+    port: u16,
+) -> std::io::Result<(actix_web::dev::Server, u16)> {
     let data = web::Data::new(state.clone());
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 /// A path under the site directory, or None when it tries to leave it.
 fn safe_join(root: &Path, url_path: &str) -> Option<PathBuf> {
-    let decoded = percent_encoding::percent_decode_str(url_path).decode_utf8().ok()?;
+    let decoded = percent_encoding::percent_decode_str(url_path)
+        .decode_utf8()
+        .ok()?;
     let mut out = root.to_path_buf();
     for c in Path::new(decoded.trim_start_matches('/')).components() {
         match c {
@@ -43,39 +45,46 @@ fn index(state: &AppState) -> Option<String> {
 }
 
 pub async fn serve(req: HttpRequest, state: web::Data<Arc<AppState>>) -> HttpResponse {
-    if req.method() != actix_web::http::Method::GET && req.method() != actix_web::http::Method::HEAD {
-        return HttpResponse::MethodNotAllowed().insert_header(("Allow", "GET, HEAD")).finish();
+    if req.method() != actix_web::http::Method::GET && req.method() != actix_web::http::Method::HEAD
+    {
+        return HttpResponse::MethodNotAllowed()
+            .insert_header(("Allow", "GET, HEAD"))
+            .finish();
     }
     let path = req.path();
     if let Some(file) = safe_join(&state.config.site_dir, path).filter(|p| p.is_file())
         && !path.ends_with("index.html")
+        && let Ok(named) = NamedFile::open(&file)
     {
-        if let Ok(named) = NamedFile::open(&file) {
-            let mut res = named.into_response(&req);
-            let cache = if path.starts_with("/assets/") {
-                "public, max-age=31536000, immutable"
-            } else {
-                "public, max-age=3600"
-            };
-            res.headers_mut().insert(CACHE_CONTROL, cache.parse().expect("static header"));
-            return res;
-        }
+        let mut res = named.into_response(&req);
+        let cache = if path.starts_with("/assets/") {
+            "public, max-age=31536000, immutable"
+        } else {
+            "public, max-age=3600"
+        };
+        res.headers_mut()
+            .insert(CACHE_CONTROL, cache.parse().expect("static header"));
+        return res;
     }
     let last = path.rsplit('/').next().unwrap_or("");
     let looks_like_file = last.contains('.') && !last.ends_with(".html");
     if looks_like_file || path.starts_with("/assets/") {
-        return HttpResponse::NotFound().content_type("text/plain; charset=utf-8").body("Not found");
+        return HttpResponse::NotFound()
+            .content_type("text/plain; charset=utf-8")
+            .body("Not found");
     }
     match index(&state) {
         Some(html) => HttpResponse::Ok()
             .insert_header((CONTENT_TYPE, "text/html; charset=utf-8"))
             .insert_header((CACHE_CONTROL, "no-cache"))
             .body(html),
-        None => HttpResponse::ServiceUnavailable().content_type("text/plain; charset=utf-8").body(format!(
-            "The site is not built. Run `npm install && npm run build` (or ./scripts/start), \
+        None => HttpResponse::ServiceUnavailable()
+            .content_type("text/plain; charset=utf-8")
+            .body(format!(
+                "The site is not built. Run `npm install && npm run build` (or ./scripts/start), \
              or point SUPAGATE_SITE_DIR at a built site. Looked in {}",
-            state.config.site_dir.display()
-        )),
+                state.config.site_dir.display()
+            )),
     }
 }
 
@@ -87,7 +96,10 @@ mod tests {
     #[test]
     fn paths_stay_inside_the_site() {
         let root = Path::new("/site");
-        assert_eq!(safe_join(root, "/assets/a.js").unwrap(), Path::new("/site/assets/a.js"));
+        assert_eq!(
+            safe_join(root, "/assets/a.js").unwrap(),
+            Path::new("/site/assets/a.js")
+        );
         assert!(safe_join(root, "/../etc/passwd").is_none());
         assert!(safe_join(root, "/assets/%2e%2e/%2e%2e/etc/passwd").is_none());
     }

@@ -8,5 +8,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 }
 
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, GatewayError> {
-    Err(GatewayError::storage(404, "NotFound", "not_found", format!("Route {} {} not found", req.method(), req.path())))
+    Err(GatewayError::storage(
+        404,
+        "NotFound",
+        "not_found",
+        format!("Route {} {} not found", req.method(), req.path()),
+    ))
 }

@@ -23,7 +23,10 @@ pub enum JsonKey {
 
 impl Field {
     pub fn simple(name: &str) -> Self {
-        Field { name: name.to_string(), json_path: vec![] }
+        Field {
+            name: name.to_string(),
+            json_path: vec![],
+        }
     }
 
     /// The key PostgREST gives a selected JSON path: its last key.
@@ -42,7 +45,11 @@ impl Field {
 pub enum SelectItem {
     /// `*`
     Star,
-    Column { field: Field, alias: Option<String>, cast: Option<String> },
+    Column {
+        field: Field,
+        alias: Option<String>,
+        cast: Option<String>,
+    },
     /// `alias:relation!hint!inner(select)`
     Embed(Embed),
 }
@@ -164,7 +171,11 @@ pub enum Operation {
     IsDistinct(String),
     In(Vec<String>),
     Set(SetOp, String),
-    Fts { kind: FtsKind, language: Option<String>, query: String },
+    Fts {
+        kind: FtsKind,
+        language: Option<String>,
+        query: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,7 +194,11 @@ pub enum Logic {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Condition {
     Filter(Filter),
-    Tree { logic: Logic, negate: bool, children: Vec<Condition> },
+    Tree {
+        logic: Logic,
+        negate: bool,
+        children: Vec<Condition>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

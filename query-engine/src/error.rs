@@ -15,7 +15,13 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: u16, code: &str, message: impl Into<String>) -> Self {
-        ApiError { status, code: code.into(), message: message.into(), details: None, hint: None }
+        ApiError {
+            status,
+            code: code.into(),
+            message: message.into(),
+            details: None,
+            hint: None,
+        }
     }
 
     pub fn details(mut self, d: impl Into<String>) -> Self {
@@ -71,7 +77,11 @@ pub fn status_for_sqlstate(code: &str, message: &str, is_anon: bool) -> u16 {
             "2D" | "38" | "39" | "3B" | "40" => 500,
             "53" => 503,
             "54" | "55" | "57" | "58" | "F0" | "HV" | "P0" | "XX" => 500,
-            "PT" => code[2..].parse().ok().filter(|s| (100..600).contains(s)).unwrap_or(500),
+            "PT" => code[2..]
+                .parse()
+                .ok()
+                .filter(|s| (100..600).contains(s))
+                .unwrap_or(500),
             _ => 400,
         },
     }
@@ -85,21 +95,41 @@ mod tests {
     fn sqlstate_mapping() {
         assert_eq!(status_for_sqlstate("23505", "duplicate key", false), 409);
         assert_eq!(status_for_sqlstate("23503", "fk", false), 409);
-        assert_eq!(status_for_sqlstate("22P02", "invalid input syntax for type uuid", false), 400);
-        assert_eq!(status_for_sqlstate("42703", "column x does not exist", false), 400);
+        assert_eq!(
+            status_for_sqlstate("22P02", "invalid input syntax for type uuid", false),
+            400
+        );
+        assert_eq!(
+            status_for_sqlstate("42703", "column x does not exist", false),
+            400
+        );
         assert_eq!(status_for_sqlstate("42501", "permission denied", true), 401);
-        assert_eq!(status_for_sqlstate("42501", "permission denied", false), 403);
+        assert_eq!(
+            status_for_sqlstate("42501", "permission denied", false),
+            403
+        );
         assert_eq!(status_for_sqlstate("25006", "read-only", false), 405);
         assert_eq!(status_for_sqlstate("42P01", "no table", false), 404);
         assert_eq!(status_for_sqlstate("PT418", "teapot", false), 418);
-        assert_eq!(status_for_sqlstate("57014", "canceling statement due to statement timeout", false), 500);
+        assert_eq!(
+            status_for_sqlstate(
+                "57014",
+                "canceling statement due to statement timeout",
+                false
+            ),
+            500
+        );
         assert_eq!(status_for_sqlstate("08006", "conn", false), 503);
         assert_eq!(status_for_sqlstate("P0001", "raise", false), 400);
     }
 
     #[test]
     fn body_has_all_four_keys() {
-        let e = ApiError::new(404, "PGRST205", "Could not find the table 'public.x' in the schema cache");
+        let e = ApiError::new(
+            404,
+            "PGRST205",
+            "Could not find the table 'public.x' in the schema cache",
+        );
         assert_eq!(
             e.body(),
             r#"{"code":"PGRST205","message":"Could not find the table 'public.x' in the schema cache","details":null,"hint":null}"#

@@ -51,7 +51,9 @@ fn run<'a, T>(
     match p.parse(input) {
         Ok(("", v)) => Ok(v),
         Ok((rest, _)) => Err(fail_at(what, input, rest, expecting)),
-        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(fail_at(what, input, e.input, expecting)),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
+            Err(fail_at(what, input, e.input, expecting))
+        }
         Err(nom::Err::Incomplete(_)) => Err(fail_at(what, input, "", expecting)),
     }
 }
@@ -66,7 +68,11 @@ fn name(i: &str) -> Res<'_, String> {
         map(
             delimited(
                 char('"'),
-                opt(escaped_transform(is_not("\"\\"), '\\', alt((value("\"", char('"')), value("\\", char('\\')))))),
+                opt(escaped_transform(
+                    is_not("\"\\"),
+                    '\\',
+                    alt((value("\"", char('"')), value("\\", char('\\')))),
+                )),
                 char('"'),
             ),
             |s: Option<String>| s.unwrap_or_default(),
@@ -78,7 +84,9 @@ fn name(i: &str) -> Res<'_, String> {
 
 fn json_key(i: &str) -> Res<'_, JsonKey> {
     alt((
-        map(recognize(pair(opt(char('-')), digit1)), |s: &str| JsonKey::Index(s.parse().unwrap_or(0))),
+        map(recognize(pair(opt(char('-')), digit1)), |s: &str| {
+            JsonKey::Index(s.parse().unwrap_or(0))
+        }),
         map(name, JsonKey::Name),
     ))
     .parse(i)
@@ -93,12 +101,22 @@ fn json_step(i: &str) -> Res<'_, JsonStep> {
 }
 
 pub(crate) fn field(i: &str) -> Res<'_, Field> {
-    map(pair(name, many0(json_step)), |(name, json_path)| Field { name, json_path }).parse(i)
+    map(pair(name, many0(json_step)), |(name, json_path)| Field {
+        name,
+        json_path,
+    })
+    .parse(i)
 }
 
 fn cast(i: &str) -> Res<'_, String> {
-    preceded(tag("::"), map(take_while1(|c: char| c.is_alphanumeric() || c == '_'), str::to_string))
-        .parse(i)
+    preceded(
+        tag("::"),
+        map(
+            take_while1(|c: char| c.is_alphanumeric() || c == '_'),
+            str::to_string,
+        ),
+    )
+    .parse(i)
 }
 
 /// `alias:` but not the `::` of a cast.
@@ -107,7 +125,10 @@ fn alias(i: &str) -> Res<'_, String> {
     if rest.starts_with(':') && !rest.starts_with("::") {
         Ok((&rest[1..], n))
     } else {
-        Err(nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::Char)))
+        Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Char,
+        )))
     }
 }
 
@@ -116,7 +137,12 @@ fn embed(i: &str) -> Res<'_, SelectItem> {
     let (i, _) = opt(tag("...")).parse(i)?;
     let (i, relation) = name(i)?;
     let (i, hints) = many0(preceded(char('!'), name)).parse(i)?;
-    let (i, select) = delimited(char('('), separated_list0(char(','), select_item), char(')')).parse(i)?;
+    let (i, select) = delimited(
+        char('('),
+        separated_list0(char(','), select_item),
+        char(')'),
+    )
+    .parse(i)?;
     let mut hint = None;
     let mut inner = false;
     for h in hints {
@@ -126,12 +152,23 @@ fn embed(i: &str) -> Res<'_, SelectItem> {
             _ => hint = Some(h),
         }
     }
-    Ok((i, SelectItem::Embed(Embed { alias, relation, hint, inner, select })))
+    Ok((
+        i,
+        SelectItem::Embed(Embed {
+            alias,
+            relation,
+            hint,
+            inner,
+            select,
+        }),
+    ))
 }
 
 fn column(i: &str) -> Res<'_, SelectItem> {
-    map((opt(alias), field, opt(cast)), |(alias, field, cast)| SelectItem::Column { field, alias, cast })
-        .parse(i)
+    map((opt(alias), field, opt(cast)), |(alias, field, cast)| {
+        SelectItem::Column { field, alias, cast }
+    })
+    .parse(i)
 }
 
 fn select_item(i: &str) -> Res<'_, SelectItem> {
@@ -198,29 +235,53 @@ fn list_element(i: &str) -> Res<'_, String> {
         map(
             delimited(
                 char('"'),
-                opt(escaped_transform(is_not("\"\\"), '\\', alt((value("\"", char('"')), value("\\", char('\\')))))),
+                opt(escaped_transform(
+                    is_not("\"\\"),
+                    '\\',
+                    alt((value("\"", char('"')), value("\\", char('\\')))),
+                )),
                 char('"'),
             ),
             |s: Option<String>| s.unwrap_or_default(),
         ),
-        map(opt(is_not(",)}")), |s: Option<&str>| s.unwrap_or("").to_string()),
+        map(opt(is_not(",)}")), |s: Option<&str>| {
+            s.unwrap_or("").to_string()
+        }),
     ))
     .parse(i)
 }
 
 fn paren_list(i: &str) -> Res<'_, Vec<String>> {
-    map(delimited(char('('), separated_list0(char(','), list_element), char(')')), drop_single_empty)
-        .parse(i)
+    map(
+        delimited(
+            char('('),
+            separated_list0(char(','), list_element),
+            char(')'),
+        ),
+        drop_single_empty,
+    )
+    .parse(i)
 }
 
 fn brace_list(i: &str) -> Res<'_, Vec<String>> {
-    map(delimited(char('{'), separated_list0(char(','), list_element), char('}')), drop_single_empty)
-        .parse(i)
+    map(
+        delimited(
+            char('{'),
+            separated_list0(char(','), list_element),
+            char('}'),
+        ),
+        drop_single_empty,
+    )
+    .parse(i)
 }
 
 /// `in.()` is the empty list, not a list of one empty string.
 fn drop_single_empty(v: Vec<String>) -> Vec<String> {
-    if v.len() == 1 && v[0].is_empty() { vec![] } else { v }
+    if v.len() == 1 && v[0].is_empty() {
+        vec![]
+    } else {
+        v
+    }
 }
 
 /// The part after `op.`: in a query parameter it runs to the end; inside a logic tree it stops
@@ -234,7 +295,11 @@ fn scalar_value(in_tree: bool) -> impl Fn(&str) -> Res<'_, String> {
             return map(
                 delimited(
                     char('"'),
-                    opt(escaped_transform(is_not("\"\\"), '\\', alt((value("\"", char('"')), value("\\", char('\\')))))),
+                    opt(escaped_transform(
+                        is_not("\"\\"),
+                        '\\',
+                        alt((value("\"", char('"')), value("\\", char('\\')))),
+                    )),
                     char('"'),
                 ),
                 |s: Option<String>| s.unwrap_or_default(),
@@ -276,30 +341,53 @@ fn operation(in_tree: bool) -> impl Fn(&str) -> Res<'_, (bool, Operation)> {
         let (i, negate) = map(opt(tag("not.")), |n| n.is_some()).parse(i)?;
         let (i, op) = alt((
             map(preceded(tag("is."), is_value), Operation::Is),
-            map(preceded(tag("isdistinct."), scalar_value(in_tree)), Operation::IsDistinct),
+            map(
+                preceded(tag("isdistinct."), scalar_value(in_tree)),
+                Operation::IsDistinct,
+            ),
             map(preceded(tag("in."), paren_list), Operation::In),
             map(
                 (
                     fts_kind,
-                    opt(delimited(char('('), map(take_while1(|c: char| c.is_alphanumeric() || c == '_'), str::to_string), char(')'))),
+                    opt(delimited(
+                        char('('),
+                        map(
+                            take_while1(|c: char| c.is_alphanumeric() || c == '_'),
+                            str::to_string,
+                        ),
+                        char(')'),
+                    )),
                     preceded(char('.'), scalar_value(in_tree)),
                 ),
-                |(kind, language, query)| Operation::Fts { kind, language, query },
+                |(kind, language, query)| Operation::Fts {
+                    kind,
+                    language,
+                    query,
+                },
             ),
             map(
                 (
                     cmp_op,
                     delimited(
                         char('('),
-                        alt((value(Quantifier::Any, tag("any")), value(Quantifier::All, tag("all")))),
+                        alt((
+                            value(Quantifier::Any, tag("any")),
+                            value(Quantifier::All, tag("all")),
+                        )),
                         char(')'),
                     ),
                     preceded(char('.'), alt((brace_list, paren_list))),
                 ),
                 |(op, q, list)| Operation::Quantified(op, q, list),
             ),
-            map(pair(terminated(set_op, char('.')), scalar_value(in_tree)), |(op, v)| Operation::Set(op, v)),
-            map(pair(terminated(cmp_op, char('.')), scalar_value(in_tree)), |(op, v)| Operation::Compare(op, v)),
+            map(
+                pair(terminated(set_op, char('.')), scalar_value(in_tree)),
+                |(op, v)| Operation::Set(op, v),
+            ),
+            map(
+                pair(terminated(cmp_op, char('.')), scalar_value(in_tree)),
+                |(op, v)| Operation::Compare(op, v),
+            ),
         ))
         .parse(i)?;
         Ok((i, (negate, op)))
@@ -336,17 +424,27 @@ fn tree_condition(i: &str) -> Res<'_, Condition> {
                 alt((value(Logic::And, tag("and")), value(Logic::Or, tag("or")))),
                 tree_children,
             ),
-            |(negate, logic, children)| Condition::Tree { logic, negate, children },
+            |(negate, logic, children)| Condition::Tree {
+                logic,
+                negate,
+                children,
+            },
         ),
-        map(pair(terminated(field, char('.')), operation(true)), |(field, (negate, op))| {
-            Condition::Filter(Filter { field, negate, op })
-        }),
+        map(
+            pair(terminated(field, char('.')), operation(true)),
+            |(field, (negate, op))| Condition::Filter(Filter { field, negate, op }),
+        ),
     ))
     .parse(i)
 }
 
 fn tree_children(i: &str) -> Res<'_, Vec<Condition>> {
-    delimited(char('('), separated_list1(char(','), tree_condition), char(')')).parse(i)
+    delimited(
+        char('('),
+        separated_list1(char(','), tree_condition),
+        char(')'),
+    )
+    .parse(i)
 }
 
 /// `or=(a.eq.1,and(b.gt.2,c.is.null))` given the key's logic (and negation) and the value.
@@ -357,7 +455,11 @@ pub fn parse_logic_tree(logic: Logic, negate: bool, input: &str) -> Result<Condi
         input,
         all_consuming(tree_children),
     )?;
-    Ok(Condition::Tree { logic, negate, children })
+    Ok(Condition::Tree {
+        logic,
+        negate,
+        children,
+    })
 }
 
 // ---------------------------------------------------------------- order, columns
@@ -366,13 +468,26 @@ fn order_term(i: &str) -> Res<'_, OrderTerm> {
     map(
         (
             field,
-            opt(preceded(char('.'), alt((value(Direction::Asc, tag("asc")), value(Direction::Desc, tag("desc")))))),
             opt(preceded(
                 char('.'),
-                alt((value(Nulls::First, tag("nullsfirst")), value(Nulls::Last, tag("nullslast")))),
+                alt((
+                    value(Direction::Asc, tag("asc")),
+                    value(Direction::Desc, tag("desc")),
+                )),
+            )),
+            opt(preceded(
+                char('.'),
+                alt((
+                    value(Nulls::First, tag("nullsfirst")),
+                    value(Nulls::Last, tag("nullslast")),
+                )),
             )),
         ),
-        |(field, direction, nulls)| OrderTerm { field, direction, nulls },
+        |(field, direction, nulls)| OrderTerm {
+            field,
+            direction,
+            nulls,
+        },
     )
     .parse(i)
 }
@@ -388,7 +503,12 @@ pub fn parse_order(input: &str) -> Result<Vec<OrderTerm>, ParseError> {
 
 /// `columns=a,b` and `on_conflict=a,b`.
 pub fn parse_name_list(what: &str, input: &str) -> Result<Vec<String>, ParseError> {
-    run(what, "column name", input, all_consuming(separated_list1(char(','), name)))
+    run(
+        what,
+        "column name",
+        input,
+        all_consuming(separated_list1(char(','), name)),
+    )
 }
 
 #[cfg(test)]
@@ -396,13 +516,20 @@ mod tests {
     use super::*;
 
     fn col(n: &str) -> SelectItem {
-        SelectItem::Column { field: Field::simple(n), alias: None, cast: None }
+        SelectItem::Column {
+            field: Field::simple(n),
+            alias: None,
+            cast: None,
+        }
     }
 
     #[test]
     fn select_columns_aliases_casts_and_json() {
         assert_eq!(parse_select("*").unwrap(), vec![SelectItem::Star]);
-        assert_eq!(parse_select("id,name").unwrap(), vec![col("id"), col("name")]);
+        assert_eq!(
+            parse_select("id,name").unwrap(),
+            vec![col("id"), col("name")]
+        );
         assert_eq!(
             parse_select("price:base_price::text").unwrap(),
             vec![SelectItem::Column {
@@ -426,13 +553,18 @@ mod tests {
                 cast: None
             }
         );
-        assert!(matches!(&s[1], SelectItem::Column { field, .. } if field.json_path == vec![JsonStep::Arrow(JsonKey::Index(0))]));
+        assert!(
+            matches!(&s[1], SelectItem::Column { field, .. } if field.json_path == vec![JsonStep::Arrow(JsonKey::Index(0))])
+        );
         assert_eq!(parse_select("\"my col\"").unwrap(), vec![col("my col")]);
     }
 
     #[test]
     fn select_embeds() {
-        let s = parse_select("*,category:categories!products_category_id_fkey!inner(id,name),product_categories()").unwrap();
+        let s = parse_select(
+            "*,category:categories!products_category_id_fkey!inner(id,name),product_categories()",
+        )
+        .unwrap();
         assert_eq!(s.len(), 3);
         match &s[1] {
             SelectItem::Embed(e) => {
@@ -446,15 +578,23 @@ mod tests {
         }
         assert!(matches!(&s[2], SelectItem::Embed(e) if e.select.is_empty()));
         let nested = parse_select("id,products(id,categories(slug))").unwrap();
-        assert!(matches!(&nested[1], SelectItem::Embed(e) if matches!(&e.select[1], SelectItem::Embed(_))));
+        assert!(
+            matches!(&nested[1], SelectItem::Embed(e) if matches!(&e.select[1], SelectItem::Embed(_)))
+        );
     }
 
     #[test]
     fn select_errors_point_at_the_problem() {
         let e = parse_select("id,").unwrap_err();
         assert_eq!(e.column, 4);
-        assert_eq!(e.to_string(), "\"failed to parse select parameter (id,)\" (line 1, column 4)");
-        assert_eq!(e.details, "unexpected end of input expecting field name (* or [a..z0..9_$])");
+        assert_eq!(
+            e.to_string(),
+            "\"failed to parse select parameter (id,)\" (line 1, column 4)"
+        );
+        assert_eq!(
+            e.details,
+            "unexpected end of input expecting field name (* or [a..z0..9_$])"
+        );
         let e = parse_select("id,name)").unwrap_err();
         assert_eq!(e.column, 8);
         assert!(e.details.contains("unexpected \")\""));
@@ -466,30 +606,62 @@ mod tests {
         let f = parse_filter("id", "eq.5").unwrap();
         assert_eq!(f.op, Operation::Compare(CmpOp::Eq, "5".into()));
         let f = parse_filter("name", "ilike.%foo bar, (baz)%").unwrap();
-        assert_eq!(f.op, Operation::Compare(CmpOp::Ilike, "%foo bar, (baz)%".into()));
+        assert_eq!(
+            f.op,
+            Operation::Compare(CmpOp::Ilike, "%foo bar, (baz)%".into())
+        );
         let f = parse_filter("c", "not.is.null").unwrap();
         assert!(f.negate);
         assert_eq!(f.op, Operation::Is(IsValue::Null));
         let f = parse_filter("id", "in.(x,\"y,z\",3)").unwrap();
-        assert_eq!(f.op, Operation::In(vec!["x".into(), "y,z".into(), "3".into()]));
-        assert_eq!(parse_filter("id", "in.()").unwrap().op, Operation::In(vec![]));
+        assert_eq!(
+            f.op,
+            Operation::In(vec!["x".into(), "y,z".into(), "3".into()])
+        );
+        assert_eq!(
+            parse_filter("id", "in.()").unwrap().op,
+            Operation::In(vec![])
+        );
         let f = parse_filter("name", "like(any).{a*,b*}").unwrap();
-        assert_eq!(f.op, Operation::Quantified(CmpOp::Like, Quantifier::Any, vec!["a*".into(), "b*".into()]));
+        assert_eq!(
+            f.op,
+            Operation::Quantified(CmpOp::Like, Quantifier::Any, vec!["a*".into(), "b*".into()])
+        );
         let f = parse_filter("tags", "cs.{a,b}").unwrap();
         assert_eq!(f.op, Operation::Set(SetOp::Contains, "{a,b}".into()));
         let f = parse_filter("doc", "fts(english).cat & dog").unwrap();
         assert_eq!(
             f.op,
-            Operation::Fts { kind: FtsKind::Fts, language: Some("english".into()), query: "cat & dog".into() }
+            Operation::Fts {
+                kind: FtsKind::Fts,
+                language: Some("english".into()),
+                query: "cat & dog".into()
+            }
         );
         assert_eq!(
             parse_filter("doc", "wfts.cat").unwrap().op,
-            Operation::Fts { kind: FtsKind::Websearch, language: None, query: "cat".into() }
+            Operation::Fts {
+                kind: FtsKind::Websearch,
+                language: None,
+                query: "cat".into()
+            }
         );
-        assert_eq!(parse_filter("n", "gte.3").unwrap().op, Operation::Compare(CmpOp::Gte, "3".into()));
-        assert_eq!(parse_filter("n", "isdistinct.3").unwrap().op, Operation::IsDistinct("3".into()));
-        assert_eq!(parse_filter("r", "adj.[1,2)").unwrap().op, Operation::Set(SetOp::Adjacent, "[1,2)".into()));
-        assert_eq!(parse_filter("r", "nxl.[1,2)").unwrap().op, Operation::Set(SetOp::NotExtendLeft, "[1,2)".into()));
+        assert_eq!(
+            parse_filter("n", "gte.3").unwrap().op,
+            Operation::Compare(CmpOp::Gte, "3".into())
+        );
+        assert_eq!(
+            parse_filter("n", "isdistinct.3").unwrap().op,
+            Operation::IsDistinct("3".into())
+        );
+        assert_eq!(
+            parse_filter("r", "adj.[1,2)").unwrap().op,
+            Operation::Set(SetOp::Adjacent, "[1,2)".into())
+        );
+        assert_eq!(
+            parse_filter("r", "nxl.[1,2)").unwrap().op,
+            Operation::Set(SetOp::NotExtendLeft, "[1,2)".into())
+        );
         let f = parse_filter("data->>a", "eq.1").unwrap();
         assert_eq!(f.field.json_path.len(), 1);
     }
@@ -497,7 +669,10 @@ mod tests {
     #[test]
     fn filter_errors() {
         let e = parse_filter("id", "noop.0").unwrap_err();
-        assert_eq!(e.to_string(), "\"failed to parse filter (noop.0)\" (line 1, column 1)");
+        assert_eq!(
+            e.to_string(),
+            "\"failed to parse filter (noop.0)\" (line 1, column 1)"
+        );
         assert!(e.details.starts_with("unexpected \"n\" expecting operator"));
         assert!(parse_filter("id", "is.maybe").is_err());
         assert!(parse_filter("id", "in.(1,2").is_err());
@@ -507,7 +682,12 @@ mod tests {
     #[test]
     fn logic_trees() {
         let t = parse_logic_tree(Logic::Or, false, "(a.eq.1,b.gt.2)").unwrap();
-        let Condition::Tree { logic, children, .. } = t else { panic!() };
+        let Condition::Tree {
+            logic, children, ..
+        } = t
+        else {
+            panic!()
+        };
         assert_eq!(logic, Logic::Or);
         assert_eq!(children.len(), 2);
         let t = parse_logic_tree(
@@ -516,11 +696,19 @@ mod tests {
             "(name.eq.\"a,b)\",id.in.(1,2),not.or(c.is.null,d.like.*x*),r.cs.{1,2})",
         )
         .unwrap();
-        let Condition::Tree { children, .. } = t else { panic!() };
+        let Condition::Tree { children, .. } = t else {
+            panic!()
+        };
         assert_eq!(children.len(), 4);
-        assert!(matches!(&children[0], Condition::Filter(f) if f.op == Operation::Compare(CmpOp::Eq, "a,b)".into())));
-        assert!(matches!(&children[2], Condition::Tree { logic: Logic::Or, negate: true, children } if children.len() == 2));
-        assert!(matches!(&children[3], Condition::Filter(f) if f.op == Operation::Set(SetOp::Contains, "{1,2}".into())));
+        assert!(
+            matches!(&children[0], Condition::Filter(f) if f.op == Operation::Compare(CmpOp::Eq, "a,b)".into()))
+        );
+        assert!(
+            matches!(&children[2], Condition::Tree { logic: Logic::Or, negate: true, children } if children.len() == 2)
+        );
+        assert!(
+            matches!(&children[3], Condition::Filter(f) if f.op == Operation::Set(SetOp::Contains, "{1,2}".into()))
+        );
         let e = parse_logic_tree(Logic::Or, false, "(a.eq.1,").unwrap_err();
         assert_eq!(e.column, 9);
         assert!(parse_logic_tree(Logic::Or, false, "a.eq.1").is_err());
@@ -534,6 +722,9 @@ mod tests {
         assert_eq!(o[0].nulls, Some(Nulls::First));
         assert_eq!(o[2].direction, None);
         assert!(parse_order("name.sideways").is_err());
-        assert_eq!(parse_name_list("columns", "\"a\",\"b\"").unwrap(), vec!["a", "b"]);
+        assert_eq!(
+            parse_name_list("columns", "\"a\",\"b\"").unwrap(),
+            vec!["a", "b"]
+        );
     }
 }

@@ -101,10 +101,17 @@ impl Sql {
 
 enum Rel<'c> {
     /// The parent holds the foreign key (or the child's key is unique): one object or null.
-    ToOne { fk: &'c ForeignKey, parent_holds_fk: bool },
+    ToOne {
+        fk: &'c ForeignKey,
+        parent_holds_fk: bool,
+    },
     /// The child holds the foreign key: an array.
     ToMany { fk: &'c ForeignKey },
-    ManyToMany { junction: &'c Table, to_parent: &'c ForeignKey, to_child: &'c ForeignKey },
+    ManyToMany {
+        junction: &'c Table,
+        to_parent: &'c ForeignKey,
+        to_child: &'c ForeignKey,
+    },
 }
 
 struct Child<'c> {
@@ -143,13 +150,23 @@ fn find_relationships<'c>(
             if fk.schema == *schema && fk.table == parent.name && fk.foreign_table == target.name {
                 let mut keys = vec![fk.name.clone()];
                 keys.extend(fk.columns.iter().cloned());
-                candidates.push((target, Rel::ToOne { fk, parent_holds_fk: true }, keys));
+                candidates.push((
+                    target,
+                    Rel::ToOne {
+                        fk,
+                        parent_holds_fk: true,
+                    },
+                    keys,
+                ));
             }
             if fk.schema == *schema && fk.table == target.name && fk.foreign_table == parent.name {
                 let mut keys = vec![fk.name.clone()];
                 keys.extend(fk.columns.iter().cloned());
                 let rel = if is_unique(target, &fk.columns) {
-                    Rel::ToOne { fk, parent_holds_fk: false }
+                    Rel::ToOne {
+                        fk,
+                        parent_holds_fk: false,
+                    }
                 } else {
                     Rel::ToMany { fk }
                 };
@@ -157,14 +174,30 @@ fn find_relationships<'c>(
             }
         }
         for junction in cache.tables().filter(|t| t.schema == *schema) {
-            for to_parent in fks.iter().filter(|f| f.table == junction.name && f.foreign_table == parent.name) {
-                for to_child in fks.iter().filter(|f| f.table == junction.name && f.foreign_table == target.name) {
-                    let key_cols = |f: &ForeignKey| f.columns.iter().all(|c| junction.primary_key.contains(c));
-                    if to_parent.name != to_child.name && key_cols(to_parent) && key_cols(to_child) {
+            for to_parent in fks
+                .iter()
+                .filter(|f| f.table == junction.name && f.foreign_table == parent.name)
+            {
+                for to_child in fks
+                    .iter()
+                    .filter(|f| f.table == junction.name && f.foreign_table == target.name)
+                {
+                    let key_cols =
+                        |f: &ForeignKey| f.columns.iter().all(|c| junction.primary_key.contains(c));
+                    if to_parent.name != to_child.name && key_cols(to_parent) && key_cols(to_child)
+                    {
                         candidates.push((
                             target,
-                            Rel::ManyToMany { junction, to_parent, to_child },
-                            vec![junction.name.clone(), to_parent.name.clone(), to_child.name.clone()],
+                            Rel::ManyToMany {
+                                junction,
+                                to_parent,
+                                to_child,
+                            },
+                            vec![
+                                junction.name.clone(),
+                                to_parent.name.clone(),
+                                to_child.name.clone(),
+                            ],
                         ));
                     }
                 }
@@ -173,10 +206,19 @@ fn find_relationships<'c>(
     } else {
         // Embedding by the foreign key column: `category:category_id(*)`.
         for fk in fks {
-            if fk.schema == *schema && fk.table == parent.name && fk.columns == [embed.relation.clone()] {
-                if let Some(target) = cache.table(&fk.foreign_schema, &fk.foreign_table) {
-                    candidates.push((target, Rel::ToOne { fk, parent_holds_fk: true }, vec![fk.name.clone()]));
-                }
+            if fk.schema == *schema
+                && fk.table == parent.name
+                && fk.columns == [embed.relation.clone()]
+                && let Some(target) = cache.table(&fk.foreign_schema, &fk.foreign_table)
+            {
+                candidates.push((
+                    target,
+                    Rel::ToOne {
+                        fk,
+                        parent_holds_fk: true,
+                    },
+                    vec![fk.name.clone()],
+                ));
             }
         }
     }
@@ -248,7 +290,10 @@ fn build_node<'c>(
                     return Err(ApiError::new(
                         400,
                         "PGRST200",
-                        format!("Could not find a relationship for '{}' in the schema cache", e.relation),
+                        format!(
+                            "Could not find a relationship for '{}' in the schema cache",
+                            e.relation
+                        ),
                     ));
                 };
                 let (target, rel) = find_relationships(cache, parent, e)?;
@@ -269,11 +314,23 @@ fn build_node<'c>(
 }
 
 fn node_at<'n, 'c>(node: &'n mut Node<'c>, path: &[String]) -> Result<&'n mut Node<'c>, ApiError> {
-    let Some((first, rest)) = path.split_first() else { return Ok(node) };
-    let idx = node.children.iter().position(|c| c.label == *first).ok_or_else(|| {
-        ApiError::new(400, "PGRST108", format!("'{first}' is not an embedded resource in this request"))
-            .hint(format!("Verify that '{first}' is included in the 'select' query parameter."))
-    })?;
+    let Some((first, rest)) = path.split_first() else {
+        return Ok(node);
+    };
+    let idx = node
+        .children
+        .iter()
+        .position(|c| c.label == *first)
+        .ok_or_else(|| {
+            ApiError::new(
+                400,
+                "PGRST108",
+                format!("'{first}' is not an embedded resource in this request"),
+            )
+            .hint(format!(
+                "Verify that '{first}' is included in the 'select' query parameter."
+            ))
+        })?;
     node_at(&mut node.children[idx].node, rest)
 }
 
@@ -329,7 +386,11 @@ fn select_list(node: &Node, sql: &mut Sql, laterals: &[String]) -> String {
     }
     for (child, lateral) in node.children.iter().zip(laterals) {
         if !child.hidden {
-            items.push(format!("{}.body AS {}", ident(lateral), ident(&child.label)));
+            items.push(format!(
+                "{}.body AS {}",
+                ident(lateral),
+                ident(&child.label)
+            ));
         }
     }
     items.join(", ")
@@ -346,7 +407,11 @@ fn array_literal(values: &[String]) -> String {
 fn filter_sql(f: &Filter, alias: &str, sql: &mut Sql) -> String {
     let e = field_sql(&f.field, alias, sql);
     let like = |op: CmpOp, v: &str| {
-        if matches!(op, CmpOp::Like | CmpOp::Ilike) { v.replace('*', "%") } else { v.to_string() }
+        if matches!(op, CmpOp::Like | CmpOp::Ilike) {
+            v.replace('*', "%")
+        } else {
+            v.to_string()
+        }
     };
     let expr = match &f.op {
         Operation::Compare(op, v) => format!("{e} {} {}", op.sql(), sql.param(like(*op, v))),
@@ -371,26 +436,45 @@ fn filter_sql(f: &Filter, alias: &str, sql: &mut Sql) -> String {
         Operation::IsDistinct(v) => format!("{e} IS DISTINCT FROM {}", sql.param(v.clone())),
         Operation::In(vs) => format!("{e} = ANY({})", sql.param(array_literal(vs))),
         Operation::Set(op, v) => format!("{e} {} {}", op.sql(), sql.param(v.clone())),
-        Operation::Fts { kind, language, query } => match language {
+        Operation::Fts {
+            kind,
+            language,
+            query,
+        } => match language {
             Some(l) => {
                 let l = sql.param(l.clone());
-                format!("{e} @@ {}({l}::regconfig, {})", kind.function(), sql.param(query.clone()))
+                format!(
+                    "{e} @@ {}({l}::regconfig, {})",
+                    kind.function(),
+                    sql.param(query.clone())
+                )
             }
             None => format!("{e} @@ {}({})", kind.function(), sql.param(query.clone())),
         },
     };
-    if f.negate { format!("NOT ({expr})") } else { expr }
+    if f.negate {
+        format!("NOT ({expr})")
+    } else {
+        expr
+    }
 }
 
 fn condition_sql(c: &Condition, alias: &str, sql: &mut Sql) -> String {
     match c {
         Condition::Filter(f) => filter_sql(f, alias, sql),
-        Condition::Tree { logic, negate, children } => {
+        Condition::Tree {
+            logic,
+            negate,
+            children,
+        } => {
             let sep = match logic {
                 Logic::And => " AND ",
                 Logic::Or => " OR ",
             };
-            let parts: Vec<String> = children.iter().map(|c| condition_sql(c, alias, sql)).collect();
+            let parts: Vec<String> = children
+                .iter()
+                .map(|c| condition_sql(c, alias, sql))
+                .collect();
             let s = format!("({})", parts.join(sep));
             if *negate { format!("NOT {s}") } else { s }
         }
@@ -415,7 +499,11 @@ fn order_sql(terms: &[OrderTerm], alias: &str, sql: &mut Sql) -> String {
             s
         })
         .collect();
-    if parts.is_empty() { String::new() } else { format!(" ORDER BY {}", parts.join(", ")) }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ORDER BY {}", parts.join(", "))
+    }
 }
 
 /// The LATERAL joins of a node's embedded children; returns (join SQL, lateral aliases).
@@ -439,15 +527,26 @@ fn joins_sql(node: &Node, sql: &mut Sql, only_inner: bool) -> (String, Vec<Strin
                 .collect()
         };
         let (from, mut wheres) = match &child.rel {
-            Rel::ToOne { fk, parent_holds_fk: true } => (
+            Rel::ToOne {
+                fk,
+                parent_holds_fk: true,
+            } => (
                 format!("{} AS {ca}", qualified(&target.schema, &target.name)),
                 pairs(&fk.foreign_columns, &fk.columns, &ca, &p),
             ),
-            Rel::ToOne { fk, parent_holds_fk: false } | Rel::ToMany { fk } => (
+            Rel::ToOne {
+                fk,
+                parent_holds_fk: false,
+            }
+            | Rel::ToMany { fk } => (
                 format!("{} AS {ca}", qualified(&target.schema, &target.name)),
                 pairs(&fk.columns, &fk.foreign_columns, &ca, &p),
             ),
-            Rel::ManyToMany { junction, to_parent, to_child } => {
+            Rel::ManyToMany {
+                junction,
+                to_parent,
+                to_child,
+            } => {
                 let j = ident(&sql.next_alias(&junction.name));
                 let on = pairs(&to_child.columns, &to_child.foreign_columns, &j, &ca).join(" AND ");
                 (
@@ -465,7 +564,10 @@ fn joins_sql(node: &Node, sql: &mut Sql, only_inner: bool) -> (String, Vec<Strin
         for cond in &c.conditions {
             wheres.push(condition_sql(cond, &c.alias, sql));
         }
-        let mut q = format!("SELECT {cols} FROM {from}{inner_joins} WHERE {}", wheres.join(" AND "));
+        let mut q = format!(
+            "SELECT {cols} FROM {from}{inner_joins} WHERE {}",
+            wheres.join(" AND ")
+        );
         q.push_str(&order_sql(&c.order, &c.alias, sql));
         if let Some(l) = c.limit {
             q.push_str(&format!(" LIMIT {}", sql.param(l.to_string())));
@@ -475,19 +577,36 @@ fn joins_sql(node: &Node, sql: &mut Sql, only_inner: bool) -> (String, Vec<Strin
         }
         let to_one = matches!(child.rel, Rel::ToOne { .. });
         let body = match (to_one, child.inner) {
-            (true, _) => "SELECT row_to_json(pgrst_row) AS body FROM (".to_string() + &q + ") AS pgrst_row",
-            (false, false) => format!("SELECT coalesce(json_agg(pgrst_row), '[]') AS body FROM ({q}) AS pgrst_row"),
-            (false, true) => format!("SELECT json_agg(pgrst_row) AS body FROM ({q}) AS pgrst_row HAVING count(*) > 0"),
+            (true, _) => {
+                "SELECT row_to_json(pgrst_row) AS body FROM (".to_string() + &q + ") AS pgrst_row"
+            }
+            (false, false) => format!(
+                "SELECT coalesce(json_agg(pgrst_row), '[]') AS body FROM ({q}) AS pgrst_row"
+            ),
+            (false, true) => format!(
+                "SELECT json_agg(pgrst_row) AS body FROM ({q}) AS pgrst_row HAVING count(*) > 0"
+            ),
         };
         let join = if child.inner { "INNER" } else { "LEFT" };
-        joins.push_str(&format!(" {join} JOIN LATERAL ({body}) AS {} ON TRUE", ident(&lateral)));
+        joins.push_str(&format!(
+            " {join} JOIN LATERAL ({body}) AS {} ON TRUE",
+            ident(&lateral)
+        ));
     }
     (joins, laterals)
 }
 
 fn where_sql(node: &Node, sql: &mut Sql) -> String {
-    let parts: Vec<String> = node.conditions.iter().map(|c| condition_sql(c, &node.alias, sql)).collect();
-    if parts.is_empty() { String::new() } else { format!(" WHERE {}", parts.join(" AND ")) }
+    let parts: Vec<String> = node
+        .conditions
+        .iter()
+        .map(|c| condition_sql(c, &node.alias, sql))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", parts.join(" AND "))
+    }
 }
 
 /// The outer statement PostgREST wraps every request in: one row with the count, the page size,
@@ -515,16 +634,34 @@ fn body_expr(media: MediaType, head: bool) -> &'static str {
 
 fn resolve_schema(cfg: &EngineConfig, profile: Option<&str>) -> Result<(String, bool), ApiError> {
     match profile {
-        None => Ok((cfg.schemas.first().cloned().unwrap_or_else(|| "public".into()), false)),
+        None => Ok((
+            cfg.schemas
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "public".into()),
+            false,
+        )),
         Some(p) if cfg.schemas.iter().any(|s| s == p) => Ok((p.to_string(), true)),
-        Some(p) => Err(ApiError::new(406, "PGRST106", format!("Invalid schema: {p}"))
-            .hint(format!("Only the following schemas are exposed: {}", cfg.schemas.join(", ")))),
+        Some(p) => Err(
+            ApiError::new(406, "PGRST106", format!("Invalid schema: {p}")).hint(format!(
+                "Only the following schemas are exposed: {}",
+                cfg.schemas.join(", ")
+            )),
+        ),
     }
 }
 
-fn table_or_404<'c>(cache: &'c SchemaCache, schema: &str, name: &str) -> Result<&'c Table, ApiError> {
+fn table_or_404<'c>(
+    cache: &'c SchemaCache,
+    schema: &str,
+    name: &str,
+) -> Result<&'c Table, ApiError> {
     cache.table(schema, name).ok_or_else(|| {
-        let e = ApiError::new(404, "PGRST205", format!("Could not find the table '{schema}.{name}' in the schema cache"));
+        let e = ApiError::new(
+            404,
+            "PGRST205",
+            format!("Could not find the table '{schema}.{name}' in the schema cache"),
+        );
         match cache.closest_table(schema, name) {
             Some(c) => e.hint(format!("Perhaps you meant the table '{schema}.{c}'")),
             None => e,
@@ -535,7 +672,10 @@ fn table_or_404<'c>(cache: &'c SchemaCache, schema: &str, name: &str) -> Result<
 pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Plan, ApiError> {
     let (schema, echo_profile) = resolve_schema(cfg, input.profile)?;
     let media = negotiate(input.accept, false)?;
-    let mut sql = Sql { params: vec![], aliases: 0 };
+    let mut sql = Sql {
+        params: vec![],
+        aliases: 0,
+    };
     let head = input.method == Method::Head;
     let return_ = input.prefer.return_.unwrap_or(Return::Minimal);
     let mut outcome = Outcome {
@@ -555,31 +695,58 @@ pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Pl
             let q = parse_query(input.query, &|_| false)?;
             match input.method {
                 Method::Get | Method::Head => {
-                    let (sql_text, offset) = read_sql(cache, cfg, table, &q, input, media, head, &mut sql)?;
+                    let (sql_text, offset) =
+                        read_sql(cache, cfg, table, &q, input, media, head, &mut sql)?;
                     outcome.offset = offset;
                     (sql_text, true)
                 }
                 Method::Post => {
                     outcome.kind = Kind::Insert;
-                    (insert_sql(cache, table, &q, input, media, return_, &mut sql)?, false)
+                    (
+                        insert_sql(cache, table, &q, input, media, return_, &mut sql)?,
+                        false,
+                    )
                 }
                 Method::Patch => {
                     outcome.kind = Kind::Update;
-                    (update_sql(cache, table, &q, input, media, return_, &mut sql)?, false)
+                    (
+                        update_sql(cache, table, &q, input, media, return_, &mut sql)?,
+                        false,
+                    )
                 }
                 Method::Delete => {
                     outcome.kind = Kind::Delete;
-                    (delete_sql(cache, table, &q, input, media, return_, &mut sql)?, false)
+                    (
+                        delete_sql(cache, table, &q, input, media, return_, &mut sql)?,
+                        false,
+                    )
                 }
             }
         }
         Resource::Rpc(name) => {
-            let (text, read_only, void) = call_sql(cache, cfg, &schema, name, input, media, head, &mut outcome, &mut sql)?;
+            let (text, read_only, void) = call_sql(
+                cache,
+                cfg,
+                &schema,
+                name,
+                input,
+                media,
+                head,
+                &mut outcome,
+                &mut sql,
+            )?;
             outcome.kind = Kind::Call { void };
             (text, read_only)
         }
     };
-    Ok(Plan { statement: Statement { sql: text, params: sql.params }, read_only, outcome })
+    Ok(Plan {
+        statement: Statement {
+            sql: text,
+            params: sql.params,
+        },
+        read_only,
+        outcome,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -608,7 +775,11 @@ fn read_sql(
     let offset = root.offset.unwrap_or(0);
     let (joins, laterals) = joins_sql(&root, sql, false);
     let cols = select_list(&root, sql, &laterals);
-    let from = format!("{} AS {}", qualified(&table.schema, &table.name), ident(&root.alias));
+    let from = format!(
+        "{} AS {}",
+        qualified(&table.schema, &table.name),
+        ident(&root.alias)
+    );
     let wheres = where_sql(&root, sql);
     let mut source = format!("SELECT {cols} FROM {from}{joins}{wheres}");
     source.push_str(&order_sql(&root.order, &root.alias, sql));
@@ -621,7 +792,9 @@ fn read_sql(
     let mut ctes = format!("pgrst_source AS ({source})");
     let total = match input.prefer.count {
         None => "NULL::bigint".to_string(),
-        Some(Count::Planned) if root.conditions.is_empty() && !root.children.iter().any(|c| c.inner) => {
+        Some(Count::Planned)
+            if root.conditions.is_empty() && !root.children.iter().any(|c| c.inner) =>
+        {
             // An estimate from the planner's statistics, as PostgREST's planned count.
             format!(
                 "(SELECT greatest(reltuples, 0)::bigint FROM pg_catalog.pg_class WHERE oid = {}::regclass)",
@@ -631,22 +804,40 @@ fn read_sql(
         Some(_) => {
             let (inner_joins, _) = joins_sql(&root, sql, true);
             let wheres = where_sql(&root, sql);
-            ctes.push_str(&format!(", pgrst_source_count AS (SELECT 1 FROM {from}{inner_joins}{wheres})"));
+            ctes.push_str(&format!(
+                ", pgrst_source_count AS (SELECT 1 FROM {from}{inner_joins}{wheres})"
+            ));
             "(SELECT pg_catalog.count(*) FROM pgrst_source_count)".to_string()
         }
     };
-    Ok((wrap(&ctes, &total, body_expr(media, head), "NULL::text"), offset))
+    Ok((
+        wrap(&ctes, &total, body_expr(media, head), "NULL::text"),
+        offset,
+    ))
 }
 
 /// Parses the JSON body of a write: its rows as a JSON array text and the columns to write.
-fn body_rows(table: &Table, q: &QueryParams, body: &[u8], single_only: bool) -> Result<(String, Vec<String>), ApiError> {
+fn body_rows(
+    table: &Table,
+    q: &QueryParams,
+    body: &[u8],
+    single_only: bool,
+) -> Result<(String, Vec<String>), ApiError> {
     let invalid = || ApiError::new(400, "PGRST102", "Empty or invalid json");
     let value: Value = serde_json::from_slice(body).map_err(|_| invalid())?;
-    let keys_of = |v: &Value| -> Option<Vec<String>> { v.as_object().map(|o| o.keys().cloned().collect()) };
+    let keys_of =
+        |v: &Value| -> Option<Vec<String>> { v.as_object().map(|o| o.keys().cloned().collect()) };
     let (rows_text, keys) = match &value {
-        Value::Object(_) => (format!("[{}]", String::from_utf8_lossy(body)), keys_of(&value).unwrap_or_default()),
+        Value::Object(_) => (
+            format!("[{}]", String::from_utf8_lossy(body)),
+            keys_of(&value).unwrap_or_default(),
+        ),
         Value::Array(items) if !single_only => {
-            let first = items.first().map(keys_of).unwrap_or(Some(vec![])).ok_or_else(invalid)?;
+            let first = items
+                .first()
+                .map(keys_of)
+                .unwrap_or(Some(vec![]))
+                .ok_or_else(invalid)?;
             if q.columns.is_none() {
                 let mut sorted = first.clone();
                 sorted.sort();
@@ -668,7 +859,10 @@ fn body_rows(table: &Table, q: &QueryParams, body: &[u8], single_only: bool) -> 
             return Err(ApiError::new(
                 400,
                 "PGRST204",
-                format!("Could not find the '{c}' column of '{}' in the schema cache", table.name),
+                format!(
+                    "Could not find the '{c}' column of '{}' in the schema cache",
+                    table.name
+                ),
             ));
         }
     }
@@ -678,7 +872,16 @@ fn body_rows(table: &Table, q: &QueryParams, body: &[u8], single_only: bool) -> 
 fn record_type(table: &Table, columns: &[String]) -> String {
     columns
         .iter()
-        .map(|c| format!("{} {}", ident(c), table.column(c).map(|x| x.data_type.as_str()).unwrap_or("text")))
+        .map(|c| {
+            format!(
+                "{} {}",
+                ident(c),
+                table
+                    .column(c)
+                    .map(|x| x.data_type.as_str())
+                    .unwrap_or("text")
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -688,9 +891,12 @@ fn record_type(table: &Table, columns: &[String]) -> String {
 fn returning(table: &Table, return_: Return, alias: &str) -> String {
     match return_ {
         Return::Representation => format!("{}.*", ident(alias)),
-        Return::HeadersOnly if !table.primary_key.is_empty() => {
-            table.primary_key.iter().map(|c| format!("{}.{}", ident(alias), ident(c))).collect::<Vec<_>>().join(", ")
-        }
+        Return::HeadersOnly if !table.primary_key.is_empty() => table
+            .primary_key
+            .iter()
+            .map(|c| format!("{}.{}", ident(alias), ident(c)))
+            .collect::<Vec<_>>()
+            .join(", "),
         _ => "1".to_string(),
     }
 }
@@ -712,11 +918,18 @@ fn mutation_wrap(
         let root = build_node(cache, Some(table), table.name.clone(), &q.select, sql)?;
         let (joins, laterals) = joins_sql(&root, sql, false);
         let cols = select_list(&root, sql, &laterals);
-        format!("SELECT {cols} FROM pgrst_mutation AS {}{joins}", ident(&table.name))
+        format!(
+            "SELECT {cols} FROM pgrst_mutation AS {}{joins}",
+            ident(&table.name)
+        )
     } else {
         "SELECT 1 FROM pgrst_mutation".to_string()
     };
-    let body = if return_ == Return::Representation { body_expr(media, false) } else { "''" };
+    let body = if return_ == Return::Representation {
+        body_expr(media, false)
+    } else {
+        "''"
+    };
     let location = if location && return_ == Return::HeadersOnly && !table.primary_key.is_empty() {
         let parts: Vec<String> = table
             .primary_key
@@ -731,7 +944,12 @@ fn mutation_wrap(
     } else {
         "NULL::text".to_string()
     };
-    Ok(wrap(&format!("pgrst_mutation AS ({mutation}), pgrst_source AS ({source})"), "NULL::bigint", body, &location))
+    Ok(wrap(
+        &format!("pgrst_mutation AS ({mutation}), pgrst_source AS ({source})"),
+        "NULL::bigint",
+        body,
+        &location,
+    ))
 }
 
 fn insert_sql(
@@ -744,18 +962,30 @@ fn insert_sql(
     sql: &mut Sql,
 ) -> Result<String, ApiError> {
     let (rows, columns) = body_rows(table, q, input.body, false)?;
-    let target = format!("{} AS {}", qualified(&table.schema, &table.name), ident(&table.name));
+    let target = format!(
+        "{} AS {}",
+        qualified(&table.schema, &table.name),
+        ident(&table.name)
+    );
     let ret = returning(table, return_, &table.name);
     let mutation = if columns.is_empty() {
         format!("INSERT INTO {target} DEFAULT VALUES RETURNING {ret}")
     } else {
-        let cols = columns.iter().map(|c| ident(c)).collect::<Vec<_>>().join(", ");
+        let cols = columns
+            .iter()
+            .map(|c| ident(c))
+            .collect::<Vec<_>>()
+            .join(", ");
         let values = columns
             .iter()
             .map(|c| match table.column(c).and_then(|x| x.default.as_ref()) {
                 // missing=default: a key absent from a row takes the column default.
                 Some(d) if input.prefer.missing_default => {
-                    format!("CASE WHEN pgrst_row.j ? {} THEN pgrst_body.{} ELSE {d} END", sql.param(c.clone()), ident(c))
+                    format!(
+                        "CASE WHEN pgrst_row.j ? {} THEN pgrst_body.{} ELSE {d} END",
+                        sql.param(c.clone()),
+                        ident(c)
+                    )
                 }
                 _ => format!("pgrst_body.{}", ident(c)),
             })
@@ -768,12 +998,18 @@ fn insert_sql(
                 record_type(table, &columns)
             )
         } else {
-            format!("json_to_recordset({rows_param}::json) AS pgrst_body({})", record_type(table, &columns))
+            format!(
+                "json_to_recordset({rows_param}::json) AS pgrst_body({})",
+                record_type(table, &columns)
+            )
         };
         let conflict = match input.prefer.resolution {
             None => String::new(),
             Some(res) => {
-                let keys = q.on_conflict.clone().unwrap_or_else(|| table.primary_key.clone());
+                let keys = q
+                    .on_conflict
+                    .clone()
+                    .unwrap_or_else(|| table.primary_key.clone());
                 if keys.is_empty() {
                     return Err(ApiError::new(
                         405,
@@ -785,8 +1021,10 @@ fn insert_sql(
                 match res {
                     Resolution::IgnoreDuplicates => format!(" ON CONFLICT ({target}) DO NOTHING"),
                     Resolution::MergeDuplicates => {
-                        let sets: Vec<String> =
-                            columns.iter().map(|c| format!("{} = EXCLUDED.{}", ident(c), ident(c))).collect();
+                        let sets: Vec<String> = columns
+                            .iter()
+                            .map(|c| format!("{} = EXCLUDED.{}", ident(c), ident(c)))
+                            .collect();
                         if sets.is_empty() {
                             format!(" ON CONFLICT ({target}) DO NOTHING")
                         } else {
@@ -796,7 +1034,9 @@ fn insert_sql(
                 }
             }
         };
-        format!("INSERT INTO {target} ({cols}) SELECT {values} FROM {from}{conflict} RETURNING {ret}")
+        format!(
+            "INSERT INTO {target} ({cols}) SELECT {values} FROM {from}{conflict} RETURNING {ret}"
+        )
     };
     mutation_wrap(cache, table, q, &mutation, media, return_, true, sql)
 }
@@ -813,12 +1053,19 @@ fn update_sql(
     let (rows, columns) = body_rows(table, q, input.body, true)?;
     let mut root = build_node(cache, Some(table), table.name.clone(), &[], sql)?;
     attach_query(&mut root, q)?;
-    let target = format!("{} AS {}", qualified(&table.schema, &table.name), ident(&table.name));
+    let target = format!(
+        "{} AS {}",
+        qualified(&table.schema, &table.name),
+        ident(&table.name)
+    );
     let ret = returning(table, return_, &table.name);
     let mutation = if columns.is_empty() {
         format!("SELECT {ret} FROM {target} WHERE false")
     } else {
-        let sets: Vec<String> = columns.iter().map(|c| format!("{} = pgrst_body.{}", ident(c), ident(c))).collect();
+        let sets: Vec<String> = columns
+            .iter()
+            .map(|c| format!("{} = pgrst_body.{}", ident(c), ident(c)))
+            .collect();
         let rows_param = sql.param(rows);
         let wheres = where_sql(&root, sql);
         format!(
@@ -841,7 +1088,11 @@ fn delete_sql(
 ) -> Result<String, ApiError> {
     let mut root = build_node(cache, Some(table), table.name.clone(), &[], sql)?;
     attach_query(&mut root, q)?;
-    let target = format!("{} AS {}", qualified(&table.schema, &table.name), ident(&table.name));
+    let target = format!(
+        "{} AS {}",
+        qualified(&table.schema, &table.name),
+        ident(&table.name)
+    );
     let wheres = where_sql(&root, sql);
     let ret = returning(table, return_, &table.name);
     let mutation = format!("DELETE FROM {target}{wheres} RETURNING {ret}");
@@ -864,7 +1115,10 @@ fn call_sql(
     let is_arg = |k: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == k));
     let q = parse_query(input.query, &|k| input.method.is_read() && is_arg(k))?;
     let args: serde_json::Map<String, Value> = if input.method.is_read() {
-        q.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect()
+        q.rpc_args
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect()
     } else if input.body.iter().all(u8::is_ascii_whitespace) {
         serde_json::Map::new()
     } else {
@@ -893,7 +1147,12 @@ fn call_sql(
         let types = given
             .iter()
             .map(|a| {
-                let t = func.args.iter().find(|x| x.name == *a).map(|x| x.data_type.as_str()).unwrap_or("text");
+                let t = func
+                    .args
+                    .iter()
+                    .find(|x| x.name == *a)
+                    .map(|x| x.data_type.as_str())
+                    .unwrap_or("text");
                 format!("{} {t}", ident(a))
             })
             .collect::<Vec<_>>()
@@ -920,7 +1179,10 @@ fn call_sql(
         outcome.offset = root.offset.unwrap_or(0);
         let cols = select_list(&root, sql, &[]);
         let wheres = where_sql(&root, sql);
-        let mut source = format!("SELECT {cols}{}{wheres}", from_args(&format!("{call} AS {}", ident(&alias))));
+        let mut source = format!(
+            "SELECT {cols}{}{wheres}",
+            from_args(&format!("{call} AS {}", ident(&alias)))
+        );
         source.push_str(&order_sql(&root.order, &alias, sql));
         if let Some(l) = root.limit {
             source.push_str(&format!(" LIMIT {}", sql.param(l.to_string())));
@@ -933,10 +1195,22 @@ fn call_sql(
         } else {
             body_expr(MediaType::SingularJson, head)
         };
-        Ok((wrap(&format!("pgrst_source AS ({source})"), "NULL::bigint", body, "NULL::text"), read_only, false))
+        Ok((
+            wrap(
+                &format!("pgrst_source AS ({source})"),
+                "NULL::bigint",
+                body,
+                "NULL::text",
+            ),
+            read_only,
+            false,
+        ))
     } else {
         let source = if func.returns_set {
-            format!("SELECT pgrst_scalar{}", from_args(&format!("{call} AS pgrst_scalar")))
+            format!(
+                "SELECT pgrst_scalar{}",
+                from_args(&format!("{call} AS pgrst_scalar"))
+            )
         } else {
             format!("SELECT {call} AS pgrst_scalar{}", from_args(""))
         };
@@ -947,7 +1221,16 @@ fn call_sql(
         } else {
             "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
         };
-        Ok((wrap(&format!("pgrst_source AS ({source})"), "NULL::bigint", body, "NULL::text"), read_only, func.returns_void))
+        Ok((
+            wrap(
+                &format!("pgrst_source AS ({source})"),
+                "NULL::bigint",
+                body,
+                "NULL::text",
+            ),
+            read_only,
+            func.returns_void,
+        ))
     }
 }
 

@@ -71,7 +71,11 @@ pub struct Preferences {
 /// Parses one or several `Prefer` headers (tokens joined by commas, as supabase-js sends them).
 pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferences {
     let mut p = Preferences::default();
-    for token in headers.into_iter().flat_map(|h| h.split(',')).map(str::trim) {
+    for token in headers
+        .into_iter()
+        .flat_map(|h| h.split(','))
+        .map(str::trim)
+    {
         let known = match token {
             "return=minimal" => p.return_.replace(Return::Minimal).is_none(),
             "return=headers-only" => p.return_.replace(Return::HeadersOnly).is_none(),
@@ -79,8 +83,12 @@ pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferenc
             "count=exact" => p.count.replace(Count::Exact).is_none(),
             "count=planned" => p.count.replace(Count::Planned).is_none(),
             "count=estimated" => p.count.replace(Count::Estimated).is_none(),
-            "resolution=merge-duplicates" => p.resolution.replace(Resolution::MergeDuplicates).is_none(),
-            "resolution=ignore-duplicates" => p.resolution.replace(Resolution::IgnoreDuplicates).is_none(),
+            "resolution=merge-duplicates" => {
+                p.resolution.replace(Resolution::MergeDuplicates).is_none()
+            }
+            "resolution=ignore-duplicates" => {
+                p.resolution.replace(Resolution::IgnoreDuplicates).is_none()
+            }
             "missing=default" => {
                 p.missing_default = true;
                 true
@@ -121,12 +129,25 @@ impl MediaType {
 /// Picks the response media type from `Accept`. Missing, `*/*` and `application/*` mean JSON.
 pub fn negotiate(accept: Option<&str>, allow_openapi: bool) -> Result<MediaType, ApiError> {
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
-        return Ok(if allow_openapi { MediaType::OpenApi } else { MediaType::Json });
+        return Ok(if allow_openapi {
+            MediaType::OpenApi
+        } else {
+            MediaType::Json
+        });
     };
     for item in accept.split(',') {
-        let mt = item.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let mt = item
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         let found = match mt.as_str() {
-            "*/*" | "application/*" => Some(if allow_openapi { MediaType::OpenApi } else { MediaType::Json }),
+            "*/*" | "application/*" => Some(if allow_openapi {
+                MediaType::OpenApi
+            } else {
+                MediaType::Json
+            }),
             "application/json" => Some(MediaType::Json),
             "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => {
                 Some(MediaType::SingularJson)
@@ -139,7 +160,11 @@ pub fn negotiate(accept: Option<&str>, allow_openapi: bool) -> Result<MediaType,
             return Ok(m);
         }
     }
-    Err(ApiError::new(406, "PGRST107", format!("None of these media types are available: {accept}")))
+    Err(ApiError::new(
+        406,
+        "PGRST107",
+        format!("None of these media types are available: {accept}"),
+    ))
 }
 
 /// `Range: 0-9` → (offset, limit).
@@ -173,20 +198,35 @@ pub struct QueryParams {
 
 fn parse_u64(what: &str, v: &str) -> Result<u64, ApiError> {
     v.trim().parse().map_err(|_| {
-        ApiError::new(400, "PGRST100", format!("\"failed to parse {what} parameter ({v})\" (line 1, column 1)"))
-            .details(format!("unexpected \"{}\" expecting digit", v.chars().next().unwrap_or(' ')))
+        ApiError::new(
+            400,
+            "PGRST100",
+            format!("\"failed to parse {what} parameter ({v})\" (line 1, column 1)"),
+        )
+        .details(format!(
+            "unexpected \"{}\" expecting digit",
+            v.chars().next().unwrap_or(' ')
+        ))
     })
 }
 
 /// Sorts the query pairs into select, filters, logic trees, order, limits and the rest.
 /// `is_rpc_arg` says which plain keys are function arguments (for GET /rpc).
-pub fn parse_query(pairs: &[(String, String)], is_rpc_arg: &dyn Fn(&str) -> bool) -> Result<QueryParams, ApiError> {
-    let mut q = QueryParams { select: vec![SelectItem::Star], ..Default::default() };
+pub fn parse_query(
+    pairs: &[(String, String)],
+    is_rpc_arg: &dyn Fn(&str) -> bool,
+) -> Result<QueryParams, ApiError> {
+    let mut q = QueryParams {
+        select: vec![SelectItem::Star],
+        ..Default::default()
+    };
     for (key, value) in pairs {
         match key.as_str() {
             "select" => q.select = parser::parse_select(value)?,
             "columns" => q.columns = Some(parser::parse_name_list("columns parameter", value)?),
-            "on_conflict" => q.on_conflict = Some(parser::parse_name_list("on_conflict parameter", value)?),
+            "on_conflict" => {
+                q.on_conflict = Some(parser::parse_name_list("on_conflict parameter", value)?)
+            }
             _ if is_rpc_arg(key) => q.rpc_args.push((key.clone(), value.clone())),
             _ => {
                 let mut path: Vec<String> = key.split('.').map(str::to_string).collect();
@@ -206,12 +246,18 @@ pub fn parse_query(pairs: &[(String, String)], is_rpc_arg: &dyn Fn(&str) -> bool
                     }
                     _ => {
                         // `not.or=(...)` arrives as path [..,"not"] + "or".
-                        if (last == "or" || last == "and") && path.last().is_some_and(|p| p == "not") {
+                        if (last == "or" || last == "and")
+                            && path.last().is_some_and(|p| p == "not")
+                        {
                             let mut path = path;
                             path.pop();
-                            q.conditions.push((path, logic_param(&format!("not.{last}"), value)?));
+                            q.conditions
+                                .push((path, logic_param(&format!("not.{last}"), value)?));
                         } else {
-                            q.conditions.push((path, Condition::Filter(parser::parse_filter(&last, value)?)));
+                            q.conditions.push((
+                                path,
+                                Condition::Filter(parser::parse_filter(&last, value)?),
+                            ));
                         }
                     }
                 }
@@ -237,11 +283,21 @@ mod tests {
 
     #[test]
     fn prefer_tokens_joined_by_commas() {
-        let p = parse_prefer(["resolution=ignore-duplicates, return=representation", "count=exact"]);
+        let p = parse_prefer([
+            "resolution=ignore-duplicates, return=representation",
+            "count=exact",
+        ]);
         assert_eq!(p.resolution, Some(Resolution::IgnoreDuplicates));
         assert_eq!(p.return_, Some(Return::Representation));
         assert_eq!(p.count, Some(Count::Exact));
-        assert_eq!(p.applied, vec!["resolution=ignore-duplicates", "return=representation", "count=exact"]);
+        assert_eq!(
+            p.applied,
+            vec![
+                "resolution=ignore-duplicates",
+                "return=representation",
+                "count=exact"
+            ]
+        );
         assert!(parse_prefer(["tx=rollback, bogus=1"]).tx_rollback);
     }
 
@@ -249,10 +305,19 @@ mod tests {
     fn accept_negotiation() {
         assert_eq!(negotiate(None, false).unwrap(), MediaType::Json);
         assert_eq!(negotiate(Some("*/*"), false).unwrap(), MediaType::Json);
-        assert_eq!(negotiate(Some("application/vnd.pgrst.object+json"), false).unwrap(), MediaType::SingularJson);
+        assert_eq!(
+            negotiate(Some("application/vnd.pgrst.object+json"), false).unwrap(),
+            MediaType::SingularJson
+        );
         assert_eq!(negotiate(Some("text/csv"), false).unwrap(), MediaType::Csv);
-        assert_eq!(negotiate(Some("image/png, application/json;q=0.5"), false).unwrap(), MediaType::Json);
-        assert_eq!(negotiate(Some("image/png"), false).unwrap_err().code, "PGRST107");
+        assert_eq!(
+            negotiate(Some("image/png, application/json;q=0.5"), false).unwrap(),
+            MediaType::Json
+        );
+        assert_eq!(
+            negotiate(Some("image/png"), false).unwrap_err().code,
+            "PGRST107"
+        );
     }
 
     #[test]
@@ -281,7 +346,10 @@ mod tests {
         assert_eq!(q.conditions.len(), 3);
         assert_eq!(q.conditions[1].0, vec!["categories"]);
         assert_eq!(q.order[0].0, vec!["categories"]);
-        assert_eq!(q.limit, vec![(vec![], 5), (vec!["categories".to_string()], 2)]);
+        assert_eq!(
+            q.limit,
+            vec![(vec![], 5), (vec!["categories".to_string()], 2)]
+        );
         assert_eq!(q.columns, Some(vec!["a".into(), "b".into()]));
         let bad = parse_query(&[("limit".into(), "ten".into())], &|_| false).unwrap_err();
         assert_eq!(bad.code, "PGRST100");

@@ -28,40 +28,66 @@ pub struct Response {
 
 fn range_header(lower: u64, page: i64, total: Option<i64>) -> String {
     let total = total.map_or("*".to_string(), |t| t.to_string());
-    if page <= 0 { format!("*/{total}") } else { format!("{}-{}/{total}", lower, lower + page as u64 - 1) }
+    if page <= 0 {
+        format!("*/{total}")
+    } else {
+        format!("{}-{}/{total}", lower, lower + page as u64 - 1)
+    }
 }
 
 /// Builds the response, or the error that makes the gateway roll back (PGRST116, PGRST103).
 pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
     let singular = o.media == MediaType::SingularJson;
     let representation = o.return_ == Return::Representation;
-    let wants_single = singular && (matches!(o.kind, Kind::Read | Kind::Call { .. }) || representation);
+    let wants_single =
+        singular && (matches!(o.kind, Kind::Read | Kind::Call { .. }) || representation);
     if wants_single && row.page_total != 1 && !matches!(o.kind, Kind::Call { void: true }) {
-        return Err(ApiError::new(406, "PGRST116", "Cannot coerce the result to a single JSON object")
-            .details(format!("The result contains {} rows", row.page_total)));
+        return Err(ApiError::new(
+            406,
+            "PGRST116",
+            "Cannot coerce the result to a single JSON object",
+        )
+        .details(format!("The result contains {} rows", row.page_total)));
     }
     let mut headers: Vec<(String, String)> = Vec::new();
-    let total = if o.prefer.count.is_some() { row.total } else { None };
+    let total = if o.prefer.count.is_some() {
+        row.total
+    } else {
+        None
+    };
     let (mut status, body) = match o.kind {
         Kind::Read | Kind::Call { void: false } => {
             if let Some(t) = total
                 && o.offset > 0
                 && o.offset as i64 > t
             {
-                return Err(ApiError::new(416, "PGRST103", "Requested range not satisfiable").details(format!(
-                    "An offset of {} was requested, but there are only {} rows.",
-                    o.offset, t
-                )));
+                return Err(
+                    ApiError::new(416, "PGRST103", "Requested range not satisfiable").details(
+                        format!(
+                            "An offset of {} was requested, but there are only {} rows.",
+                            o.offset, t
+                        ),
+                    ),
+                );
             }
-            headers.push(("Content-Range".into(), range_header(o.offset, row.page_total, total)));
+            headers.push((
+                "Content-Range".into(),
+                range_header(o.offset, row.page_total, total),
+            ));
             let partial = total.is_some_and(|t| row.page_total < t);
-            (if partial { 206 } else { 200 }, if o.head { None } else { row.body })
+            (
+                if partial { 206 } else { 200 },
+                if o.head { None } else { row.body },
+            )
         }
         Kind::Call { void: true } => (204, None),
         Kind::Insert => {
             headers.push((
                 "Content-Range".into(),
-                format!("*/{}", total.map_or("*".into(), |_| row.page_total.to_string())),
+                format!(
+                    "*/{}",
+                    total.map_or("*".into(), |_| row.page_total.to_string())
+                ),
             ));
             if let Some(l) = &row.location {
                 headers.push(("Location".into(), l.clone()));
@@ -70,8 +96,15 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         }
         Kind::Update | Kind::Delete => {
             let total = total.map(|_| row.page_total);
-            headers.push(("Content-Range".into(), range_header(0, row.page_total, total)));
-            if representation { (200, row.body) } else { (204, None) }
+            headers.push((
+                "Content-Range".into(),
+                range_header(0, row.page_total, total),
+            ));
+            if representation {
+                (200, row.body)
+            } else {
+                (204, None)
+            }
         }
     };
     let body = match (body, o.media) {
@@ -94,17 +127,29 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         for item in items {
             if let Value::Object(m) = item {
                 for (k, v) in m {
-                    let v = v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+                    let v = v
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string());
                     headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(&k));
                     headers.push((k, v));
                 }
             }
         }
     }
-    if let Some(s) = row.response_status.as_deref().and_then(|s| s.trim().parse::<u16>().ok()) {
+    if let Some(s) = row
+        .response_status
+        .as_deref()
+        .and_then(|s| s.trim().parse::<u16>().ok())
+    {
         status = s;
     }
-    Ok(Response { status, headers, body, commit: !o.prefer.tx_rollback })
+    Ok(Response {
+        status,
+        headers,
+        body,
+        commit: !o.prefer.tx_rollback,
+    })
 }
 
 /// A JSON array of objects as CSV: a header of the first object's keys, RFC 4180 quoting.
@@ -114,7 +159,9 @@ pub fn json_to_csv(json: &str) -> String {
         Ok(Value::Object(o)) => vec![Value::Object(o)],
         _ => return String::new(),
     };
-    let Some(Value::Object(first)) = rows.first() else { return String::new() };
+    let Some(Value::Object(first)) = rows.first() else {
+        return String::new();
+    };
     let keys: Vec<String> = first.keys().cloned().collect();
     let cell = |v: Option<&Value>| -> String {
         let s = match v {
@@ -122,12 +169,26 @@ pub fn json_to_csv(json: &str) -> String {
             Some(Value::String(s)) => s.clone(),
             Some(other) => other.to_string(),
         };
-        if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s }
+        if s.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s
+        }
     };
-    let mut out = keys.iter().map(|k| cell(Some(&Value::String(k.clone())))).collect::<Vec<_>>().join(",");
+    let mut out = keys
+        .iter()
+        .map(|k| cell(Some(&Value::String(k.clone()))))
+        .collect::<Vec<_>>()
+        .join(",");
     for row in &rows {
         out.push('\n');
-        out.push_str(&keys.iter().map(|k| cell(row.get(k))).collect::<Vec<_>>().join(","));
+        out.push_str(
+            &keys
+                .iter()
+                .map(|k| cell(row.get(k)))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
     }
     out
 }
@@ -151,24 +212,38 @@ mod tests {
     }
 
     fn row(page: i64, total: Option<i64>, body: &str) -> ResultRow {
-        ResultRow { total, page_total: page, body: Some(body.into()), ..Default::default() }
+        ResultRow {
+            total,
+            page_total: page,
+            body: Some(body.into()),
+            ..Default::default()
+        }
     }
 
     fn header<'a>(r: &'a Response, name: &str) -> Option<&'a str> {
-        r.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        r.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     #[test]
     fn reads_and_content_range() {
         let r = build(&outcome(Kind::Read), row(5, None, "[]")).unwrap();
-        assert_eq!((r.status, header(&r, "Content-Range")), (200, Some("0-4/*")));
+        assert_eq!(
+            (r.status, header(&r, "Content-Range")),
+            (200, Some("0-4/*"))
+        );
         assert_eq!(header(&r, "Content-Profile"), Some("public"));
         let r = build(&outcome(Kind::Read), row(0, None, "[]")).unwrap();
         assert_eq!(header(&r, "Content-Range"), Some("*/*"));
         let mut o = outcome(Kind::Read);
         o.prefer.count = Some(Count::Exact);
         let r = build(&o, row(10, Some(42), "[]")).unwrap();
-        assert_eq!((r.status, header(&r, "Content-Range")), (206, Some("0-9/42")));
+        assert_eq!(
+            (r.status, header(&r, "Content-Range")),
+            (206, Some("0-9/42"))
+        );
         let r = build(&o, row(0, Some(0), "[]")).unwrap();
         assert_eq!((r.status, header(&r, "Content-Range")), (200, Some("*/0")));
         o.offset = 50;
@@ -182,7 +257,13 @@ mod tests {
         let e = build(&o, row(2, None, "{}")).unwrap_err();
         assert_eq!((e.status, e.code.as_str()), (406, "PGRST116"));
         assert_eq!(e.details.as_deref(), Some("The result contains 2 rows"));
-        assert_eq!(build(&o, row(1, None, "{\"a\":1}")).unwrap().body.as_deref(), Some("{\"a\":1}"));
+        assert_eq!(
+            build(&o, row(1, None, "{\"a\":1}"))
+                .unwrap()
+                .body
+                .as_deref(),
+            Some("{\"a\":1}")
+        );
         let mut ins = outcome(Kind::Insert);
         ins.media = MediaType::SingularJson;
         ins.return_ = Return::Representation;
@@ -192,14 +273,25 @@ mod tests {
     #[test]
     fn writes() {
         let r = build(&outcome(Kind::Insert), row(1, None, "")).unwrap();
-        assert_eq!((r.status, r.body.clone(), header(&r, "Content-Range")), (201, None, Some("*/*")));
+        assert_eq!(
+            (r.status, r.body.clone(), header(&r, "Content-Range")),
+            (201, None, Some("*/*"))
+        );
         let r = build(&outcome(Kind::Update), row(3, None, "")).unwrap();
-        assert_eq!((r.status, header(&r, "Content-Range")), (204, Some("0-2/*")));
+        assert_eq!(
+            (r.status, header(&r, "Content-Range")),
+            (204, Some("0-2/*"))
+        );
         let mut o = outcome(Kind::Delete);
         o.return_ = Return::Representation;
         let r = build(&o, row(1, None, "[{\"id\":1}]")).unwrap();
         assert_eq!((r.status, r.body.as_deref()), (200, Some("[{\"id\":1}]")));
-        assert_eq!(build(&outcome(Kind::Call { void: true }), row(1, None, "")).unwrap().status, 204);
+        assert_eq!(
+            build(&outcome(Kind::Call { void: true }), row(1, None, ""))
+                .unwrap()
+                .status,
+            204
+        );
     }
 
     #[test]

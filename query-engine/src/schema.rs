@@ -164,7 +164,9 @@ impl Function {
     pub fn accepts(&self, given: &[&str]) -> bool {
         let required = self.args.len() - self.defaults.min(self.args.len());
         given.iter().all(|g| self.args.iter().any(|a| a.name == *g))
-            && self.args[..required].iter().all(|a| given.contains(&a.name.as_str()))
+            && self.args[..required]
+                .iter()
+                .all(|a| given.contains(&a.name.as_str()))
     }
 
     pub fn is_read_only(&self) -> bool {
@@ -191,10 +193,17 @@ impl SchemaCache {
         let raw: Raw = serde_json::from_str(json)?;
         let mut functions: HashMap<(String, String), Vec<Function>> = HashMap::new();
         for f in raw.functions {
-            functions.entry((f.schema.clone(), f.name.clone())).or_default().push(f);
+            functions
+                .entry((f.schema.clone(), f.name.clone()))
+                .or_default()
+                .push(f);
         }
         Ok(SchemaCache {
-            tables: raw.tables.into_iter().map(|t| ((t.schema.clone(), t.name.clone()), t)).collect(),
+            tables: raw
+                .tables
+                .into_iter()
+                .map(|t| ((t.schema.clone(), t.name.clone()), t))
+                .collect(),
             foreign_keys: raw.foreign_keys,
             functions,
         })
@@ -209,7 +218,10 @@ impl SchemaCache {
     }
 
     pub fn functions(&self, schema: &str, name: &str) -> &[Function] {
-        self.functions.get(&(schema.to_string(), name.to_string())).map(Vec::as_slice).unwrap_or(&[])
+        self.functions
+            .get(&(schema.to_string(), name.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     pub fn all_functions(&self) -> impl Iterator<Item = &Function> {
@@ -252,9 +264,7 @@ pub(crate) mod fixture {
 
     /// The shop's schema as the introspection query returns it.
     pub fn shop() -> SchemaCache {
-        let col = |n: &str, t: &str, nullable: bool, default: Option<&str>| {
-            serde_json::json!({"name": n, "type": t, "nullable": nullable, "default": default})
-        };
+        let col = |n: &str, t: &str, nullable: bool, default: Option<&str>| serde_json::json!({"name": n, "type": t, "nullable": nullable, "default": default});
         let json = serde_json::json!({
           "tables": [
             {"schema":"public","name":"categories","kind":"r","primary_key":["id"],"columns":[

@@ -22,7 +22,10 @@ pub struct Gateway {
 fn sweep(root: &std::path::Path) {
     for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
-        if let Some(pid) = name.split('-').next_back().and_then(|p| p.parse::<u32>().ok())
+        if let Some(pid) = name
+            .split('-')
+            .next_back()
+            .and_then(|p| p.parse::<u32>().ok())
             && !std::path::Path::new(&format!("/proc/{pid}")).exists()
         {
             let _ = std::fs::remove_dir_all(entry.path());
@@ -35,13 +38,28 @@ pub fn start(extra_args: &[&str]) -> Gateway {
     std::fs::create_dir_all(&root).unwrap();
     sweep(&root);
     let exe = env!("CARGO_BIN_EXE_supagate");
-    let test_name = std::env::args().next().and_then(|a| a.rsplit('/').next().map(str::to_string)).unwrap_or_default();
+    let test_name = std::env::args()
+        .next()
+        .and_then(|a| a.rsplit('/').next().map(str::to_string))
+        .unwrap_or_default();
     static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let data_dir = root.join(format!("{}{n}-{}", test_name.split('-').next().unwrap_or("t"), std::process::id()));
+    let data_dir = root.join(format!(
+        "{}{n}-{}",
+        test_name.split('-').next().unwrap_or("t"),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&data_dir);
     let mut child = Command::new(exe)
-        .args(["--data-dir", data_dir.to_str().unwrap(), "--port", "0", "--db-port", "0", "--stop-on-stdin-close"])
+        .args([
+            "--data-dir",
+            data_dir.to_str().unwrap(),
+            "--port",
+            "0",
+            "--db-port",
+            "0",
+            "--stop-on-stdin-close",
+        ])
         .args(extra_args)
         .arg("start")
         .env("SUPAGATE_SITE_DIR", data_dir.join("no-site"))
@@ -56,7 +74,11 @@ pub fn start(extra_args: &[&str]) -> Gateway {
     let (mut url, mut anon, mut service) = (String::new(), String::new(), String::new());
     for line in lines.by_ref() {
         let line = line.unwrap();
-        let value = || line.split_once(": ").map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+        let value = || {
+            line.split_once(": ")
+                .map(|(_, v)| v.trim().to_string())
+                .unwrap_or_default()
+        };
         if line.trim_start().starts_with("API URL:") {
             url = value();
         } else if line.trim_start().starts_with("anon key:") {
@@ -71,7 +93,14 @@ pub fn start(extra_args: &[&str]) -> Gateway {
     // Keep draining stdout so the gateway never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
     let stdin = child.stdin.take().unwrap();
-    Gateway { url, anon, service, data_dir, _stdin: Mutex::new(stdin), _child: Mutex::new(child) }
+    Gateway {
+        url,
+        anon,
+        service,
+        data_dir,
+        _stdin: Mutex::new(stdin),
+        _child: Mutex::new(child),
+    }
 }
 
 /// The gateway shared by every test of this binary, with the demo data.
@@ -97,8 +126,14 @@ impl Gateway {
     /// last statement as text.
     pub async fn sql(&self, query: &str) -> Vec<Vec<Option<String>>> {
         let mut cfg = tokio_postgres::Config::new();
-        cfg.host_path(self.data_dir.join("pg")).port(5432).user("postgres").dbname("postgres");
-        let (client, conn) = cfg.connect(tokio_postgres::NoTls).await.expect("connect as superuser");
+        cfg.host_path(self.data_dir.join("pg"))
+            .port(5432)
+            .user("postgres")
+            .dbname("postgres");
+        let (client, conn) = cfg
+            .connect(tokio_postgres::NoTls)
+            .await
+            .expect("connect as superuser");
         tokio::spawn(conn);
         let mut rows = Vec::new();
         for m in client.simple_query(query).await.expect("run SQL") {
@@ -120,7 +155,9 @@ impl Gateway {
             "INSERT INTO auth.users (id, email, encrypted_password, email_confirmed_at) VALUES ('{id}', '{email}', 'x', now());"
         );
         if admin {
-            q.push_str(&format!("INSERT INTO public.user_roles (user_id, role) VALUES ('{id}', 'admin');"));
+            q.push_str(&format!(
+                "INSERT INTO public.user_roles (user_id, role) VALUES ('{id}', 'admin');"
+            ));
         }
         self.sql(&q).await;
         id
@@ -152,35 +189,62 @@ impl Reply {
 
 impl<'a> Api<'a> {
     pub fn anon(gw: &'a Gateway) -> Self {
-        Api { gw, client: reqwest::Client::new(), token: None }
+        Api {
+            gw,
+            client: reqwest::Client::new(),
+            token: None,
+        }
     }
 
     pub fn service(gw: &'a Gateway) -> Self {
-        Api { gw, client: reqwest::Client::new(), token: Some(gw.service.clone()) }
+        Api {
+            gw,
+            client: reqwest::Client::new(),
+            token: Some(gw.service.clone()),
+        }
     }
 
     pub fn user(gw: &'a Gateway, user_id: &str) -> Self {
-        Api { gw, client: reqwest::Client::new(), token: Some(gw.user_token(user_id)) }
+        Api {
+            gw,
+            client: reqwest::Client::new(),
+            token: Some(gw.user_token(user_id)),
+        }
     }
 
-    pub async fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Reply {
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> Reply {
         let url = format!("{}{}", self.gw.url, path);
         let mut req = self
             .client
             .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), url)
             .header("apikey", &self.gw.anon)
-            .header("authorization", format!("Bearer {}", self.token.as_deref().unwrap_or(&self.gw.anon)));
+            .header(
+                "authorization",
+                format!("Bearer {}", self.token.as_deref().unwrap_or(&self.gw.anon)),
+            );
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
         if let Some(b) = body {
-            req = req.header("content-type", "application/json").body(b.to_string());
+            req = req
+                .header("content-type", "application/json")
+                .body(b.to_string());
         }
         let res = req.send().await.expect("request");
         let status = res.status().as_u16();
         let headers = res.headers().clone();
         let text = res.text().await.unwrap();
-        Reply { status, headers, text }
+        Reply {
+            status,
+            headers,
+            text,
+        }
     }
 
     pub async fn get(&self, path: &str) -> Reply {

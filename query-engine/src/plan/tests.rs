@@ -3,14 +3,25 @@ use crate::schema::fixture::shop;
 use proptest::prelude::*;
 
 fn cfg() -> EngineConfig {
-    EngineConfig { max_rows: Some(1000), schemas: vec!["public".into()] }
+    EngineConfig {
+        max_rows: Some(1000),
+        schemas: vec!["public".into()],
+    }
 }
 
 fn pairs(q: &[(&str, &str)]) -> Vec<(String, String)> {
-    q.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    q.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
 }
 
-fn plan_for(method: Method, table: &str, q: &[(&str, &str)], prefer: &str, body: &str) -> Result<Plan, ApiError> {
+fn plan_for(
+    method: Method,
+    table: &str,
+    q: &[(&str, &str)],
+    prefer: &str,
+    body: &str,
+) -> Result<Plan, ApiError> {
     let query = pairs(q);
     let input = Input {
         method,
@@ -33,7 +44,12 @@ fn golden_listing_read() {
     let p = plan_for(
         Method::Get,
         "products",
-        &[("select", "*"), ("is_available", "eq.true"), ("category_id", "eq.abc"), ("order", "name.asc")],
+        &[
+            ("select", "*"),
+            ("is_available", "eq.true"),
+            ("category_id", "eq.abc"),
+            ("order", "name.asc"),
+        ],
         "",
         "",
     )
@@ -55,12 +71,23 @@ fn golden_listing_read() {
 
 #[test]
 fn golden_count_and_in() {
-    let p = plan_for(Method::Head, "products", &[("id", "in.(a,\"b,c\")")], "count=exact", "").unwrap();
+    let p = plan_for(
+        Method::Head,
+        "products",
+        &[("id", "in.(a,\"b,c\")")],
+        "count=exact",
+        "",
+    )
+    .unwrap();
     assert!(p.statement.sql.contains("\"products\".\"id\" = ANY($1)"));
     assert!(p.statement.sql.contains(
         "pgrst_source_count AS (SELECT 1 FROM \"public\".\"products\" AS \"products\" WHERE \"products\".\"id\" = ANY($3))"
     ));
-    assert!(p.statement.sql.contains("(SELECT pg_catalog.count(*) FROM pgrst_source_count) AS total_result_set"));
+    assert!(
+        p.statement
+            .sql
+            .contains("(SELECT pg_catalog.count(*) FROM pgrst_source_count) AS total_result_set")
+    );
     assert!(p.statement.sql.contains("NULL::text AS body"));
     assert_eq!(p.statement.params[0], "{\"a\",\"b,c\"}");
 }
@@ -70,13 +97,23 @@ fn golden_embeds() {
     let p = plan_for(
         Method::Get,
         "products",
-        &[("select", "id,category:categories!products_category_id_fkey(name)"), ("limit", "5")],
+        &[
+            (
+                "select",
+                "id,category:categories!products_category_id_fkey(name)",
+            ),
+            ("limit", "5"),
+        ],
         "",
         "",
     )
     .unwrap();
     assert_eq!(
-        p.statement.sql.split(") SELECT NULL::bigint").next().unwrap(),
+        p.statement
+            .sql
+            .split(") SELECT NULL::bigint")
+            .next()
+            .unwrap(),
         "WITH pgrst_source AS (SELECT \"products\".\"id\" AS \"id\", \"pgrst_2\".body AS \"category\" \
          FROM \"public\".\"products\" AS \"products\" LEFT JOIN LATERAL (SELECT row_to_json(pgrst_row) AS body FROM \
          (SELECT \"categories_1\".\"name\" AS \"name\" FROM \"public\".\"categories\" AS \"categories_1\" \
@@ -86,7 +123,13 @@ fn golden_embeds() {
     let p = plan_for(
         Method::Get,
         "categories",
-        &[("select", "slug,products!products_category_id_fkey!inner(name)"), ("products.is_available", "eq.true")],
+        &[
+            (
+                "select",
+                "slug,products!products_category_id_fkey!inner(name)",
+            ),
+            ("products.is_available", "eq.true"),
+        ],
         "",
         "",
     )
@@ -97,10 +140,28 @@ fn golden_embeds() {
          AND \"products_1\".\"is_available\" = $1) AS pgrst_row HAVING count(*) > 0)"
     ));
     // Many-to-many through the link table needs a hint: the direct foreign key also qualifies.
-    let e = plan_for(Method::Get, "products", &[("select", "categories(*)")], "", "").unwrap_err();
+    let e = plan_for(
+        Method::Get,
+        "products",
+        &[("select", "categories(*)")],
+        "",
+        "",
+    )
+    .unwrap_err();
     assert_eq!((e.status, e.code.as_str()), (300, "PGRST201"));
-    let p = plan_for(Method::Get, "products", &[("select", "categories!product_categories(slug)")], "", "").unwrap();
-    assert!(p.statement.sql.contains("INNER JOIN \"public\".\"product_categories\" AS"));
+    let p = plan_for(
+        Method::Get,
+        "products",
+        &[("select", "categories!product_categories(slug)")],
+        "",
+        "",
+    )
+    .unwrap();
+    assert!(
+        p.statement
+            .sql
+            .contains("INNER JOIN \"public\".\"product_categories\" AS")
+    );
     let e = plan_for(Method::Get, "products", &[("select", "nothing(*)")], "", "").unwrap_err();
     assert_eq!(e.code, "PGRST200");
     let e = plan_for(Method::Get, "products", &[("nothing.id", "eq.1")], "", "").unwrap_err();
@@ -109,8 +170,14 @@ fn golden_embeds() {
 
 #[test]
 fn golden_insert_upsert_update_delete() {
-    let p = plan_for(Method::Post, "categories", &[("select", "*")], "return=representation", r#"{"name":"A","slug":"a"}"#)
-        .unwrap();
+    let p = plan_for(
+        Method::Post,
+        "categories",
+        &[("select", "*")],
+        "return=representation",
+        r#"{"name":"A","slug":"a"}"#,
+    )
+    .unwrap();
     assert!(!p.read_only);
     assert!(p.statement.sql.starts_with(
         "WITH pgrst_mutation AS (INSERT INTO \"public\".\"categories\" AS \"categories\" (\"name\", \"slug\") \
@@ -131,14 +198,34 @@ fn golden_insert_upsert_update_delete() {
         "ON CONFLICT (\"slug\") DO UPDATE SET \"name\" = EXCLUDED.\"name\", \"slug\" = EXCLUDED.\"slug\" RETURNING 1"
     ));
 
-    let e = plan_for(Method::Post, "categories", &[], "", r#"[{"name":"A"},{"slug":"b"}]"#).unwrap_err();
+    let e = plan_for(
+        Method::Post,
+        "categories",
+        &[],
+        "",
+        r#"[{"name":"A"},{"slug":"b"}]"#,
+    )
+    .unwrap_err();
     assert_eq!(e.message, "All object keys must match");
     let e = plan_for(Method::Post, "categories", &[], "", r#"{"nope":1}"#).unwrap_err();
-    assert_eq!((e.code.as_str(), e.message.as_str()), ("PGRST204", "Could not find the 'nope' column of 'categories' in the schema cache"));
+    assert_eq!(
+        (e.code.as_str(), e.message.as_str()),
+        (
+            "PGRST204",
+            "Could not find the 'nope' column of 'categories' in the schema cache"
+        )
+    );
     let e = plan_for(Method::Post, "categories", &[], "", "{").unwrap_err();
     assert_eq!(e.code, "PGRST102");
 
-    let p = plan_for(Method::Patch, "products", &[("id", "eq.5")], "", r#"{"base_price":10}"#).unwrap();
+    let p = plan_for(
+        Method::Patch,
+        "products",
+        &[("id", "eq.5")],
+        "",
+        r#"{"base_price":10}"#,
+    )
+    .unwrap();
     assert!(p.statement.sql.contains(
         "UPDATE \"public\".\"products\" AS \"products\" SET \"base_price\" = pgrst_body.\"base_price\" FROM \
          (SELECT * FROM json_to_recordset($1::json) AS pgrst_body(\"base_price\" numeric(10,2)) LIMIT 1) AS pgrst_body \
@@ -148,7 +235,14 @@ fn golden_insert_upsert_update_delete() {
     let p = plan_for(Method::Delete, "products", &[("id", "eq.5")], "", "").unwrap();
     assert!(p.statement.sql.contains("DELETE FROM \"public\".\"products\" AS \"products\" WHERE \"products\".\"id\" = $1 RETURNING 1"));
 
-    let p = plan_for(Method::Post, "categories", &[], "return=headers-only", r#"{"name":"A","slug":"a"}"#).unwrap();
+    let p = plan_for(
+        Method::Post,
+        "categories",
+        &[],
+        "return=headers-only",
+        r#"{"name":"A","slug":"a"}"#,
+    )
+    .unwrap();
     assert!(p.statement.sql.contains("(SELECT '/categories' || '?' || concat_ws('&', 'id=eq.' || \"id\"::text) FROM pgrst_mutation LIMIT 1) AS location"));
 }
 
@@ -156,7 +250,10 @@ fn golden_insert_upsert_update_delete() {
 fn unknown_table_and_schema() {
     let e = plan_for(Method::Get, "prodcts", &[], "", "").unwrap_err();
     assert_eq!((e.status, e.code.as_str()), (404, "PGRST205"));
-    assert_eq!(e.hint.as_deref(), Some("Perhaps you meant the table 'public.products'"));
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("Perhaps you meant the table 'public.products'")
+    );
     let query = vec![];
     let input = Input {
         method: Method::Get,
@@ -194,11 +291,31 @@ fn rpc_calls() {
         "SELECT \"public\".\"add\"(\"a\" := pgrst_args.\"a\", \"b\" := pgrst_args.\"b\") AS pgrst_scalar \
          FROM json_to_record($1::json) AS pgrst_args(\"a\" integer, \"b\" integer)"
     ));
-    assert!(call(Method::Post, "add", &[], r#"{"a":1}"#).is_ok(), "b has a default");
-    assert_eq!(call(Method::Post, "add", &[], r#"{"b":1}"#).unwrap_err().code, "PGRST202");
-    let p = call(Method::Get, "search_products", &[("q", "rose"), ("select", "name"), ("base_price", "lt.50")], "").unwrap();
-    assert!(p.statement.sql.contains("LATERAL \"public\".\"search_products\"(\"q\" := pgrst_args.\"q\") AS \"pgrst_call\""));
-    assert!(p.statement.sql.contains("WHERE \"pgrst_call\".\"base_price\" < $"));
+    assert!(
+        call(Method::Post, "add", &[], r#"{"a":1}"#).is_ok(),
+        "b has a default"
+    );
+    assert_eq!(
+        call(Method::Post, "add", &[], r#"{"b":1}"#)
+            .unwrap_err()
+            .code,
+        "PGRST202"
+    );
+    let p = call(
+        Method::Get,
+        "search_products",
+        &[("q", "rose"), ("select", "name"), ("base_price", "lt.50")],
+        "",
+    )
+    .unwrap();
+    assert!(p.statement.sql.contains(
+        "LATERAL \"public\".\"search_products\"(\"q\" := pgrst_args.\"q\") AS \"pgrst_call\""
+    ));
+    assert!(
+        p.statement
+            .sql
+            .contains("WHERE \"pgrst_call\".\"base_price\" < $")
+    );
     assert_eq!(p.statement.params[0], r#"{"q":"rose"}"#);
 }
 

@@ -29,7 +29,7 @@ function TopBar() {
         </div>
         <Link
           to="/build-bouquet"
-          className="rounded-full bg-rose-500 px-4 py-1 font-bold uppercase tracking-wider text-white hover:bg-rose-600"
+          className="rounded-full bg-rose-600 px-4 py-1 font-bold uppercase tracking-wider text-white hover:bg-rose-700"
         >
           SHOP NOW
         </Link>
@@ -42,7 +42,9 @@ function TopBar() {
 function DesktopNav() {
   const location = useLocation()
   const [value, setValue] = React.useState('')
-  React.useEffect(() => setValue(''), [location.pathname])
+  React.useEffect(() => {
+    setValue('')
+  }, [location.pathname])
   return (
     <NavigationMenu.Root
       value={value}

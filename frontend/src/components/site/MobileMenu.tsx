@@ -47,7 +47,9 @@ export function MobileMenu() {
     const t = setTimeout(() => dispatch('opened'), MENU_OPENING_MS)
     return () => clearTimeout(t)
   }, [state])
-  React.useEffect(() => dispatch('close'), [location.pathname])
+  React.useEffect(() => {
+    dispatch('close')
+  }, [location.pathname])
 
   const visible = state !== 'closed'
   const close = () => dispatch('close')

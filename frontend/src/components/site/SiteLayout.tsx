@@ -5,7 +5,9 @@ import { Header } from './Header'
 
 function ScrollToTop() {
   const { pathname } = useLocation()
-  React.useEffect(() => window.scrollTo(0, 0), [pathname])
+  React.useEffect(() => {
+    window.scrollTo(0, 0)
+  }, [pathname])
   return null
 }
 

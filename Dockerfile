@@ -1,0 +1,22 @@
+# Builds the site and the gateway, then ships them in a small image.
+FROM node:20-bookworm AS site
+WORKDIR /src
+COPY package.json package-lock.json ./
+COPY frontend/package.json frontend/
+COPY tests/package.json tests/
+RUN PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund -w frontend
+COPY frontend frontend
+RUN npm run build -w frontend
+
+FROM rust:1-bookworm AS gateway
+WORKDIR /src
+COPY . .
+RUN cargo build --release -p gateway
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*
+COPY --from=gateway /src/target/release/supagate /usr/local/bin/supagate
+COPY --from=site /src/frontend/dist /srv/site
+ENV SUPAGATE_SITE_DIR=/srv/site SUPAGATE_HOST=0.0.0.0
+EXPOSE 54321
+CMD ["supagate", "start"]

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest'
+import { authSchema, bouquetSchema, categorySchema, productDefaults, productSchema, slugify, validateImageFile } from '@/lib/schemas'
+
+const messages = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
+  r.success ? [] : r.error!.issues.map((i) => i.message)
+
+describe('bouquet form', () => {
+  it('gives every message of the spec for an empty form', () => {
+    const r = bouquetSchema.safeParse({ colors: [], customerName: '', customerPhone: '', customerEmail: '' })
+    expect(messages(r)).toEqual([
+      'Please select a size',
+      'Please select at least one color',
+      'Please select a design style',
+      'Please select an occasion',
+      'Name is required',
+      'Phone number is required',
+      'Valid email is required',
+    ])
+  })
+
+  it('accepts a complete request, with the optional fields left out', () => {
+    const r = bouquetSchema.safeParse({
+      size: 'best',
+      colors: ['Pink', 'Greens'],
+      designStyle: 'rustic',
+      occasion: 'designers-choice',
+      customerName: 'Ann',
+      customerPhone: '435-555-0100',
+      customerEmail: 'ann@example.com',
+    })
+    expect(r.success).toBe(true)
+  })
+
+  it('rejects an occasion or size that is not offered', () => {
+    const r = bouquetSchema.safeParse({ size: 'huge', occasion: 'party', colors: ['Pink'], designStyle: 'modern', customerName: 'a', customerPhone: '1', customerEmail: 'a@b.co' })
+    expect(messages(r)).toEqual(['Please select a size', 'Please select an occasion'])
+  })
+})
+
+describe('auth form', () => {
+  it('uses the spec messages', () => {
+    expect(messages(authSchema.safeParse({ email: 'nope', password: '123' }))).toEqual([
+      'Invalid email address',
+      'Password must be at least 6 characters',
+    ])
+    expect(authSchema.safeParse({ email: 'a@example.com', password: '123456' }).success).toBe(true)
+  })
+})
+
+describe('product form', () => {
+  it('needs a name and a non-negative price; sku at most 100', () => {
+    const r = productSchema.safeParse({ ...productDefaults, name: ' ', base_price: -1, sku: 'x'.repeat(101) })
+    expect(messages(r)).toEqual(['Name is required', 'SKU must be at most 100 characters', 'Price must be positive'])
+  })
+  it('allows No Category and a UUID category', () => {
+    expect(productSchema.safeParse({ ...productDefaults, name: 'A' }).success).toBe(true)
+    expect(productSchema.safeParse({ ...productDefaults, name: 'A', category_id: '6f1c2c8e-6a2c-4a55-9d2e-0d2c4f1b2a10' }).success).toBe(true)
+    expect(productSchema.safeParse({ ...productDefaults, name: 'A', category_id: 'abc' }).success).toBe(false)
+    expect(productSchema.safeParse({ ...productDefaults, name: 'x'.repeat(256) }).success).toBe(false)
+  })
+  it('defaults to available and not featured', () => {
+    expect(productDefaults.is_available).toBe(true)
+    expect(productDefaults.is_featured).toBe(false)
+  })
+})
+
+describe('category form and slugs', () => {
+  it('validates the slug pattern', () => {
+    const r = categorySchema.safeParse({ name: 'A', slug: 'Bad Slug', order_by: 0, is_available: true })
+    expect(messages(r)).toEqual(['Slug must be lowercase with hyphens'])
+    expect(categorySchema.safeParse({ name: 'A', slug: 'good-slug-2', order_by: 0, is_available: true }).success).toBe(true)
+    expect(messages(categorySchema.safeParse({ name: 'A', slug: 'a', order_by: -1, is_available: true }))).toEqual(['Order must be 0 or more'])
+  })
+  it('derives slugs from names', () => {
+    expect(slugify('Love & Romance')).toBe('love-and-romance')
+    expect(slugify('  Mother’s Day Blooms!! ')).toBe('mother-s-day-blooms')
+    expect(slugify('Crème Brûlée')).toBe('creme-brulee')
+    expect(categorySchema.shape.slug.safeParse(slugify('Everyday / Any Occasion')).success).toBe(true)
+  })
+})
+
+describe('image files', () => {
+  it('accepts PNG, JPG and WEBP under 5 MB', () => {
+    expect(validateImageFile({ type: 'image/png', size: 1000 })).toBeNull()
+    expect(validateImageFile({ type: 'image/jpeg', size: 5 * 1024 * 1024 - 1 })).toBeNull()
+    expect(validateImageFile({ type: 'image/webp', size: 10 })).toBeNull()
+  })
+  it('explains what is wrong', () => {
+    expect(validateImageFile({ type: 'application/pdf', size: 10 })).toBe('Please upload an image file')
+    expect(validateImageFile({ type: 'image/png', size: 5 * 1024 * 1024 })).toBe('File size must be less than 5MB')
+    expect(validateImageFile({ type: 'image/gif', size: 10 })).toBe('Please upload a PNG, JPG or WEBP image')
+  })
+})

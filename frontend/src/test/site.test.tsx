@@ -1,0 +1,88 @@
+import { describe, expect, it, vi, beforeEach } from 'vitest'
+import { render, screen, waitFor } from '@testing-library/react'
+import { MemoryRouter } from 'react-router-dom'
+import { menuReducer } from '@/lib/mobileMenu'
+import { mergeProducts, type Product } from '@/lib/products'
+import { formatPrice } from '@/lib/utils'
+import { productBrowserSettings } from '@/lib/storeWidget'
+import { reducer as toastReducer, TOAST_LIMIT, TOAST_REMOVE_DELAY } from '@/components/ui/use-toast'
+
+const p = (id: string, name: string): Product => ({
+  id, name, sku: null, description: null, base_price: 1, main_image_url: null, category_id: null,
+  is_available: true, is_featured: false, ecwid_product_id: null, ecwid_product_slug: null,
+})
+
+describe('listing merge', () => {
+  it('merges, removes duplicates by id and sorts by name with a locale-aware comparison', () => {
+    const merged = mergeProducts([p('1', 'Zinnia'), p('2', 'azalea')], [p('2', 'azalea'), p('3', 'Éclair roses'), p('4', 'Begonia')])
+    expect(merged.map((x) => x.name)).toEqual(['azalea', 'Begonia', 'Éclair roses', 'Zinnia'])
+  })
+})
+
+describe('mobile menu state machine', () => {
+  it('closed → opening → open, and a click while open or opening closes at once', () => {
+    expect(menuReducer('closed', 'toggle')).toBe('opening')
+    expect(menuReducer('opening', 'opened')).toBe('open')
+    expect(menuReducer('open', 'toggle')).toBe('closed')
+    expect(menuReducer('opening', 'toggle')).toBe('closed')
+    expect(menuReducer('closed', 'opened')).toBe('closed')
+    expect(menuReducer('open', 'close')).toBe('closed')
+  })
+})
+
+describe('toasts', () => {
+  it('shows one at a time and removes dismissed ones after 1000000 ms', () => {
+    expect(TOAST_LIMIT).toBe(1)
+    expect(TOAST_REMOVE_DELAY).toBe(1000000)
+    let s = toastReducer({ toasts: [] }, { type: 'ADD', toast: { id: '1', title: 'a', open: true } })
+    s = toastReducer(s, { type: 'ADD', toast: { id: '2', title: 'b', open: true } })
+    expect(s.toasts.map((t) => t.id)).toEqual(['2'])
+  })
+})
+
+describe('formatting and the store widget', () => {
+  it('formats prices with a dollar sign and two decimals', () => {
+    expect(formatPrice(5)).toBe('$5.00')
+    expect(formatPrice('12.5')).toBe('$12.50')
+    expect(formatPrice(null)).toBe('$0.00')
+  })
+  it('passes the widget settings of the spec', () => {
+    expect(productBrowserSettings('c', '42', 'rose')).toEqual([
+      'categoriesPerRow=3', 'views=grid(20,3) list(60) table(60)', 'categoryView=grid', 'searchView=list',
+      'id=c', 'defaultProductId=42', 'defaultSlug=rose',
+    ])
+  })
+})
+
+const fetchProductsForSlug = vi.fn()
+vi.mock('@/lib/products', async (orig) => ({
+  ...(await orig<typeof import('@/lib/products')>()),
+  fetchProductsForSlug: (slug?: string) => fetchProductsForSlug(slug),
+}))
+
+describe('ProductList states', () => {
+  beforeEach(() => fetchProductsForSlug.mockReset())
+
+  it('shows loading, then the cards', async () => {
+    let resolve!: (v: Product[]) => void
+    fetchProductsForSlug.mockReturnValue(new Promise((r) => (resolve = r)))
+    const { ProductList } = await import('@/components/site/ProductList')
+    render(<MemoryRouter><ProductList categorySlug="plants" /></MemoryRouter>)
+    expect(screen.getByText('Loading products...')).toBeInTheDocument()
+    resolve([{ ...p('1', 'Fern'), base_price: 12, description: 'Green' }, p('2', 'Ivy')])
+    await waitFor(() => expect(screen.getByText('Fern')).toBeInTheDocument())
+    expect(screen.getByText('$12.00')).toBeInTheDocument()
+    expect(screen.getAllByText('No Image')).toHaveLength(2)
+    expect(screen.getByRole('link', { name: 'View Details of Fern' })).toHaveAttribute('href', '/product/1')
+    expect(fetchProductsForSlug).toHaveBeenCalledWith('plants')
+  })
+
+  it('shows the empty message, and reloads when the slug changes', async () => {
+    fetchProductsForSlug.mockResolvedValue([])
+    const { ProductList } = await import('@/components/site/ProductList')
+    const { rerender } = render(<MemoryRouter><ProductList categorySlug="a" /></MemoryRouter>)
+    await waitFor(() => expect(screen.getByText('No products available at this time.')).toBeInTheDocument())
+    rerender(<MemoryRouter><ProductList categorySlug="b" /></MemoryRouter>)
+    await waitFor(() => expect(fetchProductsForSlug).toHaveBeenLastCalledWith('b'))
+  })
+})
