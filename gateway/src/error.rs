@@ -29,15 +29,6 @@ pub enum GatewayError {
 }
 
 impl GatewayError {
-    pub fn auth(status: u16, code: &str, message: impl Into<String>) -> Self {
-        GatewayError::Auth {
-            status,
-            code: code.into(),
-            message: message.into(),
-            legacy: false,
-        }
-    }
-
     /// An auth error in the body shape the client asked for.
     pub fn from_auth(e: auth::service::AuthError, legacy: bool) -> Self {
         match e {
