@@ -130,6 +130,13 @@ pub struct Config {
     /// Largest stored object, in bytes (Supabase's default 50 MiB).
     #[arg(long, env = "STORAGE_FILE_SIZE_LIMIT", default_value_t = 50 * 1024 * 1024, global = true)]
     pub storage_file_size_limit: u64,
+    /// Where object bytes are kept: `file` (under the data directory) or `s3` (an S3-compatible
+    /// bucket; credentials and endpoint from the AWS_* variables).
+    #[arg(long, env = "STORAGE_BACKEND", default_value = "file", global = true)]
+    pub storage_backend: String,
+    /// Bucket of the S3 backend.
+    #[arg(long, env = "STORAGE_S3_BUCKET", global = true)]
+    pub storage_s3_bucket: Option<String>,
     /// Refuse new sign-ups (GoTrue's "Signups not allowed for this instance").
     #[arg(long, env = "DISABLE_SIGNUP", default_value_t = false, global = true)]
     pub disable_signup: bool,

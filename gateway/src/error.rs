@@ -56,15 +56,6 @@ impl GatewayError {
             }
         }
     }
-
-    pub fn storage(status: u16, code: &str, error: &str, message: impl Into<String>) -> Self {
-        GatewayError::Storage {
-            status,
-            code: code.into(),
-            error: error.into(),
-            message: message.into(),
-        }
-    }
 }
 
 impl From<ApiError> for GatewayError {

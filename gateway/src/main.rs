@@ -194,7 +194,21 @@ async fn serve(cfg: &Config, db: &Database, t0: Instant) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot load the schema cache: {e}"))?
     };
-    let state = Arc::new(state::AppState::new(cfg.clone(), pool, schema));
+    let backend = match (cfg.storage_backend.as_str(), &cfg.storage_s3_bucket) {
+        ("file", _) => storage::backend::local(&cfg.data_dir_abs().join("storage")),
+        ("s3", Some(bucket)) => storage::backend::BackendConfig::S3 {
+            bucket: bucket.clone(),
+        },
+        ("s3", None) => return Err("STORAGE_BACKEND=s3 needs STORAGE_S3_BUCKET".into()),
+        (other, _) => {
+            return Err(format!(
+                "unknown STORAGE_BACKEND {other:?} (use file or s3)"
+            ));
+        }
+    };
+    let store = storage::backend::open(&backend)
+        .map_err(|e| format!("cannot open the object store: {e}"))?;
+    let state = Arc::new(state::AppState::new(cfg.clone(), pool, schema, store));
     schema_cache::spawn_listener(state.clone(), db.api.clone());
     let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;

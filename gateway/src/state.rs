@@ -16,10 +16,17 @@ pub struct AppState {
     /// The public URL clients use; None means "the origin the site was loaded from".
     pub public_url: Option<String>,
     pub index_html: RwLock<Option<String>>,
+    /// Where stored objects' bytes live.
+    pub store: Arc<dyn object_store::ObjectStore>,
 }
 
 impl AppState {
-    pub fn new(config: Config, pool: Pool, schema: SchemaCache) -> Self {
+    pub fn new(
+        config: Config,
+        pool: Pool,
+        schema: SchemaCache,
+        store: Arc<dyn object_store::ObjectStore>,
+    ) -> Self {
         let keys = JwtKeys::new(config.jwt_secret());
         let api_keys = keys.api_keys();
         let engine = EngineConfig {
@@ -36,6 +43,7 @@ impl AppState {
             schema: RwLock::new(Arc::new(schema)),
             public_url,
             index_html: RwLock::new(None),
+            store,
         }
     }
 
