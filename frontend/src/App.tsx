@@ -1,4 +1,4 @@
-import { lazy } from 'react'
+import { lazy, Suspense } from 'react'
 import { createBrowserRouter, RouterProvider } from 'react-router-dom'
 import { SiteLayout } from '@/components/site/SiteLayout'
 import { Toaster } from '@/components/ui/toaster'
@@ -20,6 +20,16 @@ const HappyHour = lazy(() => import('@/pages/site/Services').then((m) => ({ defa
 const GiftsRetail = lazy(() => import('@/pages/site/Services').then((m) => ({ default: m.GiftsRetail })))
 const WeddingConsult = lazy(() => import('@/pages/site/Services').then((m) => ({ default: m.WeddingConsult })))
 const CustomDesigns = lazy(() => import('@/pages/site/Services').then((m) => ({ default: m.CustomDesigns })))
+const AuthPage = lazy(() => import('@/pages/admin/AuthPage'))
+const AdminLayout = lazy(() => import('@/pages/admin/AdminLayout'))
+const Dashboard = lazy(() => import('@/pages/admin/Dashboard'))
+const Products = lazy(() => import('@/pages/admin/Products'))
+const ProductFormPage = lazy(() => import('@/pages/admin/ProductFormPage'))
+const Categories = lazy(() => import('@/pages/admin/Categories'))
+const CategoryFormPage = lazy(() => import('@/pages/admin/CategoryFormPage'))
+const ImportProducts = lazy(() => import('@/pages/admin/ImportProducts'))
+
+const adminFallback = <p className="p-8 text-muted-foreground" role="status">Loading…</p>
 
 export const routes = [
   {
@@ -41,6 +51,32 @@ export const routes = [
       { path: '/occasions/:slug', element: <Occasion /> },
       { path: '/product/:id', element: <ProductDetail /> },
       { path: '*', element: <NotFound /> },
+    ],
+  },
+  {
+    path: '/auth',
+    errorElement: <ErrorScreen />,
+    element: (
+      <Suspense fallback={adminFallback}>
+        <AuthPage />
+      </Suspense>
+    ),
+  },
+  {
+    path: '/admin',
+    errorElement: <ErrorScreen />,
+    element: (
+      <Suspense fallback={adminFallback}>
+        <AdminLayout />
+      </Suspense>
+    ),
+    children: [
+      { index: true, element: <Dashboard /> },
+      { path: 'products', element: <Products /> },
+      { path: 'products/:id', element: <ProductFormPage /> },
+      { path: 'categories', element: <Categories /> },
+      { path: 'categories/:id', element: <CategoryFormPage /> },
+      { path: 'import', element: <ImportProducts /> },
     ],
   },
 ]

@@ -207,11 +207,16 @@ impl EmbeddedPg {
         Ok(())
     }
 
+    pub async fn is_running(&self) -> bool {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        self.run("pg_ctl", &["-D", &pgdata, "status"]).await.is_ok()
+    }
+
     /// Starts the cluster and waits until it accepts connections. A server left running by a
     /// crashed gateway is stopped first so that our options apply.
     pub async fn start(&self) -> Result<(), EmbeddedError> {
         let pgdata = self.pgdata.to_string_lossy().to_string();
-        if self.run("pg_ctl", &["-D", &pgdata, "status"]).await.is_ok() {
+        if self.is_running().await {
             tracing::warn!("a PostgreSQL server was still running on {pgdata}; restarting it");
             self.stop().await?;
         }

@@ -40,7 +40,21 @@ struct Database {
     db_url: String,
 }
 
-async fn open_database(cfg: &Config) -> Result<Database, String> {
+/// Whether a gateway process holds this data directory (its pid file names a live process).
+fn gateway_pid(data: &std::path::Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(data.join("supagate.pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    std::path::Path::new(&format!("/proc/{pid}"))
+        .exists()
+        .then_some(pid)
+}
+
+/// Opens the database. `serving`: this process runs the API and owns the embedded cluster;
+/// otherwise (admin commands) a cluster a running gateway owns is used as it is.
+async fn open_database(cfg: &Config, serving: bool) -> Result<Database, String> {
     if let Some(url) = &cfg.database_url {
         let pg: tokio_postgres::Config = url
             .parse()
@@ -57,7 +71,21 @@ async fn open_database(cfg: &Config) -> Result<Database, String> {
     std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
     let pg = EmbeddedPg::new(bin, &data, cfg.db_port);
     pg.ensure_initialized().await.map_err(|e| e.to_string())?;
-    pg.start().await.map_err(|e| e.to_string())?;
+    let owner = gateway_pid(&data).filter(|p| *p != std::process::id());
+    let shared = !serving && owner.is_some() && pg.is_running().await;
+    if serving && let Some(pid) = owner {
+        return Err(format!(
+            "{} is in use by another supagate (pid {pid}); stop it first",
+            data.display()
+        ));
+    }
+    if !shared {
+        pg.start().await.map_err(|e| e.to_string())?;
+    }
+    if serving {
+        std::fs::write(data.join("supagate.pid"), std::process::id().to_string())
+            .map_err(|e| e.to_string())?;
+    }
     let mut admin = tokio_postgres::Config::new();
     admin
         .host_path(pg.socket_dir())
@@ -82,7 +110,8 @@ async fn open_database(cfg: &Config) -> Result<Database, String> {
     Ok(Database {
         admin,
         api,
-        embedded: Some(pg),
+        // A cluster another gateway owns is neither started nor stopped here.
+        embedded: (!shared).then_some(pg),
         db_url,
     })
 }
@@ -170,10 +199,11 @@ async fn wait_for_shutdown(stdin_close: bool) {
 
 async fn start(cfg: Config) -> Result<(), String> {
     let t0 = Instant::now();
-    let db = open_database(&cfg).await?;
+    let db = open_database(&cfg, true).await?;
     // Stops the embedded cluster on every way out of here, panics included.
     let _guard = db.embedded.as_ref().map(embedded_pg::StopGuard);
     let result = serve(&cfg, &db, t0).await;
+    let _ = std::fs::remove_file(cfg.data_dir_abs().join("supagate.pid"));
     tracing::info!("stopped");
     result
 }
@@ -242,7 +272,7 @@ async fn with_database<F>(cfg: &Config, f: F) -> Result<(), String>
 where
     F: AsyncFnOnce(&mut tokio_postgres::Client) -> Result<(), String>,
 {
-    let db = open_database(cfg).await?;
+    let db = open_database(cfg, false).await?;
     let _guard = db.embedded.as_ref().map(embedded_pg::StopGuard);
 
     async {

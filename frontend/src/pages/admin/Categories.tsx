@@ -1,0 +1,99 @@
+import * as React from 'react'
+import { Link } from 'react-router-dom'
+import { Eye, EyeOff, Pencil, Plus, Trash2 } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { ConfirmDialog } from '@/components/ui/alert-dialog'
+import { Badge } from '@/components/ui/switch'
+import { toast } from '@/components/ui/use-toast'
+import { listCategories } from '@/lib/admin'
+import type { Category } from '@/lib/products'
+import { supabase } from '@/lib/supabase'
+
+export default function Categories() {
+  const [categories, setCategories] = React.useState<Category[] | null>(null)
+  const load = React.useCallback(async () => {
+    const { data, error } = await listCategories()
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to fetch categories', description: error.message })
+      setCategories([])
+      return
+    }
+    setCategories((data ?? []) as Category[])
+  }, [])
+  React.useEffect(() => {
+    load()
+  }, [load])
+
+  const toggle = async (c: Category) => {
+    const { error } = await supabase.from('categories').update({ is_available: !c.is_available }).eq('id', c.id)
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to update category', description: error.message })
+      return
+    }
+    toast({ title: c.is_available ? 'Category disabled' : 'Category enabled', description: c.name })
+    load()
+  }
+  const remove = async (c: Category) => {
+    const { error } = await supabase.from('categories').delete().eq('id', c.id)
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to delete category', description: error.message })
+      return
+    }
+    toast({ title: 'Category deleted' })
+    load()
+  }
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="font-display text-4xl font-bold">Categories</h1>
+        <Button asChild><Link to="/admin/categories/new"><Plus aria-hidden="true" /> Add Category</Link></Button>
+      </div>
+      {categories === null ? (
+        <p role="status" className="text-muted-foreground">Loading categories...</p>
+      ) : categories.length === 0 ? (
+        <p className="rounded-lg border bg-card p-8 text-center text-muted-foreground">No categories found</p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border bg-card">
+          <table className="w-full text-sm">
+            <thead className="border-b bg-cream-200/60 text-left">
+              <tr>
+                <th scope="col" className="p-3">Order</th>
+                <th scope="col" className="p-3">Name</th>
+                <th scope="col" className="p-3">Slug</th>
+                <th scope="col" className="p-3">Status</th>
+                <th scope="col" className="p-3 text-right">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {categories.map((c) => (
+                <tr key={c.id} className="border-b last:border-0" data-testid="category-row">
+                  <td className="p-3">{c.order_by}</td>
+                  <td className="p-3 font-semibold">{c.name}</td>
+                  <td className="p-3 font-mono text-xs">{c.slug}</td>
+                  <td className="p-3"><Badge tone={c.is_available ? 'good' : 'muted'}>{c.is_available ? 'Available' : 'Hidden'}</Badge></td>
+                  <td className="p-3">
+                    <div className="flex justify-end gap-1">
+                      <Button variant="ghost" size="icon" onClick={() => toggle(c)} aria-label={`${c.is_available ? 'Hide' : 'Show'} ${c.name}`}>
+                        {c.is_available ? <EyeOff aria-hidden="true" /> : <Eye aria-hidden="true" />}
+                      </Button>
+                      <Button variant="ghost" size="icon" asChild>
+                        <Link to={`/admin/categories/${c.id}`} aria-label={`Edit ${c.name}`}><Pencil aria-hidden="true" /></Link>
+                      </Button>
+                      <ConfirmDialog
+                        title="Are you sure you want to delete this category?"
+                        description={`"${c.name}" will be removed; its products stay, without this category.`}
+                        onConfirm={() => remove(c)}
+                        trigger={<Button variant="ghost" size="icon" aria-label={`Delete ${c.name}`}><Trash2 className="text-destructive" aria-hidden="true" /></Button>}
+                      />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  )
+}

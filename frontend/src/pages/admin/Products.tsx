@@ -1,0 +1,121 @@
+import * as React from 'react'
+import { Link } from 'react-router-dom'
+import { Eye, EyeOff, Pencil, Plus, Trash2 } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { ConfirmDialog } from '@/components/ui/alert-dialog'
+import { Badge } from '@/components/ui/switch'
+import { toast } from '@/components/ui/use-toast'
+import { categoryNames, listProducts } from '@/lib/admin'
+import type { Product } from '@/lib/products'
+import { supabase } from '@/lib/supabase'
+import { formatPrice } from '@/lib/utils'
+
+export default function Products() {
+  const [products, setProducts] = React.useState<Product[] | null>(null)
+  const [names, setNames] = React.useState<Record<string, string>>({})
+  const load = React.useCallback(async () => {
+    const [{ data, error }, cats] = await Promise.all([listProducts(), categoryNames()])
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to fetch products', description: error.message })
+      setProducts([])
+      return
+    }
+    setNames(Object.fromEntries((cats.data ?? []).map((c) => [c.id, c.name])))
+    setProducts((data ?? []) as Product[])
+  }, [])
+  React.useEffect(() => {
+    load()
+  }, [load])
+
+  const toggle = async (p: Product) => {
+    const { error } = await supabase.from('products').update({ is_available: !p.is_available }).eq('id', p.id)
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to update product', description: error.message })
+      return
+    }
+    toast({ title: p.is_available ? 'Product disabled' : 'Product enabled', description: p.name })
+    load()
+  }
+  const remove = async (p: Product) => {
+    const { error } = await supabase.from('products').delete().eq('id', p.id)
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to delete product', description: error.message })
+      return
+    }
+    toast({ title: 'Product deleted' })
+    load()
+  }
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="font-display text-4xl font-bold">Products</h1>
+        <Button asChild>
+          <Link to="/admin/products/new"><Plus aria-hidden="true" /> Add Product</Link>
+        </Button>
+      </div>
+      {products === null ? (
+        <p role="status" className="text-muted-foreground">Loading products...</p>
+      ) : products.length === 0 ? (
+        <p className="rounded-lg border bg-card p-8 text-center text-muted-foreground">No products found</p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border bg-card">
+          <table className="w-full text-sm">
+            <thead className="border-b bg-cream-200/60 text-left">
+              <tr>
+                <th scope="col" className="p-3">Image</th>
+                <th scope="col" className="p-3">Name</th>
+                <th scope="col" className="p-3">Price</th>
+                <th scope="col" className="p-3">Category</th>
+                <th scope="col" className="p-3">Status</th>
+                <th scope="col" className="p-3 text-right">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {products.map((p) => (
+                <tr key={p.id} className="border-b last:border-0" data-testid="product-row">
+                  <td className="p-3">
+                    {p.main_image_url ? (
+                      <img src={p.main_image_url} alt="" className="size-12 rounded object-cover" />
+                    ) : (
+                      <span className="flex size-12 items-center justify-center rounded bg-cream-200 text-[10px] text-muted-foreground">No Image</span>
+                    )}
+                  </td>
+                  <td className="p-3">
+                    <p className="font-semibold">{p.name}</p>
+                    {p.sku && <p className="text-xs text-muted-foreground">SKU {p.sku}</p>}
+                  </td>
+                  <td className="p-3">{formatPrice(p.base_price)}</td>
+                  <td className="p-3">{(p.category_id && names[p.category_id]) || '—'}</td>
+                  <td className="p-3">
+                    <Badge tone={p.is_available ? 'good' : 'muted'}>{p.is_available ? 'Available' : 'Hidden'}</Badge>
+                  </td>
+                  <td className="p-3">
+                    <div className="flex justify-end gap-1">
+                      <Button variant="ghost" size="icon" onClick={() => toggle(p)} aria-label={`${p.is_available ? 'Hide' : 'Show'} ${p.name}`}>
+                        {p.is_available ? <EyeOff aria-hidden="true" /> : <Eye aria-hidden="true" />}
+                      </Button>
+                      <Button variant="ghost" size="icon" asChild>
+                        <Link to={`/admin/products/${p.id}`} aria-label={`Edit ${p.name}`}><Pencil aria-hidden="true" /></Link>
+                      </Button>
+                      <ConfirmDialog
+                        title="Are you sure you want to delete this product?"
+                        description={`"${p.name}" and its category links will be removed. This cannot be undone.`}
+                        onConfirm={() => remove(p)}
+                        trigger={
+                          <Button variant="ghost" size="icon" aria-label={`Delete ${p.name}`}>
+                            <Trash2 className="text-destructive" aria-hidden="true" />
+                          </Button>
+                        }
+                      />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  )
+}
