@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import { importSummary, missingColumnsMessage, parseImportCsv, type ImportResult } from '@/lib/csvImport'
+import { SIDEBAR_COOKIE_MAX_AGE, isToggleShortcut, readSidebarCookie, sidebarCookie } from '@/lib/sidebarState'
+import { signUpErrorMessage } from '@/pages/admin/AuthPage'
+import { storageName } from '@/components/admin/ImageUpload'
+import { productRow } from '@/lib/admin'
+import { productDefaults } from '@/lib/schemas'
+
+describe('CSV import parsing', () => {
+  it('reads plain files the way a comma split would', () => {
+    const r = parseImportCsv('product_sku,product_internal_id,product_name\nA-1,100,Rose\nB-2,200,Lily\n')
+    expect(r.missingColumns).toEqual([])
+    expect(r.rows).toEqual([
+      { sku: 'A-1', productInternalId: '100', name: 'Rose' },
+      { sku: 'B-2', productInternalId: '200', name: 'Lily' },
+    ])
+  })
+  it('handles quotes, commas inside quotes, CRLF, a BOM and header case', () => {
+    const text = '\uFEFFProduct_Name,PRODUCT_SKU,product_internal_id\r\n"Roses, red ""long""",R-1,7\r\n'
+    expect(parseImportCsv(text).rows).toEqual([{ sku: 'R-1', productInternalId: '7', name: 'Roses, red "long"' }])
+  })
+  it('skips rows missing the sku or the id and counts them', () => {
+    const r = parseImportCsv('product_sku,product_internal_id\nA,1\n,2\nB,\n  ,  \nC,3\n')
+    expect(r.rows.map((x) => x.sku)).toEqual(['A', 'C'])
+    expect(r.skipped).toBe(2)
+  })
+  it('names the missing columns', () => {
+    const r = parseImportCsv('sku,name\nA,B\n')
+    expect(r.missingColumns).toEqual(['product_sku', 'product_internal_id'])
+    expect(missingColumnsMessage(r.missingColumns)).toContain('product_sku, product_internal_id')
+    expect(parseImportCsv('product_sku\nA\n').missingColumns).toEqual(['product_internal_id'])
+  })
+  it('summarises results with the spec texts', () => {
+    const r = (status: ImportResult['status']): ImportResult => ({ sku: 's', name: 'n', status, message: '', productInternalId: '1' })
+    expect(importSummary([r('success'), r('success'), r('error'), r('not_found')])).toEqual([
+      'Successfully updated 2 product(s)',
+      '1 product(s) failed to update',
+      '1 product(s) not found',
+    ])
+    expect(importSummary([])).toEqual([])
+  })
+})
+
+describe('sidebar state', () => {
+  it('remembers the state in a cookie for 7 days', () => {
+    expect(SIDEBAR_COOKIE_MAX_AGE).toBe(604800)
+    expect(sidebarCookie(false)).toBe('sidebar_state=false; path=/; max-age=604800; samesite=lax')
+    expect(readSidebarCookie('a=1; sidebar_state=false; b=2')).toBe(false)
+    expect(readSidebarCookie('sidebar_state=true')).toBe(true)
+    expect(readSidebarCookie('other=1')).toBeNull()
+  })
+  it('toggles with Ctrl+B and Cmd+B only', () => {
+    expect(isToggleShortcut({ key: 'b', ctrlKey: true, metaKey: false })).toBe(true)
+    expect(isToggleShortcut({ key: 'B', ctrlKey: false, metaKey: true })).toBe(true)
+    expect(isToggleShortcut({ key: 'b', ctrlKey: false, metaKey: false })).toBe(false)
+    expect(isToggleShortcut({ key: 'c', ctrlKey: true, metaKey: false })).toBe(false)
+  })
+})
+
+describe('auth and upload helpers', () => {
+  it('maps sign-up errors to the spec toasts', () => {
+    expect(signUpErrorMessage('User already registered')).toBe('This email is already registered. Please sign in instead.')
+    expect(signUpErrorMessage('Password should be at least 6 characters.')).toBe('Password should be at least 6 characters.')
+    expect(signUpErrorMessage(undefined)).toBe('An error occurred during sign up')
+  })
+  it('names uploads with a random part, a timestamp and the extension', () => {
+    const a = storageName('Photo.JPG', 1700000000000)
+    expect(a).toMatch(/^[a-z0-9]+-1700000000000\.jpg$/)
+    expect(storageName('x.png', 1)).not.toBe(storageName('x.png', 1))
+  })
+  it('stores No Category and empty optional fields as null', () => {
+    const row = productRow({ ...productDefaults, name: '  Fern ', sku: '', category_id: '' })
+    expect(row).toMatchObject({ name: 'Fern', sku: null, category_id: null, ecwid_product_id: null, is_available: true })
+  })
+})
