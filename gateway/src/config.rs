@@ -75,6 +75,10 @@ pub struct Config {
     /// TCP port of the embedded PostgreSQL on 127.0.0.1 (0: unix socket only).
     #[arg(long, env = "SUPAGATE_DB_PORT", default_value_t = DEFAULT_DB_PORT, global = true)]
     pub db_port: u16,
+    /// Extra settings for the embedded PostgreSQL, as `name=value` pairs separated by spaces
+    /// (e.g. "shared_buffers=256MB synchronous_commit=off").
+    #[arg(long, env = "SUPAGATE_PG_SETTINGS", default_value = "", global = true)]
+    pub pg_settings: String,
     /// Use this PostgreSQL server instead of the embedded one. The user must be able to create
     /// roles and schemas (for migrations) and switch to anon, authenticated and service_role.
     #[arg(long, env = "DATABASE_URL", global = true)]

@@ -29,6 +29,8 @@ pub struct EmbeddedPg {
     tcp_port: u16,
     /// When running as root, PostgreSQL runs as this unprivileged user.
     run_as: Option<String>,
+    /// Extra `name=value` settings.
+    settings: Vec<String>,
 }
 
 /// Finds initdb/pg_ctl: PG_BIN_DIR, then the newest /usr/lib/postgresql/*/bin, then PATH.
@@ -74,7 +76,7 @@ fn is_root() -> bool {
 }
 
 impl EmbeddedPg {
-    pub fn new(bin: PathBuf, data_dir: &Path, tcp_port: u16) -> Self {
+    pub fn new(bin: PathBuf, data_dir: &Path, tcp_port: u16, settings: &str) -> Self {
         let pgdata = data_dir.join("pg");
         // Unix socket paths are limited to ~107 bytes; fall back to /tmp for deep data dirs.
         let socket_dir = if pgdata.as_os_str().len() + 20 < 100 {
@@ -89,6 +91,11 @@ impl EmbeddedPg {
             socket_dir,
             tcp_port,
             run_as: is_root().then(|| "postgres".to_string()),
+            settings: settings
+                .split_whitespace()
+                .filter(|s| s.contains('=') && !s.contains(['\'', '"', ';']))
+                .map(str::to_string)
+                .collect(),
         }
     }
 
@@ -232,11 +239,14 @@ impl EmbeddedPg {
         } else {
             "127.0.0.1".to_string()
         };
-        let opts = format!(
+        let mut opts = format!(
             "-k {} -p {} -c listen_addresses={listen} -c max_connections=100 -c shared_buffers=128MB",
             self.socket_dir.display(),
             self.port()
         );
+        for s in &self.settings {
+            opts.push_str(&format!(" -c {s}"));
+        }
         let log = self.pgdata.join("server.log").to_string_lossy().to_string();
         match self
             .run(

@@ -69,7 +69,7 @@ async fn open_database(cfg: &Config, serving: bool) -> Result<Database, String> 
     let bin = embedded_pg::find_binaries(cfg.pg_bin_dir.as_deref()).map_err(|e| e.to_string())?;
     let data = cfg.data_dir_abs();
     std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
-    let pg = EmbeddedPg::new(bin, &data, cfg.db_port);
+    let pg = EmbeddedPg::new(bin, &data, cfg.db_port, &cfg.pg_settings);
     pg.ensure_initialized().await.map_err(|e| e.to_string())?;
     let owner = gateway_pid(&data).filter(|p| *p != std::process::id());
     let shared = !serving && owner.is_some() && pg.is_running().await;

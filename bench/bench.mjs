@@ -1,0 +1,356 @@
+// The benchmark harness (issue 8). One run: a tuned throwaway PostgreSQL run by the gateway
+// itself, a 10,000-product catalogue, then REST efficiency (gateway req/s ÷ pgbench tps of the
+// exact SQL the gateway sends), auth, storage, memory, start time and the site's weight and LCP.
+// Writes docs/BENCHMARKS.md and docs/benchmarks.json. `--quick` runs every step briefly.
+import { spawn, execFileSync, execSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, chmodSync, existsSync, copyFileSync, statSync } from 'node:fs'
+import { tmpdir, cpus, totalmem } from 'node:os'
+import { join, resolve, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import { chromium } from '@playwright/test'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const quick = process.argv.includes('--quick')
+const profile = process.env.BENCH_PROFILE ?? (quick ? 'debug' : 'release')
+const bin = join(root, 'target', profile, 'supagate')
+const DUR = quick ? 1 : 15
+const PG_BIN = execSync('ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1').toString().trim()
+const isRoot = process.getuid?.() === 0
+const TUNING = 'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
+const log = (...a) => console.error('[bench]', ...a)
+const round = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d)
+
+const work = mkdtempSync(join(tmpdir(), 'supagate-bench-'))
+chmodSync(work, 0o755)
+const results = { date: new Date().toISOString(), quick, profile, machine: {}, rest: [], auth: {}, storage: [], memory: {}, start: {}, site: {} }
+results.machine = {
+  cpus: cpus().length,
+  cpu: cpus()[0]?.model,
+  memory_gb: round(totalmem() / 2 ** 30),
+  postgres: execFileSync(join(PG_BIN, 'postgres'), ['--version']).toString().trim(),
+  kernel: execSync('uname -sr').toString().trim(),
+}
+
+// ------------------------------------------------------------------ gateway process
+
+async function startGateway(dataDir, extraEnv = {}) {
+  const t0 = performance.now()
+  const child = spawn(bin, ['--data-dir', dataDir, '--port', '0', '--db-port', '0', '--stop-on-stdin-close', 'start'], {
+    env: {
+      ...process.env,
+      RUST_LOG: 'warn',
+      SUPAGATE_SITE_DIR: join(root, 'frontend/dist'),
+      SUPAGATE_PG_SETTINGS: TUNING,
+      RATE_LIMIT_SIGN_IN: '100000000',
+      RATE_LIMIT_TOKEN_REFRESH: '100000000',
+      DB_POOL: '32',
+      ...extraEnv,
+    },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const info = await new Promise((res, rej) => {
+    let buf = ''
+    child.on('exit', (c) => rej(new Error(`gateway exited ${c}: ${buf}`)))
+    child.stdout.on('data', (d) => {
+      buf += d
+      if (buf.includes('Press Ctrl-C')) {
+        const get = (k) => buf.match(new RegExp(`${k}:\\s+(\\S+)`))?.[1]
+        res({ url: get('API URL'), anon: get('anon key'), service: get('service_role key') })
+      }
+    })
+  })
+  const readyMs = performance.now() - t0
+  child.stdout.resume()
+  const exited = new Promise((r) => child.once('exit', r))
+  return { ...info, pid: child.pid, readyMs, dataDir, stop: async () => { child.stdin.end(); await exited } }
+}
+
+function rssKb(pid) {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(s.match(/VmRSS:\s+(\d+)/)[1])
+}
+
+/** Samples the gateway's RSS while `fn` runs; returns [result, peak MB]. */
+async function withPeakRss(pid, fn) {
+  let peak = rssKb(pid)
+  const t = setInterval(() => { try { peak = Math.max(peak, rssKb(pid)) } catch {} }, 50)
+  try {
+    const r = await fn()
+    return [r, round(peak / 1024)]
+  } finally {
+    clearInterval(t)
+  }
+}
+
+function psql(gw, sql) {
+  const sock = join(gw.dataDir, 'pg')
+  return execFileSync(join(PG_BIN, 'psql'), ['-X', '-q', '-t', '-A', '-h', sock, '-p', '5432', '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', maxBuffer: 64 << 20 })
+}
+
+// ------------------------------------------------------------------ load tools
+
+function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur = DUR }) {
+  const lua = join(work, `wrk-${Math.random().toString(36).slice(2)}.lua`)
+  const h = Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')
+  writeFileSync(lua, `wrk.method = ${JSON.stringify(method)}\n${h}\n${body ? `wrk.body = ${JSON.stringify(body)}` : ''}\n` +
+    `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`)
+  const out = execFileSync('wrk', ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '-s', lua, url], { encoding: 'utf8' })
+  const r = JSON.parse(out.match(/JSON (.*)/)[1])
+  if (r.errors || r.non2xx) log(`wrk ${method} ${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  return r
+}
+
+function pgbench(gw, script, conns, dur = DUR, extra = []) {
+  const file = join(work, `pgb-${Math.random().toString(36).slice(2)}.sql`)
+  writeFileSync(file, script)
+  chmodSync(file, 0o644)
+  const out = execFileSync(join(PG_BIN, 'pgbench'), ['-n', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-c', String(conns), '-j', String(Math.min(2, conns)), '-T', String(dur), '-M', 'prepared', ...extra, ...(script ? ['-f', file] : []), 'postgres'], { encoding: 'utf8' })
+  return Number(out.match(/tps = ([\d.]+)/)[1])
+}
+
+/** The statements the gateway ran for one request, read from the server log (log_statement=all). */
+function captureSql(gw, doRequest) {
+  const logFile = join(gw.dataDir, 'pg', 'server.log')
+  psql(gw, "ALTER SYSTEM SET log_statement = 'all'")
+  psql(gw, 'SELECT pg_reload_conf()')
+  execSync('sleep 0.3')
+  const before = readFileSync(logFile, 'utf8').length
+  doRequest()
+  execSync('sleep 0.3')
+  psql(gw, 'ALTER SYSTEM RESET log_statement')
+  psql(gw, 'SELECT pg_reload_conf()')
+  const text = readFileSync(logFile, 'utf8').slice(before)
+  // Entries start with a timestamp: "LOG:  execute s3: <sql>" may be followed by
+  // "DETAIL:  parameters: $1 = '...', $2 = '...'".
+  const entries = text.split(/\n(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)/)
+  const stmts = []
+  for (let i = 0; i < entries.length; i++) {
+    const m = entries[i].match(/LOG:\s+(?:execute [^:]+|statement): ([\s\S]*)$/)
+    if (!m) continue
+    let sql = m[1].trim()
+    const params = []
+    const d = entries[i + 1]?.match(/DETAIL:\s+parameters: ([\s\S]*)$/)
+    if (d) for (const p of d[1].matchAll(/\$(\d+) = (NULL|'(?:[^']|'')*')/g)) params[Number(p[1])] = p[2]
+    if (/pg_reload_conf|ALTER SYSTEM|LISTEN|pg_advisory/.test(sql)) continue
+    // Inline the values as unknown-typed literals, exactly as the gateway sends them. E'' strings
+    // with ':' escaped, because pgbench would read ":name" inside a literal as its own variable.
+    const lit = (v) => (v === undefined || v === 'NULL' ? 'NULL' : `E'${v.slice(1, -1).replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'`)
+    sql = sql.replace(/\$(\d+)/g, (_, n) => lit(params[Number(n)]))
+    stmts.push(sql.replace(/\s*\n\s*/g, ' '))
+  }
+  return stmts
+}
+
+// ------------------------------------------------------------------ the run
+
+const emptyDir = join(work, 'data')
+log(`binary ${bin} (${profile}); work dir ${work}`)
+const gw = await startGateway(emptyDir)
+results.start.empty_ms = round(gw.readyMs, 0)
+results.memory.idle_mb = round(rssKb(gw.pid) / 1024)
+const auth = { apikey: gw.anon, authorization: `Bearer ${gw.anon}` }
+const svc = { apikey: gw.service, authorization: `Bearer ${gw.service}` }
+const api = (path, opts = {}) => fetch(gw.url + path, { ...opts, headers: { ...svc, 'content-type': 'application/json', ...(opts.headers ?? {}) } })
+
+log('loading 10,000 products in 50 categories')
+psql(gw, `
+  INSERT INTO public.categories (name, slug, order_by) SELECT 'Bench ' || i, 'bench-' || i, 100 + i FROM generate_series(1, 50) i;
+  INSERT INTO public.products (name, sku, description, base_price, category_id, is_available, ecwid_product_id)
+    SELECT 'Product ' || lpad(i::text, 5, '0'), 'B-' || i, 'A bench product with a realistic description of its flowers.', (i % 200) + 0.99,
+           (SELECT id FROM public.categories WHERE slug = 'bench-' || (1 + i % 50)), i % 10 <> 0, (700000000 + i)::text
+    FROM generate_series(1, 10000) i;
+  INSERT INTO public.product_categories (product_id, category_id)
+    SELECT p.id, c.id FROM public.products p JOIN public.categories c ON c.slug = 'bench-' || (1 + (substr(p.sku, 3)::int * 7) % 50)
+    WHERE p.sku LIKE 'B-%' ON CONFLICT DO NOTHING;
+  ANALYZE;`)
+const productId = psql(gw, "SELECT id FROM public.products WHERE sku = 'B-4242'").trim()
+const catId = psql(gw, "SELECT id FROM public.categories WHERE slug = 'bench-7'").trim()
+execFileSync(join(PG_BIN, 'pgbench'), ['-i', '-q', '-s', quick ? '1' : '10', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', 'postgres'], { stdio: 'ignore' })
+
+// An admin token for the writes (service_role bypasses RLS; the admin path is the realistic one).
+const adminToken = (await (await fetch(`${gw.url}/auth/v1/token?grant_type=password`, { method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }) })).json()).access_token
+const admin = { apikey: gw.anon, authorization: `Bearer ${adminToken}` }
+
+const scenarios = [
+  { key: 'a', name: 'one product by id', method: 'GET', path: `/rest/v1/products?select=*&id=eq.${productId}`, headers: auth },
+  { key: 'b', name: 'category listing (available, by name)', method: 'GET', path: `/rest/v1/products?select=*&is_available=eq.true&category_id=eq.${catId}&order=name.asc`, headers: auth },
+  { key: 'c', name: 'HEAD with count=exact', method: 'HEAD', path: '/rest/v1/products?select=*', headers: { ...auth, prefer: 'count=exact' } },
+  { key: 'd', name: 'insert one row, return=representation', method: 'POST', path: '/rest/v1/categories?select=*', headers: { ...admin, prefer: 'return=representation', 'content-type': 'application/json' }, body: '{"name":"Load","slug":"load-x","is_available":false}', rollback: true },
+  { key: 'e', name: 'update one row by id', method: 'PATCH', path: `/rest/v1/products?id=eq.${productId}`, headers: { ...admin, 'content-type': 'application/json' }, body: '{"base_price":12.5}' },
+]
+
+for (const s of scenarios) {
+  // Inserts of one fixed row would conflict; roll them back (the work is the same, nothing is kept).
+  const headers = s.rollback ? { ...s.headers, prefer: `${s.headers.prefer}, tx=rollback` } : s.headers
+  const sql = captureSql(gw, () => execFileSync('curl', ['-s', '-o', '/dev/null', '-X', s.method, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), ...(s.body ? ['-d', s.body] : []), gw.url + s.path]))
+  const script = ['\\startpipeline', ...sql.map((q) => q.replace(/;?$/, ';')), '\\endpipeline', ''].join('\n')
+  for (const conns of [8, 32]) {
+    const [w, peak] = await withPeakRss(gw.pid, async () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns }))
+    const tps = pgbench(gw, script, conns)
+    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak })
+    log(`(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}`)
+  }
+  results.rest_sql ??= {}
+  results.rest_sql[s.key] = sql
+}
+results.pgbench_select_only = Object.fromEntries([8, 32].map((c) => [c, round(pgbench(gw, '', c, DUR, ['-S']), 0)]))
+
+// ------------------------------------------------------------------ auth
+log('auth')
+const bcryptBin = join(root, 'target', profile, 'examples', 'bcrypt_rate')
+results.auth.bare_bcrypt_verify_per_s = Number(execFileSync(bcryptBin, ['2', String(Math.max(1, DUR / 3))], { encoding: 'utf8' }).trim())
+const [pw, pwPeak] = await withPeakRss(gw.pid, async () => wrk({ url: `${gw.url}/auth/v1/token?grant_type=password`, method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }), conns: 8 }))
+results.auth.password_grants_per_s = round(pw.rps, 1)
+results.auth.password_vs_bare_bcrypt = round(pw.rps / results.auth.bare_bcrypt_verify_per_s, 2)
+results.auth.password_p50_ms = round(pw.p50, 1)
+results.memory.auth_password_peak_mb = pwPeak
+// Refresh grants: eight clients each rotating their own token as fast as they can.
+const chains = await Promise.all(Array.from({ length: 8 }, async () => (await (await fetch(`${gw.url}/auth/v1/token?grant_type=password`, { method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }) })).json()).refresh_token))
+const [refreshCount, refreshPeak] = await withPeakRss(gw.pid, async () => {
+  const until = performance.now() + DUR * 1000
+  let n = 0
+  await Promise.all(chains.map(async (token) => {
+    while (performance.now() < until) {
+      const r = await fetch(`${gw.url}/auth/v1/token?grant_type=refresh_token`, { method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) })
+      token = (await r.json()).refresh_token
+      n++
+    }
+  }))
+  return n
+})
+results.auth.refresh_grants_per_s = round(refreshCount / DUR, 1)
+results.memory.auth_refresh_peak_mb = refreshPeak
+
+// ------------------------------------------------------------------ storage
+log('storage')
+await api('/storage/v1/bucket', { method: 'POST', body: JSON.stringify({ id: 'bench', public: true }) })
+for (const mb of quick ? [1, 5] : [1, 50]) {
+  const file = join(work, `blob-${mb}.bin`)
+  execSync(`head -c ${mb * 1024 * 1024} /dev/urandom > ${file}`)
+  const reps = mb >= 50 ? 3 : 10
+  const [up, upPeak] = await withPeakRss(gw.pid, async () => {
+    const t = performance.now()
+    for (let i = 0; i < reps; i++) {
+      execFileSync('curl', ['-s', '-f', '-o', '/dev/null', '-X', 'POST', '-H', `apikey: ${gw.service}`, '-H', `authorization: Bearer ${gw.service}`, '-H', 'content-type: application/octet-stream', '-H', 'x-upsert: true', '--data-binary', `@${file}`, `${gw.url}/storage/v1/object/bench/blob-${mb}.bin`])
+    }
+    return (performance.now() - t) / reps
+  })
+  const [down, downPeak] = await withPeakRss(gw.pid, async () => {
+    const t = performance.now()
+    for (let i = 0; i < reps; i++) execFileSync('curl', ['-s', '-f', '-o', '/dev/null', `${gw.url}/storage/v1/object/public/bench/blob-${mb}.bin`])
+    return (performance.now() - t) / reps
+  })
+  const t = performance.now()
+  for (let i = 0; i < reps; i++) copyFileSync(file, `${file}.copy`)
+  const copyMs = (performance.now() - t) / reps
+  results.storage.push({ size_mb: mb, upload_mb_s: round(mb / (up / 1000)), download_mb_s: round(mb / (down / 1000)), disk_copy_mb_s: round(mb / (copyMs / 1000)), upload_peak_rss_mb: upPeak, download_peak_rss_mb: downPeak })
+}
+
+// ------------------------------------------------------------------ site
+log('site')
+const html = readFileSync(join(root, 'frontend/dist/index.html'), 'utf8')
+const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1])
+let jsGz = 0, cssGz = 0
+for (const a of assets) {
+  const gz = gzipSync(readFileSync(join(root, 'frontend/dist', a))).length
+  if (a.endsWith('.js')) jsGz += gz
+  else cssGz += gz
+}
+results.site.home_initial_js_gzip_kb = round(jsGz / 1024)
+results.site.home_css_gzip_kb = round(cssGz / 1024)
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+const lcps = []
+for (let i = 0; i < (quick ? 1 : 5); i++) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  await ctx.route('**/www.openstreetmap.org/**', (r) => r.fulfill({ contentType: 'text/html', body: '' }))
+  const page = await ctx.newPage()
+  await page.goto(gw.url + '/', { waitUntil: 'load' })
+  lcps.push(await page.evaluate(() => new Promise((res) => {
+    new PerformanceObserver((l) => { const e = l.getEntries(); res(e[e.length - 1].startTime) }).observe({ type: 'largest-contentful-paint', buffered: true })
+  })))
+  await ctx.close()
+}
+await browser.close()
+lcps.sort((a, b) => a - b)
+results.site.home_lcp_ms = round(lcps[Math.floor(lcps.length / 2)], 0)
+
+await gw.stop()
+
+// ------------------------------------------------------------------ start times
+log('start')
+const again = []
+for (let i = 0; i < (quick ? 1 : 5); i++) {
+  const g = await startGateway(emptyDir)
+  again.push(g.readyMs)
+  await g.stop()
+}
+again.sort((a, b) => a - b)
+results.start.existing_ms = round(again[Math.floor(again.length / 2)], 0)
+const fresh = []
+for (let i = 0; i < (quick ? 1 : 3); i++) {
+  const dir = join(work, `fresh-${i}`)
+  const g = await startGateway(dir)
+  fresh.push(g.readyMs)
+  await g.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
+fresh.sort((a, b) => a - b)
+results.start.empty_ms = round(fresh[Math.floor(fresh.length / 2)], 0)
+results.memory.peak_rest_mb = Math.max(...results.rest.map((r) => r.peak_rss_mb))
+rmSync(work, { recursive: true, force: true })
+
+// ------------------------------------------------------------------ report
+const out = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
+mkdirSync(out, { recursive: true })
+writeFileSync(join(out, 'benchmarks.json'), JSON.stringify(results, null, 2) + '\n')
+const t = (rows, cols) => [`| ${cols.map((c) => c[0]).join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => c[1](r)).join(' | ')} |`)].join('\n')
+const md = `# Benchmarks
+
+${quick ? '**Quick mode**: every step ran for about a second on a debug build. These figures only prove the harness works.\n\n' : ''}Run: ${results.date} · \`bench/run${quick ? ' --quick' : ''}\` · ${profile} build · ${results.machine.cpus} × ${results.machine.cpu} · ${results.machine.memory_gb} GiB · ${results.machine.postgres} · ${results.machine.kernel}
+
+Client (wrk, pgbench, curl), gateway and PostgreSQL all share this machine. PostgreSQL is the
+gateway's own embedded cluster, tuned for a benchmark (\`${TUNING}\`), with 10,000 products in 50
+categories and a link for each product. Each load runs ${DUR} s.
+
+## REST efficiency
+
+*Efficiency* = gateway requests/s ÷ pgbench transactions/s of the exact statements the gateway sent
+for that request (read from PostgreSQL's log with \`log_statement=all\`, values inlined as the
+unknown-typed literals the gateway binds), prepared (\`-M prepared\`) and pipelined like the gateway,
+at the same number of connections.
+
+${t(results.rest, [['', (r) => r.scenario], ['request', (r) => r.name], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.gateway_rps], ['its SQL in pgbench, tps', (r) => r.sql_tps], ['efficiency', (r) => `**${r.efficiency}**`], ['p50 ms', (r) => r.p50_ms], ['p99 ms', (r) => r.p99_ms], ['peak RSS MB', (r) => r.peak_rss_mb]])}
+
+Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${results.pgbench_select_only[8]} tps at 8 connections, ${results.pgbench_select_only[32]} at 32.
+
+## Auth
+
+| measure | value |
+|---|---|
+| password grants/s (8 connections) | ${results.auth.password_grants_per_s} |
+| bare bcrypt cost-10 verifications/s (2 threads) | ${results.auth.bare_bcrypt_verify_per_s} |
+| password grants ÷ bare bcrypt | ${results.auth.password_vs_bare_bcrypt} |
+| refresh grants/s (8 clients rotating) | ${results.auth.refresh_grants_per_s} |
+
+## Storage
+
+${t(results.storage, [['file', (r) => `${r.size_mb} MB`], ['upload MB/s', (r) => r.upload_mb_s], ['public download MB/s', (r) => r.download_mb_s], ['disk copy MB/s', (r) => r.disk_copy_mb_s], ['peak RSS upload MB', (r) => r.upload_peak_rss_mb], ['peak RSS download MB', (r) => r.download_peak_rss_mb]])}
+
+## Memory, start, site
+
+| measure | value | target |
+|---|---|---|
+| gateway RSS at idle | ${results.memory.idle_mb} MB | |
+| peak gateway RSS under REST load | ${results.memory.peak_rest_mb} MB | < 40 MB |
+| peak RSS, password grants / refresh grants | ${results.memory.auth_password_peak_mb} / ${results.memory.auth_refresh_peak_mb} MB | |
+| start to ready, existing data directory | ${results.start.existing_ms} ms | < 1000 ms |
+| start to ready, empty directory (initdb, migrations, demo data) | ${results.start.empty_ms} ms | < 5000 ms |
+| home page initial JS (gzip) | ${results.site.home_initial_js_gzip_kb} KB | ≤ 150 KB |
+| home page CSS (gzip) | ${results.site.home_css_gzip_kb} KB | |
+| home page LCP in Chromium, served by the gateway | ${results.site.home_lcp_ms} ms | < 1000 ms |
+
+The figures of this run are in [\`benchmarks.json\`](benchmarks.json).
+`
+writeFileSync(join(out, 'BENCHMARKS.md'), md + (existsSync(join(root, 'bench/ANALYSIS.md')) && !quick ? '\n' + readFileSync(join(root, 'bench/ANALYSIS.md'), 'utf8') : ''))
+console.log(`benchmarks written to ${out}/BENCHMARKS.md`)
