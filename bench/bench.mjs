@@ -188,7 +188,9 @@ for (const s of scenarios) {
   for (const conns of [8, 32]) {
     const [w, peak] = await withPeakRss(gw.pid, async () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns }))
     const tps = pgbench(gw, script, conns)
-    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak })
+    // The same statements one round trip each: what the SQL costs without pipelining.
+    const unpiped = pgbench(gw, sql.map((q) => q.replace(/;?$/, ';')).join('\n') + '\n', conns)
+    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), sql_unpipelined_tps: round(unpiped, 0), efficiency_vs_unpipelined: round(w.rps / unpiped, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak })
     log(`(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}`)
   }
   results.rest_sql ??= {}
@@ -320,7 +322,7 @@ for that request (read from PostgreSQL's log with \`log_statement=all\`, values 
 unknown-typed literals the gateway binds), prepared (\`-M prepared\`) and pipelined like the gateway,
 at the same number of connections.
 
-${t(results.rest, [['', (r) => r.scenario], ['request', (r) => r.name], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.gateway_rps], ['its SQL in pgbench, tps', (r) => r.sql_tps], ['efficiency', (r) => `**${r.efficiency}**`], ['p50 ms', (r) => r.p50_ms], ['p99 ms', (r) => r.p99_ms], ['peak RSS MB', (r) => r.peak_rss_mb]])}
+${t(results.rest, [['', (r) => r.scenario], ['request', (r) => r.name], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.gateway_rps], ['its SQL in pgbench, tps', (r) => r.sql_tps], ['efficiency', (r) => `**${r.efficiency}**`], ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps], ['vs unpipelined', (r) => r.efficiency_vs_unpipelined], ['p50 ms', (r) => r.p50_ms], ['p99 ms', (r) => r.p99_ms], ['peak RSS MB', (r) => r.peak_rss_mb]])}
 
 Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${results.pgbench_select_only[8]} tps at 8 connections, ${results.pgbench_select_only[32]} at 32.
 
