@@ -23,7 +23,10 @@ fn main() {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("worker")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker"))
+            .collect()
     });
     let total: usize = counts.iter().sum();
     println!("{:.1}", total as f64 / secs);

@@ -109,7 +109,7 @@ async fn in_tx<T, F>(
 where
     F: AsyncFnOnce(&tokio_postgres::Client) -> Result<T, AuthError>,
 {
-    let tx = db::begin_as(&state.pool, ROLE, "{}")
+    let tx = db::begin_as(&state.pool(), ROLE, "{}")
         .await
         .map_err(|e| db_fail(req, e))?;
     let result = f(tx.pg()).await;
@@ -323,6 +323,29 @@ fn user_claims(
     Ok((sub, session, claims))
 }
 
+/// The e-mail and password an update asks for: the address normalised, the password checked
+/// against the rules and hashed.
+async fn new_credentials(
+    req: &HttpRequest,
+    body: &Value,
+) -> Result<(Option<String>, Option<String>), GatewayError> {
+    let email = match body["email"].as_str() {
+        Some(e) => Some(
+            auth::users::normalize_email(e)
+                .map_err(|e| fail(req, api(400, "validation_failed", e.to_string())))?,
+        ),
+        None => None,
+    };
+    let hash = match body["password"].as_str() {
+        Some(pw) => {
+            svc::check_password(pw, 6).map_err(|e| fail(req, e))?;
+            Some(hash_password(pw.to_string()).await)
+        }
+        None => None,
+    };
+    Ok((email, hash))
+}
+
 async fn get_user(req: HttpRequest, state: Data) -> Reply {
     let (id, session, _) = user_claims(&req, &state)?;
     let user = in_tx(&req, &state, never, async |c| {
@@ -335,20 +358,7 @@ async fn get_user(req: HttpRequest, state: Data) -> Reply {
 async fn put_user(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (id, session, _) = user_claims(&req, &state)?;
     let body = json_body(&req, payload, &state).await?;
-    let email = match body["email"].as_str() {
-        Some(e) => Some(
-            auth::users::normalize_email(e)
-                .map_err(|e| fail(&req, api(400, "validation_failed", e.to_string())))?,
-        ),
-        None => None,
-    };
-    let hash = match body["password"].as_str() {
-        Some(pw) => {
-            svc::check_password(pw, 6).map_err(|e| fail(&req, e))?;
-            Some(hash_password(pw.to_string()).await)
-        }
-        None => None,
-    };
+    let (email, hash) = new_credentials(&req, &body).await?;
     let data = body.get("data").filter(|d| d.is_object()).cloned();
     let user = in_tx(&req, &state, never, async |c| {
         svc::check_session(c, id, session).await?;
@@ -498,20 +508,7 @@ async fn admin_update(req: HttpRequest, payload: web::Payload, state: Data) -> R
     require_admin(&req, &state)?;
     let id = path_id(&req)?;
     let body = json_body(&req, payload, &state).await?;
-    let email = match body["email"].as_str() {
-        Some(e) => Some(
-            auth::users::normalize_email(e)
-                .map_err(|e| fail(&req, api(400, "validation_failed", e.to_string())))?,
-        ),
-        None => None,
-    };
-    let hash = match body["password"].as_str() {
-        Some(pw) => {
-            svc::check_password(pw, 6).map_err(|e| fail(&req, e))?;
-            Some(hash_password(pw.to_string()).await)
-        }
-        None => None,
-    };
+    let (email, hash) = new_credentials(&req, &body).await?;
     let meta = body.get("user_metadata").filter(|m| m.is_object()).cloned();
     let app_meta = body.get("app_metadata").filter(|m| m.is_object()).cloned();
     let ban = body["ban_duration"].as_str().map(str::to_string);

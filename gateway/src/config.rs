@@ -114,7 +114,10 @@ pub struct Config {
     /// Most rows a REST read returns (PostgREST's db-max-rows; the CLI sets 1000).
     #[arg(long, env = "PGRST_DB_MAX_ROWS", default_value_t = 1000, global = true)]
     pub max_rows: u64,
-    /// Connections in the pool.
+    /// HTTP worker threads (default: one per CPU).
+    #[arg(long, env = "SUPAGATE_WORKERS", default_value_t = default_workers(), global = true)]
+    pub workers: usize,
+    /// Connections in the pool (shared out among the workers).
     #[arg(long, env = "DB_POOL", default_value_t = 10, global = true)]
     pub db_pool: usize,
     /// Seconds to wait for a pool connection before answering 504 PGRST003.
@@ -181,6 +184,12 @@ pub struct Config {
         hide = true
     )]
     pub stop_on_stdin_close: bool,
+}
+
+fn default_workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
 }
 
 impl Config {

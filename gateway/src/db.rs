@@ -123,14 +123,17 @@ impl Tx {
     }
 }
 
-/// Opens a transaction with the request's role and claims set, and runs `sql` in the same
-/// pipeline. Reads are committed in that pipeline too and return no open transaction.
+/// Opens a transaction with the request's role and claims set and runs `sql`, all in one
+/// pipeline. `end` finishes the transaction in that same pipeline (COMMIT, or ROLLBACK for
+/// `Prefer: tx=rollback`) when the outcome cannot change the decision; otherwise the open
+/// transaction is returned for the caller to finish. A failed statement rolls everything back.
 pub async fn run_statement(
     pool: &Pool,
     ctx: &RequestContext,
     sql: &str,
     params: &[String],
     read_only: bool,
+    end: Option<bool>,
 ) -> Result<(tokio_postgres::Row, Option<Tx>), DbError> {
     let client = pool.get().await?;
     let setup = client.prepare_cached(SETUP_SQL).await?;
@@ -157,37 +160,34 @@ pub async fn run_statement(
         client: Some(client),
     };
     let c = tx.client();
-    if read_only {
-        let (b, s, m, end) = tokio::join!(
-            c.batch_execute(begin),
-            c.query_one(&setup, &setup_params),
-            c.query_one(&main, &main_params),
-            c.batch_execute("COMMIT"),
-        );
-        let result = b.and(s).and(m);
-        let row = match result {
-            Ok(row) => row,
-            Err(e) => {
-                // COMMIT of a failed transaction rolled it back; the connection is clean.
-                let _ = end;
-                tx.client.take();
-                return Err(e.into());
-            }
-        };
-        end?;
-        tx.client.take();
-        Ok((row, None))
-    } else {
-        let (b, s, m) = tokio::join!(
-            c.batch_execute(begin),
-            c.query_one(&setup, &setup_params),
-            c.query_one(&main, &main_params),
-        );
-        match b.and(s).and(m) {
-            Ok(row) => Ok((row, Some(tx))),
-            Err(e) => {
-                let _ = tx.finish(false).await;
-                Err(e.into())
+    match end {
+        Some(commit) => {
+            let finish = if commit { "COMMIT" } else { "ROLLBACK" };
+            let (b, s, m, e) = tokio::join!(
+                c.batch_execute(begin),
+                c.query_one(&setup, &setup_params),
+                c.query_one(&main, &main_params),
+                c.batch_execute(finish),
+            );
+            // The transaction is over either way (COMMIT of a failed one rolls it back), so the
+            // connection goes back to the pool clean.
+            tx.client.take();
+            let row = b.and(s).and(m)?;
+            e?;
+            Ok((row, None))
+        }
+        None => {
+            let (b, s, m) = tokio::join!(
+                c.batch_execute(begin),
+                c.query_one(&setup, &setup_params),
+                c.query_one(&main, &main_params),
+            );
+            match b.and(s).and(m) {
+                Ok(row) => Ok((row, Some(tx))),
+                Err(e) => {
+                    let _ = tx.finish(false).await;
+                    Err(e.into())
+                }
             }
         }
     }

@@ -24,7 +24,7 @@ use embedded_pg::EmbeddedPg;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The demo administrator created in a new local database.
 pub const DEMO_ADMIN_EMAIL: &str = "admin@example.com";
@@ -210,16 +210,13 @@ async fn start(cfg: Config) -> Result<(), String> {
 
 async fn serve(cfg: &Config, db: &Database, t0: Instant) -> Result<(), String> {
     prepare(cfg, db).await?;
-    let pool = db::build_pool(
-        db.api.clone(),
-        cfg.db_pool,
-        Duration::from_secs(cfg.db_pool_timeout),
-    );
     let schema = {
-        let client = pool
-            .get()
+        let (client, conn) = db
+            .api
+            .connect(tokio_postgres::NoTls)
             .await
             .map_err(|e| format!("the API login cannot connect: {e}"))?;
+        tokio::spawn(conn);
         schema_cache::load(&client, &cfg.schemas())
             .await
             .map_err(|e| format!("cannot load the schema cache: {e}"))?
@@ -238,7 +235,12 @@ async fn serve(cfg: &Config, db: &Database, t0: Instant) -> Result<(), String> {
     };
     let store = storage::backend::open(&backend)
         .map_err(|e| format!("cannot open the object store: {e}"))?;
-    let state = Arc::new(state::AppState::new(cfg.clone(), pool, schema, store));
+    let state = Arc::new(state::AppState::new(
+        cfg.clone(),
+        db.api.clone(),
+        schema,
+        store,
+    ));
     schema_cache::spawn_listener(state.clone(), db.api.clone());
     let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;

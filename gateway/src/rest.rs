@@ -6,7 +6,7 @@ use crate::http_util::{header, headers_json, query_pairs, read_body};
 use crate::request_auth::identify;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
-use query_engine::request::{Method, Resource, parse_prefer};
+use query_engine::request::{MediaType, Method, Resource, parse_prefer};
 use query_engine::response::{self, ResultRow};
 use query_engine::{ApiError, Input};
 use std::sync::Arc;
@@ -97,12 +97,20 @@ pub async fn handle(
         search_path: format!("{}, extensions", plan.outcome.schema),
         statement_timeout_ms: state.config.statement_timeout_ms,
     };
+    // Only a singular response can still turn a write into a rollback (PGRST116); everything
+    // else is decided now, so the transaction ends in the same pipeline.
+    let end = if plan.outcome.media == MediaType::SingularJson && !plan.read_only {
+        None
+    } else {
+        Some(!plan.outcome.prefer.tx_rollback)
+    };
     let (row, tx) = db::run_statement(
-        &state.pool,
+        &state.pool(),
         &ctx,
         &plan.statement.sql,
         &plan.statement.params,
         plan.read_only,
+        end,
     )
     .await
     .map_err(|e| rest_db_error(e, identity.is_anon()))?;

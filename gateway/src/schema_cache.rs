@@ -24,7 +24,7 @@ pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, St
 }
 
 pub async fn reload(state: &AppState) {
-    let client = match state.pool.get().await {
+    let client = match state.pool().get().await {
         Ok(c) => c,
         Err(e) => {
             tracing::warn!("schema cache reload skipped: {e}");
@@ -36,7 +36,7 @@ pub async fn reload(state: &AppState) {
             tracing::info!("schema cache reloaded: {} relations", cache.table_count());
             state.set_schema(cache);
             // Plans of cached statements may refer to dropped objects.
-            state.pool.manager().statement_caches.clear();
+            state.clear_statement_caches();
         }
         Err(e) => tracing::warn!("schema cache reload failed, keeping the old one: {e}"),
     }

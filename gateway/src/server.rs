@@ -31,7 +31,7 @@ fn cors() -> Cors {
 }
 
 async fn health(state: web::Data<Arc<AppState>>) -> HttpResponse {
-    let db_ok = match state.pool.get().await {
+    let db_ok = match state.pool().get().await {
         Ok(c) => c.simple_query("SELECT 1").await.is_ok(),
         Err(_) => false,
     };

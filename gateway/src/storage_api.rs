@@ -145,7 +145,7 @@ async fn tx<T, F>(
 where
     F: AsyncFnOnce(&tokio_postgres::Client) -> Result<T, StorageError>,
 {
-    let t = db::begin_as(&state.pool, role, claims)
+    let t = db::begin_as(&state.pool(), role, claims)
         .await
         .map_err(db_err)?;
     let result = f(t.pg()).await;

@@ -918,19 +918,44 @@ async fn cors_for_a_site_on_another_origin() {
     let gw = shared();
     let client = reqwest::Client::new();
     let pre = client
-        .request(reqwest::Method::OPTIONS, format!("{}/rest/v1/products", gw.url))
+        .request(
+            reqwest::Method::OPTIONS,
+            format!("{}/rest/v1/products", gw.url),
+        )
         .header("origin", "http://localhost:5173")
         .header("access-control-request-method", "PATCH")
-        .header("access-control-request-headers", "apikey, authorization, x-client-info, content-type, prefer, content-profile")
+        .header(
+            "access-control-request-headers",
+            "apikey, authorization, x-client-info, content-type, prefer, content-profile",
+        )
         .send()
         .await
         .unwrap();
     assert_eq!(pre.status().as_u16(), 200);
-    let allow = pre.headers().get("access-control-allow-headers").unwrap().to_str().unwrap().to_ascii_lowercase();
+    let allow = pre
+        .headers()
+        .get("access-control-allow-headers")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
     for h in ["apikey", "authorization", "prefer", "content-profile"] {
         assert!(allow.contains(h), "{h} not allowed: {allow}");
     }
-    let res = Api::anon(gw).send("GET", "/rest/v1/categories?select=id&limit=1", &[("origin", "http://localhost:5173"), ("prefer", "count=exact")], None).await;
-    let exposed = res.header("access-control-expose-headers").unwrap().to_ascii_lowercase();
+    let res = Api::anon(gw)
+        .send(
+            "GET",
+            "/rest/v1/categories?select=id&limit=1",
+            &[
+                ("origin", "http://localhost:5173"),
+                ("prefer", "count=exact"),
+            ],
+            None,
+        )
+        .await;
+    let exposed = res
+        .header("access-control-expose-headers")
+        .unwrap()
+        .to_ascii_lowercase();
     assert!(exposed.contains("content-range") && exposed.contains("x-supabase-api-version"));
 }

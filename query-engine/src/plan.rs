@@ -569,12 +569,7 @@ fn joins_sql(node: &Node, sql: &mut Sql, only_inner: bool) -> (String, Vec<Strin
             wheres.join(" AND ")
         );
         q.push_str(&order_sql(&c.order, &c.alias, sql));
-        if let Some(l) = c.limit {
-            q.push_str(&format!(" LIMIT {}", sql.param(l.to_string())));
-        }
-        if let Some(o) = c.offset {
-            q.push_str(&format!(" OFFSET {}", sql.param(o.to_string())));
-        }
+        q.push_str(&limit_offset_sql(c.limit, c.offset, sql));
         let to_one = matches!(child.rel, Rel::ToOne { .. });
         let body = match (to_one, child.inner) {
             (true, _) => {
@@ -594,6 +589,18 @@ fn joins_sql(node: &Node, sql: &mut Sql, only_inner: bool) -> (String, Vec<Strin
         ));
     }
     (joins, laterals)
+}
+
+/// ` LIMIT $n OFFSET $m`, each only when set.
+fn limit_offset_sql(limit: Option<u64>, offset: Option<u64>, sql: &mut Sql) -> String {
+    let mut s = String::new();
+    if let Some(l) = limit {
+        s.push_str(&format!(" LIMIT {}", sql.param(l.to_string())));
+    }
+    if let Some(o) = offset {
+        s.push_str(&format!(" OFFSET {}", sql.param(o.to_string())));
+    }
+    s
 }
 
 fn where_sql(node: &Node, sql: &mut Sql) -> String {
@@ -1169,7 +1176,7 @@ fn call_sql(
             (false, false) => format!(" FROM {args_from}, LATERAL {rest}"),
         }
     };
-    if func.returns_rows {
+    let (source, body, void) = if func.returns_rows {
         let alias = "pgrst_call".to_string();
         let mut root = build_node(cache, None, alias.clone(), &q.select, sql)?;
         attach_query(&mut root, &q)?;
@@ -1184,27 +1191,13 @@ fn call_sql(
             from_args(&format!("{call} AS {}", ident(&alias)))
         );
         source.push_str(&order_sql(&root.order, &alias, sql));
-        if let Some(l) = root.limit {
-            source.push_str(&format!(" LIMIT {}", sql.param(l.to_string())));
-        }
-        if let Some(o) = root.offset {
-            source.push_str(&format!(" OFFSET {}", sql.param(o.to_string())));
-        }
+        source.push_str(&limit_offset_sql(root.limit, root.offset, sql));
         let body = if func.returns_set || media == MediaType::SingularJson {
             body_expr(media, head)
         } else {
             body_expr(MediaType::SingularJson, head)
         };
-        Ok((
-            wrap(
-                &format!("pgrst_source AS ({source})"),
-                "NULL::bigint",
-                body,
-                "NULL::text",
-            ),
-            read_only,
-            false,
-        ))
+        (source, body, false)
     } else {
         let source = if func.returns_set {
             format!(
@@ -1221,17 +1214,15 @@ fn call_sql(
         } else {
             "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
         };
-        Ok((
-            wrap(
-                &format!("pgrst_source AS ({source})"),
-                "NULL::bigint",
-                body,
-                "NULL::text",
-            ),
-            read_only,
-            func.returns_void,
-        ))
-    }
+        (source, body, func.returns_void)
+    };
+    let statement = wrap(
+        &format!("pgrst_source AS ({source})"),
+        "NULL::bigint",
+        body,
+        "NULL::text",
+    );
+    Ok((statement, read_only, void))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ import { Badge } from '@/components/ui/switch'
 import { toast } from '@/components/ui/use-toast'
 import { listCategories } from '@/lib/admin'
 import type { Category } from '@/lib/products'
-import { supabase } from '@/lib/supabase'
+import { deleteRow, toggleAvailability } from '@/lib/adminActions'
 
 export default function Categories() {
   const [categories, setCategories] = React.useState<Category[] | null>(null)
@@ -25,22 +25,10 @@ export default function Categories() {
   }, [load])
 
   const toggle = async (c: Category) => {
-    const { error } = await supabase.from('categories').update({ is_available: !c.is_available }).eq('id', c.id)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Failed to update category', description: error.message })
-      return
-    }
-    toast({ title: c.is_available ? 'Category disabled' : 'Category enabled', description: c.name })
-    load()
+    if (await toggleAvailability('categories', c)) load()
   }
   const remove = async (c: Category) => {
-    const { error } = await supabase.from('categories').delete().eq('id', c.id)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Failed to delete category', description: error.message })
-      return
-    }
-    toast({ title: 'Category deleted' })
-    load()
+    if (await deleteRow('categories', c.id)) load()
   }
 
   return (

@@ -7,7 +7,7 @@ import { Badge } from '@/components/ui/switch'
 import { toast } from '@/components/ui/use-toast'
 import { categoryNames, listProducts } from '@/lib/admin'
 import type { Product } from '@/lib/products'
-import { supabase } from '@/lib/supabase'
+import { deleteRow, toggleAvailability } from '@/lib/adminActions'
 import { formatPrice } from '@/lib/utils'
 
 export default function Products() {
@@ -28,22 +28,10 @@ export default function Products() {
   }, [load])
 
   const toggle = async (p: Product) => {
-    const { error } = await supabase.from('products').update({ is_available: !p.is_available }).eq('id', p.id)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Failed to update product', description: error.message })
-      return
-    }
-    toast({ title: p.is_available ? 'Product disabled' : 'Product enabled', description: p.name })
-    load()
+    if (await toggleAvailability('products', p)) load()
   }
   const remove = async (p: Product) => {
-    const { error } = await supabase.from('products').delete().eq('id', p.id)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Failed to delete product', description: error.message })
-      return
-    }
-    toast({ title: 'Product deleted' })
-    load()
+    if (await deleteRow('products', p.id)) load()
   }
 
   return (
