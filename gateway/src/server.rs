@@ -49,9 +49,7 @@ pub fn bind(
     port: u16,
 ) -> std::io::Result<(actix_web::dev::Server, u16)> {
     let data = web::Data::new(state.clone());
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2);
+    let workers = state.config.workers.max(1);
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())

@@ -959,3 +959,51 @@ async fn cors_for_a_site_on_another_origin() {
         .to_ascii_lowercase();
     assert!(exposed.contains("content-range") && exposed.contains("x-supabase-api-version"));
 }
+
+#[tokio::test]
+async fn statement_and_pool_timeouts() {
+    let gw = support::start(&[
+        "--statement-timeout-ms",
+        "1500",
+        "--db-pool",
+        "1",
+        "--workers",
+        "1",
+        "--db-pool-timeout",
+        "1",
+    ]);
+    gw.sql("CREATE FUNCTION public.nap(secs float8) RETURNS void LANGUAGE sql AS 'SELECT pg_sleep(secs)'").await;
+    let anon = Api::anon(&gw);
+    let mut ready = false;
+    for _ in 0..50 {
+        if anon
+            .send("POST", "/rest/v1/rpc/nap", &[], Some(r#"{"secs":0}"#))
+            .await
+            .status
+            == 204
+        {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(ready, "the function appears after DDL");
+    // A statement past the timeout is cancelled: 500 with PostgreSQL's code, never a hang.
+    let r = anon
+        .send("POST", "/rest/v1/rpc/nap", &[], Some(r#"{"secs":5}"#))
+        .await;
+    assert_eq!((r.status, r.json()["code"].clone()), (500, json!("57014")));
+    // With the only connection busy for longer than the pool timeout, another request gets 504.
+    let busy = anon.send("POST", "/rest/v1/rpc/nap", &[], Some(r#"{"secs":1.4}"#));
+    let other = Api::anon(&gw);
+    let waiting = async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        other.get("/rest/v1/categories?select=id&limit=1").await
+    };
+    let (first, second) = tokio::join!(busy, waiting);
+    assert_eq!(first.status, 204);
+    assert_eq!(
+        (second.status, second.json()["code"].clone()),
+        (504, json!("PGRST003"))
+    );
+}

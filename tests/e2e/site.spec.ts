@@ -64,7 +64,13 @@ test('desktop navigation and the occasions dropdown', async ({ page }) => {
   await expect(page.getByRole('heading', { name: 'Best Sellers', level: 1 })).toBeVisible()
 })
 
-test('occasion page → product → detail with the store widget', async ({ page, consoleErrors }) => {
+test('occasion page → product → detail with the store widget', async ({ page, consoleErrors, request }) => {
+  // The admin tests may change store ids (CSV import), so read the current one.
+  const key = process.env.E2E_SERVICE_KEY!
+  const res = await request.get(`${process.env.E2E_BASE_URL}/rest/v1/products?select=ecwid_product_id&sku=eq.PLT-002`, {
+    headers: { apikey: key, authorization: `Bearer ${key}` },
+  })
+  const [{ ecwid_product_id: storeId }] = await res.json()
   await gotoAndSettle(page, '/occasions/plants')
   const cards = page.getByTestId('product-grid').locator('article')
   await expect(cards).toHaveCount(4)
@@ -77,7 +83,7 @@ test('occasion page → product → detail with the store widget', async ({ page
   const settings = await widget.getAttribute('data-settings')
   expect(settings).toContain('views=grid(20,3) list(60) table(60)')
   expect(settings).toContain('categoriesPerRow=3')
-  expect(settings).toContain('defaultProductId=700000402')
+  expect(settings).toContain(`defaultProductId=${storeId}`)
   await page.getByRole('button', { name: 'Back' }).click()
   await expect(page).toHaveURL(/\/occasions\/plants$/)
   expect(consoleErrors).toEqual([])
