@@ -1,9 +1,9 @@
 import * as React from 'react'
 import { Link } from 'react-router-dom'
-import { Eye, EyeOff, Pencil, Plus, Trash2 } from 'lucide-react'
+import { Plus } from 'lucide-react'
 import { Button } from '@/components/ui/button'
-import { ConfirmDialog } from '@/components/ui/alert-dialog'
 import { Badge } from '@/components/ui/switch'
+import { RowActions } from '@/components/admin/RowActions'
 import { toast } from '@/components/ui/use-toast'
 import { listCategories } from '@/lib/admin'
 import type { Category } from '@/lib/products'
@@ -61,20 +61,15 @@ export default function Categories() {
                   <td className="p-3 font-mono text-xs">{c.slug}</td>
                   <td className="p-3"><Badge tone={c.is_available ? 'good' : 'muted'}>{c.is_available ? 'Available' : 'Hidden'}</Badge></td>
                   <td className="p-3">
-                    <div className="flex justify-end gap-1">
-                      <Button variant="ghost" size="icon" onClick={() => toggle(c)} aria-label={`${c.is_available ? 'Hide' : 'Show'} ${c.name}`}>
-                        {c.is_available ? <EyeOff aria-hidden="true" /> : <Eye aria-hidden="true" />}
-                      </Button>
-                      <Button variant="ghost" size="icon" asChild>
-                        <Link to={`/admin/categories/${c.id}`} aria-label={`Edit ${c.name}`}><Pencil aria-hidden="true" /></Link>
-                      </Button>
-                      <ConfirmDialog
-                        title="Are you sure you want to delete this category?"
-                        description={`"${c.name}" will be removed; its products stay, without this category.`}
-                        onConfirm={() => remove(c)}
-                        trigger={<Button variant="ghost" size="icon" aria-label={`Delete ${c.name}`}><Trash2 className="text-destructive" aria-hidden="true" /></Button>}
-                      />
-                    </div>
+                    <RowActions
+                      name={c.name}
+                      available={c.is_available}
+                      editTo={`/admin/categories/${c.id}`}
+                      confirmTitle="Are you sure you want to delete this category?"
+                      confirmText={`"${c.name}" will be removed; its products stay, without this category.`}
+                      onToggle={() => toggle(c)}
+                      onDelete={() => remove(c)}
+                    />
                   </td>
                 </tr>
               ))}

@@ -1,9 +1,9 @@
 import * as React from 'react'
 import { Link } from 'react-router-dom'
-import { Eye, EyeOff, Pencil, Plus, Trash2 } from 'lucide-react'
+import { Plus } from 'lucide-react'
 import { Button } from '@/components/ui/button'
-import { ConfirmDialog } from '@/components/ui/alert-dialog'
 import { Badge } from '@/components/ui/switch'
+import { RowActions } from '@/components/admin/RowActions'
 import { toast } from '@/components/ui/use-toast'
 import { categoryNames, listProducts } from '@/lib/admin'
 import type { Product } from '@/lib/products'
@@ -79,24 +79,15 @@ export default function Products() {
                     <Badge tone={p.is_available ? 'good' : 'muted'}>{p.is_available ? 'Available' : 'Hidden'}</Badge>
                   </td>
                   <td className="p-3">
-                    <div className="flex justify-end gap-1">
-                      <Button variant="ghost" size="icon" onClick={() => toggle(p)} aria-label={`${p.is_available ? 'Hide' : 'Show'} ${p.name}`}>
-                        {p.is_available ? <EyeOff aria-hidden="true" /> : <Eye aria-hidden="true" />}
-                      </Button>
-                      <Button variant="ghost" size="icon" asChild>
-                        <Link to={`/admin/products/${p.id}`} aria-label={`Edit ${p.name}`}><Pencil aria-hidden="true" /></Link>
-                      </Button>
-                      <ConfirmDialog
-                        title="Are you sure you want to delete this product?"
-                        description={`"${p.name}" and its category links will be removed. This cannot be undone.`}
-                        onConfirm={() => remove(p)}
-                        trigger={
-                          <Button variant="ghost" size="icon" aria-label={`Delete ${p.name}`}>
-                            <Trash2 className="text-destructive" aria-hidden="true" />
-                          </Button>
-                        }
-                      />
-                    </div>
+                    <RowActions
+                      name={p.name}
+                      available={p.is_available}
+                      editTo={`/admin/products/${p.id}`}
+                      confirmTitle="Are you sure you want to delete this product?"
+                      confirmText={`"${p.name}" and its category links will be removed. This cannot be undone.`}
+                      onToggle={() => toggle(p)}
+                      onDelete={() => remove(p)}
+                    />
                   </td>
                 </tr>
               ))}
