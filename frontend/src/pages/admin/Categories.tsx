@@ -4,6 +4,7 @@ import { Plus } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Badge } from '@/components/ui/switch'
 import { RowActions } from '@/components/admin/RowActions'
+import { AdminTable } from '@/components/admin/AdminTable'
 import { toast } from '@/components/ui/use-toast'
 import { listCategories } from '@/lib/admin'
 import type { Category } from '@/lib/products'
@@ -37,46 +38,29 @@ export default function Categories() {
         <h1 className="font-display text-4xl font-bold">Categories</h1>
         <Button asChild><Link to="/admin/categories/new"><Plus aria-hidden="true" /> Add Category</Link></Button>
       </div>
-      {categories === null ? (
-        <p role="status" className="text-muted-foreground">Loading categories...</p>
-      ) : categories.length === 0 ? (
-        <p className="rounded-lg border bg-card p-8 text-center text-muted-foreground">No categories found</p>
-      ) : (
-        <div className="overflow-x-auto rounded-lg border bg-card">
-          <table className="w-full text-sm">
-            <thead className="border-b bg-cream-200/60 text-left">
-              <tr>
-                <th scope="col" className="p-3">Order</th>
-                <th scope="col" className="p-3">Name</th>
-                <th scope="col" className="p-3">Slug</th>
-                <th scope="col" className="p-3">Status</th>
-                <th scope="col" className="p-3 text-right">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {categories.map((c) => (
-                <tr key={c.id} className="border-b last:border-0" data-testid="category-row">
-                  <td className="p-3">{c.order_by}</td>
-                  <td className="p-3 font-semibold">{c.name}</td>
-                  <td className="p-3 font-mono text-xs">{c.slug}</td>
-                  <td className="p-3"><Badge tone={c.is_available ? 'good' : 'muted'}>{c.is_available ? 'Available' : 'Hidden'}</Badge></td>
-                  <td className="p-3">
-                    <RowActions
-                      name={c.name}
-                      available={c.is_available}
-                      editTo={`/admin/categories/${c.id}`}
-                      confirmTitle="Are you sure you want to delete this category?"
-                      confirmText={`"${c.name}" will be removed; its products stay, without this category.`}
-                      onToggle={() => toggle(c)}
-                      onDelete={() => remove(c)}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <AdminTable rows={categories} loadingText="Loading categories..." emptyText="No categories found" headings={['Order', 'Name', 'Slug', 'Status', 'Actions']}>
+        {(list) =>
+          list.map((c) => (
+            <tr key={c.id} className="border-b last:border-0" data-testid="category-row">
+              <td className="p-3">{c.order_by}</td>
+              <td className="p-3 font-semibold">{c.name}</td>
+              <td className="p-3 font-mono text-xs">{c.slug}</td>
+              <td className="p-3"><Badge tone={c.is_available ? 'good' : 'muted'}>{c.is_available ? 'Available' : 'Hidden'}</Badge></td>
+              <td className="p-3">
+                <RowActions
+                  name={c.name}
+                  available={c.is_available}
+                  editTo={`/admin/categories/${c.id}`}
+                  confirmTitle="Are you sure you want to delete this category?"
+                  confirmText={`"${c.name}" will be removed; its products stay, without this category.`}
+                  onToggle={() => toggle(c)}
+                  onDelete={() => remove(c)}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      </AdminTable>
     </div>
   )
 }

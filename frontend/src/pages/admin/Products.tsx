@@ -4,6 +4,7 @@ import { Plus } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { Badge } from '@/components/ui/switch'
 import { RowActions } from '@/components/admin/RowActions'
+import { AdminTable } from '@/components/admin/AdminTable'
 import { toast } from '@/components/ui/use-toast'
 import { categoryNames, listProducts } from '@/lib/admin'
 import type { Product } from '@/lib/products'
@@ -42,59 +43,41 @@ export default function Products() {
           <Link to="/admin/products/new"><Plus aria-hidden="true" /> Add Product</Link>
         </Button>
       </div>
-      {products === null ? (
-        <p role="status" className="text-muted-foreground">Loading products...</p>
-      ) : products.length === 0 ? (
-        <p className="rounded-lg border bg-card p-8 text-center text-muted-foreground">No products found</p>
-      ) : (
-        <div className="overflow-x-auto rounded-lg border bg-card">
-          <table className="w-full text-sm">
-            <thead className="border-b bg-cream-200/60 text-left">
-              <tr>
-                <th scope="col" className="p-3">Image</th>
-                <th scope="col" className="p-3">Name</th>
-                <th scope="col" className="p-3">Price</th>
-                <th scope="col" className="p-3">Category</th>
-                <th scope="col" className="p-3">Status</th>
-                <th scope="col" className="p-3 text-right">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {products.map((p) => (
-                <tr key={p.id} className="border-b last:border-0" data-testid="product-row">
-                  <td className="p-3">
-                    {p.main_image_url ? (
-                      <img src={p.main_image_url} alt="" className="size-12 rounded object-cover" />
-                    ) : (
-                      <span className="flex size-12 items-center justify-center rounded bg-cream-200 text-[10px] text-muted-foreground">No Image</span>
-                    )}
-                  </td>
-                  <td className="p-3">
-                    <p className="font-semibold">{p.name}</p>
-                    {p.sku && <p className="text-xs text-muted-foreground">SKU {p.sku}</p>}
-                  </td>
-                  <td className="p-3">{formatPrice(p.base_price)}</td>
-                  <td className="p-3">{(p.category_id && names[p.category_id]) || '—'}</td>
-                  <td className="p-3">
-                    <Badge tone={p.is_available ? 'good' : 'muted'}>{p.is_available ? 'Available' : 'Hidden'}</Badge>
-                  </td>
-                  <td className="p-3">
-                    <RowActions
-                      name={p.name}
-                      available={p.is_available}
-                      editTo={`/admin/products/${p.id}`}
-                      confirmTitle="Are you sure you want to delete this product?"
-                      confirmText={`"${p.name}" and its category links will be removed. This cannot be undone.`}
-                      onToggle={() => toggle(p)}
-                      onDelete={() => remove(p)}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <AdminTable rows={products} loadingText="Loading products..." emptyText="No products found" headings={['Image', 'Name', 'Price', 'Category', 'Status', 'Actions']}>
+        {(list) =>
+          list.map((p) => (
+            <tr key={p.id} className="border-b last:border-0" data-testid="product-row">
+              <td className="p-3">
+                {p.main_image_url ? (
+                  <img src={p.main_image_url} alt="" className="size-12 rounded object-cover" />
+                ) : (
+                  <span className="flex size-12 items-center justify-center rounded bg-cream-200 text-[10px] text-muted-foreground">No Image</span>
+                )}
+              </td>
+              <td className="p-3">
+                <p className="font-semibold">{p.name}</p>
+                {p.sku && <p className="text-xs text-muted-foreground">SKU {p.sku}</p>}
+              </td>
+              <td className="p-3">{formatPrice(p.base_price)}</td>
+              <td className="p-3">{(p.category_id && names[p.category_id]) || '—'}</td>
+              <td className="p-3">
+                <Badge tone={p.is_available ? 'good' : 'muted'}>{p.is_available ? 'Available' : 'Hidden'}</Badge>
+              </td>
+              <td className="p-3">
+                <RowActions
+                  name={p.name}
+                  available={p.is_available}
+                  editTo={`/admin/products/${p.id}`}
+                  confirmTitle="Are you sure you want to delete this product?"
+                  confirmText={`"${p.name}" and its category links will be removed. This cannot be undone.`}
+                  onToggle={() => toggle(p)}
+                  onDelete={() => remove(p)}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      </AdminTable>
     </div>
   )
 }
