@@ -17,6 +17,10 @@ FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*
 COPY --from=gateway /src/target/release/supagate /usr/local/bin/supagate
 COPY --from=site /src/frontend/dist /srv/site
-ENV SUPAGATE_SITE_DIR=/srv/site SUPAGATE_HOST=0.0.0.0
+# The shop is a project folder like any Supabase app: config.toml, migrations, seed.
+COPY supabase /srv/shop/supabase
+ENV SUPAGATE_SITE_DIR=/srv/site SUPAGATE_HOST=0.0.0.0 SUPABASE_WORKDIR=/srv/shop \
+    SUPAGATE_DATA_DIR=/var/lib/supagate
+VOLUME /var/lib/supagate
 EXPOSE 54321
 CMD ["supagate", "start"]

@@ -1,4 +1,5 @@
-//! Embeds every `sql/NNNN_name.sql` migration (and the demo data) into the binary, in order.
+//! Embeds the platform migrations (`sql/NNNN_name.sql`: roles, extensions, auth, storage) into
+//! the binary, in order. Nothing of any app is embedded.
 use std::{env, fs, path::Path};
 
 fn main() {
@@ -11,7 +12,7 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "sql"))
         .collect();
     files.sort();
-    let mut out = String::from("pub static MIGRATIONS: &[(&str, &str)] = &[\n");
+    let mut out = String::from("pub static PLATFORM_MIGRATIONS: &[(&str, &str)] = &[\n");
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let name = f.file_name().unwrap().to_string_lossy().to_string();
@@ -21,14 +22,8 @@ fn main() {
         ));
     }
     out.push_str("];\n");
-    let demo = root.join("demo/catalogue.sql");
-    println!("cargo:rerun-if-changed={}", demo.display());
-    out.push_str(&format!(
-        "pub static DEMO_CATALOGUE: &str = include_str!({:?});\n",
-        demo.canonicalize().unwrap()
-    ));
     fs::write(
-        Path::new(&env::var("OUT_DIR").unwrap()).join("migrations.rs"),
+        Path::new(&env::var("OUT_DIR").unwrap()).join("platform_migrations.rs"),
         out,
     )
     .unwrap();

@@ -24,11 +24,21 @@ export default defineConfig({
   expect: { timeout: 7_000 },
   reporter: [['list'], ['json', { outputFile: 'test-results/results.json' }]],
   use: {
-    baseURL: process.env.E2E_BASE_URL,
     trace: 'off',
     screenshot: 'only-on-failure',
   },
+  // Each project has a gateway of its own (global-setup.ts), so the admin tests' edits never
+  // reach the site tests.
   projects: [
-    { name: 'desktop', use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium } },
+    {
+      name: 'site',
+      testMatch: 'site.spec.ts',
+      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_SITE_URL },
+    },
+    {
+      name: 'admin',
+      testMatch: 'admin.spec.ts',
+      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_ADMIN_URL },
+    },
   ],
 })

@@ -18,8 +18,12 @@ pub struct AuthConfig {
     pub jwt_expiry: i64,
     /// `iss` of access tokens: the auth URL.
     pub issuer: String,
-    pub min_password_length: usize,
+    pub password: password::Policy,
     pub disable_signup: bool,
+    /// `[auth.email] enable_signup`: e-mail sign-ups and sign-ins are allowed.
+    pub email_enabled: bool,
+    /// A refresh token reused after the reuse interval revokes its whole family.
+    pub rotation: bool,
     /// Seconds during which a just-rotated refresh token may be presented again.
     pub refresh_reuse_interval: i64,
 }
@@ -31,6 +35,12 @@ pub enum AuthError {
         status: u16,
         code: &'static str,
         message: String,
+    },
+    /// 422 weak_password, with GoTrue's `weak_password.reasons`.
+    #[error("{message}")]
+    WeakPassword {
+        message: String,
+        reasons: Vec<&'static str>,
     },
     #[error("database error: {0}")]
     Db(#[from] tokio_postgres::Error),
@@ -66,7 +76,7 @@ fn new_refresh_token() -> String {
 pub fn validate_credentials(
     email: Option<&str>,
     pw: Option<&str>,
-    min_len: usize,
+    policy: &password::Policy,
 ) -> Result<(String, String), AuthError> {
     let email = email.filter(|e| !e.trim().is_empty()).ok_or_else(|| {
         api(
@@ -80,22 +90,24 @@ pub fn validate_credentials(
     let pw = pw
         .filter(|p| !p.is_empty())
         .ok_or_else(|| api(400, "validation_failed", "Signup requires a valid password"))?;
-    check_password(pw, min_len)?;
+    check_password(pw, policy)?;
     Ok((email, pw.to_string()))
 }
 
-pub fn check_password(pw: &str, min_len: usize) -> Result<(), AuthError> {
-    password::check_rules(pw, min_len).map_err(|e| match e {
-        password::PasswordError::TooShort(_) => api(422, "weak_password", e.to_string()),
+pub fn check_password(pw: &str, policy: &password::Policy) -> Result<(), AuthError> {
+    policy.check(pw).map_err(|e| match e {
+        password::PasswordError::Weak { message, reasons } => {
+            AuthError::WeakPassword { message, reasons }
+        }
         password::PasswordError::TooLong => api(422, "validation_failed", e.to_string()),
     })
 }
 
 const USER_JSON: &str = "SELECT json_build_object(
-   'id', u.id, 'aud', u.aud, 'role', u.role, 'email', coalesce(u.email, ''),
+   'id', u.id, 'aud', coalesce(u.aud, ''), 'role', coalesce(u.role, ''), 'email', coalesce(u.email, ''),
    'email_confirmed_at', u.email_confirmed_at, 'phone', coalesce(u.phone, ''),
    'confirmed_at', u.confirmed_at, 'last_sign_in_at', u.last_sign_in_at,
-   'app_metadata', u.raw_app_meta_data, 'user_metadata', u.raw_user_meta_data,
+   'app_metadata', coalesce(u.raw_app_meta_data, '{}'), 'user_metadata', coalesce(u.raw_user_meta_data, '{}'),
    'identities', coalesce((SELECT json_agg(json_build_object(
         'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
         'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
@@ -308,8 +320,10 @@ pub async fn refresh(
                 ));
             }
         }
-        c.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = now() WHERE session_id = $1 AND NOT revoked", &[&session_id])
-            .await?;
+        if cfg.rotation {
+            c.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = now() WHERE session_id = $1 AND NOT revoked", &[&session_id])
+                .await?;
+        }
         return Err(api(
             400,
             "refresh_token_already_used",

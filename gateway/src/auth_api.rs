@@ -69,8 +69,13 @@ pub fn auth_config(state: &AppState, req: &HttpRequest) -> AuthConfig {
         keys: state.keys.clone(),
         jwt_expiry: state.config.jwt_expiry,
         issuer: format!("{base}/auth/v1"),
-        min_password_length: 6,
+        password: auth::password::Policy::new(
+            state.config.minimum_password_length,
+            &state.config.password_requirements,
+        ),
         disable_signup: state.config.disable_signup,
+        email_enabled: state.config.email_signup,
+        rotation: state.config.refresh_token_rotation,
         refresh_reuse_interval: state.config.refresh_token_reuse_interval,
     }
 }
@@ -130,14 +135,14 @@ async fn limit(
     req: &HttpRequest,
     state: &AppState,
     bucket: &str,
-    max: i32,
+    max: u32,
 ) -> Result<(), GatewayError> {
     let key = format!(
         "{bucket}:{}",
         client_ip(req, state.config.rate_limit_ip_header.as_deref())
     );
     let allowed = in_tx(req, state, never, async |c| {
-        svc::rate_limit(c, &key, max, WINDOW_SECS).await
+        svc::rate_limit(c, &key, i32::try_from(max).unwrap_or(i32::MAX), WINDOW_SECS).await
     })
     .await?;
     if allowed {
@@ -185,10 +190,16 @@ async fn signup(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
             ),
         ));
     }
+    if !cfg.email_enabled {
+        return Err(fail(
+            &req,
+            api(400, "email_provider_disabled", "Email signups are disabled"),
+        ));
+    }
     let (email, pw) = svc::validate_credentials(
         body["email"].as_str(),
         body["password"].as_str(),
-        cfg.min_password_length,
+        &cfg.password,
     )
     .map_err(|e| fail(&req, e))?;
     let hash = hash_password(pw).await;
@@ -220,6 +231,12 @@ async fn token(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     match grant.as_str() {
         "password" => {
             limit(&req, &state, "signin", state.config.rate_limit_sign_in).await?;
+            if !cfg.email_enabled {
+                return Err(fail(
+                    &req,
+                    api(422, "email_provider_disabled", "Email logins are disabled"),
+                ));
+            }
             let body = json_body(&req, payload, &state).await?;
             let email = body["email"].as_str().unwrap_or("").trim().to_lowercase();
             let pw = body["password"].as_str().unwrap_or("").to_string();
@@ -327,6 +344,7 @@ fn user_claims(
 /// against the rules and hashed.
 async fn new_credentials(
     req: &HttpRequest,
+    state: &AppState,
     body: &Value,
 ) -> Result<(Option<String>, Option<String>), GatewayError> {
     let email = match body["email"].as_str() {
@@ -338,7 +356,7 @@ async fn new_credentials(
     };
     let hash = match body["password"].as_str() {
         Some(pw) => {
-            svc::check_password(pw, 6).map_err(|e| fail(req, e))?;
+            svc::check_password(pw, &auth_config(state, req).password).map_err(|e| fail(req, e))?;
             Some(hash_password(pw.to_string()).await)
         }
         None => None,
@@ -358,7 +376,7 @@ async fn get_user(req: HttpRequest, state: Data) -> Reply {
 async fn put_user(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (id, session, _) = user_claims(&req, &state)?;
     let body = json_body(&req, payload, &state).await?;
-    let (email, hash) = new_credentials(&req, &body).await?;
+    let (email, hash) = new_credentials(&req, &state, &body).await?;
     let data = body.get("data").filter(|d| d.is_object()).cloned();
     let user = in_tx(&req, &state, never, async |c| {
         svc::check_session(c, id, session).await?;
@@ -469,7 +487,8 @@ async fn admin_create(req: HttpRequest, payload: web::Payload, state: Data) -> R
         .map_err(|e| fail(&req, api(400, "validation_failed", e.to_string())))?;
     let hash = match body["password"].as_str() {
         Some(pw) => {
-            svc::check_password(pw, 6).map_err(|e| fail(&req, e))?;
+            svc::check_password(pw, &auth_config(&state, &req).password)
+                .map_err(|e| fail(&req, e))?;
             hash_password(pw.to_string()).await
         }
         None => String::new(),
@@ -508,7 +527,7 @@ async fn admin_update(req: HttpRequest, payload: web::Payload, state: Data) -> R
     require_admin(&req, &state)?;
     let id = path_id(&req)?;
     let body = json_body(&req, payload, &state).await?;
-    let (email, hash) = new_credentials(&req, &body).await?;
+    let (email, hash) = new_credentials(&req, &state, &body).await?;
     let meta = body.get("user_metadata").filter(|m| m.is_object()).cloned();
     let app_meta = body.get("app_metadata").filter(|m| m.is_object()).cloned();
     let ban = body["ban_duration"].as_str().map(str::to_string);

@@ -18,6 +18,8 @@ pub enum GatewayError {
         code: String,
         message: String,
         legacy: bool,
+        /// For weak_password: GoTrue's `weak_password.reasons`.
+        reasons: Vec<&'static str>,
     },
     #[error("{message}")]
     Storage {
@@ -41,6 +43,14 @@ impl GatewayError {
                 code: code.into(),
                 message,
                 legacy,
+                reasons: Vec::new(),
+            },
+            auth::service::AuthError::WeakPassword { message, reasons } => GatewayError::Auth {
+                status: 422,
+                code: "weak_password".into(),
+                message,
+                legacy,
+                reasons,
             },
             auth::service::AuthError::Db(e) => {
                 tracing::error!(
@@ -52,6 +62,7 @@ impl GatewayError {
                     code: "unexpected_failure".into(),
                     message: "Internal Server Error".into(),
                     legacy,
+                    reasons: Vec::new(),
                 }
             }
         }
@@ -127,7 +138,7 @@ impl ResponseError for GatewayError {
                 }
                 r.content_type("application/json; charset=utf-8").body(e.body())
             }
-            GatewayError::Auth { status, code, message, legacy } => {
+            GatewayError::Auth { status, code, message, legacy, reasons } => {
                 r.insert_header(("x-sb-error-code", code.as_str()));
                 let mut body = if *legacy {
                     json!({"code": status, "error_code": code, "msg": message})
@@ -136,7 +147,7 @@ impl ResponseError for GatewayError {
                     json!({"code": code, "message": message})
                 };
                 if code == "weak_password" {
-                    body["weak_password"] = json!({"reasons": ["length"]});
+                    body["weak_password"] = json!({ "reasons": reasons });
                 }
                 r.content_type("application/json").body(body.to_string())
             }

@@ -94,7 +94,7 @@ pub async fn handle(
         method: req.method().to_string(),
         path: req.path().to_string(),
         headers: headers_json(&req),
-        search_path: format!("{}, extensions", plan.outcome.schema),
+        search_path: state.config.search_path(&plan.outcome.schema),
         statement_timeout_ms: state.config.statement_timeout_ms,
     };
     // Only a singular response can still turn a write into a rollback (PGRST116); everything

@@ -50,14 +50,28 @@ pub fn bind(
 ) -> std::io::Result<(actix_web::dev::Server, u16)> {
     let data = web::Data::new(state.clone());
     let workers = state.config.workers.max(1);
+    let (rest, auth, storage) = (
+        state.config.rest_enabled,
+        state.config.auth_enabled,
+        state.config.storage_enabled,
+    );
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
             .wrap(cors())
             .route("/health", web::get().to(health))
-            .service(web::resource("/rest/v1/{tail:.*}").to(crate::rest::handle))
-            .configure(crate::auth_api::routes)
-            .configure(crate::storage_api::routes)
+            // An API config.toml switches off is not there, as with the Supabase CLI.
+            .configure(|c| {
+                if rest {
+                    c.service(web::resource("/rest/v1/{tail:.*}").to(crate::rest::handle));
+                }
+                if auth {
+                    crate::auth_api::routes(c);
+                }
+                if storage {
+                    crate::storage_api::routes(c);
+                }
+            })
             .service(
                 web::scope("")
                     .wrap(middleware::Compress::default())

@@ -34,11 +34,11 @@ fn inject(html: &str, state: &AppState) -> String {
     }
 }
 
-fn index(state: &AppState) -> Option<String> {
+fn index(state: &AppState, site_dir: &Path) -> Option<String> {
     if let Some(cached) = state.index_html.read().expect("index lock").clone() {
         return Some(cached);
     }
-    let html = std::fs::read_to_string(state.config.site_dir.join("index.html")).ok()?;
+    let html = std::fs::read_to_string(site_dir.join("index.html")).ok()?;
     let page = inject(&html, state);
     *state.index_html.write().expect("index lock") = Some(page.clone());
     Some(page)
@@ -51,8 +51,14 @@ pub async fn serve(req: HttpRequest, state: web::Data<Arc<AppState>>) -> HttpRes
             .insert_header(("Allow", "GET, HEAD"))
             .finish();
     }
+    let Some(site_dir) = state.config.site_dir.as_deref() else {
+        // What the Supabase CLI's API gateway answers outside its routes.
+        return HttpResponse::NotFound()
+            .content_type("application/json; charset=utf-8")
+            .body(r#"{"message":"no Route matched with those values"}"#);
+    };
     let path = req.path();
-    if let Some(file) = safe_join(&state.config.site_dir, path).filter(|p| p.is_file())
+    if let Some(file) = safe_join(site_dir, path).filter(|p| p.is_file())
         && !path.ends_with("index.html")
         && let Ok(named) = NamedFile::open(&file)
     {
@@ -73,7 +79,7 @@ pub async fn serve(req: HttpRequest, state: web::Data<Arc<AppState>>) -> HttpRes
             .content_type("text/plain; charset=utf-8")
             .body("Not found");
     }
-    match index(&state) {
+    match index(&state, site_dir) {
         Some(html) => HttpResponse::Ok()
             .insert_header((CONTENT_TYPE, "text/html; charset=utf-8"))
             .insert_header((CACHE_CONTROL, "no-cache"))
@@ -81,9 +87,9 @@ pub async fn serve(req: HttpRequest, state: web::Data<Arc<AppState>>) -> HttpRes
         None => HttpResponse::ServiceUnavailable()
             .content_type("text/plain; charset=utf-8")
             .body(format!(
-                "The site is not built. Run `npm install && npm run build` (or ./scripts/start), \
-             or point SUPAGATE_SITE_DIR at a built site. Looked in {}",
-                state.config.site_dir.display()
+                "The site is not built: {} has no index.html. Build it (for the shop: \
+                 ./scripts/start) or point --site-dir at a built site.",
+                site_dir.display()
             )),
     }
 }

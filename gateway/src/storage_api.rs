@@ -192,15 +192,6 @@ fn message(m: &str) -> HttpResponse {
     HttpResponse::Ok().json(json!({ "message": m }))
 }
 
-/// Deletes stored bytes after their rows are gone; a failure only leaves an orphan file.
-async fn drop_versions(store: &dyn ObjectStore, versions: impl IntoIterator<Item = String>) {
-    for v in versions.into_iter().filter(|v| !v.is_empty()) {
-        if let Err(e) = store.delete(&keys::version_path(&v)).await {
-            tracing::warn!("could not delete stored bytes of version {v}: {e}");
-        }
-    }
-}
-
 // ------------------------------------------------------------------ uploads
 
 struct Incoming {
@@ -392,12 +383,12 @@ async fn upload(req: HttpRequest, payload: web::Payload, state: Data, mode: Mode
         )
     };
 
-    let now = chrono::Utc::now();
-    let metadata = json!({
-        "eTag": written.etag, "size": written.size, "mimetype": incoming.mimetype,
-        "cacheControl": incoming.cache_control, "lastModified": now, "contentLength": written.size,
-        "httpStatusCode": 200, "user_metadata": incoming.user_metadata,
-    });
+    let metadata = meta::object_metadata(
+        &written,
+        &incoming.mimetype,
+        &incoming.cache_control,
+        incoming.user_metadata,
+    );
     // The real write, under the caller's RLS again. If it fails, the new bytes go away.
     let result = as_user(&state, &id, async |c| match mode {
         Mode::Replace => meta::update_object_row(c, &bucket_id, &name, &version, &metadata)
@@ -419,12 +410,12 @@ async fn upload(req: HttpRequest, payload: web::Payload, state: Data, mode: Mode
     .await;
     match result {
         Ok((object_id, old)) => {
-            drop_versions(state.store.as_ref(), old).await;
+            upload::delete_versions(state.store.as_ref(), old).await;
             Ok(HttpResponse::Ok()
                 .json(json!({ "Id": object_id, "Key": format!("{bucket_id}/{name}") })))
         }
         Err(e) => {
-            drop_versions(state.store.as_ref(), [version]).await;
+            upload::delete_versions(state.store.as_ref(), [version]).await;
             Err(e)
         }
     }
@@ -630,7 +621,7 @@ async fn delete_one(req: HttpRequest, state: Data) -> Reply {
     if gone.is_empty() {
         return Err(err(StorageError::NoSuchKey));
     }
-    drop_versions(state.store.as_ref(), gone.into_iter().map(|o| o.version)).await;
+    upload::delete_versions(state.store.as_ref(), gone.into_iter().map(|o| o.version)).await;
     Ok(message("Successfully deleted"))
 }
 
@@ -656,7 +647,7 @@ async fn delete_many(req: HttpRequest, payload: web::Payload, state: Data) -> Re
     })
     .await?;
     let body: Vec<Value> = gone.iter().map(object_json).collect();
-    drop_versions(state.store.as_ref(), gone.into_iter().map(|o| o.version)).await;
+    upload::delete_versions(state.store.as_ref(), gone.into_iter().map(|o| o.version)).await;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -730,7 +721,7 @@ async fn copy_object(req: HttpRequest, payload: web::Payload, state: Data) -> Re
         Ok((object_id, _)) => Ok(HttpResponse::Ok()
             .json(json!({"Id": object_id, "Key": format!("{}/{}", a.to_bucket, a.to)}))),
         Err(e) => {
-            drop_versions(state.store.as_ref(), [version]).await;
+            upload::delete_versions(state.store.as_ref(), [version]).await;
             Err(e)
         }
     }
@@ -887,7 +878,7 @@ async fn empty_bucket(req: HttpRequest, state: Data) -> Reply {
         meta::delete_all(c, &bucket).await
     })
     .await?;
-    drop_versions(state.store.as_ref(), gone.into_iter().map(|o| o.version)).await;
+    upload::delete_versions(state.store.as_ref(), gone.into_iter().map(|o| o.version)).await;
     Ok(message("Successfully emptied"))
 }
 

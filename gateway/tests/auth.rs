@@ -2,7 +2,7 @@
 
 mod support;
 use serde_json::{Value, json};
-use support::{Api, Gateway, Reply, shared};
+use support::{Api, Gateway, Reply};
 
 async fn post(gw: &Gateway, path: &str, body: Value, headers: &[(&str, &str)]) -> Reply {
     let mut h: Vec<(&str, &str)> = vec![("x-supabase-api-version", "2024-01-01")];
@@ -36,7 +36,7 @@ async fn refresh(gw: &Gateway, token: &str) -> Reply {
 
 #[tokio::test]
 async fn access_tokens_carry_gotrue_claims() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let s = sign_up(gw, "claims@example.com").await;
     let claims = auth::jwt::JwtKeys::new(gw.secret())
         .verify(s["access_token"].as_str().unwrap())
@@ -84,12 +84,13 @@ async fn access_tokens_carry_gotrue_claims() {
 
 #[tokio::test]
 async fn rotation_reuse_window_and_family_revocation() {
-    let gw = support::start(&[
+    let gw = support::shop_with(&[
         "--refresh-token-reuse-interval",
         "2",
         "--rate-limit-token-refresh",
         "1000",
-    ]);
+    ])
+    .await;
     let s = sign_up(&gw, "rotate@example.com").await;
     let t1 = s["refresh_token"].as_str().unwrap().to_string();
     let r = refresh(&gw, &t1).await;
@@ -125,7 +126,7 @@ async fn rotation_reuse_window_and_family_revocation() {
 
 #[tokio::test]
 async fn logout_scopes_revoke_sessions() {
-    let gw = shared();
+    let gw = &support::shop().await;
     sign_up(gw, "scopes@example.com").await;
     let login = || {
         post(
@@ -190,7 +191,7 @@ async fn logout_scopes_revoke_sessions() {
 
 #[tokio::test]
 async fn error_bodies_follow_the_api_version() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let bad = json!({"email": "admin@example.com", "password": "wrong-password"});
     let new = post(gw, "/auth/v1/token?grant_type=password", bad.clone(), &[]).await;
     assert_eq!(
@@ -255,7 +256,7 @@ async fn error_bodies_follow_the_api_version() {
 
 #[tokio::test]
 async fn sign_in_and_sign_up_are_rate_limited_per_address() {
-    let gw = support::start(&["--rate-limit-sign-in", "3"]);
+    let gw = support::shop_with(&["--rate-limit-sign-in", "3"]).await;
     let bad = json!({"email":"nobody@example.com","password":"wrong-password"});
     for _ in 0..3 {
         assert_eq!(
@@ -287,7 +288,7 @@ async fn sign_in_and_sign_up_are_rate_limited_per_address() {
 
 #[tokio::test]
 async fn sign_up_can_be_switched_off() {
-    let gw = support::start(&["--disable-signup"]);
+    let gw = support::shop_with(&["--disable-signup"]).await;
     let r = post(
         &gw,
         "/auth/v1/signup",

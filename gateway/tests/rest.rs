@@ -2,7 +2,7 @@
 
 mod support;
 use serde_json::{Value, json};
-use support::{Api, shared};
+use support::Api;
 
 const OBJ: (&str, &str) = ("accept", "application/vnd.pgrst.object+json");
 
@@ -21,7 +21,7 @@ async fn category_id(api: &Api<'_>, slug: &str) -> String {
 
 #[tokio::test]
 async fn listing_algorithm_reads() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let anon = Api::anon(gw);
     let seasonal = category_id(&anon, "seasonal").await;
     let r = anon
@@ -84,7 +84,7 @@ async fn listing_algorithm_reads() {
 
 #[tokio::test]
 async fn singular_and_counts() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let anon = Api::anon(gw);
     let none = anon
         .send(
@@ -187,7 +187,7 @@ async fn singular_and_counts() {
 
 #[tokio::test]
 async fn filters_and_ordering() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let anon = Api::anon(gw);
     let q = |s: &str| format!("/rest/v1/products?select=name{s}");
     let names = |v: Value| -> Vec<String> {
@@ -249,7 +249,7 @@ async fn filters_and_ordering() {
 
 #[tokio::test]
 async fn embedding() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let anon = Api::anon(gw);
     let r = anon.get("/rest/v1/products?select=name,category:categories!products_category_id_fkey(slug)&sku=eq.PLT-001").await;
     assert_eq!(
@@ -299,7 +299,7 @@ async fn embedding() {
 
 #[tokio::test]
 async fn errors_look_like_postgrest() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let anon = Api::anon(gw);
     let r = anon.get("/rest/v1/products?id=noop.1").await;
     assert_eq!(r.status, 400);
@@ -349,7 +349,7 @@ async fn errors_look_like_postgrest() {
 
 #[tokio::test]
 async fn jwt_rules() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let keys = auth::jwt::JwtKeys::new(gw.secret());
     let now = chrono::Utc::now().timestamp();
     let mut api = Api::anon(gw);
@@ -396,7 +396,7 @@ async fn jwt_rules() {
 
 #[tokio::test]
 async fn writes_as_admin() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let admin_id = gw.create_user("writer-admin@example.com", true).await;
     let admin = Api::user(gw, &admin_id);
     let rep = ("prefer", "return=representation");
@@ -591,7 +591,7 @@ async fn writes_as_admin() {
 
 #[tokio::test]
 async fn rpc_and_schema_reload() {
-    let gw = shared();
+    let gw = &support::shop().await;
     gw.sql(
         "CREATE FUNCTION public.add_them(a integer, b integer DEFAULT 10) RETURNS integer LANGUAGE sql IMMUTABLE AS 'SELECT a + b';
          CREATE FUNCTION public.cheap_products(max_price numeric) RETURNS SETOF public.products LANGUAGE sql STABLE
@@ -653,7 +653,7 @@ async fn rpc_and_schema_reload() {
 
 #[tokio::test]
 async fn limits() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let svc = Api::service(gw);
     let big = format!(r#"{{"name":"{}"}}"#, "x".repeat(11 * 1024 * 1024));
     let r = svc
@@ -664,7 +664,7 @@ async fn limits() {
         (413, json!("PGRST413"))
     );
     // max_rows caps reads.
-    let small = support::start(&["--max-rows", "3"]);
+    let small = support::shop_with(&["--max-rows", "3"]).await;
     let r = Api::anon(&small).get("/rest/v1/products?select=id").await;
     assert_eq!(
         (
@@ -678,7 +678,7 @@ async fn limits() {
 /// Who may do what on every shop table, through HTTP.
 #[tokio::test]
 async fn rls_matrix() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let admin_id = gw.create_user("matrix-admin@example.com", true).await;
     let user_id = gw.create_user("matrix-user@example.com", false).await;
     let roles: [(&str, Api); 4] = [
@@ -915,7 +915,7 @@ async fn rls_matrix() {
 
 #[tokio::test]
 async fn cors_for_a_site_on_another_origin() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let client = reqwest::Client::new();
     let pre = client
         .request(
@@ -962,7 +962,7 @@ async fn cors_for_a_site_on_another_origin() {
 
 #[tokio::test]
 async fn statement_and_pool_timeouts() {
-    let gw = support::start(&[
+    let gw = support::shop_with(&[
         "--statement-timeout-ms",
         "1500",
         "--db-pool",
@@ -971,7 +971,8 @@ async fn statement_and_pool_timeouts() {
         "1",
         "--db-pool-timeout",
         "1",
-    ]);
+    ])
+    .await;
     gw.sql("CREATE FUNCTION public.nap(secs float8) RETURNS void LANGUAGE sql AS 'SELECT pg_sleep(secs)'").await;
     let anon = Api::anon(&gw);
     let mut ready = false;

@@ -3,7 +3,7 @@
 mod support;
 use serde_json::json;
 use std::io::{Read, Write};
-use support::{Api, shared};
+use support::Api;
 
 fn png(extra: usize) -> Vec<u8> {
     // A PNG signature and header chunk are enough for content sniffing; padding sets the size.
@@ -56,7 +56,7 @@ async fn put_raw(
 
 #[tokio::test]
 async fn keys_that_escape_or_break_storage_are_refused() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let api = admin(gw).await;
     for bad in [
         "a/..%2F..%2Fetc%2Fpasswd",
@@ -86,7 +86,7 @@ async fn keys_that_escape_or_break_storage_are_refused() {
 
 #[tokio::test]
 async fn raw_bodies_metadata_and_ranges() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let svc = Api::service(gw);
     let r = svc
         .send(
@@ -223,7 +223,7 @@ async fn raw_bodies_metadata_and_ranges() {
 
 #[tokio::test]
 async fn the_global_limit_and_bucket_limits_stop_uploads() {
-    let small = support::start(&["--storage-file-size-limit", "1000"]);
+    let small = support::shop_with(&["--storage-file-size-limit", "1000"]).await;
     let svc = Api::service(&small);
     small
         .sql("INSERT INTO storage.buckets (id, name, public) VALUES ('open', 'open', true)")
@@ -257,8 +257,8 @@ async fn the_global_limit_and_bucket_limits_stop_uploads() {
 
 #[tokio::test]
 async fn an_interrupted_upload_leaves_no_row_and_no_bytes() {
-    let gw = support::start(&[]);
-    let svc = Api::service(&gw);
+    let gw = &support::shop().await;
+    let svc = Api::service(gw);
     gw.sql("INSERT INTO storage.buckets (id, name) VALUES ('cut', 'cut')")
         .await;
     let addr = gw.url.trim_start_matches("http://").to_string();
@@ -300,7 +300,7 @@ async fn an_interrupted_upload_leaves_no_row_and_no_bytes() {
 
 #[tokio::test]
 async fn storage_errors_have_storage_api_bodies() {
-    let gw = shared();
+    let gw = &support::shop().await;
     let anon = Api::anon(gw);
     let r = anon
         .get("/storage/v1/object/public/product-images/nothing-here.png")

@@ -3,6 +3,8 @@
 
 pub mod ast;
 pub mod error;
+#[cfg(test)]
+mod fuzz;
 pub mod parser;
 pub mod plan;
 pub mod request;

@@ -25,6 +25,42 @@ pub struct ParseError {
 
 type Res<'a, T> = IResult<&'a str, T>;
 
+/// Deepest nesting of parentheses a `select` or a logic tree may have. The grammar is recursive;
+/// this bound keeps any input from exhausting the stack (real requests nest a few levels).
+pub const MAX_NESTING: usize = 20;
+
+/// Refuses input whose parentheses (outside double quotes) nest deeper than [`MAX_NESTING`],
+/// before the recursive grammar sees it.
+fn check_nesting(what: &str, input: &str) -> Result<(), ParseError> {
+    let mut depth = 0usize;
+    let mut quoted = false;
+    let mut escaped = false;
+    for (i, c) in input.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            '(' if !quoted => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(ParseError {
+                        what: what.to_string(),
+                        input: input.chars().take(60).collect::<String>()
+                            + if input.len() > 60 { "…" } else { "" },
+                        column: input[..i].chars().count() + 1,
+                        details: format!(
+                            "nesting deeper than {MAX_NESTING} levels is not supported"
+                        ),
+                    });
+                }
+            }
+            ')' if !quoted => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn fail_at(what: &str, input: &str, rest: &str, expecting: &str) -> ParseError {
     // A list stopped at a separator: the problem is what follows it.
     let rest = rest.strip_prefix(',').unwrap_or(rest);
@@ -179,6 +215,7 @@ pub fn parse_select(input: &str) -> Result<Vec<SelectItem>, ParseError> {
     if input.is_empty() {
         return Ok(vec![SelectItem::Star]);
     }
+    check_nesting("select parameter", input)?;
     run(
         "select parameter",
         "field name (* or [a..z0..9_$])",
@@ -449,6 +486,7 @@ fn tree_children(i: &str) -> Res<'_, Vec<Condition>> {
 
 /// `or=(a.eq.1,and(b.gt.2,c.is.null))` given the key's logic (and negation) and the value.
 pub fn parse_logic_tree(logic: Logic, negate: bool, input: &str) -> Result<Condition, ParseError> {
+    check_nesting("logic tree", input)?;
     let children = run(
         "logic tree",
         "logic operator (and, or) or a filter",
@@ -514,6 +552,29 @@ pub fn parse_name_list(what: &str, input: &str) -> Result<Vec<String>, ParseErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nesting_is_bounded_before_the_grammar_recurses() {
+        let deep = |n: usize| format!("{}id.is.null{}", "or(".repeat(n), ")".repeat(n));
+        assert!(
+            parse_logic_tree(Logic::Or, false, &format!("({})", deep(MAX_NESTING - 1))).is_ok()
+        );
+        let e = parse_logic_tree(Logic::Or, false, &format!("({})", deep(2500))).unwrap_err();
+        // The 21st parenthesis: the leading one, then 19 more "or(" and the "(" of the 20th.
+        assert_eq!(e.column, 1 + 19 * 3 + 3);
+        assert!(
+            e.details.contains("nesting deeper than 20 levels"),
+            "{}",
+            e.details
+        );
+        assert!(e.input.len() < 80);
+        let embeds = format!("{}id{}", "categories(".repeat(5000), ")".repeat(5000));
+        let e = parse_select(&embeds).unwrap_err();
+        assert_eq!(e.what, "select parameter");
+        // Parentheses inside quoted values do not count.
+        let quoted = format!("(name.eq.\"{}\")", "(".repeat(100));
+        assert!(parse_logic_tree(Logic::Or, false, &quoted).is_ok());
+    }
 
     fn col(n: &str) -> SelectItem {
         SelectItem::Column {

@@ -700,6 +700,7 @@ pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Pl
         Resource::Table(name) => {
             let table = table_or_404(cache, &schema, name)?;
             let q = parse_query(input.query, &|_| false)?;
+            refuse_unapplied(input.method, &q)?;
             match input.method {
                 Method::Get | Method::Head => {
                     let (sql_text, offset) =
@@ -756,6 +757,53 @@ pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Pl
     })
 }
 
+/// Parameters a write would not apply are refused, never ignored: PostgREST v14 accepts `limit`
+/// and `offset` on POST, PATCH and DELETE but writes every matching row anyway, which turns
+/// "delete one" into "delete all".
+fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), ApiError> {
+    let name = match method {
+        Method::Post => "POST",
+        Method::Patch => "PATCH",
+        Method::Delete => "DELETE",
+        Method::Get | Method::Head => {
+            if let Some(what) = [
+                ("on_conflict", q.on_conflict.is_some()),
+                ("columns", q.columns.is_some()),
+            ]
+            .iter()
+            .find_map(|(n, set)| set.then_some(*n))
+            {
+                return Err(ApiError::new(
+                    400,
+                    "PGRST100",
+                    format!("the {what} querystring parameter only applies to writes"),
+                ));
+            }
+            return Ok(());
+        }
+    };
+    let top_level = |v: &[(EmbedPath, u64)]| v.iter().any(|(p, _)| p.is_empty());
+    if top_level(&q.limit) || top_level(&q.offset) {
+        return Err(ApiError::new(
+            400,
+            "PGRST114",
+            format!("limit/offset querystring parameters are not allowed for {name}"),
+        )
+        .details(
+            "A write applies to every row its filters match; limit and offset would not narrow it.",
+        )
+        .hint("Narrow the write with filters, e.g. on the primary key."));
+    }
+    if method != Method::Post && q.on_conflict.is_some() {
+        return Err(ApiError::new(
+            400,
+            "PGRST100",
+            format!("the on_conflict querystring parameter only applies to POST, not {name}"),
+        ));
+    }
+    Ok(())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn read_sql(
     cache: &SchemaCache,
@@ -799,8 +847,12 @@ fn read_sql(
     let mut ctes = format!("pgrst_source AS ({source})");
     let total = match input.prefer.count {
         None => "NULL::bigint".to_string(),
+        // Row level security may hide rows the statistics count: such tables get an exact count,
+        // so that a planned one never tells how many rows a caller cannot see.
         Some(Count::Planned)
-            if root.conditions.is_empty() && !root.children.iter().any(|c| c.inner) =>
+            if root.conditions.is_empty()
+                && !root.children.iter().any(|c| c.inner)
+                && !table.rls =>
         {
             // An estimate from the planner's statistics, as PostgREST's planned count.
             format!(
@@ -922,11 +974,38 @@ fn mutation_wrap(
     sql: &mut Sql,
 ) -> Result<String, ApiError> {
     let source = if return_ == Return::Representation {
-        let root = build_node(cache, Some(table), table.name.clone(), &q.select, sql)?;
+        let mut root = build_node(cache, Some(table), table.name.clone(), &q.select, sql)?;
+        // The written rows are the top level: its filters already chose them (re-applying them
+        // could drop rows an update changed). Embedded filters, orders and limits shape the
+        // representation, and so does the top-level order.
+        let shaping = QueryParams {
+            conditions: q
+                .conditions
+                .iter()
+                .filter(|(p, _)| !p.is_empty())
+                .cloned()
+                .collect(),
+            order: q.order.clone(),
+            limit: q
+                .limit
+                .iter()
+                .filter(|(p, _)| !p.is_empty())
+                .cloned()
+                .collect(),
+            offset: q
+                .offset
+                .iter()
+                .filter(|(p, _)| !p.is_empty())
+                .cloned()
+                .collect(),
+            ..QueryParams::default()
+        };
+        attach_query(&mut root, &shaping)?;
         let (joins, laterals) = joins_sql(&root, sql, false);
         let cols = select_list(&root, sql, &laterals);
+        let order = order_sql(&root.order, &root.alias, sql);
         format!(
-            "SELECT {cols} FROM pgrst_mutation AS {}{joins}",
+            "SELECT {cols} FROM pgrst_mutation AS {}{joins}{order}",
             ident(&table.name)
         )
     } else {

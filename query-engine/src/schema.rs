@@ -9,7 +9,7 @@ use std::collections::HashMap;
 pub const INTROSPECTION_SQL: &str = r#"
 WITH rels AS (
   SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind,
-         obj_description(c.oid, 'pg_class') AS description
+         c.relrowsecurity AS rls, obj_description(c.oid, 'pg_class') AS description
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
   WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND n.nspname = ANY($1)
 ),
@@ -73,16 +73,31 @@ funcs AS (
   JOIN pg_namespace n ON n.oid = p.pronamespace
   JOIN pg_type t ON t.oid = p.prorettype
   WHERE n.nspname = ANY($1) AND p.prokind = 'f'
+),
+-- Settings of the roles this login can switch to (ALTER ROLE anon SET statement_timeout = '3s'),
+-- applied to each request's transaction as PostgREST applies them. Only settings a session may
+-- change; database-specific ones sort last so they win.
+role_settings AS (
+  SELECT r.rolname AS role, split_part(x, '=', 1) AS key, substr(x, strpos(x, '=') + 1) AS value,
+         s.setdatabase <> 0 AS specific
+  FROM pg_db_role_setting s
+  JOIN pg_roles r ON r.oid = s.setrole
+  CROSS JOIN LATERAL unnest(s.setconfig) AS x
+  WHERE s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+    AND pg_has_role(current_user, r.oid, 'MEMBER') AND r.rolname <> current_user
+    AND (split_part(x, '=', 1) LIKE '%.%'
+         OR EXISTS (SELECT 1 FROM pg_settings ps WHERE ps.name = split_part(x, '=', 1) AND ps.context = 'user'))
 )
 SELECT json_build_object(
   'tables', coalesce((SELECT json_agg(json_build_object(
-      'schema', r.schema, 'name', r.name, 'kind', r.kind, 'description', r.description,
+      'schema', r.schema, 'name', r.name, 'kind', r.kind, 'rls', r.rls, 'description', r.description,
       'columns', coalesce(c.columns, '[]'),
       'primary_key', coalesce((SELECT k.columns FROM keys k WHERE k.oid = r.oid AND k.kind = 'p'), '[]'),
       'unique_keys', coalesce((SELECT json_agg(k.columns) FROM keys k WHERE k.oid = r.oid), '[]')
     )) FROM rels r LEFT JOIN cols c ON c.oid = r.oid), '[]'),
   'foreign_keys', coalesce((SELECT json_agg(fk) FROM fks), '[]'),
-  'functions', coalesce((SELECT json_agg(f) FROM funcs), '[]')
+  'functions', coalesce((SELECT json_agg(f) FROM funcs), '[]'),
+  'role_settings', coalesce((SELECT json_agg(rs ORDER BY rs.specific) FROM role_settings rs), '[]')
 )::text
 "#;
 
@@ -105,6 +120,9 @@ pub struct Table {
     pub name: String,
     /// pg_class.relkind: r table, v view, m materialized view, f foreign, p partitioned.
     pub kind: String,
+    /// Row level security is enabled on it.
+    #[serde(default)]
+    pub rls: bool,
     #[serde(default)]
     pub description: Option<String>,
     pub columns: Vec<Column>,
@@ -175,10 +193,19 @@ impl Function {
 }
 
 #[derive(Debug, Deserialize)]
+struct RoleSetting {
+    role: String,
+    key: String,
+    value: String,
+}
+
+#[derive(Debug, Deserialize)]
 struct Raw {
     tables: Vec<Table>,
     foreign_keys: Vec<ForeignKey>,
     functions: Vec<Function>,
+    #[serde(default)]
+    role_settings: Vec<RoleSetting>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -186,6 +213,8 @@ pub struct SchemaCache {
     tables: HashMap<(String, String), Table>,
     pub foreign_keys: Vec<ForeignKey>,
     functions: HashMap<(String, String), Vec<Function>>,
+    /// Role → its settings (name, value), in the order to apply them.
+    role_settings: HashMap<String, Vec<(String, String)>>,
 }
 
 impl SchemaCache {
@@ -198,7 +227,15 @@ impl SchemaCache {
                 .or_default()
                 .push(f);
         }
+        let mut role_settings: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        for rs in raw.role_settings {
+            let list = role_settings.entry(rs.role).or_default();
+            // A database-specific value (later) replaces the general one.
+            list.retain(|(k, _)| *k != rs.key);
+            list.push((rs.key, rs.value));
+        }
         Ok(SchemaCache {
+            role_settings,
             tables: raw
                 .tables
                 .into_iter()
@@ -207,6 +244,14 @@ impl SchemaCache {
             foreign_keys: raw.foreign_keys,
             functions,
         })
+    }
+
+    /// The settings of an impersonated role (`ALTER ROLE … SET`), to apply per request.
+    pub fn role_settings(&self, role: &str) -> &[(String, String)] {
+        self.role_settings
+            .get(role)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     pub fn table(&self, schema: &str, name: &str) -> Option<&Table> {

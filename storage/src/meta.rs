@@ -53,7 +53,8 @@ impl Object {
     }
 }
 
-const OBJECT_COLS: &str = "id, bucket_id, name, coalesce(version, ''), coalesce(metadata, '{}'::jsonb), created_at, updated_at";
+const OBJECT_COLS: &str = "id, bucket_id, name, coalesce(version, ''), coalesce(metadata, '{}'::jsonb), \
+     coalesce(created_at, now()), coalesce(updated_at, now())";
 
 fn object(r: &tokio_postgres::Row) -> Object {
     Object {
@@ -69,7 +70,7 @@ fn object(r: &tokio_postgres::Row) -> Object {
 
 pub async fn bucket(c: &impl GenericClient, id: &str) -> Result<Bucket, StorageError> {
     let r = c
-        .query_opt("SELECT id, public, file_size_limit, allowed_mime_types FROM storage.buckets WHERE id = $1", &[&id])
+        .query_opt("SELECT id, coalesce(public, false), file_size_limit, allowed_mime_types FROM storage.buckets WHERE id = $1", &[&id])
         .await?
         .ok_or(StorageError::NoSuchBucket)?;
     Ok(Bucket {
@@ -92,6 +93,20 @@ pub async fn object_by_name(
     .await?
     .map(|r| object(&r))
     .ok_or(StorageError::NoSuchKey)
+}
+
+/// The `metadata` storage-api keeps with each object.
+pub fn object_metadata(
+    written: &crate::upload::Written,
+    mimetype: &str,
+    cache_control: &str,
+    user_metadata: Value,
+) -> Value {
+    json!({
+        "eTag": written.etag, "size": written.size, "mimetype": mimetype,
+        "cacheControl": cache_control, "lastModified": chrono::Utc::now(),
+        "contentLength": written.size, "httpStatusCode": 200, "user_metadata": user_metadata,
+    })
 }
 
 /// The row an upload writes, tried under the caller's RLS before any byte is accepted (the
@@ -274,8 +289,8 @@ pub fn bucket_json(r: &tokio_postgres::Row) -> Value {
     })
 }
 
-pub const BUCKET_COLS: &str =
-    "id, name, owner_id, public, file_size_limit, allowed_mime_types, type, created_at, updated_at";
+pub const BUCKET_COLS: &str = "id, name, owner_id, coalesce(public, false), file_size_limit, allowed_mime_types, type::text, \
+     coalesce(created_at, now()), coalesce(updated_at, now())";
 
 pub async fn list_buckets(c: &impl GenericClient) -> Result<Vec<Value>, StorageError> {
     Ok(c.query(

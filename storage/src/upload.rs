@@ -87,6 +87,15 @@ where
     })
 }
 
+/// Deletes stored bytes after their rows are gone; a failure only leaves an orphan file.
+pub async fn delete_versions(store: &dyn ObjectStore, versions: impl IntoIterator<Item = String>) {
+    for v in versions.into_iter().filter(|v| !v.is_empty()) {
+        if let Err(e) = store.delete(&keys::version_path(&v)).await {
+            tracing::warn!("could not delete stored bytes of version {v}: {e}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,18 +1,20 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
-import { gatewayBinary } from '../support/gateway.mjs'
+import { gatewayBinary, repoRoot } from '../support/gateway.mjs'
 import { png } from '../support/png.mjs'
 import { expect, gotoAndSettle, test } from './fixtures'
 import type { Page } from '@playwright/test'
 
-// These tests change the shared catalogue in order, so they run one after another.
+// These tests change their gateway's catalogue in order, so they run one after another. The
+// site tests run on a gateway of their own (playwright.config.ts), so they never see these edits.
 test.describe.configure({ mode: 'serial' })
 
-const cli = (...args: string[]) =>
-  execFileSync(gatewayBinary, ['--data-dir', join(process.env.E2E_DATA_DIR!, 'data'), '--db-port', '0', ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, RUST_LOG: 'error' },
-  })
+// The platform's user command, then the shop's own staff script, against this run's gateway.
+const env = { ...process.env, RUST_LOG: 'error', SUPAGATE_DATA_DIR: process.env.E2E_ADMIN_DATA_DIR! }
+const supagate = (...args: string[]) =>
+  execFileSync(gatewayBinary, ['--workdir', repoRoot, ...args], { encoding: 'utf8', env })
+const shopAdmin = (...args: string[]) =>
+  execFileSync(join(repoRoot, 'scripts/shop-admin'), args, { encoding: 'utf8', env: { ...env, SUPAGATE_BIN: gatewayBinary } })
 
 const ADMIN = { email: 'florist.admin@example.com', password: 'peonies-and-roses' }
 
@@ -27,8 +29,8 @@ async function signIn(page: Page, email: string, password: string) {
 const toast = (page: Page, text: string) => page.getByText(text, { exact: true }).first()
 
 async function restCount(request: import('@playwright/test').APIRequestContext, query: string) {
-  const key = process.env.E2E_SERVICE_KEY!
-  const res = await request.head(`${process.env.E2E_BASE_URL}/rest/v1/${query}`, {
+  const key = process.env.E2E_ADMIN_SERVICE_KEY!
+  const res = await request.head(`${process.env.E2E_ADMIN_URL}/rest/v1/${query}`, {
     headers: { apikey: key, authorization: `Bearer ${key}`, prefer: 'count=exact' },
   })
   return Number(res.headers()['content-range'].split('/')[1])
@@ -70,8 +72,9 @@ test('wrong password shows the service message; /admin without a session goes to
 })
 
 test('an admin made with the CLI manages the catalogue', async ({ page, request }) => {
-  expect(cli('admin', 'create', ADMIN.email, ADMIN.password)).toContain('is an administrator')
-  expect(cli('admin', 'list')).toContain(ADMIN.email)
+  expect(supagate('users', 'create', ADMIN.email, ADMIN.password)).toContain(`Created user ${ADMIN.email}`)
+  expect(shopAdmin('grant', ADMIN.email)).toContain('is an administrator')
+  expect(shopAdmin('list')).toContain(ADMIN.email)
   await signIn(page, ADMIN.email, ADMIN.password)
   await expect(toast(page, 'Signed in successfully!')).toBeVisible()
   await expect(page).toHaveURL(/\/admin$/)
@@ -186,8 +189,8 @@ test('CSV import: found, quoted, not found and skipped rows', async ({ page, req
   await expect(page.getByTestId('import-summary')).toHaveText('2 updated · 1 not found · 0 failed · 2 skipped')
   await expect(page.getByTestId('import-row').filter({ hasText: 'NOPE-1' })).toContainText('Product not found in database')
   await expect(toast(page, 'Successfully updated 2 product(s)')).toBeVisible()
-  const key = process.env.E2E_SERVICE_KEY!
-  const res = await request.get(`${process.env.E2E_BASE_URL}/rest/v1/products?select=sku,ecwid_product_id&sku=in.(PLT-002,SEA-001)&order=sku`, {
+  const key = process.env.E2E_ADMIN_SERVICE_KEY!
+  const res = await request.get(`${process.env.E2E_ADMIN_URL}/rest/v1/products?select=sku,ecwid_product_id&sku=in.(PLT-002,SEA-001)&order=sku`, {
     headers: { apikey: key, authorization: `Bearer ${key}` },
   })
   expect(await res.json()).toEqual([

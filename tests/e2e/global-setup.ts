@@ -1,11 +1,18 @@
 import { startGateway } from '../support/gateway.mjs'
 
-/** One gateway with the demo data serves the built site for the whole run. */
+/**
+ * Two gateways serve the built site, each with the shop's demo data and a cluster of its own:
+ * one for the read-only site tests, one for the admin tests that change the catalogue. No test
+ * sees another's writes (see the projects in playwright.config.ts).
+ */
 export default async function globalSetup() {
-  const gw = await startGateway({ site: true })
-  process.env.E2E_BASE_URL = gw.url
-  process.env.E2E_ANON_KEY = gw.anonKey
-  process.env.E2E_SERVICE_KEY = gw.serviceKey
-  process.env.E2E_DATA_DIR = gw.dataDir
-  return async () => gw.stop()
+  const [site, admin] = await Promise.all([startGateway({ site: true }), startGateway({ site: true })])
+  process.env.E2E_SITE_URL = site.url
+  process.env.E2E_SITE_SERVICE_KEY = site.serviceKey
+  process.env.E2E_ADMIN_URL = admin.url
+  process.env.E2E_ADMIN_SERVICE_KEY = admin.serviceKey
+  process.env.E2E_ADMIN_DATA_DIR = admin.dataDir
+  return async () => {
+    await Promise.all([site.stop(), admin.stop()])
+  }
 }

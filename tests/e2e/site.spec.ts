@@ -66,8 +66,8 @@ test('desktop navigation and the occasions dropdown', async ({ page }) => {
 
 test('occasion page → product → detail with the store widget', async ({ page, consoleErrors, request }) => {
   // The admin tests may change store ids (CSV import), so read the current one.
-  const key = process.env.E2E_SERVICE_KEY!
-  const res = await request.get(`${process.env.E2E_BASE_URL}/rest/v1/products?select=ecwid_product_id&sku=eq.PLT-002`, {
+  const key = process.env.E2E_SITE_SERVICE_KEY!
+  const res = await request.get(`${process.env.E2E_SITE_URL}/rest/v1/products?select=ecwid_product_id&sku=eq.PLT-002`, {
     headers: { apikey: key, authorization: `Bearer ${key}` },
   })
   const [{ ecwid_product_id: storeId }] = await res.json()
@@ -106,8 +106,8 @@ test.describe('when the store is unreachable', () => {
 })
 
 test('a hidden product is absent from lists and its URL goes to not-found', async ({ page, request }) => {
-  const res = await request.get(`${process.env.E2E_BASE_URL}/rest/v1/products?select=id&sku=eq.SEA-004`, {
-    headers: { apikey: process.env.E2E_SERVICE_KEY!, authorization: `Bearer ${process.env.E2E_SERVICE_KEY}` },
+  const res = await request.get(`${process.env.E2E_SITE_URL}/rest/v1/products?select=id&sku=eq.SEA-004`, {
+    headers: { apikey: process.env.E2E_SITE_SERVICE_KEY!, authorization: `Bearer ${process.env.E2E_SITE_SERVICE_KEY}` },
   })
   const [{ id }] = await res.json()
   await gotoAndSettle(page, '/occasions/seasonal')

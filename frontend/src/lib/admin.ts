@@ -1,6 +1,5 @@
 /** The admin area's data calls (SPEC.md §7), all through supabase-js. */
 import { supabase } from './supabase'
-import type { Category, Product } from './products'
 import type { CategoryForm, ProductForm } from './schemas'
 import type { ImportResult, ImportRow } from './csvImport'
 
@@ -47,7 +46,7 @@ export function productRow(f: ProductForm) {
 
 export async function productLinks(productId: string): Promise<string[]> {
   const { data } = await supabase.from('product_categories').select('category_id').eq('product_id', productId)
-  return (data ?? []).map((l) => l.category_id as string)
+  return (data ?? []).map((l) => l.category_id)
 }
 
 /**
@@ -61,7 +60,7 @@ export async function saveProduct(form: ProductForm, id: string | null, previous
     ? await supabase.from('products').update(row).eq('id', id).select().single()
     : await supabase.from('products').insert(row).select().single()
   if (saved.error || !saved.data) return { id, error: saved.error?.message ?? 'The product was not saved' }
-  const productId = (saved.data as Product).id
+  const productId = saved.data.id
   const wanted = [...new Set(form.additional_category_ids)].filter((c) => c !== form.category_id)
   const unchanged = wanted.length === previousLinks.length && wanted.every((c) => previousLinks.includes(c))
   if (id && unchanged) return { id: productId, error: null }
@@ -96,11 +95,11 @@ export async function saveCategory(form: CategoryForm, id: string | null) {
 }
 
 export async function getProduct(id: string) {
-  return supabase.from('products').select('*').eq('id', id).single<Product>()
+  return supabase.from('products').select('*').eq('id', id).single()
 }
 
 export async function getCategory(id: string) {
-  return supabase.from('categories').select('*').eq('id', id).single<Category>()
+  return supabase.from('categories').select('*').eq('id', id).single()
 }
 
 /** Applies import rows with a few requests in flight, reporting progress as rows finish. */
@@ -112,7 +111,7 @@ export async function applyImport(rows: ImportRow[], onProgress: (done: number) 
     const skus = rows.slice(i, i + 100).map((r) => r.sku)
     const { data, error } = await supabase.from('products').select('id, name, sku').in('sku', skus)
     if (error) throw new Error(error.message)
-    for (const p of data ?? []) found.set(p.sku as string, p as { id: string; name: string; sku: string })
+    for (const p of data ?? []) if (p.sku !== null) found.set(p.sku, { id: p.id, name: p.name, sku: p.sku })
   }
   let done = 0
   let next = 0

@@ -1,28 +1,9 @@
+import type { Tables } from './database.types'
 import { supabase } from './supabase'
 
-export interface Product {
-  id: string
-  name: string
-  sku: string | null
-  description: string | null
-  base_price: number
-  main_image_url: string | null
-  category_id: string | null
-  is_available: boolean
-  is_featured: boolean
-  ecwid_product_id: string | null
-  ecwid_product_slug: string | null
-}
-
-export interface Category {
-  id: string
-  name: string
-  slug: string
-  description: string | null
-  image_url: string | null
-  order_by: number
-  is_available: boolean
-}
+/** Rows as the database has them (`supagate gen types typescript` → database.types.ts). */
+export type Product = Tables<'products'>
+export type Category = Tables<'categories'>
 
 /** Merges two product lists, keeps the first of each id, sorts by name (locale-aware). */
 export function mergeProducts(primary: Product[], linked: Product[]): Product[] {
@@ -41,7 +22,7 @@ export async function fetchProductsForSlug(slug?: string): Promise<Product[]> {
     if (!slug) {
       const { data, error } = await supabase.from('products').select('*').eq('is_available', true).order('name')
       if (error) throw error
-      return (data ?? []) as Product[]
+      return data ?? []
     }
     const { data: category, error: catError } = await supabase.from('categories').select('id').eq('slug', slug).single()
     if (catError || !category) {
@@ -60,13 +41,13 @@ export async function fetchProductsForSlug(slug?: string): Promise<Product[]> {
       .eq('category_id', category.id)
     if (lError) throw lError
     let linked: Product[] = []
-    const ids = (links ?? []).map((l) => l.product_id as string)
+    const ids = (links ?? []).map((l) => l.product_id)
     if (ids.length > 0) {
       const { data, error } = await supabase.from('products').select('*').eq('is_available', true).in('id', ids)
       if (error) throw error
-      linked = (data ?? []) as Product[]
+      linked = data ?? []
     }
-    return mergeProducts((primary ?? []) as Product[], linked)
+    return mergeProducts(primary ?? [], linked)
   } catch (error) {
     console.error('Error fetching products:', error)
     return []
@@ -86,5 +67,5 @@ export async function fetchProductDetail(id: string): Promise<{ product: Product
     .eq('id', id)
     .eq('is_available', true)
     .maybeSingle()
-  return { product: (data as ProductDetail | null) ?? null, error }
+  return { product: data ?? null, error }
 }

@@ -1,4 +1,5 @@
 import { createClient } from '@supabase/supabase-js'
+import type { Database } from './database.types'
 
 declare global {
   interface Window {
@@ -23,7 +24,7 @@ function resolveConfig(): { url: string; anonKey: string } {
 
 const { url, anonKey } = resolveConfig()
 
-/** The one supabase client of the site and the admin panel. */
-export const supabase = createClient(url, anonKey, {
+/** The one supabase client of the site and the admin panel, typed by the generated schema. */
+export const supabase = createClient<Database>(url, anonKey, {
   auth: { persistSession: true, autoRefreshToken: true, storage: typeof window !== 'undefined' ? window.localStorage : undefined },
 })

@@ -10,6 +10,7 @@ import { reducer as toastReducer, TOAST_LIMIT, TOAST_REMOVE_DELAY } from '@/comp
 const p = (id: string, name: string): Product => ({
   id, name, sku: null, description: null, base_price: 1, main_image_url: null, category_id: null,
   is_available: true, is_featured: false, ecwid_product_id: null, ecwid_product_slug: null,
+  created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
 })
 
 describe('listing merge', () => {

@@ -1,12 +1,21 @@
-//! Starts one real gateway per test binary on a throwaway PostgreSQL cluster (its own data
-//! directory, unix socket only, free HTTP port). Its stdin is a pipe held by this process, so
-//! the gateway and its cluster stop when the tests end, however they end.
+//! Real gateways for integration tests, on throwaway PostgreSQL clusters under the cargo target
+//! directory (never a user's data, never a server the tests did not start).
+//!
+//! - [`shop`] gives a test its own database, a clone of the shop's template (migrations + seed),
+//!   and its own gateway on it: no test sees another's writes.
+//! - [`start`] gives a test a whole new cluster for any project folder.
+//!
+//! Every gateway's stdin is a pipe held here, so gateways and clusters stop when the tests end,
+//! however they end. Gateways are read through their one-line JSON ready message (`start -o
+//! json`), the same values `supagate status -o json` prints.
 #![allow(dead_code)]
 
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 pub struct Gateway {
@@ -14,99 +23,166 @@ pub struct Gateway {
     pub anon: String,
     pub service: String,
     pub data_dir: PathBuf,
+    /// Where the cluster's unix socket is, and the database this gateway serves.
+    pub socket_dir: PathBuf,
+    pub dbname: String,
+    pub status: BTreeMap<String, String>,
     _stdin: Mutex<ChildStdin>,
     _child: Mutex<Child>,
 }
 
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn tmp_root() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gateways");
+    std::fs::create_dir_all(&root).unwrap();
+    root
+}
+
 /// Removes data directories left by test processes that no longer run.
-fn sweep(root: &std::path::Path) {
+fn sweep(root: &Path) {
     for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         if let Some(pid) = name
             .split('-')
             .next_back()
             .and_then(|p| p.parse::<u32>().ok())
-            && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !Path::new(&format!("/proc/{pid}")).exists()
         {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
 
-pub fn start(extra_args: &[&str]) -> Gateway {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gateways");
-    std::fs::create_dir_all(&root).unwrap();
-    sweep(&root);
-    let exe = env!("CARGO_BIN_EXE_supagate");
-    let test_name = std::env::args()
+fn new_data_dir(tag: &str) -> PathBuf {
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let root = tmp_root();
+    static SWEPT: OnceLock<()> = OnceLock::new();
+    SWEPT.get_or_init(|| sweep(&root));
+    let test_bin = std::env::args()
         .next()
         .and_then(|a| a.rsplit('/').next().map(str::to_string))
         .unwrap_or_default();
-    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let data_dir = root.join(format!(
-        "{}{n}-{}",
-        test_name.split('-').next().unwrap_or("t"),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&data_dir);
-    let mut child = Command::new(exe)
-        .args([
-            "--data-dir",
-            data_dir.to_str().unwrap(),
-            "--port",
-            "0",
-            "--db-port",
-            "0",
-            "--stop-on-stdin-close",
-        ])
-        .args(extra_args)
-        .arg("start")
-        .env("SUPAGATE_SITE_DIR", data_dir.join("no-site"))
+    let bin = test_bin.split('-').next().unwrap_or("t");
+    let n = COUNT.fetch_add(1, Ordering::SeqCst);
+    let dir = root.join(format!("{bin}-{tag}{n}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Spawns `supagate … start -o json` and waits for its ready line.
+fn spawn(data_dir: &Path, workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
+    let exe = env!("CARGO_BIN_EXE_supagate");
+    let mut cmd = Command::new(exe);
+    cmd.arg("--workdir")
+        .arg(workdir)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(["--port", "0", "--db-port", "0", "--stop-on-stdin-close"])
+        .args(args)
+        .args(["start", "-o", "json"])
+        .env_remove("DATABASE_URL")
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the gateway binary");
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("start the gateway binary");
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
-    let (mut url, mut anon, mut service) = (String::new(), String::new(), String::new());
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        let value = || {
-            line.split_once(": ")
-                .map(|(_, v)| v.trim().to_string())
-                .unwrap_or_default()
-        };
-        if line.trim_start().starts_with("API URL:") {
-            url = value();
-        } else if line.trim_start().starts_with("anon key:") {
-            anon = value();
-        } else if line.trim_start().starts_with("service_role key:") {
-            service = value();
-        } else if line.starts_with("Press Ctrl-C") {
-            break;
+    let status: BTreeMap<String, String> = match lines.next() {
+        Some(Ok(line)) => serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("the ready line is not JSON ({e}): {line}")),
+        _ => {
+            let code = child.wait().ok();
+            panic!("the gateway did not start (exit {code:?})")
         }
-    }
-    assert!(!url.is_empty(), "the gateway did not start");
+    };
     // Keep draining stdout so the gateway never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
+    let db_url = &status["DB_URL"];
+    let socket_dir = db_url
+        .split("host=")
+        .nth(1)
+        .map(|s| PathBuf::from(s.split('&').next().unwrap()))
+        .unwrap_or_else(|| data_dir.join("pg"));
+    let dbname = db_url
+        .split('/')
+        .nth(3)
+        .map(|s| s.split('?').next().unwrap().to_string())
+        .unwrap_or_else(|| "postgres".into());
     let stdin = child.stdin.take().unwrap();
     Gateway {
-        url,
-        anon,
-        service,
-        data_dir,
+        url: status["API_URL"].clone(),
+        anon: status["ANON_KEY"].clone(),
+        service: status["SERVICE_ROLE_KEY"].clone(),
+        data_dir: data_dir.to_path_buf(),
+        socket_dir,
+        dbname,
+        status,
         _stdin: Mutex::new(stdin),
         _child: Mutex::new(child),
     }
 }
 
-/// The gateway shared by every test of this binary, with the demo data.
-pub fn shared() -> &'static Gateway {
-    static G: OnceLock<Gateway> = OnceLock::new();
-    G.get_or_init(|| start(&[]))
+/// A new cluster of its own, running the project in `workdir` (default: the shop).
+pub fn start_project(workdir: &Path, args: &[&str]) -> Gateway {
+    spawn(&new_data_dir("c"), workdir, args, &[])
+}
+
+/// A gateway on an existing data directory (a cluster earlier commands created).
+pub fn start_on(workdir: &Path, data_dir: &Path, args: &[&str]) -> Gateway {
+    spawn(data_dir, workdir, args, &[])
+}
+
+/// A new cluster of its own running the shop, with extra flags.
+pub fn start(args: &[&str]) -> Gateway {
+    start_project(&repo_root(), args)
+}
+
+/// The cluster of this test binary: its first gateway built the shop's template database.
+fn cluster() -> &'static Gateway {
+    static C: OnceLock<Gateway> = OnceLock::new();
+    C.get_or_init(|| start(&[]))
+}
+
+/// A gateway of its own on a new database cloned from the shop's template, with extra flags.
+pub async fn shop_with(args: &[&str]) -> Gateway {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let c = cluster();
+    let dbname = format!(
+        "t{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    );
+    c.sql_on(
+        "postgres",
+        &format!("CREATE DATABASE \"{dbname}\" TEMPLATE supagate_template"),
+    )
+    .await;
+    let url = format!(
+        "postgresql://postgres@/{dbname}?host={}&port=5432",
+        c.socket_dir.display()
+    );
+    spawn(
+        &new_data_dir("g"),
+        &repo_root(),
+        args,
+        &[("DATABASE_URL", url.as_str())],
+    )
+}
+
+/// A gateway of its own on a new copy of the shop's database.
+pub async fn shop() -> Gateway {
+    shop_with(&[]).await
 }
 
 impl Gateway {
@@ -122,14 +198,12 @@ impl Gateway {
         }))
     }
 
-    /// Runs SQL as the cluster's superuser (the test owns this cluster); returns the rows of the
-    /// last statement as text.
-    pub async fn sql(&self, query: &str) -> Vec<Vec<Option<String>>> {
+    async fn sql_on(&self, dbname: &str, query: &str) -> Vec<Vec<Option<String>>> {
         let mut cfg = tokio_postgres::Config::new();
-        cfg.host_path(self.data_dir.join("pg"))
+        cfg.host_path(&self.socket_dir)
             .port(5432)
             .user("postgres")
-            .dbname("postgres");
+            .dbname(dbname);
         let (client, conn) = cfg
             .connect(tokio_postgres::NoTls)
             .await
@@ -137,18 +211,20 @@ impl Gateway {
         tokio::spawn(conn);
         let mut rows = Vec::new();
         for m in client.simple_query(query).await.expect("run SQL") {
-            match m {
-                tokio_postgres::SimpleQueryMessage::Row(r) => {
-                    rows.push((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
-                }
-                tokio_postgres::SimpleQueryMessage::CommandComplete(_) => {}
-                _ => {}
+            if let tokio_postgres::SimpleQueryMessage::Row(r) = m {
+                rows.push((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
             }
         }
         rows
     }
 
-    /// Creates a user (optionally an admin) directly in the database and returns its id.
+    /// Runs SQL as the cluster's superuser on this gateway's database; returns the rows of the
+    /// statements as text.
+    pub async fn sql(&self, query: &str) -> Vec<Vec<Option<String>>> {
+        self.sql_on(&self.dbname, query).await
+    }
+
+    /// Creates a user (optionally a shop admin) directly in the database and returns its id.
     pub async fn create_user(&self, email: &str, admin: bool) -> String {
         let id = uuid::Uuid::new_v4().to_string();
         let mut q = format!(
@@ -161,6 +237,21 @@ impl Gateway {
         }
         self.sql(&q).await;
         id
+    }
+
+    /// Runs the binary's other commands (status, gen types, db reset…) against this gateway's
+    /// project and data directory.
+    pub fn command(&self, workdir: &Path, args: &[&str]) -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_supagate"))
+            .arg("--workdir")
+            .arg(workdir)
+            .arg("--data-dir")
+            .arg(&self.data_dir)
+            .args(args)
+            .env_remove("DATABASE_URL")
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("run supagate")
     }
 }
 

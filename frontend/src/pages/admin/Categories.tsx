@@ -19,7 +19,7 @@ export default function Categories() {
       setCategories([])
       return
     }
-    setCategories((data ?? []) as Category[])
+    setCategories(data ?? [])
   }, [])
   React.useEffect(() => {
     load()

@@ -22,7 +22,7 @@ export default function Products() {
       return
     }
     setNames(Object.fromEntries((cats.data ?? []).map((c) => [c.id, c.name])))
-    setProducts((data ?? []) as Product[])
+    setProducts(data ?? [])
   }, [])
   React.useEffect(() => {
     load()

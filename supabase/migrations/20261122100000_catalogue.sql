@@ -1,4 +1,6 @@
 -- The shop's catalogue (SPEC.md §3), with the limits of §5 as constraints and RLS as §6 describes.
+-- The API roles reach these tables through the database's default privileges, as in Supabase;
+-- the policies below decide which rows.
 CREATE TYPE public.app_role AS ENUM ('admin');
 
 CREATE TABLE public.categories (
@@ -98,24 +100,3 @@ CREATE POLICY "Admins manage roles" ON public.user_roles
 
 GRANT ALL ON public.categories, public.products, public.product_categories, public.user_roles
   TO anon, authenticated, service_role;
-
--- The shop's two public image buckets: 5 MB, PNG/JPEG/WEBP, read by anyone, written by admins.
-INSERT INTO storage.buckets (id, name, public, file_size_limit, allowed_mime_types) VALUES
-  ('product-images', 'product-images', true, 5242880, ARRAY['image/png', 'image/jpeg', 'image/webp']),
-  ('category-images', 'category-images', true, 5242880, ARRAY['image/png', 'image/jpeg', 'image/webp']);
-
-CREATE POLICY "Anyone reads shop images" ON storage.objects
-  FOR SELECT TO anon, authenticated
-  USING (bucket_id IN ('product-images', 'category-images'));
-CREATE POLICY "Admins upload shop images" ON storage.objects
-  FOR INSERT TO authenticated
-  WITH CHECK (bucket_id IN ('product-images', 'category-images') AND public.is_admin());
-CREATE POLICY "Admins update shop images" ON storage.objects
-  FOR UPDATE TO authenticated
-  USING (bucket_id IN ('product-images', 'category-images') AND public.is_admin());
-CREATE POLICY "Admins delete shop images" ON storage.objects
-  FOR DELETE TO authenticated
-  USING (bucket_id IN ('product-images', 'category-images') AND public.is_admin());
-CREATE POLICY "Anyone sees the shop buckets" ON storage.buckets
-  FOR SELECT TO anon, authenticated
-  USING (id IN ('product-images', 'category-images'));

@@ -1,5 +1,5 @@
--- Demo catalogue for local use: the occasion categories of SPEC.md §2 and two dozen products.
--- Applied once when the embedded database is created, and again by `supagate reset`.
+-- Demo data of the shop for local use (applied to a new database and by `supagate db reset`):
+-- the occasion categories of SPEC.md §2, two dozen products, and a demo administrator.
 INSERT INTO public.categories (name, slug, description, order_by, image_url) VALUES
   ('Seasonal', 'seasonal', 'Blooms picked for what is fresh this season.', 0, '/demo/bouquet-coral.svg'),
   ('Best Sellers', 'best-sellers', 'The arrangements our neighbours order again and again.', 1, '/demo/bouquet-blush.svg'),
@@ -52,3 +52,23 @@ FROM (VALUES
 ) AS l(sku, slug)
 JOIN public.products pr ON pr.sku = l.sku
 JOIN public.categories c ON c.slug = l.slug;
+
+-- The demo administrator (admin@example.com / bloom-admin-123), created the way Supabase seeds
+-- create users: a confirmed auth.users row with a bcrypt hash from pgcrypto (GoTrue's cost,
+-- 10), and its identity.
+INSERT INTO auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at,
+                        raw_app_meta_data, raw_user_meta_data, created_at, updated_at,
+                        confirmation_token, recovery_token, email_change_token_new, email_change)
+VALUES ('00000000-0000-0000-0000-000000000000', 'b1ebe11a-0000-4000-8000-000000000001',
+        'authenticated', 'authenticated', 'admin@example.com',
+        crypt('bloom-admin-123', gen_salt('bf', 10)), now(),
+        '{"provider": "email", "providers": ["email"]}', '{}', now(), now(), '', '', '', '');
+
+INSERT INTO auth.identities (id, user_id, provider_id, identity_data, provider, last_sign_in_at,
+                             created_at, updated_at)
+VALUES (gen_random_uuid(), 'b1ebe11a-0000-4000-8000-000000000001',
+        'b1ebe11a-0000-4000-8000-000000000001',
+        '{"sub": "b1ebe11a-0000-4000-8000-000000000001", "email": "admin@example.com", "email_verified": true}',
+        'email', now(), now(), now());
+
+INSERT INTO public.user_roles (user_id, role) VALUES ('b1ebe11a-0000-4000-8000-000000000001', 'admin');

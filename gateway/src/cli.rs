@@ -1,0 +1,205 @@
+//! The command line: commands named as the Supabase CLI names them, and flags (each with an
+//! environment variable) that override what the project's config.toml says.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "supagate",
+    version,
+    about = "Supabase-compatible REST, Auth and Storage over PostgreSQL, in one binary. \
+             Runs a project's supabase/ folder like `supabase start`."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub flags: Flags,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Start the project (the default): database, migrations, seed on a new database, API.
+    Start {
+        /// `json`: print one line of JSON (the `status -o json` values) when ready, no banner.
+        #[arg(short = 'o', long = "output", value_enum)]
+        output: Option<Output>,
+    },
+    /// Stop the supagate running this project.
+    Stop,
+    /// Show the URLs and keys of the running project.
+    Status {
+        #[arg(short = 'o', long = "output", value_enum, default_value = "pretty")]
+        output: Output,
+    },
+    /// Database commands.
+    #[command(subcommand)]
+    Db(DbCommand),
+    /// Migration files.
+    #[command(subcommand)]
+    Migration(MigrationCommand),
+    /// Generate code from the database schema.
+    #[command(subcommand)]
+    Gen(GenCommand),
+    /// Users of the auth API (what GoTrue's admin API does).
+    #[command(subcommand)]
+    Users(UsersCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DbCommand {
+    /// Rebuild the local database from the migrations and seed files.
+    Reset,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MigrationCommand {
+    /// Create an empty migration file supabase/migrations/<timestamp>_<name>.sql.
+    New { name: String },
+    /// List local migrations and whether the database has applied them.
+    List,
+    /// Apply pending migrations.
+    Up,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GenCommand {
+    /// TypeScript types, as `supabase gen types typescript --local` prints them.
+    Types {
+        #[arg(value_parser = ["typescript"])]
+        lang: Option<String>,
+        /// Accepted for compatibility with the Supabase CLI (the database is always the local one).
+        #[arg(long)]
+        local: bool,
+        /// Accepted for compatibility: `--lang typescript`.
+        #[arg(long = "lang", value_parser = ["typescript"])]
+        lang_flag: Option<String>,
+        /// Schemas to include (default: public and the API's schemas).
+        #[arg(short = 's', long = "schema", value_delimiter = ',')]
+        schemas: Vec<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UsersCommand {
+    /// Create a confirmed user with an e-mail and password.
+    Create { email: String, password: String },
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Pretty,
+    Env,
+    Json,
+}
+
+/// Flags override config.toml, which overrides the CLI's defaults.
+#[derive(Args, Debug, Clone)]
+pub struct Flags {
+    /// The project folder (the one that holds supabase/); default: the nearest folder at or
+    /// above the current one with supabase/config.toml.
+    #[arg(long, env = "SUPABASE_WORKDIR", global = true)]
+    pub workdir: Option<PathBuf>,
+    /// Where the embedded PostgreSQL cluster and stored files live
+    /// (default: <project>/supabase/.temp/supagate).
+    #[arg(long, env = "SUPAGATE_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// Address the HTTP server binds to.
+    #[arg(
+        long,
+        env = "SUPAGATE_HOST",
+        default_value = "127.0.0.1",
+        global = true
+    )]
+    pub host: String,
+    /// HTTP port; 0 picks a free one (default: config.toml [api] port, 54321).
+    #[arg(long, env = "SUPAGATE_PORT", global = true)]
+    pub port: Option<u16>,
+    /// TCP port of the embedded PostgreSQL on 127.0.0.1; 0: unix socket only
+    /// (default: config.toml [db] port, 54322).
+    #[arg(long, env = "SUPAGATE_DB_PORT", global = true)]
+    pub db_port: Option<u16>,
+    /// Extra settings for the embedded PostgreSQL, as `name=value` pairs separated by spaces.
+    #[arg(long, env = "SUPAGATE_PG_SETTINGS", default_value = "", global = true)]
+    pub pg_settings: String,
+    /// Use this PostgreSQL server instead of the embedded one. The user must be able to create
+    /// roles and schemas (for migrations).
+    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Folder with PostgreSQL's initdb, pg_ctl and postgres (found automatically when unset).
+    #[arg(long, env = "PG_BIN_DIR", global = true)]
+    pub pg_bin_dir: Option<PathBuf>,
+    /// HS256 secret for access tokens and API keys (default: the Supabase CLI's demo secret).
+    #[arg(long, env = "JWT_SECRET", global = true, hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+    /// Access token lifetime in seconds (default: config.toml [auth] jwt_expiry, 3600).
+    #[arg(long, env = "JWT_EXPIRY", global = true)]
+    pub jwt_expiry: Option<i64>,
+    /// Public URL of the API, as clients reach it (default: http://<host>:<port>).
+    #[arg(long, env = "API_EXTERNAL_URL", global = true)]
+    pub api_external_url: Option<String>,
+    /// A built site (e.g. a Vite `dist` folder) to serve at `/`.
+    #[arg(long, env = "SUPAGATE_SITE_DIR", global = true)]
+    pub site_dir: Option<PathBuf>,
+    /// Schemas exposed by /rest/v1, comma separated (default: config.toml [api] schemas).
+    #[arg(long, env = "PGRST_DB_SCHEMAS", global = true)]
+    pub db_schemas: Option<String>,
+    /// Most rows a read returns (default: config.toml [api] max_rows, 1000).
+    #[arg(long, env = "PGRST_DB_MAX_ROWS", global = true)]
+    pub max_rows: Option<u64>,
+    /// HTTP worker threads (default: one per CPU).
+    #[arg(long, env = "SUPAGATE_WORKERS", global = true)]
+    pub workers: Option<usize>,
+    /// Connections in the pool, shared out among the workers.
+    #[arg(long, env = "DB_POOL", default_value_t = 10, global = true)]
+    pub db_pool: usize,
+    /// Seconds to wait for a pool connection before answering 504 PGRST003.
+    #[arg(long, env = "DB_POOL_TIMEOUT", default_value_t = 10, global = true)]
+    pub db_pool_timeout: u64,
+    /// Statement timeout of requests whose role has none of its own, in milliseconds.
+    #[arg(
+        long,
+        env = "DB_STATEMENT_TIMEOUT",
+        default_value_t = 8000,
+        global = true
+    )]
+    pub statement_timeout_ms: u64,
+    /// Largest REST or Auth request body, in bytes.
+    #[arg(long, env = "MAX_BODY_BYTES", default_value_t = 10 * 1024 * 1024, global = true)]
+    pub max_body_bytes: usize,
+    /// Largest stored object in bytes (default: config.toml [storage] file_size_limit, 50 MiB).
+    #[arg(long, env = "STORAGE_FILE_SIZE_LIMIT", global = true)]
+    pub storage_file_size_limit: Option<u64>,
+    /// Where object bytes are kept: `file` (under the data directory) or `s3`.
+    #[arg(long, env = "STORAGE_BACKEND", default_value = "file", global = true)]
+    pub storage_backend: String,
+    /// Bucket of the S3 backend (credentials and endpoint from the AWS_* variables).
+    #[arg(long, env = "STORAGE_S3_BUCKET", global = true)]
+    pub storage_s3_bucket: Option<String>,
+    /// Refuse new sign-ups (default: config.toml [auth] enable_signup).
+    #[arg(long, env = "DISABLE_SIGNUP", global = true)]
+    pub disable_signup: bool,
+    /// Sign-ins and sign-ups per address per 5 minutes (default: [auth.rate_limit]).
+    #[arg(long, env = "RATE_LIMIT_SIGN_IN", global = true)]
+    pub rate_limit_sign_in: Option<u32>,
+    /// Refresh-token grants per address per 5 minutes (default: [auth.rate_limit]).
+    #[arg(long, env = "RATE_LIMIT_TOKEN_REFRESH", global = true)]
+    pub rate_limit_token_refresh: Option<u32>,
+    /// Header holding the client address behind a trusted proxy (e.g. X-Forwarded-For).
+    #[arg(long, env = "RATE_LIMIT_IP_HEADER", global = true)]
+    pub rate_limit_ip_header: Option<String>,
+    /// Seconds a rotated refresh token stays usable (default: config.toml [auth]).
+    #[arg(long, env = "REFRESH_TOKEN_REUSE_INTERVAL", global = true)]
+    pub refresh_token_reuse_interval: Option<i64>,
+    /// Shut down when standard input closes: test harnesses use it so that a gateway (and its
+    /// PostgreSQL) never outlives the process that started it.
+    #[arg(
+        long,
+        env = "SUPAGATE_STOP_ON_STDIN_CLOSE",
+        default_value_t = false,
+        global = true,
+        hide = true
+    )]
+    pub stop_on_stdin_close: bool,
+}

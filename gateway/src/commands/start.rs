@@ -1,0 +1,147 @@
+//! `start`: the database (embedded or external) brought up to date, then the API until Ctrl-C,
+//! SIGTERM or `supagate stop`.
+
+use super::status;
+use crate::cli::Output;
+use crate::config::Config;
+use crate::database::{Database, remove_pid};
+use crate::{embedded_pg, migrate, schema_cache, server, state};
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub fn api_url(cfg: &Config, port: u16) -> String {
+    cfg.api_external_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}:{port}", cfg.host))
+}
+
+/// One warning line naming the config.toml keys supagate ignores.
+pub fn warn_ignored_keys(cfg: &Config) {
+    if !cfg.project.ignored_keys.is_empty() {
+        tracing::warn!(
+            "{}: not implemented by supagate yet, ignored: {}",
+            cfg.project
+                .config_file
+                .as_ref()
+                .map(|f| cfg.project.relative(f))
+                .unwrap_or_default(),
+            cfg.project.ignored_keys.join(", ")
+        );
+    }
+}
+
+pub async fn start(cfg: Config, output: Option<Output>) -> Result<(), String> {
+    let t0 = Instant::now();
+    warn_ignored_keys(&cfg);
+    let db = Database::open(&cfg, true).await?;
+    // Stops the embedded cluster on every way out of here, panics included.
+    let _guard = db.embedded.as_ref().map(embedded_pg::StopGuard);
+    let result = serve(&cfg, &db, t0, output).await;
+    status::remove_state(&cfg.data_dir);
+    remove_pid(&cfg.data_dir);
+    tracing::info!("stopped");
+    result
+}
+
+async fn wait_for_shutdown(stdin_close: bool) {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
+    let stdin_closed = async {
+        if !stdin_close {
+            return std::future::pending::<()>().await;
+        }
+        let mut buf = [0u8; 256];
+        let mut stdin = tokio::io::stdin();
+        while tokio::io::AsyncReadExt::read(&mut stdin, &mut buf)
+            .await
+            .is_ok_and(|n| n > 0)
+        {}
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+        _ = stdin_closed => {},
+    }
+}
+
+pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, String> {
+    let backend = match (cfg.storage_backend.as_str(), &cfg.storage_s3_bucket) {
+        ("file", _) => storage::backend::local(&cfg.data_dir.join("storage")),
+        ("s3", Some(bucket)) => storage::backend::BackendConfig::S3 {
+            bucket: bucket.clone(),
+        },
+        ("s3", None) => return Err("STORAGE_BACKEND=s3 needs STORAGE_S3_BUCKET".into()),
+        (other, _) => {
+            return Err(format!(
+                "unknown STORAGE_BACKEND {other:?} (use file or s3)"
+            ));
+        }
+    };
+    storage::backend::open(&backend).map_err(|e| format!("cannot open the object store: {e}"))
+}
+
+async fn serve(
+    cfg: &Config,
+    db: &Database,
+    t0: Instant,
+    output: Option<Output>,
+) -> Result<(), String> {
+    let prepared = migrate::prepare(cfg, db).await.map_err(|e| e.to_string())?;
+    let store = open_store(cfg)?;
+    if prepared.fresh {
+        migrate::objects::upload_all(cfg, db, store.as_ref())
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    let schema = {
+        let (client, conn) = db
+            .api
+            .connect(tokio_postgres::NoTls)
+            .await
+            .map_err(|e| format!("the API login cannot connect: {e}"))?;
+        tokio::spawn(conn);
+        schema_cache::load(&client, &cfg.schemas())
+            .await
+            .map_err(|e| format!("cannot load the schema cache: {e}"))?
+    };
+    let state = Arc::new(state::AppState::new(
+        cfg.clone(),
+        db.api.clone(),
+        schema,
+        store,
+    ));
+    schema_cache::spawn_listener(state.clone(), db.api.clone());
+    let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
+    let handle = server.handle();
+    let running = tokio::spawn(server);
+    let api = api_url(cfg, port);
+    let values = status::values(cfg, &api, &db.db_url);
+    status::write_state(&cfg.data_dir, &values)?;
+    match output {
+        Some(o) => status::print(&values, o, true),
+        None => {
+            println!(
+                "supagate {} is running {}.\n",
+                env!("CARGO_PKG_VERSION"),
+                cfg.project.name()
+            );
+            status::print(&values, Output::Pretty, false);
+            if cfg.site_dir.is_some() {
+                println!("{:>16}: {api}/", "Site");
+            }
+            println!("\nPress Ctrl-C to stop.");
+        }
+    }
+    let _ = std::io::stdout().flush();
+    tracing::info!("ready in {} ms", t0.elapsed().as_millis());
+    wait_for_shutdown(cfg.stop_on_stdin_close).await;
+    // stdout may be a closed pipe by now (a test harness that went away): never panic here.
+    if output.is_none() {
+        let _ = writeln!(std::io::stdout(), "\nStopping…");
+    }
+    handle.stop(true).await;
+    let _ = running.await;
+    Ok(())
+}

@@ -1,0 +1,290 @@
+//! The platform migrations embedded from `sql/` (roles, extensions, auth, storage), recorded in
+//! `supagate.platform_migrations`, and the per-database settings a Supabase database has.
+
+use super::MigrateError;
+use crate::config::quote_ident;
+use ::project::{Project, sha256_hex};
+use tokio_postgres::Client;
+
+include!(concat!(env!("OUT_DIR"), "/platform_migrations.rs"));
+
+/// A digest of every platform migration: a template built from other ones is stale.
+pub fn fingerprint() -> String {
+    let mut all = String::new();
+    for (name, sql) in PLATFORM_MIGRATIONS {
+        all.push_str(name);
+        all.push_str(&sha256_hex(sql.as_bytes()));
+    }
+    sha256_hex(all.as_bytes())
+}
+
+/// Whether the database has never been set up by supagate.
+pub async fn is_fresh(c: &Client) -> Result<bool, MigrateError> {
+    Ok(c.query_one(
+        "SELECT to_regclass('supagate.platform_migrations') IS NULL",
+        &[],
+    )
+    .await?
+    .get(0))
+}
+
+pub async fn apply(c: &mut Client) -> Result<Vec<String>, MigrateError> {
+    let old_layout: bool = c
+        .query_one("SELECT to_regclass('supagate.migrations') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    if old_layout {
+        return Err(MigrateError::Other(
+            "this database was set up by an earlier supagate that had the flower shop built in; \
+             start from a new database (`supagate db reset` for the embedded one, or a new \
+             DATABASE_URL)"
+                .into(),
+        ));
+    }
+    c.batch_execute(
+        "CREATE SCHEMA IF NOT EXISTS supagate;
+         CREATE TABLE IF NOT EXISTS supagate.platform_migrations (
+           name text PRIMARY KEY,
+           checksum text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now())",
+    )
+    .await?;
+    let done: Vec<(String, String)> = c
+        .query(
+            "SELECT name, checksum FROM supagate.platform_migrations",
+            &[],
+        )
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut applied = Vec::new();
+    for (name, sql) in PLATFORM_MIGRATIONS {
+        let checksum = sha256_hex(sql.as_bytes());
+        if let Some((_, old)) = done.iter().find(|(n, _)| n == name) {
+            if *old != checksum {
+                tracing::warn!(
+                    "platform migration {name} changed after it was applied; it is not run again"
+                );
+            }
+            continue;
+        }
+        let tx = c.transaction().await?;
+        if let Err(e) = tx.batch_execute(sql).await {
+            let message = super::describe_db_error(&e, Some(sql));
+            let _ = tx.rollback().await;
+            return Err(MigrateError::Failed {
+                file: format!("platform migration {name}"),
+                message,
+            });
+        }
+        tx.execute(
+            "INSERT INTO supagate.platform_migrations (name, checksum) VALUES ($1, $2)",
+            &[name, &checksum],
+        )
+        .await?;
+        tx.commit().await?;
+        applied.push(format!("platform {name}"));
+    }
+    Ok(applied)
+}
+
+/// Settings that belong to the database (so they are set again on every clone): the search_path
+/// migrations and seeds expect, the default privileges `[api] auto_expose_new_tables` asks for,
+/// and the API login's password on servers reached with one.
+pub async fn settings(
+    c: &Client,
+    project: &Project,
+    api_password: Option<&str>,
+) -> Result<(), MigrateError> {
+    let db: String = c.query_one("SELECT current_database()", &[]).await?.get(0);
+    let expose = if project.config.api.auto_expose_new_tables {
+        "GRANT ALL ON TABLES TO anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO anon, authenticated, service_role"
+    } else {
+        "REVOKE ALL ON TABLES FROM anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON SEQUENCES FROM anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE EXECUTE ON FUNCTIONS FROM anon, authenticated, service_role"
+    };
+    let mut sql = format!(
+        "ALTER DATABASE {} SET search_path = \"$user\", public, extensions;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public {expose};",
+        quote_ident(&db)
+    );
+    if let Some(pw) = api_password {
+        sql.push_str(&format!(
+            "ALTER ROLE authenticator WITH LOGIN PASSWORD '{}';",
+            pw.replace('\'', "''")
+        ));
+    }
+    c.batch_execute(&sql).await?;
+    // This session too: what runs next (migrations, seeds) finds extensions unqualified.
+    c.batch_execute("SET search_path = \"$user\", public, extensions")
+        .await?;
+    Ok(())
+}
+
+/// Extensions a migration may ask for, and where they come from on Debian/Ubuntu.
+fn extension_source(name: &str, major: &str) -> Option<String> {
+    const CONTRIB: &[&str] = &[
+        "amcheck",
+        "autoinc",
+        "bloom",
+        "btree_gin",
+        "btree_gist",
+        "citext",
+        "cube",
+        "dblink",
+        "dict_int",
+        "dict_xsyn",
+        "earthdistance",
+        "file_fdw",
+        "fuzzystrmatch",
+        "hstore",
+        "insert_username",
+        "intagg",
+        "intarray",
+        "isn",
+        "lo",
+        "ltree",
+        "moddatetime",
+        "pageinspect",
+        "pg_buffercache",
+        "pg_freespacemap",
+        "pg_prewarm",
+        "pg_stat_statements",
+        "pg_surgery",
+        "pg_trgm",
+        "pg_visibility",
+        "pg_walinspect",
+        "pgcrypto",
+        "pgrowlocks",
+        "pgstattuple",
+        "postgres_fdw",
+        "refint",
+        "seg",
+        "sslinfo",
+        "tablefunc",
+        "tcn",
+        "tsm_system_rows",
+        "tsm_system_time",
+        "unaccent",
+        "uuid-ossp",
+        "xml2",
+    ];
+    const PACKAGED: &[(&str, &str)] = &[
+        ("postgis", "postgis-3"),
+        ("postgis_raster", "postgis-3"),
+        ("postgis_topology", "postgis-3"),
+        ("postgis_tiger_geocoder", "postgis-3"),
+        ("address_standardizer", "postgis-3"),
+        ("vector", "pgvector"),
+        ("pg_cron", "cron"),
+        ("pgtap", "pgtap"),
+        ("http", "http"),
+        ("hypopg", "hypopg"),
+        ("plpgsql_check", "plpgsql-check"),
+        ("pgaudit", "pgaudit"),
+        ("pg_repack", "repack"),
+        ("pgrouting", "pgrouting"),
+        ("pg_partman", "partman"),
+        ("orafce", "orafce"),
+        ("rum", "rum"),
+        ("plv8", "plv8"),
+        ("pg_hint_plan", "pg-hint-plan"),
+        ("h3", "h3"),
+        ("pgq", "pgq3"),
+        ("prefix", "prefix"),
+        ("ip4r", "ip4r"),
+        ("pg_squeeze", "squeeze"),
+    ];
+    const SUPABASE_ONLY: &[&str] = &[
+        "pg_graphql",
+        "pg_net",
+        "pgsodium",
+        "supabase_vault",
+        "pg_jsonschema",
+        "wrappers",
+        "index_advisor",
+        "pgjwt",
+        "pg_tle",
+        "pg_stat_monitor",
+        "pgmq",
+        "timescaledb",
+        "pg_hashids",
+        "pg_session_jwt",
+    ];
+    if CONTRIB.contains(&name) {
+        return Some(format!(
+            "it is one of PostgreSQL's contrib modules; install them (Debian: postgresql-contrib, \
+             part of postgresql-{major})"
+        ));
+    }
+    if let Some((_, pkg)) = PACKAGED.iter().find(|(n, _)| *n == name) {
+        let pkg = format!("postgresql-{major}-{pkg}");
+        return Some(format!(
+            "install the package {pkg} (sudo apt-get install -y {pkg})"
+        ));
+    }
+    SUPABASE_ONLY.contains(&name).then(|| {
+        "Supabase builds it into its own PostgreSQL image; it has no Debian package, so this \
+         server cannot provide it"
+            .to_string()
+    })
+}
+
+/// For "extension X is not available" errors: which package provides X.
+pub fn missing_extension_hint(message: &str, detail: Option<&str>) -> Option<String> {
+    let text = format!("{message} {}", detail.unwrap_or(""));
+    let (name, major) = if let Some(i) = text.find("/extension/") {
+        // could not open extension control file "/usr/share/postgresql/15/extension/x.control"
+        let rest = &text[i + "/extension/".len()..];
+        let name = rest.split(".control").next()?;
+        let major = text[..i]
+            .rsplit('/')
+            .find(|s| s.chars().all(|c| c.is_ascii_digit()) && !s.is_empty())
+            .unwrap_or("15");
+        (name.to_string(), major.to_string())
+    } else if let Some(rest) = text.strip_prefix("extension \"") {
+        let name = rest.split('"').next()?;
+        if !text.contains("is not available") {
+            return None;
+        }
+        (name.to_string(), "15".to_string())
+    } else {
+        return None;
+    };
+    let source = extension_source(&name, &major)
+        .unwrap_or_else(|| format!("look for a package of the extension for PostgreSQL {major}"));
+    Some(format!(
+        "the extension \"{name}\" is not installed on this PostgreSQL server: {source}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_extension_hint;
+
+    #[test]
+    fn missing_extensions_name_their_package() {
+        let h = missing_extension_hint(
+            "could not open extension control file \"/usr/share/postgresql/15/extension/postgis.control\": No such file or directory",
+            None,
+        )
+        .unwrap();
+        assert!(
+            h.contains("\"postgis\"") && h.contains("postgresql-15-postgis-3"),
+            "{h}"
+        );
+        let h = missing_extension_hint(
+            "extension \"vector\" is not available",
+            Some("Could not open extension control file \"/usr/share/postgresql/16/extension/vector.control\": No such file or directory."),
+        )
+        .unwrap();
+        assert!(h.contains("postgresql-16-pgvector"), "{h}");
+        let h = missing_extension_hint("extension \"pg_net\" is not available", None).unwrap();
+        assert!(h.contains("no Debian package"), "{h}");
+        assert!(missing_extension_hint("relation \"x\" does not exist", None).is_none());
+    }
+}

@@ -1,0 +1,183 @@
+//! The project's own database changes, recorded as the Supabase CLI records them: migrations in
+//! `supabase_migrations.schema_migrations`, seed files in `supabase_migrations.seed_files`, and
+//! the buckets of `[storage.buckets.*]`.
+
+use super::MigrateError;
+use ::project::{Migration, Project};
+use tokio_postgres::Client;
+
+const CREATE_HISTORY: &str = "CREATE SCHEMA IF NOT EXISTS supabase_migrations;
+    CREATE TABLE IF NOT EXISTS supabase_migrations.schema_migrations (version text NOT NULL PRIMARY KEY);
+    ALTER TABLE supabase_migrations.schema_migrations ADD COLUMN IF NOT EXISTS statements text[];
+    ALTER TABLE supabase_migrations.schema_migrations ADD COLUMN IF NOT EXISTS name text;
+    CREATE TABLE IF NOT EXISTS supabase_migrations.seed_files (path text NOT NULL PRIMARY KEY, hash text NOT NULL);";
+
+/// Versions the database has applied, in order.
+pub async fn applied_versions(c: &Client) -> Result<Vec<String>, MigrateError> {
+    let exists: bool = c
+        .query_one(
+            "SELECT to_regclass('supabase_migrations.schema_migrations') IS NOT NULL",
+            &[],
+        )
+        .await?
+        .get(0);
+    if !exists {
+        return Ok(Vec::new());
+    }
+    Ok(c.query(
+        "SELECT version FROM supabase_migrations.schema_migrations ORDER BY version",
+        &[],
+    )
+    .await?
+    .iter()
+    .map(|r| r.get(0))
+    .collect())
+}
+
+/// Runs one migration file and records it, all in one transaction: a failing file leaves the
+/// database as it was before it.
+async fn run_one(c: &mut Client, m: &Migration) -> Result<(), MigrateError> {
+    let tx = c.transaction().await?;
+    if let Err(e) = tx.batch_execute(&m.sql).await {
+        let message = super::describe_db_error(&e, Some(&m.sql));
+        drop(tx);
+        return Err(MigrateError::Failed {
+            file: m.display.clone(),
+            message,
+        });
+    }
+    let statements: Vec<&str> = m.statements.iter().map(|s| s.text.as_str()).collect();
+    tx.execute(
+        "INSERT INTO supabase_migrations.schema_migrations (version, name, statements) VALUES ($1, $2, $3)",
+        &[&m.version, &m.name, &statements],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Applies the project's pending migrations in version order.
+pub async fn apply_migrations(
+    c: &mut Client,
+    project: &Project,
+) -> Result<Vec<String>, MigrateError> {
+    let (migrations, skipped) = project.migrations()?;
+    for s in skipped {
+        tracing::warn!("{s}");
+    }
+    c.batch_execute(CREATE_HISTORY).await?;
+    let done = applied_versions(c).await?;
+    let latest = done.last().cloned();
+    let mut applied = Vec::new();
+    for m in migrations.iter().filter(|m| !done.contains(&m.version)) {
+        if let Some(latest) = &latest
+            && m.version < *latest
+        {
+            tracing::warn!(
+                "{} is older than the latest applied migration ({latest}); applying it anyway",
+                m.display
+            );
+        }
+        run_one(c, m).await?;
+        tracing::info!("applied {}", m.display);
+        applied.push(m.display.clone());
+    }
+    for v in done
+        .iter()
+        .filter(|v| !migrations.iter().any(|m| &m.version == *v))
+    {
+        tracing::warn!(
+            "the database has applied migration {v}, which is not in supabase/migrations"
+        );
+    }
+    Ok(applied)
+}
+
+/// Runs the seed files (each in its own transaction) and records their hashes.
+pub async fn seed(c: &mut Client, project: &Project) -> Result<Vec<String>, MigrateError> {
+    let (seeds, notes) = project.seed_files()?;
+    for n in notes {
+        tracing::warn!("{n}");
+    }
+    c.batch_execute(CREATE_HISTORY).await?;
+    let mut done = Vec::new();
+    for s in seeds {
+        let tx = c.transaction().await?;
+        if let Err(e) = tx.batch_execute(&s.sql).await {
+            let message = super::describe_db_error(&e, Some(&s.sql));
+            drop(tx);
+            return Err(MigrateError::Failed {
+                file: s.path,
+                message,
+            });
+        }
+        tx.execute(
+            "INSERT INTO supabase_migrations.seed_files (path, hash) VALUES ($1, $2)
+             ON CONFLICT (path) DO UPDATE SET hash = EXCLUDED.hash",
+            &[&s.path, &s.hash],
+        )
+        .await?;
+        tx.commit().await?;
+        tracing::info!("seeded data from {}", s.path);
+        done.push(s.path);
+    }
+    Ok(done)
+}
+
+/// Creates or updates the buckets of `[storage.buckets.*]`, as `supabase start` does.
+pub async fn sync_buckets(c: &Client, project: &Project) -> Result<(), MigrateError> {
+    for (name, b) in &project.config.storage.buckets {
+        let size = b.file_size_limit.map(|s| s as i64);
+        c.execute(
+            "INSERT INTO storage.buckets (id, name, public, file_size_limit, allowed_mime_types)
+             VALUES ($1, $1, $2, $3, $4)
+             ON CONFLICT (id) DO UPDATE SET public = EXCLUDED.public,
+               file_size_limit = EXCLUDED.file_size_limit,
+               allowed_mime_types = EXCLUDED.allowed_mime_types, updated_at = now()",
+            &[
+                name,
+                &b.public.unwrap_or(false),
+                &size,
+                &b.allowed_mime_types,
+            ],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// One line of `migration list`: a version, its name, whether it is a local file, whether the
+/// database applied it.
+pub struct ListEntry {
+    pub version: String,
+    pub name: String,
+    pub local: bool,
+    pub applied: bool,
+}
+
+pub async fn list(c: &Client, project: &Project) -> Result<Vec<ListEntry>, MigrateError> {
+    let (local, _) = project.migrations()?;
+    let done = applied_versions(c).await?;
+    let mut out: Vec<ListEntry> = local
+        .iter()
+        .map(|m| ListEntry {
+            version: m.version.clone(),
+            name: m.name.clone(),
+            local: true,
+            applied: done.contains(&m.version),
+        })
+        .collect();
+    for v in done
+        .iter()
+        .filter(|v| !local.iter().any(|m| &m.version == *v))
+    {
+        out.push(ListEntry {
+            version: v.clone(),
+            name: String::new(),
+            local: false,
+            applied: true,
+        });
+    }
+    out.sort_by(|a, b| a.version.cmp(&b.version));
+    Ok(out)
+}

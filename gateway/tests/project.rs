@@ -1,0 +1,293 @@
+//! Project folders as the Supabase CLI reads them: config.toml, migrations, seeds; the CLI's
+//! commands (status, gen types, db reset, migration new/list, users create); failures that stop
+//! start with a clear message and leave the database as it was.
+
+mod support;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::{Api, repo_root};
+
+fn supagate(workdir: &Path, data_dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_supagate"))
+        .arg("--workdir")
+        .arg(workdir)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(["--port", "0", "--db-port", "0"])
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run supagate")
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A scratch project folder with these files (paths relative to the project root).
+fn project(files: &[(&str, &str)]) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "projects/p{}-{}",
+        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("supabase")).unwrap();
+    for (path, content) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    dir
+}
+
+#[tokio::test]
+async fn status_gen_types_and_db_reset_of_a_running_project() {
+    let gw = support::start(&[]);
+    let root = repo_root();
+    // status prints what start announced.
+    let out = gw.command(&root, &["status", "-o", "json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let status: std::collections::BTreeMap<String, String> =
+        serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status, gw.status);
+    for key in [
+        "API_URL",
+        "REST_URL",
+        "DB_URL",
+        "ANON_KEY",
+        "SERVICE_ROLE_KEY",
+        "JWT_SECRET",
+        "PUBLISHABLE_KEY",
+        "SECRET_KEY",
+    ] {
+        assert!(status.contains_key(key), "{key}");
+    }
+    let env = gw.command(&root, &["status", "-o", "env"]);
+    assert!(String::from_utf8_lossy(&env.stdout).contains(&format!("API_URL=\"{}\"", gw.url)));
+
+    // The committed types of the shop's front end are what the schema generates.
+    let types = gw.command(&root, &["gen", "types", "typescript", "--local"]);
+    assert!(types.status.success(), "{}", text(&types));
+    let committed =
+        std::fs::read_to_string(root.join("frontend/src/lib/database.types.ts")).unwrap();
+    assert!(
+        String::from_utf8_lossy(&types.stdout) == committed,
+        "frontend/src/lib/database.types.ts is stale: regenerate it with \
+         `supagate gen types typescript > frontend/src/lib/database.types.ts`"
+    );
+
+    // db reset: back to migrations + seed, while the gateway keeps serving.
+    let svc = Api::service(&gw);
+    let r = svc
+        .send(
+            "POST",
+            "/rest/v1/categories",
+            &[],
+            Some(r#"{"name":"Temporary","slug":"temporary"}"#),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let reset = gw.command(&root, &["db", "reset"]);
+    assert!(reset.status.success(), "{}", text(&reset));
+    assert!(String::from_utf8_lossy(&reset.stdout).contains("Reset the database of bluebell-sage"));
+    let r = Api::anon(&gw)
+        .get("/rest/v1/categories?select=slug&slug=eq.temporary")
+        .await;
+    assert_eq!((r.status, r.text.as_str()), (200, "[]"));
+    let r = Api::anon(&gw).get("/rest/v1/categories?select=slug").await;
+    assert_eq!(r.json().as_array().unwrap().len(), 8, "the seed is back");
+}
+
+#[tokio::test]
+async fn an_empty_project_has_the_platform_and_no_public_table() {
+    let dir = project(&[]);
+    let gw = support::start_project(&dir, &[]);
+    let rows = gw
+        .sql("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'")
+        .await;
+    assert_eq!(rows[0][0].as_deref(), Some("0"));
+    let rows = gw
+        .sql("SELECT string_agg(extname, ',' ORDER BY extname) FROM pg_extension WHERE extnamespace = 'extensions'::regnamespace")
+        .await;
+    assert_eq!(rows[0][0].as_deref(), Some("pgcrypto,uuid-ossp"));
+    for role in [
+        "anon",
+        "authenticated",
+        "service_role",
+        "authenticator",
+        "supabase_admin",
+        "supabase_auth_admin",
+        "supabase_storage_admin",
+        "dashboard_user",
+    ] {
+        let r = gw
+            .sql(&format!("SELECT 1 FROM pg_roles WHERE rolname = '{role}'"))
+            .await;
+        assert_eq!(r.len(), 1, "role {role}");
+    }
+    let r = gw.sql("SELECT setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = 'anon'").await;
+    assert_eq!(r[0][0].as_deref(), Some("{statement_timeout=3s}"));
+    let r = Api::anon(&gw).get("/rest/v1/").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let r = Api::anon(&gw).get("/rest/v1/products").await;
+    assert_eq!(r.status, 404);
+    assert_eq!(r.json()["code"], "PGRST205");
+}
+
+#[tokio::test]
+async fn a_failing_migration_stops_start_and_leaves_the_database_as_it_was() {
+    let dir = project(&[
+        (
+            "supabase/migrations/20240101000000_first.sql",
+            "create table public.a (id int);",
+        ),
+        (
+            "supabase/migrations/20240102000000_second.sql",
+            "create table public.b (id int);\n\ninsert into public.nope values (1);\n",
+        ),
+    ]);
+    // A new embedded database: nothing is created at all.
+    let data = dir.join("data");
+    let out = supagate(&dir, &data, &["start"]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(
+        msg.contains("supabase/migrations/20240102000000_second.sql failed")
+            && msg.contains("relation \"public.nope\" does not exist (SQLSTATE 42P01)")
+            && msg.contains("at line 3"),
+        "{msg}"
+    );
+    // An existing external database: the files before the failing one stay applied.
+    let gw = support::shop().await;
+    gw.sql("CREATE DATABASE migrate_fail TEMPLATE template0")
+        .await;
+    let url = format!(
+        "postgresql://postgres@/migrate_fail?host={}&port=5432",
+        gw.socket_dir.display()
+    );
+    let out = supagate(&dir, &dir.join("data2"), &["--database-url", &url, "start"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("20240102000000_second.sql failed"),
+        "{}",
+        text(&out)
+    );
+    let mut cfg = tokio_postgres::Config::new();
+    cfg.host_path(&gw.socket_dir)
+        .port(5432)
+        .user("postgres")
+        .dbname("migrate_fail");
+    let (c, conn) = cfg.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(conn);
+    let tables: Vec<String> = c
+        .query(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(tables, ["a"]);
+    let versions: Vec<String> = c
+        .query(
+            "SELECT version FROM supabase_migrations.schema_migrations",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(versions, ["20240101000000"]);
+}
+
+#[tokio::test]
+async fn a_missing_extension_names_its_package() {
+    let dir = project(&[(
+        "supabase/migrations/20240101000000_vectors.sql",
+        "create extension if not exists vector with schema extensions;",
+    )]);
+    let out = supagate(&dir, &dir.join("data"), &["start"]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(
+        msg.contains("the extension \"vector\" is not installed")
+            && msg.contains("postgresql-15-pgvector"),
+        "{msg}"
+    );
+}
+
+#[tokio::test]
+async fn a_bad_config_stops_everything_before_it_starts() {
+    let dir = project(&[(
+        "supabase/config.toml",
+        "[storage]\nfile_size_limit = \"lots\"\n",
+    )]);
+    let data = dir.join("data");
+    let out = supagate(&dir, &data, &["start"]);
+    assert!(!out.status.success());
+    let msg = text(&out);
+    assert!(
+        msg.contains("supabase/config.toml: storage.file_size_limit: \"lots\" is not a size"),
+        "{msg}"
+    );
+    assert!(!data.exists(), "nothing was started");
+}
+
+#[tokio::test]
+async fn migration_new_and_list_and_users_create() {
+    let dir = project(&[(
+        "supabase/migrations/20240101000000_first.sql",
+        "create table public.t (id int);",
+    )]);
+    let data = dir.join("data");
+    // A command on a project nobody started sets its database up first, as start would.
+    let out = supagate(
+        &dir,
+        &data,
+        &["users", "create", "Staff@Example.com", "a-good-password"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Created user staff@example.com"));
+    let out = supagate(
+        &dir,
+        &data,
+        &["users", "create", "staff@example.com", "a-good-password"],
+    );
+    assert!(!out.status.success());
+    assert!(text(&out).contains("already been registered"));
+    let out = supagate(&dir, &data, &["migration", "new", "add_things"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Created new migration at supabase/migrations/"));
+    let out = supagate(&dir, &data, &["migration", "list"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let list = String::from_utf8_lossy(&out.stdout).to_string();
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(
+        lines[2], "   20240101000000 | 20240101000000 | first",
+        "{list}"
+    );
+    assert!(
+        lines[3].ends_with("|                | add_things"),
+        "the new file is not applied yet: {list}"
+    );
+    // The user signs in through the API of a gateway on that data directory.
+    let child = support::start_on(&dir, &data, &[]);
+    let r = reqwest::Client::new()
+        .post(format!("{}/auth/v1/token?grant_type=password", child.url))
+        .header("apikey", &child.anon)
+        .json(&serde_json::json!({"email": "staff@example.com", "password": "a-good-password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}

@@ -1,0 +1,779 @@
+//! `supabase/config.toml`, read as the Supabase CLI reads it: the same keys and defaults, sizes
+//! such as "50MiB", `env(NAME)` values. A bad value is an error naming the file, the key and the
+//! reason; keys supagate does not implement are returned so the caller can name them in one
+//! warning line (keys left at the CLI's defaults, and switched-off sections, are not).
+
+use crate::size::parse_size;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use toml::Value;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {0}: {1}")]
+    Read(PathBuf, std::io::Error),
+    #[error("{file} is not valid TOML: {message}")]
+    Syntax { file: PathBuf, message: String },
+    #[error("{file}: {key}: {reason}")]
+    Value {
+        file: PathBuf,
+        key: String,
+        reason: String,
+    },
+}
+
+/// The settings supagate applies, with the Supabase CLI's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub project_id: Option<String>,
+    pub api: Api,
+    pub db: Db,
+    pub auth: Auth,
+    pub storage: Storage,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Api {
+    pub enabled: bool,
+    pub port: u16,
+    /// Schemas `/rest/v1` exposes; the first is the default.
+    pub schemas: Vec<String>,
+    /// Appended to every request's search_path.
+    pub extra_search_path: Vec<String>,
+    pub max_rows: u64,
+    /// Whether tables `postgres` creates in `public` are granted to the API roles by default.
+    pub auto_expose_new_tables: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Db {
+    pub port: u16,
+    pub migrations_enabled: bool,
+    pub seed_enabled: bool,
+    /// Seed files or glob patterns, relative to the `supabase/` folder.
+    pub seed_paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Auth {
+    pub enabled: bool,
+    /// HS256 secret of access tokens and API keys (None: the CLI's well-known demo secret).
+    pub jwt_secret: Option<String>,
+    pub site_url: String,
+    pub additional_redirect_urls: Vec<String>,
+    pub jwt_expiry: i64,
+    pub enable_signup: bool,
+    pub enable_refresh_token_rotation: bool,
+    pub refresh_token_reuse_interval: i64,
+    pub minimum_password_length: usize,
+    /// "", "letters_digits", "lower_upper_letters_digits" or "lower_upper_letters_digits_symbols".
+    pub password_requirements: String,
+    /// Sign-ins and sign-ups per address per 5 minutes.
+    pub rate_limit_sign_in_sign_ups: u32,
+    /// Refresh-token grants per address per 5 minutes.
+    pub rate_limit_token_refresh: u32,
+    pub email_enable_signup: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Storage {
+    pub enabled: bool,
+    pub file_size_limit: u64,
+    pub buckets: BTreeMap<String, Bucket>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bucket {
+    pub public: Option<bool>,
+    pub file_size_limit: Option<u64>,
+    pub allowed_mime_types: Option<Vec<String>>,
+    /// Files uploaded into the bucket, relative to the `supabase/` folder.
+    pub objects_path: Option<String>,
+}
+
+pub const PASSWORD_REQUIREMENTS: [&str; 4] = [
+    "",
+    "letters_digits",
+    "lower_upper_letters_digits",
+    "lower_upper_letters_digits_symbols",
+];
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            project_id: None,
+            api: Api {
+                enabled: true,
+                port: 54321,
+                schemas: vec!["public".into(), "graphql_public".into()],
+                extra_search_path: vec!["public".into(), "extensions".into()],
+                max_rows: 1000,
+                auto_expose_new_tables: true,
+            },
+            db: Db {
+                port: 54322,
+                migrations_enabled: true,
+                seed_enabled: true,
+                seed_paths: vec!["./seed.sql".into()],
+            },
+            auth: Auth {
+                enabled: true,
+                jwt_secret: None,
+                site_url: "http://127.0.0.1:3000".into(),
+                additional_redirect_urls: vec!["https://127.0.0.1:3000".into()],
+                jwt_expiry: 3600,
+                enable_signup: true,
+                enable_refresh_token_rotation: true,
+                refresh_token_reuse_interval: 10,
+                minimum_password_length: 6,
+                password_requirements: String::new(),
+                rate_limit_sign_in_sign_ups: 30,
+                rate_limit_token_refresh: 150,
+                email_enable_signup: true,
+            },
+            storage: Storage {
+                enabled: true,
+                file_size_limit: 50 * 1024 * 1024,
+                buckets: BTreeMap::new(),
+            },
+        }
+    }
+}
+
+/// A value the CLI accepts but supagate does not act on, and its CLI default: left at the
+/// default it changes nothing, so it is not reported.
+enum Default_ {
+    Bool(bool),
+    Int(i64),
+    Str(&'static str),
+    EmptyList,
+}
+
+/// Keys supagate does not act on (yet), with the CLI defaults. `*` matches any one name.
+const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
+    use Default_::*;
+    &[
+        ("db.migrations.schema_paths", EmptyList),
+        ("realtime.enabled", Bool(true)),
+        ("realtime.ip_version", Str("IPv4")),
+        ("realtime.max_header_length", Int(4096)),
+        ("inbucket.enabled", Bool(true)),
+        ("inbucket.port", Int(54324)),
+        ("storage.s3_protocol.enabled", Bool(true)),
+        ("auth.enable_anonymous_sign_ins", Bool(false)),
+        ("auth.enable_manual_linking", Bool(false)),
+        ("auth.rate_limit.email_sent", Int(2)),
+        ("auth.rate_limit.sms_sent", Int(30)),
+        ("auth.rate_limit.anonymous_users", Int(30)),
+        ("auth.rate_limit.token_verifications", Int(30)),
+        ("auth.rate_limit.web3", Int(30)),
+        ("auth.email.enable_confirmations", Bool(false)),
+        ("auth.email.double_confirm_changes", Bool(true)),
+        ("auth.email.secure_password_change", Bool(false)),
+        ("auth.email.max_frequency", Str("1s")),
+        ("auth.email.otp_length", Int(6)),
+        ("auth.email.otp_expiry", Int(3600)),
+        ("auth.sms.enable_signup", Bool(false)),
+        ("auth.sms.enable_confirmations", Bool(false)),
+        ("auth.sms.template", Str("Your code is {{ .Code }}")),
+        ("auth.sms.max_frequency", Str("5s")),
+        ("auth.mfa.max_enrolled_factors", Int(10)),
+        ("auth.mfa.totp.enroll_enabled", Bool(false)),
+        ("auth.mfa.totp.verify_enabled", Bool(false)),
+        ("auth.mfa.phone.enroll_enabled", Bool(false)),
+        ("auth.mfa.phone.verify_enabled", Bool(false)),
+        ("auth.mfa.phone.otp_length", Int(6)),
+        ("auth.mfa.phone.template", Str("Your code is {{ .Code }}")),
+        ("auth.mfa.phone.max_frequency", Str("5s")),
+        ("auth.mfa.web_authn.enroll_enabled", Bool(false)),
+        ("auth.mfa.web_authn.verify_enabled", Bool(false)),
+        (
+            "auth.oauth_server.authorization_url_path",
+            Str("/oauth/consent"),
+        ),
+        ("auth.oauth_server.allow_dynamic_registration", Bool(false)),
+        ("auth.external.*.enabled", Bool(false)),
+    ]
+};
+
+/// Sections of services supagate has no counterpart of by design (Studio, edge functions, the
+/// analytics stack, the pooler, settings of the hosted platform).
+const OUT_OF_SCOPE: &[&str] = &[
+    "project_id",
+    "studio",
+    "analytics",
+    "edge_runtime",
+    "experimental",
+    "functions",
+    "remotes",
+    "db.pooler",
+    "db.network_restrictions",
+    "db.vault",
+    "db.ssl_enforcement",
+    "db.shadow_port",
+    "db.health_timeout",
+    "db.major_version",
+    "db.root_key",
+    "storage.analytics",
+    "storage.vector",
+];
+
+/// Reads typed values out of the document, remembering which leaves were used.
+struct Doc<'a> {
+    file: &'a Path,
+    root: toml::Table,
+    used: BTreeSet<Vec<String>>,
+    env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+fn key_of(path: &[&str]) -> String {
+    path.join(".")
+}
+
+impl Doc<'_> {
+    fn err(&self, path: &[&str], reason: impl Into<String>) -> ConfigError {
+        ConfigError::Value {
+            file: self.file.to_path_buf(),
+            key: key_of(path),
+            reason: reason.into(),
+        }
+    }
+
+    fn lookup(&self, path: &[&str]) -> Option<&Value> {
+        let (last, parents) = path.split_last()?;
+        let mut table = &self.root;
+        for p in parents {
+            table = table.get(*p)?.as_table()?;
+        }
+        table.get(*last)
+    }
+
+    /// The value at `path` with `env(NAME)` replaced, marking it (and everything under it) used.
+    fn take(&mut self, path: &[&str]) -> Option<Value> {
+        let value = self.lookup(path)?.clone();
+        let mut leaves = Vec::new();
+        collect_leaves(
+            &value,
+            path.iter().map(|s| s.to_string()).collect(),
+            &mut leaves,
+        );
+        self.used.extend(leaves.into_iter().map(|(p, _)| p));
+        Some(self.substitute(value))
+    }
+
+    fn substitute(&self, v: Value) -> Value {
+        match v {
+            Value::String(s) => match env_reference(&s).and_then(|name| (self.env)(name)) {
+                Some(value) => Value::String(value),
+                None => Value::String(s),
+            },
+            Value::Array(a) => Value::Array(a.into_iter().map(|v| self.substitute(v)).collect()),
+            other => other,
+        }
+    }
+
+    fn bool(&mut self, path: &[&str], default: bool) -> Result<bool, ConfigError> {
+        match self.take(path) {
+            None => Ok(default),
+            Some(Value::Boolean(b)) => Ok(b),
+            Some(Value::String(s)) if s == "true" || s == "false" => Ok(s == "true"),
+            Some(other) => Err(self.err(path, format!("expected true or false, got {other}"))),
+        }
+    }
+
+    fn int(&mut self, path: &[&str], default: i64, min: i64, max: i64) -> Result<i64, ConfigError> {
+        let v = match self.take(path) {
+            None => return Ok(default),
+            Some(Value::Integer(i)) => Some(i),
+            Some(Value::String(s)) => s.trim().parse().ok(),
+            Some(_) => None,
+        };
+        match v {
+            Some(i) if (min..=max).contains(&i) => Ok(i),
+            _ => Err(self.err(
+                path,
+                format!(
+                    "expected a whole number from {min} to {max}, got {}",
+                    self.lookup(path).map(|v| v.to_string()).unwrap_or_default()
+                ),
+            )),
+        }
+    }
+
+    fn string(&mut self, path: &[&str], default: &str) -> Result<String, ConfigError> {
+        match self.take(path) {
+            None => Ok(default.to_string()),
+            Some(Value::String(s)) => Ok(s),
+            Some(other) => Err(self.err(path, format!("expected a string, got {other}"))),
+        }
+    }
+
+    fn strings(&mut self, path: &[&str], default: &[String]) -> Result<Vec<String>, ConfigError> {
+        match self.take(path) {
+            None => Ok(default.to_vec()),
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s),
+                    other => {
+                        Err(self.err(path, format!("expected a list of strings, got {other}")))
+                    }
+                })
+                .collect(),
+            Some(other) => Err(self.err(path, format!("expected a list of strings, got {other}"))),
+        }
+    }
+
+    fn size(&mut self, path: &[&str]) -> Result<Option<u64>, ConfigError> {
+        match self.take(path) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if i >= 0 => Ok(Some(i as u64)),
+            Some(Value::String(s)) => parse_size(&s).map(Some).ok_or_else(|| {
+                self.err(
+                    path,
+                    format!(
+                        "\"{s}\" is not a size (write it like \"50MiB\", \"5MB\" or \"500KB\")"
+                    ),
+                )
+            }),
+            Some(other) => {
+                Err(self.err(path, format!("expected a size like \"50MiB\", got {other}")))
+            }
+        }
+    }
+}
+
+/// `env(NAME)` → NAME.
+fn env_reference(s: &str) -> Option<&str> {
+    let name = s.trim().strip_prefix("env(")?.strip_suffix(')')?.trim();
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then_some(name)
+}
+
+fn collect_leaves<'v>(v: &'v Value, path: Vec<String>, out: &mut Vec<(Vec<String>, &'v Value)>) {
+    match v {
+        Value::Table(t) => {
+            for (k, v) in t {
+                let mut p = path.clone();
+                p.push(k.clone());
+                collect_leaves(v, p, out);
+            }
+        }
+        other => out.push((path, other)),
+    }
+}
+
+fn matches(pattern: &str, path: &[String]) -> bool {
+    let parts: Vec<&str> = pattern.split('.').collect();
+    parts.len() == path.len() && parts.iter().zip(path).all(|(p, s)| *p == "*" || p == s)
+}
+
+fn starts_with(prefix: &str, path: &[String]) -> bool {
+    let parts: Vec<&str> = prefix.split('.').collect();
+    parts.len() <= path.len() && parts.iter().zip(path).all(|(p, s)| p == s)
+}
+
+impl Default_ {
+    fn equals(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Default_::Bool(d), Value::Boolean(b)) => d == b,
+            (Default_::Int(d), Value::Integer(i)) => d == i,
+            (Default_::Str(d), Value::String(s)) => d == s,
+            (Default_::EmptyList, Value::Array(a)) => a.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+impl Doc<'_> {
+    /// Whether a table on the way to `path` (or the leaf itself) says `enabled = false`.
+    fn switched_off(&self, path: &[String]) -> bool {
+        (1..=path.len()).any(|n| {
+            let mut table = &self.root;
+            for p in &path[..n - 1] {
+                match table.get(p).and_then(Value::as_table) {
+                    Some(t) => table = t,
+                    None => return false,
+                }
+            }
+            let here = if n == path.len() {
+                // The leaf itself: `enabled = false` is a switched-off feature.
+                (path[n - 1] == "enabled")
+                    .then(|| table.get("enabled"))
+                    .flatten()
+            } else {
+                table
+                    .get(&path[n - 1])
+                    .and_then(Value::as_table)
+                    .and_then(|t| t.get("enabled"))
+            };
+            matches!(here, Some(Value::Boolean(false)))
+        })
+    }
+
+    /// Leaves nobody read that change something supagate does not implement.
+    fn ignored(&self) -> Vec<String> {
+        let mut leaves = Vec::new();
+        for (k, v) in &self.root {
+            collect_leaves(v, vec![k.clone()], &mut leaves);
+        }
+        let leaves = leaves
+            .into_iter()
+            .filter(|(p, _)| !self.used.contains(p))
+            .filter(|(p, _)| !OUT_OF_SCOPE.iter().any(|o| starts_with(o, p)))
+            .filter(|(p, _)| !self.switched_off(p))
+            .filter(|(p, v)| {
+                !NOT_IMPLEMENTED_DEFAULTS
+                    .iter()
+                    .any(|(pattern, d)| matches(pattern, p) && d.equals(v))
+            })
+            .map(|(p, _)| p)
+            .collect::<Vec<_>>();
+        let mut out = Vec::new();
+        for p in &leaves {
+            // A whole feature (its `enabled` switched on, or a deep table) is named once.
+            let parent = &p[..p.len() - 1];
+            let feature_on = leaves.iter().any(|q| {
+                q.len() == p.len() && q[..q.len() - 1] == *parent && q[q.len() - 1] == "enabled"
+            });
+            let name = if parent.len() >= 3 || (feature_on && !parent.is_empty()) {
+                parent.join(".")
+            } else {
+                p.join(".")
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
+
+/// The result of reading config.toml: the settings, and the keys supagate ignores.
+#[derive(Debug)]
+pub struct Loaded {
+    pub config: Config,
+    pub ignored: Vec<String>,
+}
+
+impl Config {
+    /// Reads and checks `file`; `env` resolves `env(NAME)` values.
+    pub fn load(file: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Loaded, ConfigError> {
+        let text = std::fs::read_to_string(file).map_err(|e| ConfigError::Read(file.into(), e))?;
+        Self::parse(file, &text, env)
+    }
+
+    pub fn parse(
+        file: &Path,
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Loaded, ConfigError> {
+        let root: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| ConfigError::Syntax {
+                file: file.into(),
+                message: e.to_string().trim().to_string(),
+            })?;
+        let mut doc = Doc {
+            file,
+            root,
+            used: BTreeSet::new(),
+            env,
+        };
+        let d = Config::default();
+        let port = |doc: &mut Doc, path: &[&str], default: u16| {
+            doc.int(path, default as i64, 1, 65535).map(|p| p as u16)
+        };
+        let project_id = match doc.lookup(&["project_id"]) {
+            Some(_) => Some(doc.string(&["project_id"], "")?),
+            None => None,
+        };
+        let api = Api {
+            enabled: doc.bool(&["api", "enabled"], d.api.enabled)?,
+            port: port(&mut doc, &["api", "port"], d.api.port)?,
+            schemas: doc.strings(&["api", "schemas"], &d.api.schemas)?,
+            extra_search_path: doc
+                .strings(&["api", "extra_search_path"], &d.api.extra_search_path)?,
+            max_rows: doc.int(&["api", "max_rows"], d.api.max_rows as i64, 0, i64::MAX)? as u64,
+            auto_expose_new_tables: doc.bool(&["api", "auto_expose_new_tables"], true)?,
+        };
+        for s in api.schemas.iter().chain(&api.extra_search_path) {
+            if s.is_empty() || s.len() > 63 {
+                return Err(doc.err(&["api", "schemas"], format!("\"{s}\" is not a schema name")));
+            }
+        }
+        let db = Db {
+            port: port(&mut doc, &["db", "port"], d.db.port)?,
+            migrations_enabled: doc.bool(&["db", "migrations", "enabled"], true)?,
+            seed_enabled: doc.bool(&["db", "seed", "enabled"], true)?,
+            seed_paths: doc.strings(&["db", "seed", "sql_paths"], &d.db.seed_paths)?,
+        };
+        let auth = Auth {
+            enabled: doc.bool(&["auth", "enabled"], true)?,
+            jwt_secret: match doc.lookup(&["auth", "jwt_secret"]) {
+                Some(_) => Some(doc.string(&["auth", "jwt_secret"], "")?),
+                None => None,
+            },
+            site_url: doc.string(&["auth", "site_url"], &d.auth.site_url)?,
+            additional_redirect_urls: doc.strings(
+                &["auth", "additional_redirect_urls"],
+                &d.auth.additional_redirect_urls,
+            )?,
+            jwt_expiry: doc.int(&["auth", "jwt_expiry"], 3600, 30, 604_800)?,
+            enable_signup: doc.bool(&["auth", "enable_signup"], true)?,
+            enable_refresh_token_rotation: doc
+                .bool(&["auth", "enable_refresh_token_rotation"], true)?,
+            refresh_token_reuse_interval: doc.int(
+                &["auth", "refresh_token_reuse_interval"],
+                10,
+                0,
+                i64::from(i32::MAX),
+            )?,
+            minimum_password_length: doc.int(&["auth", "minimum_password_length"], 6, 6, 72)?
+                as usize,
+            password_requirements: doc.string(&["auth", "password_requirements"], "")?,
+            rate_limit_sign_in_sign_ups: doc.int(
+                &["auth", "rate_limit", "sign_in_sign_ups"],
+                30,
+                1,
+                i64::from(i32::MAX),
+            )? as u32,
+            rate_limit_token_refresh: doc.int(
+                &["auth", "rate_limit", "token_refresh"],
+                150,
+                1,
+                i64::from(i32::MAX),
+            )? as u32,
+            email_enable_signup: doc.bool(&["auth", "email", "enable_signup"], true)?,
+        };
+        if let Some(secret) = &auth.jwt_secret
+            && secret.len() < 16
+        {
+            return Err(doc.err(&["auth", "jwt_secret"], "must be at least 16 characters"));
+        }
+        if !PASSWORD_REQUIREMENTS.contains(&auth.password_requirements.as_str()) {
+            return Err(doc.err(
+                &["auth", "password_requirements"],
+                format!(
+                    "\"{}\" is not one of letters_digits, lower_upper_letters_digits, \
+                     lower_upper_letters_digits_symbols",
+                    auth.password_requirements
+                ),
+            ));
+        }
+        let storage = Storage {
+            enabled: doc.bool(&["storage", "enabled"], true)?,
+            file_size_limit: doc
+                .size(&["storage", "file_size_limit"])?
+                .unwrap_or(d.storage.file_size_limit),
+            buckets: read_buckets(&mut doc)?,
+        };
+        let ignored = doc.ignored();
+        Ok(Loaded {
+            config: Config {
+                project_id,
+                api,
+                db,
+                auth,
+                storage,
+            },
+            ignored,
+        })
+    }
+}
+
+fn read_buckets(doc: &mut Doc) -> Result<BTreeMap<String, Bucket>, ConfigError> {
+    let names: Vec<String> = match doc.lookup(&["storage", "buckets"]) {
+        None => return Ok(BTreeMap::new()),
+        Some(Value::Table(t)) => t.keys().cloned().collect(),
+        Some(other) => {
+            return Err(doc.err(
+                &["storage", "buckets"],
+                format!("expected [storage.buckets.NAME] tables, got {other}"),
+            ));
+        }
+    };
+    let mut out = BTreeMap::new();
+    for name in names {
+        let base = ["storage", "buckets", name.as_str()];
+        if !matches!(doc.lookup(&base), Some(Value::Table(_))) {
+            return Err(doc.err(&base, "expected a table of bucket settings"));
+        }
+        if name.is_empty() || name.len() > 100 || name.contains('/') {
+            return Err(doc.err(&base, "a bucket name has 1 to 100 characters and no '/'"));
+        }
+        let key = |k: &'static str| [base[0], base[1], base[2], k];
+        let public = match doc.lookup(&key("public")) {
+            Some(_) => Some(doc.bool(&key("public"), false)?),
+            None => None,
+        };
+        let file_size_limit = doc.size(&key("file_size_limit"))?.filter(|s| *s > 0);
+        let allowed_mime_types = match doc.lookup(&key("allowed_mime_types")) {
+            Some(_) => Some(doc.strings(&key("allowed_mime_types"), &[])?),
+            None => None,
+        };
+        let objects_path = match doc.lookup(&key("objects_path")) {
+            Some(_) => Some(doc.string(&key("objects_path"), "")?).filter(|p| !p.is_empty()),
+            None => None,
+        };
+        let known = [
+            "public",
+            "file_size_limit",
+            "allowed_mime_types",
+            "objects_path",
+        ];
+        if let Some(Value::Table(t)) = doc.lookup(&base)
+            && let Some(other) = t.keys().find(|k| !known.contains(&k.as_str()))
+        {
+            let other = other.clone();
+            return Err(doc.err(
+                &[base[0], base[1], base[2], &other],
+                "unknown bucket setting (use public, file_size_limit, allowed_mime_types, objects_path)",
+            ));
+        }
+        out.insert(
+            name.clone(),
+            Bucket {
+                public,
+                file_size_limit,
+                allowed_mime_types,
+                objects_path,
+            },
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Loaded, ConfigError> {
+        Config::parse(Path::new("supabase/config.toml"), text, &|name| {
+            (name == "SITE").then(|| "https://shop.example".to_string())
+        })
+    }
+
+    #[test]
+    fn an_empty_file_is_the_cli_defaults() {
+        let l = parse("").unwrap();
+        assert_eq!(l.config, Config::default());
+        assert!(l.ignored.is_empty());
+    }
+
+    #[test]
+    fn values_sizes_buckets_and_env() {
+        let l = parse(
+            r#"
+            project_id = "shop"
+            [api]
+            port = 6000
+            schemas = ["public", "api"]
+            max_rows = 50
+            [db]
+            port = 6001
+            [db.seed]
+            sql_paths = ["./seeds/*.sql"]
+            [auth]
+            site_url = "env(SITE)"
+            jwt_expiry = 600
+            [auth.rate_limit]
+            sign_in_sign_ups = 5
+            [storage]
+            file_size_limit = "20mb"
+            [storage.buckets.images]
+            public = true
+            file_size_limit = "5MiB"
+            allowed_mime_types = ["image/png"]
+            "#,
+        )
+        .unwrap();
+        let c = l.config;
+        assert_eq!(c.project_id.as_deref(), Some("shop"));
+        assert_eq!((c.api.port, c.db.port, c.api.max_rows), (6000, 6001, 50));
+        assert_eq!(c.api.schemas, ["public", "api"]);
+        assert_eq!(c.db.seed_paths, ["./seeds/*.sql"]);
+        assert_eq!(c.auth.site_url, "https://shop.example");
+        assert_eq!(c.auth.rate_limit_sign_in_sign_ups, 5);
+        assert_eq!(c.storage.file_size_limit, 20_971_520);
+        let b = &c.storage.buckets["images"];
+        assert_eq!(b.public, Some(true));
+        assert_eq!(b.file_size_limit, Some(5 * 1024 * 1024));
+        assert_eq!(
+            b.allowed_mime_types.as_deref(),
+            Some(&["image/png".to_string()][..])
+        );
+        assert!(l.ignored.is_empty(), "{:?}", l.ignored);
+    }
+
+    #[test]
+    fn bad_values_name_the_file_key_and_reason() {
+        let cases = [
+            ("[api]\nport = \"abc\"", "api.port", "whole number"),
+            ("[api]\nport = 70000", "api.port", "65535"),
+            (
+                "[storage]\nfile_size_limit = \"lots\"",
+                "storage.file_size_limit",
+                "not a size",
+            ),
+            (
+                "[auth]\nenable_signup = 3",
+                "auth.enable_signup",
+                "true or false",
+            ),
+            ("[auth]\njwt_expiry = 10", "auth.jwt_expiry", "30 to 604800"),
+            (
+                "[storage.buckets.a]\npublik = true",
+                "storage.buckets.a.publik",
+                "unknown bucket",
+            ),
+            (
+                "[auth]\npassword_requirements = \"strong\"",
+                "auth.password_requirements",
+                "not one of",
+            ),
+        ];
+        for (text, key, reason) in cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.starts_with("supabase/config.toml: "), "{e}");
+            assert!(e.contains(key) && e.contains(reason), "{text} → {e}");
+        }
+        let e = parse("[api\nport = 1").unwrap_err().to_string();
+        assert!(e.contains("not valid TOML"), "{e}");
+    }
+
+    #[test]
+    fn only_changed_unimplemented_keys_are_reported() {
+        let l = parse(
+            r#"
+            [realtime]
+            enabled = true
+            [studio]
+            port = 54323
+            [auth]
+            enable_anonymous_sign_ins = true
+            [auth.mfa.totp]
+            enroll_enabled = false
+            [auth.external.github]
+            enabled = false
+            client_id = "x"
+            [auth.external.google]
+            enabled = true
+            [auth.sessions]
+            timebox = "24h"
+            [api]
+            max_row = 5
+            "#,
+        )
+        .unwrap();
+        assert_eq!(
+            l.ignored,
+            [
+                "api.max_row",
+                "auth.enable_anonymous_sign_ins",
+                "auth.external.google",
+                "auth.sessions.timebox"
+            ]
+        );
+    }
+}

@@ -1,0 +1,379 @@
+//! A Supabase project folder as the Supabase CLI reads it: `supabase/config.toml`,
+//! `supabase/migrations/<version>_<name>.sql` and the seed files. Only files are read here; the
+//! gateway applies them to a database.
+
+pub mod config;
+pub mod size;
+pub mod sql;
+
+pub use config::{Bucket, Config, ConfigError};
+use sha2::Digest;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("cannot read {0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A project: the folder holding `supabase/` and what its config.toml says.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The CLI's workdir: the folder that contains `supabase/`.
+    pub root: PathBuf,
+    pub supabase_dir: PathBuf,
+    /// None when the project has no config.toml (the CLI's defaults apply).
+    pub config_file: Option<PathBuf>,
+    pub config: Config,
+    /// Keys of config.toml supagate does not implement yet (and the user changed).
+    pub ignored_keys: Vec<String>,
+}
+
+/// One migration file.
+#[derive(Debug, Clone)]
+pub struct Migration {
+    pub version: String,
+    pub name: String,
+    /// As shown to people: `supabase/migrations/<file>`.
+    pub display: String,
+    pub sql: String,
+    pub statements: Vec<sql::Statement>,
+}
+
+/// One seed file, with the hash the CLI records in `supabase_migrations.seed_files`.
+#[derive(Debug, Clone)]
+pub struct SeedFile {
+    /// Relative to the project root, as the CLI records it (`supabase/seed.sql`).
+    pub path: String,
+    pub sql: String,
+    pub hash: String,
+}
+
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex::encode(sha2::Sha256::digest(data))
+}
+
+/// The nearest folder at or above `start` with a `supabase/config.toml` (as the CLI looks).
+pub fn find_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join("supabase/config.toml").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// `KEY=value` lines of a `.env` file (quotes removed, `#` comments skipped).
+fn read_dotenv(path: &Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let l = l.strip_prefix("export ").unwrap_or(l);
+            if l.starts_with('#') {
+                return None;
+            }
+            let (k, v) = l.split_once('=')?;
+            let v = v.trim();
+            let v = v
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                .unwrap_or(v);
+            Some((k.trim().to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+impl Project {
+    /// Opens the project in `workdir`, or (without one) the nearest folder at or above the
+    /// current directory that has `supabase/config.toml`, or else the current directory with
+    /// the CLI's defaults.
+    pub fn open(workdir: Option<&Path>) -> Result<Project, ProjectError> {
+        let cwd = std::env::current_dir().map_err(|e| ProjectError::Io(".".into(), e))?;
+        let root = match workdir {
+            Some(w) => std::path::absolute(w).map_err(|e| ProjectError::Io(w.into(), e))?,
+            None => find_root(&cwd).unwrap_or(cwd),
+        };
+        if !root.is_dir() {
+            return Err(ProjectError::Invalid(format!(
+                "the project folder {} does not exist",
+                root.display()
+            )));
+        }
+        let supabase_dir = root.join("supabase");
+        let file = supabase_dir.join("config.toml");
+        let dotenv = read_dotenv(&supabase_dir.join(".env"));
+        let env = |name: &str| {
+            std::env::var(name).ok().or_else(|| {
+                dotenv
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            })
+        };
+        let (config_file, config, ignored_keys) = if file.is_file() {
+            let loaded = Config::load(&file, &env)?;
+            (Some(file), loaded.config, loaded.ignored)
+        } else {
+            (None, Config::default(), Vec::new())
+        };
+        Ok(Project {
+            root,
+            supabase_dir,
+            config_file,
+            config,
+            ignored_keys,
+        })
+    }
+
+    /// A name for the project in messages: config.toml's project_id or the folder name.
+    pub fn name(&self) -> String {
+        self.config.project_id.clone().unwrap_or_else(|| {
+            self.root
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| "project".into())
+        })
+    }
+
+    pub fn migrations_dir(&self) -> PathBuf {
+        self.supabase_dir.join("migrations")
+    }
+
+    /// The migration files in version order, and a note for each file skipped.
+    pub fn migrations(&self) -> Result<(Vec<Migration>, Vec<String>), ProjectError> {
+        let dir = self.migrations_dir();
+        let mut names: Vec<String> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(ProjectError::Io(dir, e)),
+        };
+        names.sort();
+        let mut out: Vec<Migration> = Vec::new();
+        let mut skipped = Vec::new();
+        for file in names {
+            let Some((version, name)) = parse_migration_name(&file) else {
+                skipped.push(format!(
+                    "Skipping migration {file}... (file name must match pattern \"<timestamp>_name.sql\")"
+                ));
+                continue;
+            };
+            if let Some(prev) = out.iter().find(|m| m.version == version) {
+                return Err(ProjectError::Invalid(format!(
+                    "two migrations have version {version}: {} and supabase/migrations/{file}",
+                    prev.display
+                )));
+            }
+            let path = dir.join(&file);
+            let sql = std::fs::read_to_string(&path).map_err(|e| ProjectError::Io(path, e))?;
+            out.push(Migration {
+                version: version.to_string(),
+                name: name.to_string(),
+                display: format!("supabase/migrations/{file}"),
+                statements: sql::split(&sql),
+                sql,
+            });
+        }
+        Ok((out, skipped))
+    }
+
+    /// The seed files `[db.seed] sql_paths` names, in order, and a note for each pattern that
+    /// matched nothing.
+    pub fn seed_files(&self) -> Result<(Vec<SeedFile>, Vec<String>), ProjectError> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        let mut notes = Vec::new();
+        for pattern in &self.config.db.seed_paths {
+            let full = self.supabase_dir.join(pattern);
+            let text = full.to_string_lossy().to_string();
+            let mut matched: Vec<PathBuf> = glob::glob(&text)
+                .map_err(|e| {
+                    ProjectError::Invalid(format!("db.seed.sql_paths: \"{pattern}\": {e}"))
+                })?
+                .filter_map(Result::ok)
+                .filter(|p| p.is_file())
+                .collect();
+            matched.sort();
+            if matched.is_empty() {
+                notes.push(format!(
+                    "no files matched pattern: {}",
+                    self.relative(&full)
+                ));
+            }
+            for m in matched {
+                let m = normalize(&m);
+                if !files.contains(&m) {
+                    files.push(m);
+                }
+            }
+        }
+        let seeds = files
+            .into_iter()
+            .map(|p| {
+                let sql =
+                    std::fs::read_to_string(&p).map_err(|e| ProjectError::Io(p.clone(), e))?;
+                Ok(SeedFile {
+                    path: self.relative(&p),
+                    hash: sha256_hex(sql.as_bytes()),
+                    sql,
+                })
+            })
+            .collect::<Result<_, ProjectError>>()?;
+        Ok((seeds, notes))
+    }
+
+    /// `path` relative to the project root, for messages and the seed table.
+    pub fn relative(&self, path: &Path) -> String {
+        let path = normalize(path);
+        path.strip_prefix(&self.root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .to_string()
+    }
+
+    /// Creates `supabase/migrations/<UTC timestamp>_<name>.sql` (empty), as `migration new` does.
+    pub fn new_migration(&self, name: &str, timestamp: &str) -> Result<PathBuf, ProjectError> {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(ProjectError::Invalid(format!(
+                "\"{name}\" is not a migration name: use letters, digits, _ and -"
+            )));
+        }
+        let dir = self.migrations_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| ProjectError::Io(dir.clone(), e))?;
+        let path = dir.join(format!("{timestamp}_{name}.sql"));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| ProjectError::Io(path.clone(), e))?;
+        Ok(path)
+    }
+
+    /// A digest of everything a database built from this project depends on: its migrations,
+    /// seeds and bucket settings.
+    pub fn fingerprint(&self) -> Result<String, ProjectError> {
+        let (migrations, _) = self.migrations()?;
+        let (seeds, _) = self.seed_files()?;
+        let mut all = String::new();
+        for m in &migrations {
+            all.push_str(&format!(
+                "m:{}:{}\n",
+                m.version,
+                sha256_hex(m.sql.as_bytes())
+            ));
+        }
+        if self.config.db.seed_enabled {
+            for s in &seeds {
+                all.push_str(&format!("s:{}:{}\n", s.path, s.hash));
+            }
+        }
+        all.push_str(&format!("b:{:?}\n", self.config.storage.buckets));
+        all.push_str(&format!("x:{}\n", self.config.api.auto_expose_new_tables));
+        Ok(sha256_hex(all.as_bytes()))
+    }
+}
+
+/// `<digits>_<name>.sql` → (version, name).
+pub fn parse_migration_name(file: &str) -> Option<(&str, &str)> {
+    let stem = file.strip_suffix(".sql")?;
+    let (version, name) = stem.split_once('_')?;
+    (!version.is_empty() && version.chars().all(|c| c.is_ascii_digit())).then_some((version, name))
+}
+
+/// Removes `.` components (glob returns `supabase/./seed.sql` for `./seed.sql`).
+fn normalize(p: &Path) -> PathBuf {
+    p.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let p = Project::open(Some(dir.path())).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn migrations_in_version_order_with_bad_names_skipped() {
+        let (_d, p) = project(&[
+            ("supabase/config.toml", ""),
+            ("supabase/migrations/20240102000000_second.sql", "select 2;"),
+            (
+                "supabase/migrations/20240101000000_first.sql",
+                "select 1; select 11;",
+            ),
+            ("supabase/migrations/notes.md", "x"),
+            ("supabase/migrations/init.sql", "x"),
+        ]);
+        let (m, skipped) = p.migrations().unwrap();
+        assert_eq!(
+            m.iter()
+                .map(|m| (m.version.as_str(), m.name.as_str()))
+                .collect::<Vec<_>>(),
+            [("20240101000000", "first"), ("20240102000000", "second")]
+        );
+        assert_eq!(m[0].statements.len(), 2);
+        assert_eq!(m[0].display, "supabase/migrations/20240101000000_first.sql");
+        assert_eq!(skipped.len(), 2);
+    }
+
+    #[test]
+    fn seeds_follow_the_patterns_in_order() {
+        let (_d, mut p) = project(&[
+            (
+                "supabase/config.toml",
+                "[db.seed]\nsql_paths = ['./seed.sql', './seeds/*.sql', './missing.sql']",
+            ),
+            ("supabase/seed.sql", "select 1;"),
+            ("supabase/seeds/b.sql", "select 3;"),
+            ("supabase/seeds/a.sql", "select 2;"),
+        ]);
+        let (seeds, notes) = p.seed_files().unwrap();
+        assert_eq!(
+            seeds.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(),
+            [
+                "supabase/seed.sql",
+                "supabase/seeds/a.sql",
+                "supabase/seeds/b.sql"
+            ]
+        );
+        assert_eq!(seeds[0].hash, sha256_hex(b"select 1;"));
+        assert_eq!(notes, ["no files matched pattern: supabase/missing.sql"]);
+        let before = p.fingerprint().unwrap();
+        p.config.db.seed_enabled = false;
+        assert_ne!(before, p.fingerprint().unwrap());
+    }
+
+    #[test]
+    fn a_folder_without_config_uses_the_defaults_and_new_migrations_are_empty_files() {
+        let (_d, p) = project(&[]);
+        assert!(p.config_file.is_none());
+        assert_eq!(p.config, Config::default());
+        assert!(p.migrations().unwrap().0.is_empty());
+        let path = p.new_migration("add_notes", "20250101120000").unwrap();
+        assert!(path.ends_with("supabase/migrations/20250101120000_add_notes.sql"));
+        assert_eq!(p.migrations().unwrap().0[0].name, "add_notes");
+        assert!(p.new_migration("bad name", "1").is_err());
+    }
+}
