@@ -91,9 +91,11 @@ pub fn hash(password: &str) -> String {
     bcrypt::hash(password, BCRYPT_COST).expect("bcrypt hashing of a checked password")
 }
 
-/// Verifies against a stored hash. Unknown hash formats never verify.
+/// Verifies against a stored hash. Unknown hash formats never verify, and neither does a
+/// password longer than bcrypt reads (GoTrue's rule; bcrypt would compare only its first 72
+/// bytes, so such a password could never have been set).
 pub fn verify(password: &str, stored: &str) -> bool {
-    bcrypt::verify(password, stored).unwrap_or(false)
+    password.len() <= MAX_PASSWORD_BYTES && bcrypt::verify(password, stored).unwrap_or(false)
 }
 
 /// A hash of a random password, verified against when the e-mail is unknown so that an unknown
@@ -152,6 +154,13 @@ mod tests {
         assert!(verify("secret123", &h));
         assert!(!verify("secret124", &h));
         assert!(!verify("x", "not-a-hash"));
+        let long = "p".repeat(72);
+        let h72 = hash(&long);
+        assert!(verify(&long, &h72));
+        assert!(
+            !verify(&format!("{long}extra"), &h72),
+            "73+ bytes never verify"
+        );
         // A $2a$ hash as GoTrue (Go's bcrypt) writes it.
         let go_style = h.replacen("$2b$", "$2a$", 1);
         assert!(verify("secret123", &go_style));

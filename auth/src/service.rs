@@ -518,3 +518,12 @@ pub async fn rate_limit(
         .get(0);
     Ok(count <= limit)
 }
+
+/// Deletes counters whose windows ended long ago (an hour covers every window in use).
+pub async fn prune_rate_limits(c: &impl GenericClient) -> Result<u64, AuthError> {
+    Ok(c.execute(
+        "DELETE FROM auth.rate_limits WHERE window_start < now() - interval '1 hour'",
+        &[],
+    )
+    .await?)
+}

@@ -2,7 +2,7 @@
 
 use crate::db;
 use crate::error::GatewayError;
-use crate::http_util::{bearer_token, client_ip, header, read_body};
+use crate::http_util::{BodyError, bearer_token, client_ip, header, read_body};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use auth::service::{self as svc, AuthConfig, AuthError, LogoutScope, api};
@@ -46,11 +46,24 @@ fn fail(req: &HttpRequest, e: AuthError) -> GatewayError {
 
 fn db_fail(req: &HttpRequest, e: db::DbError) -> GatewayError {
     tracing::error!("auth database error: {e}");
-    fail(req, api(500, "unexpected_failure", "Internal Server Error"))
+    if e.is_unavailable() {
+        fail(
+            req,
+            api(
+                503,
+                "unexpected_failure",
+                "The database is not available; try again shortly",
+            ),
+        )
+    } else {
+        fail(req, api(500, "unexpected_failure", "Internal Server Error"))
+    }
 }
 
 fn ok_json(req: &HttpRequest, v: Value) -> HttpResponse {
     let mut r = HttpResponse::Ok();
+    // Sessions and users carry tokens and personal data: never stored by a cache.
+    r.insert_header(("Cache-Control", "no-store"));
     if !legacy(req) {
         r.insert_header(("X-Supabase-Api-Version", "2024-01-01"));
     }
@@ -87,7 +100,23 @@ async fn json_body(
 ) -> Result<Value, GatewayError> {
     let body = read_body(payload, state.config.max_body_bytes)
         .await
-        .map_err(|_| fail(req, api(413, "request_too_large", "Request body too large")))?;
+        .map_err(|e| match e {
+            BodyError::TooLarge => {
+                fail(req, api(413, "request_too_large", "Request body too large"))
+            }
+            BodyError::TimedOut => fail(
+                req,
+                api(
+                    408,
+                    "request_timeout",
+                    "The request body did not arrive in time",
+                ),
+            ),
+            BodyError::Broken => fail(
+                req,
+                api(400, "bad_json", "The request body could not be read"),
+            ),
+        })?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }
@@ -114,7 +143,7 @@ async fn in_tx<T, F>(
 where
     F: AsyncFnOnce(&tokio_postgres::Client) -> Result<T, AuthError>,
 {
-    let tx = db::begin_as(&state.pool(), ROLE, "{}")
+    let tx = db::begin_as(&state.auth_pool(), ROLE, "{}", &state.role_settings(ROLE))
         .await
         .map_err(|e| db_fail(req, e))?;
     let result = f(tx.pg()).await;
@@ -139,7 +168,11 @@ async fn limit(
 ) -> Result<(), GatewayError> {
     let key = format!(
         "{bucket}:{}",
-        client_ip(req, state.config.rate_limit_ip_header.as_deref())
+        client_ip(
+            req,
+            state.config.rate_limit_ip_header.as_deref(),
+            state.config.trusted_proxy_hops
+        )
     );
     let allowed = in_tx(req, state, never, async |c| {
         svc::rate_limit(c, &key, i32::try_from(max).unwrap_or(i32::MAX), WINDOW_SECS).await

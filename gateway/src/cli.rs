@@ -154,6 +154,18 @@ pub struct Flags {
     /// Connections in the pool, shared out among the workers.
     #[arg(long, env = "DB_POOL", default_value_t = 10, global = true)]
     pub db_pool: usize,
+    /// Most REST requests one client address runs at once (default: half the pool); more wait
+    /// their turn without holding up other clients. 0 turns the limit off.
+    #[arg(long, env = "MAX_CLIENT_QUERIES", global = true)]
+    pub max_client_queries: Option<usize>,
+    /// Connections kept for the auth API apart from the pool, so that sign-in works while REST
+    /// requests hold every pooled connection.
+    #[arg(long, env = "DB_AUTH_POOL", default_value_t = 2, global = true)]
+    pub db_auth_pool: usize,
+    /// Prepared statements each connection keeps (least recently used ones are closed), so that
+    /// many distinct queries cannot grow the server's memory without bound.
+    #[arg(long, env = "DB_STATEMENT_CACHE", default_value_t = 256, global = true)]
+    pub statement_cache: usize,
     /// Seconds to wait for a pool connection before answering 504 PGRST003.
     #[arg(long, env = "DB_POOL_TIMEOUT", default_value_t = 10, global = true)]
     pub db_pool_timeout: u64,
@@ -186,12 +198,25 @@ pub struct Flags {
     /// Refresh-token grants per address per 5 minutes (default: [auth.rate_limit]).
     #[arg(long, env = "RATE_LIMIT_TOKEN_REFRESH", global = true)]
     pub rate_limit_token_refresh: Option<u32>,
-    /// Header holding the client address behind a trusted proxy (e.g. X-Forwarded-For).
+    /// Header in which trusted proxies put the client address (e.g. X-Forwarded-For); unset:
+    /// the TCP peer address.
     #[arg(long, env = "RATE_LIMIT_IP_HEADER", global = true)]
     pub rate_limit_ip_header: Option<String>,
+    /// How many proxies in front of the gateway append to that header: the client address is
+    /// the entry this many from the right (entries further left are the client's own claims).
+    #[arg(long, env = "TRUSTED_PROXY_HOPS", default_value_t = 1, global = true)]
+    pub trusted_proxy_hops: usize,
+    /// Allow listening on a non-loopback address with the public demo JWT secret (anyone could
+    /// then sign their own service_role token). Never do this outside a throwaway setup.
+    #[arg(long, env = "SUPAGATE_INSECURE_DEMO_KEYS", global = true)]
+    pub insecure_demo_keys: bool,
     /// Seconds a rotated refresh token stays usable (default: config.toml [auth]).
     #[arg(long, env = "REFRESH_TOKEN_REUSE_INTERVAL", global = true)]
     pub refresh_token_reuse_interval: Option<i64>,
+    /// Log every request (method, path, status, time, request id); server errors are always
+    /// logged.
+    #[arg(long, env = "SUPAGATE_LOG_REQUESTS", global = true)]
+    pub log_requests: bool,
     /// Shut down when standard input closes: test harnesses use it so that a gateway (and its
     /// PostgreSQL) never outlives the process that started it.
     #[arg(

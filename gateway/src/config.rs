@@ -26,6 +26,9 @@ pub struct Config {
     pub workers: usize,
     pub db_pool: usize,
     pub db_pool_timeout: u64,
+    pub db_auth_pool: usize,
+    pub max_client_queries: usize,
+    pub statement_cache: usize,
     pub statement_timeout_ms: u64,
     pub max_body_bytes: usize,
     pub storage_file_size_limit: u64,
@@ -39,8 +42,11 @@ pub struct Config {
     pub rate_limit_sign_in: u32,
     pub rate_limit_token_refresh: u32,
     pub rate_limit_ip_header: Option<String>,
+    pub trusted_proxy_hops: usize,
+    pub insecure_demo_keys: bool,
     pub refresh_token_reuse_interval: i64,
     pub stop_on_stdin_close: bool,
+    pub log_requests: bool,
     /// Which APIs config.toml switches on ([api], [auth], [storage] `enabled`).
     pub rest_enabled: bool,
     pub auth_enabled: bool,
@@ -100,6 +106,11 @@ impl Config {
             workers: flags.workers.unwrap_or_else(default_workers).max(1),
             db_pool: flags.db_pool.max(1),
             db_pool_timeout: flags.db_pool_timeout,
+            db_auth_pool: flags.db_auth_pool.max(1),
+            max_client_queries: flags
+                .max_client_queries
+                .unwrap_or(flags.db_pool.max(1).div_ceil(2)),
+            statement_cache: flags.statement_cache.max(1),
             statement_timeout_ms: flags.statement_timeout_ms,
             max_body_bytes: flags.max_body_bytes,
             storage_file_size_limit: flags
@@ -119,10 +130,13 @@ impl Config {
                 .rate_limit_token_refresh
                 .unwrap_or(p.auth.rate_limit_token_refresh),
             rate_limit_ip_header: flags.rate_limit_ip_header,
+            trusted_proxy_hops: flags.trusted_proxy_hops.max(1),
+            insecure_demo_keys: flags.insecure_demo_keys,
             refresh_token_reuse_interval: flags
                 .refresh_token_reuse_interval
                 .unwrap_or(p.auth.refresh_token_reuse_interval),
             stop_on_stdin_close: flags.stop_on_stdin_close,
+            log_requests: flags.log_requests,
             rest_enabled: p.api.enabled,
             auth_enabled: p.auth.enabled,
             storage_enabled: p.storage.enabled,

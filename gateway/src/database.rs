@@ -28,9 +28,7 @@ pub fn gateway_pid(data: &Path) -> Option<u32> {
         .trim()
         .parse()
         .ok()?;
-    std::path::Path::new(&format!("/proc/{pid}"))
-        .exists()
-        .then_some(pid)
+    crate::embedded_pg::process_alive(pid, "supagate").then_some(pid)
 }
 
 pub fn write_pid(data: &Path) -> Result<(), String> {

@@ -1,9 +1,20 @@
 //! The connection pool and the per-request transaction: BEGIN, one set_config statement for
-//! role, claims and request info, the main statement, COMMIT — pipelined on one connection.
+//! role, claims, request info and the role's settings, the main statement, COMMIT — pipelined
+//! on one connection.
+//!
+//! Bounded: each connection keeps at most `statement_cache` prepared statements (least recently
+//! used ones are closed), and a transaction abandoned mid-statement (the client went away) is
+//! cancelled on the server before its connection is dropped.
 
 use bytes::BytesMut;
-use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime, Timeouts};
+use deadpool_postgres::{
+    Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime, StatementCache, Timeouts,
+};
+use lru::LruCache;
 use postgres_types::{Format, IsNull, ToSql, Type, to_sql_checked};
+use std::cell::RefCell;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio_postgres::NoTls;
 
@@ -38,6 +49,8 @@ pub fn build_pool(cfg: tokio_postgres::Config, size: usize, wait: Duration) -> P
         cfg,
         NoTls,
         ManagerConfig {
+            // A connection the server closed (restart, db reset) is noticed by its connection
+            // task and never handed out again.
             recycling_method: RecyclingMethod::Fast,
         },
     );
@@ -46,11 +59,56 @@ pub fn build_pool(cfg: tokio_postgres::Config, size: usize, wait: Duration) -> P
         .runtime(Runtime::Tokio1)
         .timeouts(Timeouts {
             wait: Some(wait),
-            create: Some(Duration::from_secs(10)),
+            create: Some(Duration::from_secs(5)),
             recycle: None,
         })
         .build()
         .expect("pool configuration is valid")
+}
+
+/// One connection's prepared statements, least recently used first.
+type ConnectionLru = (Weak<StatementCache>, LruCache<String, ()>);
+
+thread_local! {
+    /// Per connection of this worker thread.
+    static STATEMENT_LRU: RefCell<Vec<ConnectionLru>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `prepare_cached`, keeping at most `cap` statements on this connection: the least recently
+/// used one is closed on the server when a new one would exceed it. Each worker thread has its
+/// own pool, so its connections are only ever used here.
+async fn prepare_bounded(
+    client: &Object,
+    sql: &str,
+    cap: usize,
+) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+    let statement = client.prepare_cached(sql).await?;
+    let cache = &client.statement_cache;
+    let evicted = STATEMENT_LRU.with(|all| {
+        let mut all = all.borrow_mut();
+        all.retain(|(c, _)| c.strong_count() > 0);
+        let idx = match all
+            .iter()
+            .position(|(c, _)| c.as_ptr() == Arc::as_ptr(cache))
+        {
+            Some(i) => i,
+            None => {
+                let cap = NonZeroUsize::new(cap.max(1)).expect("at least one");
+                all.push((Arc::downgrade(cache), LruCache::new(cap)));
+                all.len() - 1
+            }
+        };
+        all[idx]
+            .1
+            .push(sql.to_string(), ())
+            .map(|(k, _)| k)
+            .filter(|k| k != sql)
+    });
+    if let Some(old) = evicted {
+        // Dropping the last handle closes the statement on the server.
+        cache.remove(&old, &[]);
+    }
+    Ok(statement)
 }
 
 /// Who the request runs as, and what it tells the database about itself.
@@ -61,36 +119,65 @@ pub struct RequestContext {
     pub path: String,
     pub headers: String,
     pub search_path: String,
-    pub statement_timeout_ms: u64,
+    /// Settings for this transaction: the role's own (statement_timeout…) and defaults.
+    pub settings: Vec<(String, String)>,
 }
 
 const SETUP_SQL: &str = "SELECT set_config('search_path', $1, true), set_config('role', $2, true), \
     set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
     set_config('request.path', $5, true), set_config('request.headers', $6, true), \
-    set_config('statement_timeout', $7, true)";
+    (SELECT count(set_config(k, v, true)) FROM unnest($7::text[], $8::text[]) AS s(k, v))";
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("timed out waiting for a database connection")]
     PoolTimeout,
+    /// The server cannot be reached, is starting or shutting down: worth retrying soon.
     #[error("database unavailable: {0}")]
     Unavailable(String),
     #[error(transparent)]
     Postgres(#[from] tokio_postgres::Error),
 }
 
+/// SQLSTATEs that mean "the server is not available right now" rather than "the request failed".
+const UNAVAILABLE_STATES: [&str; 5] = ["57P01", "57P02", "57P03", "08006", "08001"];
+
+impl DbError {
+    /// The server is down, restarting or unreachable (a 503 with Retry-After, not a 500).
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            DbError::Unavailable(_) => true,
+            DbError::PoolTimeout => false,
+            DbError::Postgres(e) => match e.as_db_error() {
+                Some(db) => UNAVAILABLE_STATES.contains(&db.code().code()),
+                None => true,
+            },
+        }
+    }
+}
+
 impl From<deadpool_postgres::PoolError> for DbError {
     fn from(e: deadpool_postgres::PoolError) -> Self {
         match e {
-            deadpool_postgres::PoolError::Timeout(_) => DbError::PoolTimeout,
-            deadpool_postgres::PoolError::Backend(e) => DbError::Postgres(e),
+            deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
+                DbError::PoolTimeout
+            }
+            deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => {
+                let unavailable = DbError::Postgres(e);
+                if unavailable.is_unavailable() {
+                    DbError::Unavailable(unavailable.to_string())
+                } else {
+                    unavailable
+                }
+            }
             other => DbError::Unavailable(other.to_string()),
         }
     }
 }
 
-/// A transaction in progress. If it is dropped before `finish` (the client went away
-/// mid-request), the connection is discarded rather than returned to the pool mid-transaction.
+/// A transaction in progress. Dropped before `finish` (the client went away mid-request), its
+/// statement is cancelled on the server and the connection is discarded rather than returned to
+/// the pool mid-transaction.
 pub struct Tx {
     client: Option<Object>,
 }
@@ -98,6 +185,10 @@ pub struct Tx {
 impl Drop for Tx {
     fn drop(&mut self) {
         if let Some(c) = self.client.take() {
+            let token = c.cancel_token();
+            tokio::spawn(async move {
+                let _ = token.cancel_query(NoTls).await;
+            });
             drop(Object::take(c));
         }
     }
@@ -123,12 +214,20 @@ impl Tx {
     }
 }
 
+fn settings_arrays(settings: &[(String, String)]) -> (Vec<&str>, Vec<&str>) {
+    settings
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .unzip()
+}
+
 /// Opens a transaction with the request's role and claims set and runs `sql`, all in one
 /// pipeline. `end` finishes the transaction in that same pipeline (COMMIT, or ROLLBACK for
 /// `Prefer: tx=rollback`) when the outcome cannot change the decision; otherwise the open
 /// transaction is returned for the caller to finish. A failed statement rolls everything back.
 pub async fn run_statement(
     pool: &Pool,
+    cache_size: usize,
     ctx: &RequestContext,
     sql: &str,
     params: &[String],
@@ -136,17 +235,18 @@ pub async fn run_statement(
     end: Option<bool>,
 ) -> Result<(tokio_postgres::Row, Option<Tx>), DbError> {
     let client = pool.get().await?;
-    let setup = client.prepare_cached(SETUP_SQL).await?;
-    let main = client.prepare_cached(sql).await?;
-    let timeout = ctx.statement_timeout_ms.to_string();
-    let setup_params: [&(dyn ToSql + Sync); 7] = [
+    let setup = prepare_bounded(&client, SETUP_SQL, cache_size).await?;
+    let main = prepare_bounded(&client, sql, cache_size).await?;
+    let (keys, values) = settings_arrays(&ctx.settings);
+    let setup_params: [&(dyn ToSql + Sync); 8] = [
         &TextParam(&ctx.search_path),
         &TextParam(&ctx.role),
         &TextParam(&ctx.claims),
         &TextParam(&ctx.method),
         &TextParam(&ctx.path),
         &TextParam(&ctx.headers),
-        &TextParam(&timeout),
+        &keys,
+        &values,
     ];
     let text: Vec<TextParam> = params.iter().map(|p| TextParam(p)).collect();
     let main_params: Vec<&(dyn ToSql + Sync)> =
@@ -193,8 +293,13 @@ pub async fn run_statement(
     }
 }
 
-/// Opens a transaction as `role` with `claims` (the auth and storage paths use this).
-pub async fn begin_as(pool: &Pool, role: &str, claims: &str) -> Result<Tx, DbError> {
+/// Opens a transaction as `role` with `claims` and `settings` (the auth and storage paths).
+pub async fn begin_as(
+    pool: &Pool,
+    role: &str,
+    claims: &str,
+    settings: &[(String, String)],
+) -> Result<Tx, DbError> {
     let client = pool.get().await?;
     let tx = Tx {
         client: Some(client),
@@ -202,13 +307,26 @@ pub async fn begin_as(pool: &Pool, role: &str, claims: &str) -> Result<Tx, DbErr
     let c = tx.client();
     let setup = c
         .prepare_cached(
-            "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true)",
+            "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true), \
+             (SELECT count(set_config(k, v, true)) FROM unnest($3::text[], $4::text[]) AS s(k, v))",
         )
         .await?;
+    let (keys, values) = settings_arrays(settings);
     let (role, claims) = (TextParam(role), TextParam(claims));
-    let params: [&(dyn ToSql + Sync); 2] = [&role, &claims];
+    let params: [&(dyn ToSql + Sync); 4] = [&role, &claims, &keys, &values];
     let (b, s) = tokio::join!(c.batch_execute("BEGIN"), c.query_one(&setup, &params));
     b?;
     s?;
     Ok(tx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_states_that_mean_come_back_later() {
+        assert!(DbError::Unavailable("x".into()).is_unavailable());
+        assert!(!DbError::PoolTimeout.is_unavailable());
+    }
 }

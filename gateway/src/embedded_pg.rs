@@ -22,6 +22,7 @@ pub enum EmbeddedError {
 /// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
 pub const SUPERUSER_PASSWORD: &str = "postgres";
 
+#[derive(Clone)]
 pub struct EmbeddedPg {
     bin: PathBuf,
     pgdata: PathBuf,
@@ -223,9 +224,23 @@ impl EmbeddedPg {
     /// crashed gateway is stopped first so that our options apply.
     pub async fn start(&self) -> Result<(), EmbeddedError> {
         let pgdata = self.pgdata.to_string_lossy().to_string();
-        if self.is_running().await {
+        if self.postmaster_alive() && self.is_running().await {
+            // Left behind by a gateway that died (kill -9): stopped cleanly, started with our
+            // settings.
             tracing::warn!("a PostgreSQL server was still running on {pgdata}; restarting it");
             self.stop().await?;
+        }
+        self.launch().await
+    }
+
+    /// `pg_ctl start`, after clearing the lock file of a postmaster that is dead (a zombie
+    /// still passes PostgreSQL's own liveness check and would block the start).
+    async fn launch(&self) -> Result<(), EmbeddedError> {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        if !self.postmaster_alive() {
+            let _ = std::fs::remove_file(self.pgdata.join("postmaster.pid"));
+            let lock = format!(".s.PGSQL.{}.lock", self.port());
+            let _ = std::fs::remove_file(self.socket_dir.join(lock));
         }
         if self.socket_dir != self.pgdata {
             std::fs::create_dir_all(&self.socket_dir)
@@ -277,6 +292,47 @@ impl EmbeddedPg {
         }
     }
 
+    /// Whether the postmaster named in `postmaster.pid` is a live process (not a zombie).
+    pub fn postmaster_alive(&self) -> bool {
+        std::fs::read_to_string(self.pgdata.join("postmaster.pid"))
+            .ok()
+            .and_then(|s| s.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
+            .is_some_and(|pid| process_alive(pid, "postgres"))
+    }
+
+    /// Watches the cluster and starts it again whenever it dies (a crash, an OOM kill, someone's
+    /// kill -9): PostgreSQL recovers from its WAL and the pools reconnect by themselves. Abort
+    /// the returned task before stopping the cluster on purpose.
+    pub fn supervise(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                if self.postmaster_alive() {
+                    continue;
+                }
+                let t0 = std::time::Instant::now();
+                tracing::error!("the embedded PostgreSQL stopped; starting it again");
+                loop {
+                    match self.launch().await {
+                        Ok(()) => {
+                            tracing::warn!(
+                                "the embedded PostgreSQL is back after {} ms",
+                                t0.elapsed().as_millis()
+                            );
+                            break;
+                        }
+                        Err(e) => {
+                            // Backends of the dead postmaster may still hold its shared memory
+                            // for a moment.
+                            tracing::warn!("restarting PostgreSQL failed, retrying: {e}");
+                            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                        }
+                    }
+                }
+            }
+        })
+    }
+
     /// Fast shutdown: disconnects clients, checkpoints, exits.
     pub async fn stop(&self) -> Result<(), EmbeddedError> {
         let pgdata = self.pgdata.to_string_lossy().to_string();
@@ -309,6 +365,21 @@ impl Drop for StopGuard<'_> {
             .stderr(Stdio::null())
             .status();
     }
+}
+
+/// Whether `pid` is a running (not zombie) process whose command line mentions `program`: a
+/// pid file outlives its process, and pids are reused.
+pub fn process_alive(pid: u32, program: &str) -> bool {
+    let running = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next())
+        })
+        .is_some_and(|state| state != 'Z' && state != 'X');
+    running
+        && std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(program))
 }
 
 fn chown(user: &str, path: &Path) -> Result<(), EmbeddedError> {

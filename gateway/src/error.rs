@@ -130,6 +130,11 @@ impl ResponseError for GatewayError {
 
     fn error_response(&self) -> HttpResponse {
         let mut r = HttpResponse::build(self.status_code());
+        if self.status_code() == StatusCode::SERVICE_UNAVAILABLE {
+            // The database is restarting or unreachable: clients (postgrest-js retries 503s)
+            // come back in a moment.
+            r.insert_header(("Retry-After", "1"));
+        }
         match self {
             GatewayError::Rest(e) => {
                 r.insert_header(("Proxy-Status", format!("PostgREST; error={}", e.code)));

@@ -1,8 +1,11 @@
 //! Small helpers shared by the API handlers.
 
 use actix_web::HttpRequest;
-use futures_util::StreamExt;
+use actix_web::error::PayloadError;
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
 use percent_encoding::percent_decode_str;
+use std::time::Duration;
 
 /// Query string pairs, form-decoded: `+` is a space, as PostgREST reads them.
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
@@ -39,34 +42,89 @@ pub fn headers_json(req: &HttpRequest) -> String {
     serde_json::Value::Object(map).to_string()
 }
 
-#[derive(Debug)]
-pub struct TooLarge;
-
-/// Reads the whole body, refusing (without buffering further) past `limit` bytes.
-pub async fn read_body(
-    mut payload: actix_web::web::Payload,
-    limit: usize,
-) -> Result<bytes::Bytes, TooLarge> {
-    let mut buf = bytes::BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| TooLarge)?;
-        if buf.len() + chunk.len() > limit {
-            return Err(TooLarge);
-        }
-        buf.extend_from_slice(&chunk);
-    }
-    Ok(buf.freeze())
+#[derive(Debug, PartialEq, Eq)]
+pub enum BodyError {
+    /// More than the limit: refused without buffering further.
+    TooLarge,
+    /// The client stopped sending (or sent too slowly) before the body was complete.
+    TimedOut,
+    /// The connection broke or the body was malformed.
+    Broken,
 }
 
-/// The client's address, for rate limits: the first hop of `trusted_header` when the gateway
-/// runs behind a proxy that sets it, otherwise the TCP peer.
-pub fn client_ip(req: &HttpRequest, trusted_header: Option<&str>) -> String {
-    trusted_header
-        .and_then(|h| header(req, h))
-        .and_then(|h| h.split(',').next())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| req.peer_addr().map(|a| a.ip().to_string()))
+/// Longest a client may pause while sending a body.
+pub const BODY_IDLE: Duration = Duration::from_secs(30);
+/// Longest a JSON body (REST, auth) may take to arrive in all.
+pub const BODY_TOTAL: Duration = Duration::from_secs(60);
+
+/// Reads the whole body within [`BODY_TOTAL`], refusing past `limit` bytes.
+pub async fn read_body(payload: actix_web::web::Payload, limit: usize) -> Result<Bytes, BodyError> {
+    let mut payload = idle_timeout(payload, BODY_IDLE);
+    let read = async {
+        let mut buf = bytes::BytesMut::new();
+        while let Some(chunk) = payload.next().await {
+            let chunk = chunk.map_err(|e| match e {
+                PayloadError::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                    BodyError::TimedOut
+                }
+                PayloadError::Overflow => BodyError::TooLarge,
+                _ => BodyError::Broken,
+            })?;
+            if buf.len() + chunk.len() > limit {
+                return Err(BodyError::TooLarge);
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        Ok(buf.freeze())
+    };
+    tokio::time::timeout(BODY_TOTAL, read)
+        .await
+        .map_err(|_| BodyError::TimedOut)?
+}
+
+/// The body as a stream that fails with a timed-out I/O error when the client sends nothing
+/// for `idle`, so that an unfinished body never holds a request (and its upload) open forever.
+pub fn idle_timeout(
+    payload: impl Stream<Item = Result<Bytes, PayloadError>> + 'static,
+    idle: Duration,
+) -> impl Stream<Item = Result<Bytes, PayloadError>> + Unpin + 'static {
+    Box::pin(futures_util::stream::unfold(
+        (Box::pin(payload), false),
+        move |(mut s, done)| async move {
+            if done {
+                return None;
+            }
+            match tokio::time::timeout(idle, s.next()).await {
+                Ok(Some(item)) => Some((item, (s, false))),
+                Ok(None) => None,
+                Err(_) => Some((
+                    Err(PayloadError::Io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("no data for {} s", idle.as_secs()),
+                    ))),
+                    (s, true),
+                )),
+            }
+        },
+    ))
+}
+
+/// The client's address, for rate limits. Behind `hops` trusted proxies that each append the
+/// address they saw to `trusted_header` (X-Forwarded-For), it is the entry `hops` from the
+/// right: everything left of it came from the client and proves nothing. Without a header, or
+/// with fewer entries than hops, the TCP peer.
+pub fn client_ip(req: &HttpRequest, trusted_header: Option<&str>, hops: usize) -> String {
+    let peer = || req.peer_addr().map(|a| a.ip().to_string());
+    let from_header = trusted_header.and_then(|h| header(req, h)).and_then(|h| {
+        let entries: Vec<&str> = h.split(',').map(str::trim).collect();
+        entries
+            .len()
+            .checked_sub(hops.max(1))
+            .map(|i| entries[i].to_string())
+            .filter(|s| !s.is_empty())
+    });
+    from_header
+        .or_else(peer)
         .unwrap_or_else(|| "unknown".into())
 }
 
@@ -82,6 +140,21 @@ pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    use actix_web::test::TestRequest;
+
+    #[test]
+    fn the_client_address_comes_from_the_trusted_proxy_not_the_client() {
+        let req = TestRequest::default()
+            .insert_header(("x-forwarded-for", "6.6.6.6, 203.0.113.7"))
+            .peer_addr("10.0.0.2:4000".parse().unwrap())
+            .to_http_request();
+        let ip = |h: Option<&str>, hops| super::client_ip(&req, h, hops);
+        assert_eq!(ip(Some("X-Forwarded-For"), 1), "203.0.113.7");
+        assert_eq!(ip(Some("X-Forwarded-For"), 2), "6.6.6.6");
+        assert_eq!(ip(Some("X-Forwarded-For"), 3), "10.0.0.2");
+        assert_eq!(ip(None, 1), "10.0.0.2");
+    }
+
     #[test]
     fn plus_is_space_and_percent_decodes() {
         let p = super::query_pairs("name=ilike.%25foo+bar%25&id=in.%28x%2C%22y%2Cz%22%29&select=");

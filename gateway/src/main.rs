@@ -10,6 +10,8 @@ mod database;
 mod db;
 mod embedded_pg;
 mod error;
+mod fairness;
+mod guard;
 mod http_util;
 mod migrate;
 mod openapi;

@@ -2,7 +2,7 @@
 
 use crate::db::{self, RequestContext};
 use crate::error::{GatewayError, rest_db_error};
-use crate::http_util::{header, headers_json, query_pairs, read_body};
+use crate::http_util::{BodyError, client_ip, header, headers_json, query_pairs, read_body};
 use crate::request_auth::identify;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -50,15 +50,21 @@ pub async fn handle(
     } else {
         read_body(payload, state.config.max_body_bytes)
             .await
-            .map_err(|_| {
-                ApiError::new(
+            .map_err(|e| match e {
+                BodyError::TooLarge => ApiError::new(
                     413,
                     "PGRST413",
                     format!(
                         "Request body is larger than {} bytes",
                         state.config.max_body_bytes
                     ),
-                )
+                ),
+                BodyError::TimedOut => {
+                    ApiError::new(408, "PGRST000", "The request body did not arrive in time")
+                }
+                BodyError::Broken => {
+                    ApiError::new(400, "PGRST102", "The request body could not be read")
+                }
             })?
     };
     let query = query_pairs(req.query_string());
@@ -95,7 +101,7 @@ pub async fn handle(
         path: req.path().to_string(),
         headers: headers_json(&req),
         search_path: state.config.search_path(&plan.outcome.schema),
-        statement_timeout_ms: state.config.statement_timeout_ms,
+        settings: state.role_settings(&identity.role),
     };
     // Only a singular response can still turn a write into a rollback (PGRST116); everything
     // else is decided now, so the transaction ends in the same pipeline.
@@ -104,8 +110,22 @@ pub async fn handle(
     } else {
         Some(!plan.outcome.prefer.tx_rollback)
     };
+    let client = client_ip(
+        &req,
+        state.config.rate_limit_ip_header.as_deref(),
+        state.config.trusted_proxy_hops,
+    );
+    let _share = state
+        .client_slots
+        .acquire(
+            &client,
+            std::time::Duration::from_secs(state.config.db_pool_timeout),
+        )
+        .await
+        .ok_or_else(|| rest_db_error(db::DbError::PoolTimeout, identity.is_anon()))?;
     let (row, tx) = db::run_statement(
         &state.pool(),
+        state.config.statement_cache,
         &ctx,
         &plan.statement.sql,
         &plan.statement.params,

@@ -78,7 +78,7 @@ pub fn spawn_listener(state: Arc<AppState>, pg: tokio_postgres::Config) {
                 Err(e) => tracing::warn!("schema listener cannot connect: {e}"),
             }
             tokio::time::sleep(backoff).await;
-            backoff = (backoff * 2).min(Duration::from_secs(32));
+            backoff = (backoff * 2).min(Duration::from_secs(5));
         }
     });
 }

@@ -55,10 +55,14 @@ pub fn bind(
         state.config.auth_enabled,
         state.config.storage_enabled,
     );
+    let log_requests = state.config.log_requests;
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
             .wrap(cors())
+            .wrap(middleware::from_fn(move |req, next| {
+                crate::guard::guard(req, next, log_requests)
+            }))
             .route("/health", web::get().to(health))
             // An API config.toml switches off is not there, as with the Supabase CLI.
             .configure(|c| {
@@ -79,6 +83,12 @@ pub fn bind(
             )
     })
     .workers(workers)
+    // A client has this long to send its request head, and to go away after the response.
+    .client_request_timeout(std::time::Duration::from_secs(10))
+    .client_disconnect_timeout(std::time::Duration::from_secs(5))
+    // A client that closes its side mid-request is gone: its request is dropped, which cancels
+    // its statement on the server (db::Tx), instead of running on for nobody.
+    .h1_allow_half_closed(false)
     .disable_signals()
     .bind((host, port))?;
     let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);

@@ -1,7 +1,7 @@
 //! What every request handler shares: configuration, keys, the pool and the schema cache.
 
 use crate::config::Config;
-use auth::jwt::{ApiKeys, JwtKeys};
+use auth::jwt::JwtKeys;
 use deadpool_postgres::Pool;
 use query_engine::{EngineConfig, SchemaCache};
 use std::cell::RefCell;
@@ -11,7 +11,6 @@ use std::time::Duration;
 pub struct AppState {
     pub config: Config,
     pub keys: JwtKeys,
-    pub api_keys: ApiKeys,
     /// Connection settings of the API login; each worker thread builds its own pool from them.
     pg: tokio_postgres::Config,
     /// Every pool built so far, to clear their statement caches after a schema change.
@@ -20,7 +19,10 @@ pub struct AppState {
     schema: RwLock<Arc<SchemaCache>>,
     /// The public URL clients use; None means "the origin the site was loaded from".
     pub public_url: Option<String>,
-    pub index_html: RwLock<Option<String>>,
+    /// Fair shares of the pool per client address.
+    pub client_slots: Arc<crate::fairness::ClientSlots>,
+    /// The site served at `/`, when there is one.
+    pub site: Option<crate::site::Site>,
     /// Where stored objects' bytes live.
     pub store: Arc<dyn object_store::ObjectStore>,
 }
@@ -39,34 +41,34 @@ impl AppState {
             schemas: config.schemas(),
         };
         let public_url = config.api_external_url.clone();
+        let client_slots = crate::fairness::ClientSlots::new(config.max_client_queries);
+        let site = config
+            .site_dir
+            .as_deref()
+            .map(|d| crate::site::Site::load(d, public_url.as_deref(), &api_keys.anon));
         AppState {
             config,
             keys,
-            api_keys,
             pg,
             pools: Mutex::new(Vec::new()),
             engine,
             schema: RwLock::new(Arc::new(schema)),
             public_url,
-            index_html: RwLock::new(None),
+            site,
+            client_slots,
             store,
         }
     }
 
-    /// This thread's pool. Each HTTP worker has its own, so a request and the connection serving
-    /// it live on the same thread: no cross-thread wake-ups on the hot path.
-    pub fn pool(&self) -> Pool {
-        thread_local! {
-            static POOL: RefCell<Option<Pool>> = const { RefCell::new(None) };
-        }
-        POOL.with(|p| {
+    fn thread_pool(
+        &self,
+        slot: &'static std::thread::LocalKey<RefCell<Option<Pool>>>,
+        total: usize,
+    ) -> Pool {
+        slot.with(|p| {
             p.borrow_mut()
                 .get_or_insert_with(|| {
-                    let per_worker = self
-                        .config
-                        .db_pool
-                        .div_ceil(self.config.workers.max(1))
-                        .max(1);
+                    let per_worker = total.div_ceil(self.config.workers.max(1)).max(1);
                     let pool = crate::db::build_pool(
                         self.pg.clone(),
                         per_worker,
@@ -77,6 +79,39 @@ impl AppState {
                 })
                 .clone()
         })
+    }
+
+    /// This thread's pool. Each HTTP worker has its own, so a request and the connection serving
+    /// it live on the same thread: no cross-thread wake-ups on the hot path.
+    pub fn pool(&self) -> Pool {
+        thread_local! {
+            static POOL: RefCell<Option<Pool>> = const { RefCell::new(None) };
+        }
+        self.thread_pool(&POOL, self.config.db_pool)
+    }
+
+    /// This thread's share of the auth API's own connections: sign-in and token refresh keep
+    /// working while REST requests hold every connection of [`AppState::pool`].
+    pub fn auth_pool(&self) -> Pool {
+        thread_local! {
+            static AUTH_POOL: RefCell<Option<Pool>> = const { RefCell::new(None) };
+        }
+        self.thread_pool(&AUTH_POOL, self.config.db_auth_pool)
+    }
+
+    /// The settings of a transaction run as `role`: its own (`ALTER ROLE … SET`, read with the
+    /// schema cache, as PostgREST applies them) and the default statement timeout when it has
+    /// none of its own.
+    pub fn role_settings(&self, role: &str) -> Vec<(String, String)> {
+        let schema = self.schema();
+        let mut settings = schema.role_settings(role).to_vec();
+        if !settings.iter().any(|(k, _)| k == "statement_timeout") {
+            settings.push((
+                "statement_timeout".into(),
+                format!("{}ms", self.config.statement_timeout_ms),
+            ));
+        }
+        settings
     }
 
     /// Forgets prepared statements on every pool (their plans may name dropped objects).

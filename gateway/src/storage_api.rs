@@ -4,7 +4,7 @@
 
 use crate::db;
 use crate::error::GatewayError;
-use crate::http_util::{header, read_body};
+use crate::http_util::{BODY_IDLE, BodyError, header, idle_timeout, read_body};
 use crate::request_auth::{Identity, identify};
 use crate::state::AppState;
 use actix_web::http::StatusCode;
@@ -109,6 +109,15 @@ fn err(e: StorageError) -> GatewayError {
 }
 
 fn db_err(e: db::DbError) -> GatewayError {
+    if e.is_unavailable() {
+        tracing::error!("storage database error: {e}");
+        return GatewayError::Storage {
+            status: 503,
+            code: "DatabaseError".into(),
+            error: "Service Unavailable".into(),
+            message: "The database is not available; try again shortly".into(),
+        };
+    }
     match e {
         db::DbError::Postgres(p) => err(p.into()),
         other => {
@@ -145,7 +154,7 @@ async fn tx<T, F>(
 where
     F: AsyncFnOnce(&tokio_postgres::Client) -> Result<T, StorageError>,
 {
-    let t = db::begin_as(&state.pool(), role, claims)
+    let t = db::begin_as(&state.pool(), role, claims, &state.role_settings(role))
         .await
         .map_err(db_err)?;
     let result = f(t.pg()).await;
@@ -177,7 +186,15 @@ fn path_parts(req: &HttpRequest) -> Result<(String, String), GatewayError> {
 async fn json_body(payload: web::Payload, state: &AppState) -> Result<Value, GatewayError> {
     let body = read_body(payload, state.config.max_body_bytes)
         .await
-        .map_err(|_| err(StorageError::TooLarge))?;
+        .map_err(|e| match e {
+            BodyError::TooLarge => err(StorageError::TooLarge),
+            BodyError::TimedOut => err(StorageError::InvalidRequest(
+                "the request body did not arrive in time".into(),
+            )),
+            BodyError::Broken => err(StorageError::InvalidRequest(
+                "the request body could not be read".into(),
+            )),
+        })?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }
@@ -231,6 +248,8 @@ enum Mode {
 }
 
 async fn upload(req: HttpRequest, payload: web::Payload, state: Data, mode: Mode) -> Reply {
+    // An upload may be slow, but not stalled: a pause longer than BODY_IDLE ends it.
+    let payload = idle_timeout(payload, BODY_IDLE);
     let (bucket_id, name) = path_parts(&req)?;
     let id = who(&req, &state)?;
     let bucket = as_admin(&state, async |c| meta::bucket(c, &bucket_id).await).await?;
@@ -460,24 +479,36 @@ async fn serve_object(req: &HttpRequest, state: &AppState, obj: Object) -> Reply
     {
         return Ok(res.status(StatusCode::NOT_MODIFIED).finish());
     }
-    if let Some(name) =
+    let download =
         web::Query::<std::collections::HashMap<String, String>>::from_query(req.query_string())
             .ok()
-            .and_then(|q| q.get("download").cloned())
-    {
-        let file = if name.is_empty() {
+            .and_then(|q| q.get("download").cloned());
+    // HTML, SVG and XML would run script with the API's origin when opened: they download,
+    // unless the bucket lists the type itself among its allowed types; then they are sandboxed.
+    let mut forced = false;
+    if keys::runs_in_browser(obj.mimetype()) {
+        let bucket_id = obj.bucket_id.clone();
+        let bucket = as_admin(state, async |c| meta::bucket(c, &bucket_id).await).await?;
+        let listed = bucket.allowed_mime_types.as_deref().is_some_and(|types| {
+            types.iter().any(|t| {
+                t.eq_ignore_ascii_case(obj.mimetype().split(';').next().unwrap_or("").trim())
+            })
+        });
+        res.insert_header((
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox",
+        ));
+        forced = !listed;
+    }
+    if download.is_some() || forced {
+        let name = download.filter(|n| !n.is_empty()).unwrap_or_else(|| {
             obj.name
                 .rsplit('/')
                 .next()
                 .unwrap_or("download")
                 .to_string()
-        } else {
-            name
-        };
-        res.insert_header((
-            "Content-Disposition",
-            format!("attachment; filename=\"{}\"", file.replace('"', "")),
-        ));
+        });
+        res.insert_header(("Content-Disposition", keys::attachment(&name)));
     }
     let size = obj.size().max(0) as u64;
     let range = header(req, "range").and_then(|r| parse_range(r, size));
@@ -730,11 +761,15 @@ async fn copy_object(req: HttpRequest, payload: web::Payload, state: Data) -> Re
 // ------------------------------------------------------------------ signed URLs
 
 fn expires_in(b: &Value) -> Result<i64, GatewayError> {
-    b["expiresIn"].as_i64().filter(|e| *e > 0).ok_or_else(|| {
-        err(StorageError::InvalidRequest(
-            "expiresIn must be a positive number of seconds".into(),
-        ))
-    })
+    b["expiresIn"]
+        .as_i64()
+        .filter(|e| (1..=signing::MAX_EXPIRES_IN).contains(e))
+        .ok_or_else(|| {
+            err(StorageError::InvalidRequest(format!(
+                "expiresIn must be a whole number of seconds from 1 to {} (100 years)",
+                signing::MAX_EXPIRES_IN
+            )))
+        })
 }
 
 fn signed_url(state: &AppState, bucket: &str, name: &str, secs: i64) -> String {

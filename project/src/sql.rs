@@ -136,8 +136,8 @@ pub fn split(sql: &str) -> Vec<Statement> {
                 i += 1;
             }
             let word = sql[from..i].to_ascii_uppercase();
-            let opens = (word == "ATOMIC" && prev_word == "BEGIN")
-                || (atomic_depth > 0 && word == "CASE");
+            let opens =
+                (word == "ATOMIC" && prev_word == "BEGIN") || (atomic_depth > 0 && word == "CASE");
             if opens {
                 atomic_depth += 1;
             } else if atomic_depth > 0 && word == "END" {

@@ -65,7 +65,9 @@ pub fn status_for_sqlstate(code: &str, message: &str, is_anon: bool) -> u16 {
                 403
             }
         }
-        "57P01" => 503,
+        // PostgREST answers 500 for 57P03 (the server is starting) and 57P02; both mean "come
+        // back in a moment", so they are 503s here, like 57P01.
+        "57P01" | "57P02" | "57P03" => 503,
         "P0001" => 400,
         "53400" => 500,
         _ => match class {

@@ -177,7 +177,8 @@ pub fn parse_range(range: &str) -> Option<(u64, Option<u64>)> {
         return Some((from, None));
     }
     let to: u64 = b.parse().ok()?;
-    (to >= from).then(|| (from, Some(to - from + 1)))
+    // `0-18446744073709551615` asks for everything: no limit rather than an overflow.
+    (to >= from).then(|| (from, (to - from).checked_add(1)))
 }
 
 /// A filter, order or limit applies to the resource at this embed path ([] is the root).
@@ -324,6 +325,8 @@ mod tests {
     fn ranges() {
         assert_eq!(parse_range("0-9"), Some((0, Some(10))));
         assert_eq!(parse_range("items=5-"), Some((5, None)));
+        assert_eq!(parse_range("0-18446744073709551615"), Some((0, None)));
+        assert_eq!(parse_range("0-18446744073709551616"), None);
         assert_eq!(parse_range("9-0"), None);
     }
 

@@ -146,8 +146,76 @@ pub fn parse_size(v: &Value) -> Result<Option<i64>, StorageError> {
 
 /// Where the bytes of one version of an object live. Versions are unique, so renaming or moving
 /// an object never moves bytes, and a new upload never overwrites bytes a row points at.
+/// Types a browser renders as a document that can run script when the object is opened
+/// directly: served from the API's origin, they would run with it.
+pub fn runs_in_browser(mime: &str) -> bool {
+    let essence = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        essence.as_str(),
+        "text/html" | "application/xhtml+xml" | "image/svg+xml" | "text/xml" | "application/xml"
+    ) || essence.ends_with("+xml") && essence != "application/atom+xml"
+}
+
+/// A `Content-Disposition: attachment` value for a file name from the client: control
+/// characters (header injection), quotes and backslashes dropped from the plain `filename`, the
+/// exact name in RFC 5987's `filename*`.
+pub fn attachment(name: &str) -> String {
+    let plain: String = name
+        .chars()
+        .filter(|c| !c.is_control() && *c != '"' && *c != '\\')
+        .map(|c| if c.is_ascii() { c } else { '_' })
+        .collect();
+    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
+    let encoded = percent_encoding::utf8_percent_encode(&clean, percent_encoding::NON_ALPHANUMERIC);
+    format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}")
+}
+
 pub fn version_path(version: &str) -> object_store::path::Path {
     object_store::path::Path::from(format!("versions/{version}"))
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    #[test]
+    fn attachments_cannot_inject_headers() {
+        let v = attachment("a\r\nSet-Cookie: x=1\".html");
+        assert!(!v.contains('\r') && !v.contains('\n'), "{v}");
+        assert!(
+            v.starts_with("attachment; filename=\"aSet-Cookie: x=1.html\"; filename*=UTF-8''a")
+        );
+        assert!(
+            attachment("fleur d’été.png")
+                .contains("filename*=UTF-8''fleur%20d%E2%80%99%C3%A9t%C3%A9%2Epng")
+        );
+    }
+
+    #[test]
+    fn document_types_are_recognised() {
+        for m in [
+            "text/html",
+            "TEXT/HTML; charset=utf-8",
+            "image/svg+xml",
+            "application/xml",
+            "application/rss+xml",
+        ] {
+            assert!(runs_in_browser(m), "{m}");
+        }
+        for m in [
+            "image/png",
+            "application/pdf",
+            "text/plain",
+            "application/json",
+        ] {
+            assert!(!runs_in_browser(m), "{m}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod error;
 pub mod keys;
 pub mod meta;
 pub mod signing;
+pub mod sweep;
 pub mod upload;
 
 pub use error::StorageError;

@@ -31,8 +31,40 @@ pub fn warn_ignored_keys(cfg: &Config) {
     }
 }
 
+/// The public demo secret signs anyone's service_role token: it stays on loopback unless the
+/// operator insists.
+fn check_exposure(cfg: &Config) -> Result<(), String> {
+    let loopback = cfg.host == "localhost"
+        || cfg
+            .host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if cfg.jwt_secret.is_none() && !loopback {
+        if !cfg.insecure_demo_keys {
+            return Err(format!(
+                "refusing to listen on {} with the public demo JWT secret: anyone could sign a \
+                 service_role token. Set JWT_SECRET (32 or more random characters), or pass \
+                 --insecure-demo-keys for a throwaway setup",
+                cfg.host
+            ));
+        }
+        tracing::warn!(
+            "INSECURE: listening on {} with the PUBLIC demo JWT secret and keys \
+             (--insecure-demo-keys): anyone who can reach this port can sign a service_role token",
+            cfg.host
+        );
+    }
+    if let Some(s) = &cfg.jwt_secret
+        && s.len() < 32
+    {
+        tracing::warn!("the JWT secret has {} characters; use 32 or more", s.len());
+    }
+    Ok(())
+}
+
 pub async fn start(cfg: Config, output: Option<Output>) -> Result<(), String> {
     let t0 = Instant::now();
+    check_exposure(&cfg)?;
     warn_ignored_keys(&cfg);
     let db = Database::open(&cfg, true).await?;
     // Stops the embedded cluster on every way out of here, panics included.
@@ -65,6 +97,24 @@ async fn wait_for_shutdown(stdin_close: bool) {
     }
 }
 
+/// Every few minutes, rate-limit windows long past are deleted (each replica may do it).
+fn spawn_rate_limit_pruner(admin: tokio_postgres::Config) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(300));
+        loop {
+            tick.tick().await;
+            match crate::database::connect(&admin).await {
+                Ok(c) => match auth::service::prune_rate_limits(&c).await {
+                    Ok(n) if n > 0 => tracing::debug!("pruned {n} rate-limit windows"),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("pruning rate limits failed: {e}"),
+                },
+                Err(e) => tracing::debug!("pruning rate limits skipped: {e}"),
+            }
+        }
+    })
+}
+
 pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, String> {
     let backend = match (cfg.storage_backend.as_str(), &cfg.storage_s3_bucket) {
         ("file", _) => storage::backend::local(&cfg.data_dir.join("storage")),
@@ -88,7 +138,42 @@ async fn serve(
     output: Option<Output>,
 ) -> Result<(), String> {
     let prepared = migrate::prepare(cfg, db).await.map_err(|e| e.to_string())?;
+    // From here on, a cluster that dies is started again (aborted before the planned stop).
+    let supervisor = db.embedded.clone().map(|pg| pg.supervise());
+    let result = serve_api(cfg, db, t0, output, prepared).await;
+    if let Some(s) = supervisor {
+        s.abort();
+    }
+    result
+}
+
+async fn serve_api(
+    cfg: &Config,
+    db: &Database,
+    t0: Instant,
+    output: Option<Output>,
+    prepared: migrate::Prepared,
+) -> Result<(), String> {
     let store = open_store(cfg)?;
+    if cfg.storage_backend == "file" {
+        // This process owns the data directory: what an earlier one left half-written goes.
+        let c = crate::database::connect(&db.admin).await?;
+        match storage::sweep::local_versions(
+            &cfg.data_dir.join("storage"),
+            &c,
+            std::time::Duration::from_secs(300),
+        )
+        .await
+        {
+            Ok(s) if s != storage::sweep::Swept::default() => tracing::warn!(
+                "removed {} unfinished upload(s) and {} unreferenced stored version(s)",
+                s.staging,
+                s.orphans
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("could not check stored versions: {e}"),
+        }
+    }
     if prepared.fresh {
         migrate::objects::upload_all(cfg, db, store.as_ref())
             .await
@@ -112,6 +197,7 @@ async fn serve(
         store,
     ));
     schema_cache::spawn_listener(state.clone(), db.api.clone());
+    let pruner = spawn_rate_limit_pruner(db.admin.clone());
     let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let handle = server.handle();
@@ -143,5 +229,6 @@ async fn serve(
     }
     handle.stop(true).await;
     let _ = running.await;
+    pruner.abort();
     Ok(())
 }

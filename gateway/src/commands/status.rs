@@ -125,7 +125,7 @@ pub fn stop(cfg: &Config) -> Result<(), String> {
         return Err(format!("cannot signal supagate (pid {pid})"));
     }
     let t0 = Instant::now();
-    while Path::new(&format!("/proc/{pid}")).exists() {
+    while crate::embedded_pg::process_alive(pid, "supagate") {
         if t0.elapsed() > Duration::from_secs(60) {
             return Err(format!("supagate (pid {pid}) did not stop within 60 s"));
         }

@@ -239,6 +239,30 @@ impl Gateway {
         id
     }
 
+    /// The gateway process.
+    pub fn pid(&self) -> u32 {
+        self._child.lock().unwrap().id()
+    }
+
+    /// kill -9: the gateway dies without a chance to clean up (its PostgreSQL stays).
+    pub fn kill9(&self) {
+        let mut child = self._child.lock().unwrap();
+        child.kill().expect("kill the gateway");
+        let _ = child.wait();
+    }
+
+    /// The pid of the cluster's postmaster (embedded clusters only).
+    pub fn postmaster_pid(&self) -> u32 {
+        std::fs::read_to_string(self.data_dir.join("pg/postmaster.pid"))
+            .expect("postmaster.pid")
+            .lines()
+            .next()
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
     /// Runs the binary's other commands (status, gen types, db reset…) against this gateway's
     /// project and data directory.
     pub fn command(&self, workdir: &Path, args: &[&str]) -> std::process::Output {

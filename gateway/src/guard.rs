@@ -1,0 +1,91 @@
+//! What every request passes through: a request id (kept from `X-Request-Id` or made here) on
+//! its log lines and its response, a bound on the URI's length, the headers every response
+//! carries, and the log of server errors (and, with `--log-requests`, of every request).
+
+use actix_web::HttpResponse;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+use tracing::Instrument;
+
+/// Longest path and query string accepted (414 beyond): generous for `in.(…)` lists of ids,
+/// far below what could hurt.
+pub const MAX_URI_BYTES: usize = 16 * 1024;
+
+fn request_id(req: &ServiceRequest) -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    req.headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| {
+            !v.is_empty()
+                && v.len() <= 64
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        })
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            format!(
+                "{:x}-{:x}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            )
+        })
+}
+
+fn set_default(
+    res: &mut actix_web::http::header::HeaderMap,
+    name: &'static str,
+    value: &'static str,
+) {
+    let name = HeaderName::from_static(name);
+    if !res.contains_key(&name) {
+        res.insert(name, HeaderValue::from_static(value));
+    }
+}
+
+pub async fn guard(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    log_requests: bool,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let id = request_id(&req);
+    let t0 = Instant::now();
+    let method = req.method().clone();
+    let path = req.path().to_string();
+    let uri_len = req.uri().path().len() + req.uri().query().map_or(0, |q| q.len() + 1);
+    let mut res = if uri_len > MAX_URI_BYTES {
+        let body = serde_json::json!({
+            "code": "PGRST414",
+            "message": format!("The URI is longer than {MAX_URI_BYTES} bytes"),
+            "details": null,
+            "hint": "Send fewer or shorter values, or call a function with a JSON body.",
+        });
+        req.into_response(HttpResponse::UriTooLong().json(body))
+            .map_into_right_body()
+    } else {
+        let span = tracing::info_span!("request", id = %id);
+        next.call(req).instrument(span).await?.map_into_left_body()
+    };
+    let headers = res.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        headers.insert(HeaderName::from_static("x-request-id"), v);
+    }
+    set_default(headers, "x-content-type-options", "nosniff");
+    set_default(
+        headers,
+        "referrer-policy",
+        "strict-origin-when-cross-origin",
+    );
+    let status = res.status();
+    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+    if status.is_server_error() {
+        tracing::error!(id = %id, "{method} {path} → {} in {ms:.1} ms", status.as_u16());
+    } else if log_requests {
+        tracing::info!(id = %id, "{method} {path} → {} in {ms:.1} ms", status.as_u16());
+    }
+    Ok(res)
+}

@@ -1,0 +1,165 @@
+//! Serves a built site (`--site-dir`): files from the site directory, `index.html` for every
+//! other page path (the SPA fallback), long caching for hashed assets, and the headers the
+//! site's own `_headers` file sets (its Content-Security-Policy, framing rules).
+//!
+//! The site reads the API URL and anon key from `/__supagate/config.js`, a same-origin script
+//! the index page loads first, so one build works behind any gateway and a strict CSP needs no
+//! inline script.
+
+mod headers;
+
+use crate::state::AppState;
+use actix_files::NamedFile;
+use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+pub const CONFIG_SCRIPT: &str = "/__supagate/config.js";
+
+/// A site loaded at start.
+pub struct Site {
+    dir: PathBuf,
+    /// index.html with the config script added; None when the site is not built.
+    index: Option<String>,
+    rules: Vec<headers::Rule>,
+    config_js: String,
+}
+
+impl Site {
+    pub fn load(dir: &Path, public_url: Option<&str>, anon_key: &str) -> Site {
+        let index = std::fs::read_to_string(dir.join("index.html"))
+            .ok()
+            .map(|html| {
+                let tag = format!("<script src=\"{CONFIG_SCRIPT}\"></script>");
+                match html.find("</head>") {
+                    Some(i) => format!("{}{tag}{}", &html[..i], &html[i..]),
+                    None => format!("{tag}{html}"),
+                }
+            });
+        let rules = match std::fs::read_to_string(dir.join("_headers")) {
+            Ok(text) => {
+                let (rules, notes) = headers::parse(&text);
+                for n in notes {
+                    tracing::warn!("{}/_headers {n}", dir.display());
+                }
+                rules
+            }
+            Err(_) => Vec::new(),
+        };
+        let cfg = serde_json::json!({ "url": public_url, "anonKey": anon_key });
+        Site {
+            dir: dir.to_path_buf(),
+            index,
+            rules,
+            config_js: format!("window.__SUPAGATE__={cfg};\n"),
+        }
+    }
+
+    fn with_headers(&self, path: &str, mut res: HttpResponse) -> HttpResponse {
+        for (k, v) in headers::for_path(&self.rules, path) {
+            if let (Ok(k), Ok(v)) = (
+                HeaderName::from_bytes(k.as_bytes()),
+                HeaderValue::from_str(v),
+            ) {
+                res.headers_mut().insert(k, v);
+            }
+        }
+        res
+    }
+}
+
+/// A path under the site directory, or None when it tries to leave it.
+fn safe_join(root: &Path, url_path: &str) -> Option<PathBuf> {
+    let decoded = percent_encoding::percent_decode_str(url_path)
+        .decode_utf8()
+        .ok()?;
+    let mut out = root.to_path_buf();
+    for c in Path::new(decoded.trim_start_matches('/')).components() {
+        match c {
+            Component::Normal(p) => out.push(p),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+fn not_found() -> HttpResponse {
+    HttpResponse::NotFound()
+        .content_type("text/plain; charset=utf-8")
+        .body("Not found")
+}
+
+pub async fn serve(req: HttpRequest, state: web::Data<Arc<AppState>>) -> HttpResponse {
+    if req.method() != actix_web::http::Method::GET && req.method() != actix_web::http::Method::HEAD
+    {
+        return HttpResponse::MethodNotAllowed()
+            .insert_header(("Allow", "GET, HEAD"))
+            .finish();
+    }
+    let Some(site) = state.site.as_ref() else {
+        // What the Supabase CLI's API gateway answers outside its routes.
+        return HttpResponse::NotFound()
+            .content_type("application/json; charset=utf-8")
+            .body(r#"{"message":"no Route matched with those values"}"#);
+    };
+    let path = req.path();
+    if path == CONFIG_SCRIPT {
+        return HttpResponse::Ok()
+            .insert_header((CONTENT_TYPE, "text/javascript; charset=utf-8"))
+            .insert_header((CACHE_CONTROL, "no-cache"))
+            .body(site.config_js.clone());
+    }
+    let last = path.rsplit('/').next().unwrap_or("");
+    if let Some(file) = safe_join(&site.dir, path).filter(|p| p.is_file())
+        && !path.ends_with("index.html")
+        && last != "_headers"
+        && let Ok(named) = NamedFile::open(&file)
+    {
+        let mut res = named.into_response(&req);
+        let cache = if path.starts_with("/assets/") {
+            "public, max-age=31536000, immutable"
+        } else {
+            "public, max-age=3600"
+        };
+        res.headers_mut()
+            .insert(CACHE_CONTROL, cache.parse().expect("static header"));
+        return site.with_headers(path, res);
+    }
+    let looks_like_file = last.contains('.') && !last.ends_with(".html");
+    if looks_like_file || path.starts_with("/assets/") || last == "_headers" {
+        return not_found();
+    }
+    let res = match &site.index {
+        Some(html) => HttpResponse::Ok()
+            .insert_header((CONTENT_TYPE, "text/html; charset=utf-8"))
+            .insert_header((CACHE_CONTROL, "no-cache"))
+            .body(html.clone()),
+        None => HttpResponse::ServiceUnavailable()
+            .content_type("text/plain; charset=utf-8")
+            .body(format!(
+                "The site is not built: {} has no index.html. Build it (for the shop: \
+                 ./scripts/start) or point --site-dir at a built site.",
+                site.dir.display()
+            )),
+    };
+    site.with_headers(path, res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_join;
+    use std::path::Path;
+
+    #[test]
+    fn paths_stay_inside_the_site() {
+        let root = Path::new("/site");
+        assert_eq!(
+            safe_join(root, "/assets/a.js").unwrap(),
+            Path::new("/site/assets/a.js")
+        );
+        assert!(safe_join(root, "/../etc/passwd").is_none());
+        assert!(safe_join(root, "/assets/%2e%2e/%2e%2e/etc/passwd").is_none());
+    }
+}
