@@ -88,25 +88,29 @@ pub fn idle_timeout(
     payload: impl Stream<Item = Result<Bytes, PayloadError>> + 'static,
     idle: Duration,
 ) -> impl Stream<Item = Result<Bytes, PayloadError>> + Unpin + 'static {
-    Box::pin(futures_util::stream::unfold(
-        (Box::pin(payload), false),
-        move |(mut s, done)| async move {
-            if done {
-                return None;
-            }
-            match tokio::time::timeout(idle, s.next()).await {
-                Ok(Some(item)) => Some((item, (s, false))),
-                Ok(None) => None,
-                Err(_) => Some((
-                    Err(PayloadError::Io(std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        format!("no data for {} s", idle.as_secs()),
-                    ))),
-                    (s, true),
-                )),
-            }
-        },
-    ))
+    // Fused: a multipart reader may poll again after the end.
+    Box::pin(
+        futures_util::stream::unfold(
+            (Box::pin(payload), false),
+            move |(mut s, done)| async move {
+                if done {
+                    return None;
+                }
+                match tokio::time::timeout(idle, s.next()).await {
+                    Ok(Some(item)) => Some((item, (s, false))),
+                    Ok(None) => None,
+                    Err(_) => Some((
+                        Err(PayloadError::Io(std::io::Error::new(
+                            std::io::ErrorKind::TimedOut,
+                            format!("no data for {} s", idle.as_secs()),
+                        ))),
+                        (s, true),
+                    )),
+                }
+            },
+        )
+        .fuse(),
+    )
 }
 
 /// The client's address, for rate limits. Behind `hops` trusted proxies that each append the

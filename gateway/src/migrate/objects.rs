@@ -6,6 +6,7 @@ use super::MigrateError;
 use crate::config::Config;
 use crate::database::{Database, connect};
 use bytes::Bytes;
+use futures_util::StreamExt;
 use object_store::ObjectStore;
 use std::path::{Path, PathBuf};
 use storage::{keys, meta, upload};
@@ -33,17 +34,20 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>, MigrateError> {
 fn file_stream(
     file: tokio::fs::File,
 ) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Unpin {
-    Box::pin(futures_util::stream::unfold(file, |mut f| async move {
-        let mut buf = vec![0u8; 64 * 1024];
-        match tokio::io::AsyncReadExt::read(&mut f, &mut buf).await {
-            Ok(0) => None,
-            Ok(n) => {
-                buf.truncate(n);
-                Some((Ok(Bytes::from(buf)), f))
+    Box::pin(
+        futures_util::stream::unfold(file, |mut f| async move {
+            let mut buf = vec![0u8; 64 * 1024];
+            match tokio::io::AsyncReadExt::read(&mut f, &mut buf).await {
+                Ok(0) => None,
+                Ok(n) => {
+                    buf.truncate(n);
+                    Some((Ok(Bytes::from(buf)), f))
+                }
+                Err(e) => Some((Err(e), f)),
             }
-            Err(e) => Some((Err(e), f)),
-        }
-    }))
+        })
+        .fuse(),
+    )
 }
 
 pub async fn upload_all(

@@ -1,0 +1,50 @@
+//! A gateway on an external database (DATABASE_URL) whose server goes away and comes back: it
+//! answers 503 with Retry-After meanwhile and serves again by itself. (Its own file: killing
+//! the server must not disturb other tests.)
+
+mod support;
+use std::time::{Duration, Instant};
+use support::Api;
+
+#[tokio::test]
+async fn the_pool_recovers_when_an_external_server_comes_back() {
+    // `shop()` gateways use an external database: a clone on this binary's test cluster.
+    let gw = support::shop().await;
+    let anon = Api::anon(&gw);
+    assert_eq!(
+        anon.get("/rest/v1/categories?select=slug&limit=1")
+            .await
+            .status,
+        200
+    );
+    let owner_dir = gw.socket_dir.parent().unwrap().to_path_buf();
+    let postmaster: u32 = std::fs::read_to_string(owner_dir.join("pg/postmaster.pid"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::process::Command::new("kill")
+        .args(["-9", &postmaster.to_string()])
+        .status()
+        .unwrap();
+    // The cluster's own gateway restarts it; this one reconnects on its own.
+    let t0 = Instant::now();
+    let mut saw_unavailable = false;
+    loop {
+        let r = anon.get("/rest/v1/categories?select=slug&limit=1").await;
+        match r.status {
+            200 => break,
+            503 => {
+                assert_eq!(r.header("retry-after"), Some("1"));
+                saw_unavailable = true;
+            }
+            other => panic!("unexpected {other}: {}", r.text),
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "never recovered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(saw_unavailable, "the outage was visible as 503s");
+}
