@@ -98,11 +98,11 @@ async fn prepare_bounded(
                 all.len() - 1
             }
         };
-        all[idx]
-            .1
-            .push(sql.to_string(), ())
-            .map(|(k, _)| k)
-            .filter(|k| k != sql)
+        let lru = &mut all[idx].1;
+        if lru.get(sql).is_some() {
+            return None;
+        }
+        lru.push(sql.to_string(), ()).map(|(k, _)| k)
     });
     if let Some(old) = evicted {
         // Dropping the last handle closes the statement on the server.
@@ -123,10 +123,23 @@ pub struct RequestContext {
     pub settings: Vec<(String, String)>,
 }
 
-const SETUP_SQL: &str = "SELECT set_config('search_path', $1, true), set_config('role', $2, true), \
-    set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
-    set_config('request.path', $5, true), set_config('request.headers', $6, true), \
-    (SELECT count(set_config(k, v, true)) FROM unnest($7::text[], $8::text[]) AS s(k, v))";
+/// The setup statement for `n` role settings: search_path, role, claims, request info, then
+/// one `set_config` per setting (a handful of variants, each prepared once per connection).
+fn setup_sql(n: usize) -> String {
+    let mut sql = String::from(
+        "SELECT set_config('search_path', $1, true), set_config('role', $2, true), \
+         set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
+         set_config('request.path', $5, true), set_config('request.headers', $6, true)",
+    );
+    for i in 0..n {
+        sql.push_str(&format!(
+            ", set_config(${}, ${}, true)",
+            7 + 2 * i,
+            8 + 2 * i
+        ));
+    }
+    sql
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -235,19 +248,24 @@ pub async fn run_statement(
     end: Option<bool>,
 ) -> Result<(tokio_postgres::Row, Option<Tx>), DbError> {
     let client = pool.get().await?;
-    let setup = prepare_bounded(&client, SETUP_SQL, cache_size).await?;
+    let setup = prepare_bounded(&client, &setup_sql(ctx.settings.len()), cache_size).await?;
     let main = prepare_bounded(&client, sql, cache_size).await?;
-    let (keys, values) = settings_arrays(&ctx.settings);
-    let setup_params: [&(dyn ToSql + Sync); 8] = [
-        &TextParam(&ctx.search_path),
-        &TextParam(&ctx.role),
-        &TextParam(&ctx.claims),
-        &TextParam(&ctx.method),
-        &TextParam(&ctx.path),
-        &TextParam(&ctx.headers),
-        &keys,
-        &values,
+    let mut setup_text = vec![
+        TextParam(&ctx.search_path),
+        TextParam(&ctx.role),
+        TextParam(&ctx.claims),
+        TextParam(&ctx.method),
+        TextParam(&ctx.path),
+        TextParam(&ctx.headers),
     ];
+    for (k, v) in &ctx.settings {
+        setup_text.push(TextParam(k));
+        setup_text.push(TextParam(v));
+    }
+    let setup_params: Vec<&(dyn ToSql + Sync)> = setup_text
+        .iter()
+        .map(|p| p as &(dyn ToSql + Sync))
+        .collect();
     let text: Vec<TextParam> = params.iter().map(|p| TextParam(p)).collect();
     let main_params: Vec<&(dyn ToSql + Sync)> =
         text.iter().map(|p| p as &(dyn ToSql + Sync)).collect();

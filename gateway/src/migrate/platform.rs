@@ -173,31 +173,33 @@ fn extension_source(name: &str, major: &str) -> Option<String> {
         "uuid-ossp",
         "xml2",
     ];
-    const PACKAGED: &[(&str, &str)] = &[
-        ("postgis", "postgis-3"),
-        ("postgis_raster", "postgis-3"),
-        ("postgis_topology", "postgis-3"),
-        ("postgis_tiger_geocoder", "postgis-3"),
-        ("address_standardizer", "postgis-3"),
-        ("vector", "pgvector"),
-        ("pg_cron", "cron"),
-        ("pgtap", "pgtap"),
-        ("http", "http"),
-        ("hypopg", "hypopg"),
-        ("plpgsql_check", "plpgsql-check"),
-        ("pgaudit", "pgaudit"),
-        ("pg_repack", "repack"),
-        ("pgrouting", "pgrouting"),
-        ("pg_partman", "partman"),
-        ("orafce", "orafce"),
-        ("rum", "rum"),
-        ("plv8", "plv8"),
-        ("pg_hint_plan", "pg-hint-plan"),
-        ("h3", "h3"),
-        ("pgq", "pgq3"),
-        ("prefix", "prefix"),
-        ("ip4r", "ip4r"),
-        ("pg_squeeze", "squeeze"),
+    // (extension, package suffix, whether Debian itself ships it; the others come from the
+    // PostgreSQL project's apt repository, apt.postgresql.org).
+    const PACKAGED: &[(&str, &str, bool)] = &[
+        ("postgis", "postgis-3", true),
+        ("postgis_raster", "postgis-3", true),
+        ("postgis_topology", "postgis-3", true),
+        ("postgis_tiger_geocoder", "postgis-3", true),
+        ("address_standardizer", "postgis-3", true),
+        ("vector", "pgvector", false),
+        ("pg_cron", "cron", true),
+        ("pgtap", "pgtap", true),
+        ("http", "http", false),
+        ("hypopg", "hypopg", true),
+        ("plpgsql_check", "plpgsql-check", true),
+        ("pgaudit", "pgaudit", true),
+        ("pg_repack", "repack", true),
+        ("pgrouting", "pgrouting", true),
+        ("pg_partman", "partman", true),
+        ("orafce", "orafce", true),
+        ("rum", "rum", true),
+        ("plv8", "plv8", false),
+        ("pg_hint_plan", "pg-hint-plan", false),
+        ("h3", "h3", false),
+        ("pgq", "pgq3", true),
+        ("prefix", "prefix", true),
+        ("ip4r", "ip4r", true),
+        ("pg_squeeze", "squeeze", false),
     ];
     const SUPABASE_ONLY: &[&str] = &[
         "pg_graphql",
@@ -221,10 +223,15 @@ fn extension_source(name: &str, major: &str) -> Option<String> {
              part of postgresql-{major})"
         ));
     }
-    if let Some((_, pkg)) = PACKAGED.iter().find(|(n, _)| *n == name) {
+    if let Some((_, pkg, debian)) = PACKAGED.iter().find(|(n, _, _)| *n == name) {
         let pkg = format!("postgresql-{major}-{pkg}");
+        let from = if *debian {
+            ""
+        } else {
+            ", from the PostgreSQL project's apt repository (apt.postgresql.org)"
+        };
         return Some(format!(
-            "install the package {pkg} (sudo apt-get install -y {pkg})"
+            "install the package {pkg}{from} (sudo apt-get install -y {pkg})"
         ));
     }
     SUPABASE_ONLY.contains(&name).then(|| {
