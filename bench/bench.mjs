@@ -335,6 +335,9 @@ Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): $
 
 ${t(results.storage, [['file', (r) => `${r.size_mb} MB`], ['upload MB/s', (r) => r.upload_mb_s], ['public download MB/s', (r) => r.download_mb_s], ['disk copy MB/s', (r) => r.disk_copy_mb_s], ['peak RSS upload MB', (r) => r.upload_peak_rss_mb], ['peak RSS download MB', (r) => r.download_peak_rss_mb]])}
 
+## Realtime
+
+${existsSync(join(out, 'realtime-table.md')) ? readFileSync(join(out, 'realtime-table.md'), 'utf8') : '(bench/realtime.mjs did not run)\n'}
 ## Memory, start, site
 
 | measure | value | target |

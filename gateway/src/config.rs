@@ -51,6 +51,9 @@ pub struct Config {
     pub rest_enabled: bool,
     pub auth_enabled: bool,
     pub storage_enabled: bool,
+    pub realtime_enabled: bool,
+    /// Longest WebSocket upgrade request head ([realtime] max_header_length).
+    pub realtime_max_header_length: usize,
 }
 
 fn default_workers() -> usize {
@@ -140,6 +143,8 @@ impl Config {
             rest_enabled: p.api.enabled,
             auth_enabled: p.auth.enabled,
             storage_enabled: p.storage.enabled,
+            realtime_enabled: p.realtime.enabled,
+            realtime_max_header_length: p.realtime.max_header_length as usize,
             project,
         })
     }

@@ -255,7 +255,8 @@ impl EmbeddedPg {
             "127.0.0.1".to_string()
         };
         let mut opts = format!(
-            "-k {} -p {} -c listen_addresses={listen} -c max_connections=100 -c shared_buffers=128MB",
+            "-k {} -p {} -c listen_addresses={listen} -c max_connections=100 -c shared_buffers=128MB \
+             -c wal_level=logical -c max_replication_slots=64 -c max_slot_wal_keep_size=1GB",
             self.socket_dir.display(),
             self.port()
         );

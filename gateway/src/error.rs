@@ -1,6 +1,6 @@
 //! The one place where errors become HTTP responses, in the body shape of the API that failed:
 //! PostgREST `{code,message,details,hint}`, GoTrue `{code,error_code,msg,message}` or Storage
-//! `{statusCode,code,error,message}`.
+//! `{statusCode,code,error,message}` or Realtime `{message}` (with `errors` for invalid input).
 
 use crate::db::DbError;
 use actix_web::{HttpResponse, ResponseError, http::StatusCode};
@@ -27,6 +27,13 @@ pub enum GatewayError {
         code: String,
         error: String,
         message: String,
+    },
+    #[error("{message}")]
+    Realtime {
+        status: u16,
+        message: String,
+        /// Which fields were invalid (422).
+        errors: Option<serde_json::Value>,
     },
 }
 
@@ -124,6 +131,7 @@ impl ResponseError for GatewayError {
                     400
                 }
             }
+            GatewayError::Realtime { status, .. } => *status,
         };
         StatusCode::from_u16(s).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
@@ -159,6 +167,13 @@ impl ResponseError for GatewayError {
             GatewayError::Storage { status, code, error, message } => r
                 .content_type("application/json; charset=utf-8")
                 .body(json!({"statusCode": status.to_string(), "code": code, "error": error, "message": message}).to_string()),
+            GatewayError::Realtime { message, errors, .. } => {
+                let mut body = json!({ "message": message });
+                if let Some(e) = errors {
+                    body["errors"] = e.clone();
+                }
+                r.content_type("application/json").body(body.to_string())
+            }
         }
     }
 }

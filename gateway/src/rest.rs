@@ -150,6 +150,12 @@ pub async fn handle(
             .map_err(|e| rest_db_error(e, identity.is_anon()))?;
     }
     let r = built?;
+    if !plan.read_only
+        && let Some(rt) = &state.realtime
+    {
+        // What this request committed reaches change subscribers without waiting for a poll.
+        rt.committed();
+    }
     let mut out =
         HttpResponse::build(actix_web::http::StatusCode::from_u16(r.status).unwrap_or_default());
     for (k, v) in &r.headers {

@@ -1,12 +1,12 @@
 //! Loads the schema cache and keeps it fresh: reload on `NOTIFY pgrst, 'reload schema'` (sent by
 //! the DDL event trigger and after migrations), debounced; a failed reload keeps the old cache.
 
+use crate::listen::Event;
 use crate::state::AppState;
-use futures_util::StreamExt;
 use query_engine::SchemaCache;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_postgres::{AsyncMessage, Client};
+use tokio_postgres::Client;
 
 pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, String> {
     client
@@ -42,43 +42,22 @@ pub async fn reload(state: &AppState) {
     }
 }
 
-/// Listens on the `pgrst` channel forever, reconnecting with back-off.
+/// Listens on the `pgrst` channel forever.
 pub fn spawn_listener(state: Arc<AppState>, pg: tokio_postgres::Config) {
+    let mut events = crate::listen::listen(pg, "pgrst");
     tokio::spawn(async move {
-        let mut backoff = Duration::from_millis(500);
-        loop {
-            match pg.connect(tokio_postgres::NoTls).await {
-                Ok((client, mut conn)) => {
-                    backoff = Duration::from_millis(500);
-                    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-                    let pump = tokio::spawn(async move {
-                        let mut stream =
-                            futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
-                        while let Some(Ok(msg)) = stream.next().await {
-                            if let AsyncMessage::Notification(n) = msg {
-                                let _ = tx.send(n.payload().to_string());
-                            }
-                        }
-                    });
-                    if client.batch_execute("LISTEN pgrst").await.is_ok() {
-                        // Anything may have changed while we were not listening.
-                        reload(&state).await;
-                        while let Some(payload) = rx.recv().await {
-                            if payload.is_empty() || payload == "reload schema" {
-                                // Debounce bursts of DDL into one reload.
-                                tokio::time::sleep(Duration::from_millis(100)).await;
-                                while rx.try_recv().is_ok() {}
-                                reload(&state).await;
-                            }
-                        }
-                    }
-                    pump.abort();
-                    tracing::warn!("schema listener disconnected; reconnecting");
+        while let Some(event) = events.recv().await {
+            match event {
+                // Anything may have changed while we were not listening.
+                Event::Connected => reload(&state).await,
+                Event::Notification(p) if p.is_empty() || p == "reload schema" => {
+                    // Debounce bursts of DDL into one reload.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    while events.try_recv().is_ok() {}
+                    reload(&state).await;
                 }
-                Err(e) => tracing::warn!("schema listener cannot connect: {e}"),
+                Event::Notification(_) => {}
             }
-            tokio::time::sleep(backoff).await;
-            backoff = (backoff * 2).min(Duration::from_secs(5));
         }
     });
 }

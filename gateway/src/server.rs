@@ -1,4 +1,4 @@
-//! The HTTP application: CORS, the three APIs, health and the site.
+//! The HTTP application: CORS, the four APIs, health and the site.
 
 use crate::state::AppState;
 use actix_cors::Cors;
@@ -50,10 +50,11 @@ pub fn bind(
 ) -> std::io::Result<(actix_web::dev::Server, u16)> {
     let data = web::Data::new(state.clone());
     let workers = state.config.workers.max(1);
-    let (rest, auth, storage) = (
+    let (rest, auth, storage, realtime) = (
         state.config.rest_enabled,
         state.config.auth_enabled,
         state.config.storage_enabled,
+        state.realtime.is_some(),
     );
     let log_requests = state.config.log_requests;
     let server = HttpServer::new(move || {
@@ -75,6 +76,9 @@ pub fn bind(
                 if storage {
                     crate::storage_api::routes(c);
                 }
+                if realtime {
+                    crate::realtime::routes(c);
+                }
             })
             .service(
                 web::scope("")
@@ -89,6 +93,8 @@ pub fn bind(
     // A client that closes its side mid-request is gone: its request is dropped, which cancels
     // its statement on the server (db::Tx), instead of running on for nobody.
     .h1_allow_half_closed(false)
+    // Open sockets are closed by realtime's own shutdown; nothing else waits this long.
+    .shutdown_timeout(5)
     .disable_signals()
     .bind((host, port))?;
     let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);

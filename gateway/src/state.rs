@@ -25,6 +25,8 @@ pub struct AppState {
     pub site: Option<crate::site::Site>,
     /// Where stored objects' bytes live.
     pub store: Arc<dyn object_store::ObjectStore>,
+    /// Realtime, unless config.toml switches it off.
+    pub realtime: Option<Arc<crate::realtime::Realtime>>,
 }
 
 impl AppState {
@@ -33,6 +35,7 @@ impl AppState {
         pg: tokio_postgres::Config,
         schema: SchemaCache,
         store: Arc<dyn object_store::ObjectStore>,
+        realtime: Option<Arc<crate::realtime::Realtime>>,
     ) -> Self {
         let keys = JwtKeys::new(config.jwt_secret());
         let api_keys = keys.api_keys();
@@ -57,6 +60,7 @@ impl AppState {
             site,
             client_slots,
             store,
+            realtime,
         }
     }
 

@@ -30,6 +30,14 @@ pub struct Config {
     pub db: Db,
     pub auth: Auth,
     pub storage: Storage,
+    pub realtime: Realtime,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Realtime {
+    pub enabled: bool,
+    /// Longest request head (URL and headers) the WebSocket upgrade accepts, in bytes.
+    pub max_header_length: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -136,6 +144,10 @@ impl Default for Config {
                 file_size_limit: 50 * 1024 * 1024,
                 buckets: BTreeMap::new(),
             },
+            realtime: Realtime {
+                enabled: true,
+                max_header_length: 4096,
+            },
         }
     }
 }
@@ -154,9 +166,7 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
     use Default_::*;
     &[
         ("db.migrations.schema_paths", EmptyList),
-        ("realtime.enabled", Bool(true)),
         ("realtime.ip_version", Str("IPv4")),
-        ("realtime.max_header_length", Int(4096)),
         ("inbucket.enabled", Bool(true)),
         ("inbucket.port", Int(54324)),
         ("storage.s3_protocol.enabled", Bool(true)),
@@ -568,6 +578,11 @@ impl Config {
                 .unwrap_or(d.storage.file_size_limit),
             buckets: read_buckets(&mut doc)?,
         };
+        let realtime = Realtime {
+            enabled: doc.bool(&["realtime", "enabled"], true)?,
+            max_header_length: doc.int(&["realtime", "max_header_length"], 4096, 1024, 1 << 20)?
+                as u64,
+        };
         let ignored = doc.ignored();
         Ok(Loaded {
             config: Config {
@@ -576,6 +591,7 @@ impl Config {
                 db,
                 auth,
                 storage,
+                realtime,
             },
             ignored,
         })

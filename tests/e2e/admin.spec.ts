@@ -87,6 +87,18 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(page.getByTestId('count-unavailable-products')).toHaveText(String(total - available))
   await expect(page.getByTestId('count-categories')).toHaveText(String(await restCount(request, 'categories')))
 
+  // Another admin's changes show without a reload (Realtime).
+  const key = process.env.E2E_ADMIN_SERVICE_KEY!
+  const rest = `${process.env.E2E_ADMIN_URL}/rest/v1/products`
+  const headers = { apikey: key, authorization: `Bearer ${key}`, prefer: 'return=representation' }
+  const created = await request.post(rest, { headers, data: { name: 'Live Tulips', base_price: 12, is_available: false } })
+  expect(created.status()).toBe(201)
+  const [live] = await created.json()
+  await expect(page.getByTestId('count-total-products')).toHaveText(String(total + 1))
+  await expect(page.getByTestId('count-unavailable-products')).toHaveText(String(total - available + 1))
+  expect((await request.delete(`${rest}?id=eq.${live.id}`, { headers })).status()).toBe(200)
+  await expect(page.getByTestId('count-total-products')).toHaveText(String(total))
+
   // A new category: the slug follows the name.
   await page.getByRole('link', { name: 'Categories', exact: true }).click()
   await expect(page.getByTestId('category-row').first()).toContainText('Seasonal')

@@ -42,15 +42,16 @@ function readyLine(child, timeoutMs) {
  * @param {{ args?: string[], env?: Record<string,string>, site?: boolean, dataDir?: string, workdir?: string, binary?: string }} options
  *   `dataDir`: use and keep this data directory (restart tests); else a new one, deleted on stop.
  *   `workdir`: the project folder (default: the shop at the repository root).
+ *   `port`: the HTTP port (default: a free one; a restart test gives the one it had).
  */
-export async function startGateway({ args = [], env = {}, site = false, dataDir: keepDir, workdir = repoRoot, binary = gatewayBinary } = {}) {
+export async function startGateway({ args = [], env = {}, site = false, dataDir: keepDir, workdir = repoRoot, binary = gatewayBinary, port = 0 } = {}) {
   const scratch = keepDir ? null : mkdtempSync(join(tmpdir(), 'supagate-test-'))
   if (scratch) chmodSync(scratch, 0o755)
   const dataDir = keepDir ?? join(scratch, 'data')
   const siteArgs = site ? ['--site-dir', join(repoRoot, 'frontend/dist')] : []
   const child = spawn(
     binary,
-    ['--workdir', workdir, '--data-dir', dataDir, '--port', '0', '--db-port', '0', '--stop-on-stdin-close', ...siteArgs, ...args, 'start', '-o', 'json'],
+    ['--workdir', workdir, '--data-dir', dataDir, '--port', String(port), '--db-port', '0', '--stop-on-stdin-close', ...siteArgs, ...args, 'start', '-o', 'json'],
     {
       env: {
         ...process.env,

@@ -190,11 +190,17 @@ async fn serve_api(
             .await
             .map_err(|e| format!("cannot load the schema cache: {e}"))?
     };
+    let realtime = if cfg.realtime_enabled {
+        Some(crate::realtime::Realtime::start(db.admin.clone()).await?)
+    } else {
+        None
+    };
     let state = Arc::new(state::AppState::new(
         cfg.clone(),
         db.api.clone(),
         schema,
         store,
+        realtime.clone(),
     ));
     schema_cache::spawn_listener(state.clone(), db.api.clone());
     let pruner = spawn_rate_limit_pruner(db.admin.clone());
@@ -226,6 +232,9 @@ async fn serve_api(
     // stdout may be a closed pipe by now (a test harness that went away): never panic here.
     if output.is_none() {
         let _ = writeln!(std::io::stdout(), "\nStopping…");
+    }
+    if let Some(rt) = &realtime {
+        rt.shutdown().await;
     }
     handle.stop(true).await;
     let _ = running.await;

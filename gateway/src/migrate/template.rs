@@ -63,12 +63,42 @@ async fn each(maint: &Client, statements: &[String]) -> Result<(), MigrateError>
     Ok(())
 }
 
+/// A database with a replication slot (realtime's) cannot be dropped: its sessions are ended
+/// and its slots dropped first (a slot in use by a session just ended frees within moments).
+async fn drop_slots(maint: &Client, name: &str) -> Result<(), MigrateError> {
+    let t0 = Instant::now();
+    loop {
+        maint
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = $1 AND pid <> pg_backend_pid()",
+                &[&name],
+            )
+            .await?;
+        let dropped = maint
+            .execute(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots \
+                 WHERE database = $1",
+                &[&name],
+            )
+            .await;
+        match dropped {
+            Ok(_) => return Ok(()),
+            Err(_) if t0.elapsed() < Duration::from_secs(5) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 async fn drop_database(maint: &Client, name: &str) -> Result<(), MigrateError> {
     let exists = maint
         .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
         .await?
         .is_some();
     if exists {
+        drop_slots(maint, name).await?;
         each(
             maint,
             &[
@@ -142,5 +172,10 @@ pub async fn reset(cfg: &Config, db: &Database) -> Result<(), MigrateError> {
         .await?;
     let c = connect(&db.admin).await.map_err(MigrateError::Other)?;
     super::platform::settings(&c, &cfg.project, db.api_password.as_deref()).await?;
+    if cfg.realtime_enabled {
+        crate::realtime::prepare_slot(&c)
+            .await
+            .map_err(MigrateError::Other)?;
+    }
     Ok(())
 }

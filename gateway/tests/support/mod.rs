@@ -239,6 +239,16 @@ impl Gateway {
         id
     }
 
+    /// Another gateway on this one's database (a replica behind the same load balancer).
+    pub fn replica(&self) -> Gateway {
+        spawn(
+            &new_data_dir("r"),
+            &repo_root(),
+            &[],
+            &[("DATABASE_URL", self.status["DB_URL"].as_str())],
+        )
+    }
+
     /// The gateway process.
     pub fn pid(&self) -> u32 {
         self._child.lock().unwrap().id()

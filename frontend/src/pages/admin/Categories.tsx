@@ -9,6 +9,7 @@ import { toast } from '@/components/ui/use-toast'
 import { listCategories } from '@/lib/admin'
 import type { Category } from '@/lib/products'
 import { deleteRow, toggleAvailability } from '@/lib/adminActions'
+import { useLiveChanges } from '@/lib/live'
 
 export default function Categories() {
   const [categories, setCategories] = React.useState<Category[] | null>(null)
@@ -24,6 +25,7 @@ export default function Categories() {
   React.useEffect(() => {
     load()
   }, [load])
+  useLiveChanges(['categories'], load)
 
   const toggle = async (c: Category) => {
     if (await toggleAvailability('categories', c)) load()

@@ -3,15 +3,18 @@ import { Eye, EyeOff, FolderTree, Package } from 'lucide-react'
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card'
 import { toast } from '@/components/ui/use-toast'
 import { dashboardCounts } from '@/lib/admin'
+import { useLiveChanges } from '@/lib/live'
 
 export default function Dashboard() {
   const [counts, setCounts] = React.useState<{ total: number; available: number; unavailable: number; categories: number } | null>(null)
-  React.useEffect(() => {
+  const load = React.useCallback(() => {
     dashboardCounts().then((c) => {
       if (c.error) toast({ variant: 'destructive', title: 'Failed to fetch products', description: c.error.message })
       setCounts(c)
     })
   }, [])
+  React.useEffect(load, [load])
+  useLiveChanges(['products', 'categories'], load)
   const cards = [
     { label: 'Total Products', value: counts?.total, icon: Package },
     { label: 'Available Products', value: counts?.available, icon: Eye },

@@ -10,6 +10,7 @@ import { categoryNames, listProducts } from '@/lib/admin'
 import type { Product } from '@/lib/products'
 import { deleteRow, toggleAvailability } from '@/lib/adminActions'
 import { formatPrice } from '@/lib/utils'
+import { useLiveChanges } from '@/lib/live'
 
 export default function Products() {
   const [products, setProducts] = React.useState<Product[] | null>(null)
@@ -27,6 +28,7 @@ export default function Products() {
   React.useEffect(() => {
     load()
   }, [load])
+  useLiveChanges(['products', 'categories', 'product_categories'], load)
 
   const toggle = async (p: Product) => {
     if (await toggleAvailability('products', p)) load()
