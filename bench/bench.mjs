@@ -122,7 +122,8 @@ function captureSql(gw, doRequest) {
     const params = []
     const d = entries[i + 1]?.match(/DETAIL:\s+parameters: ([\s\S]*)$/)
     if (d) for (const p of d[1].matchAll(/\$(\d+) = (NULL|'(?:[^']|'')*')/g)) params[Number(p[1])] = p[2]
-    if (/pg_reload_conf|ALTER SYSTEM|LISTEN|pg_advisory/.test(sql)) continue
+    // Not the request's: this harness's own statements and realtime's background work.
+    if (/pg_reload_conf|ALTER SYSTEM|LISTEN|pg_advisory|realtime\.|pg_logical_slot|pg_replication_slot|pg_notify|supagate\.mail/.test(sql)) continue
     // Inline the values as unknown-typed literals, exactly as the gateway sends them. E'' strings
     // with ':' escaped, because pgbench would read ":name" inside a literal as its own variable.
     const lit = (v) => (v === undefined || v === 'NULL' ? 'NULL' : `E'${v.slice(1, -1).replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'`)

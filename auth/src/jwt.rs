@@ -1,4 +1,7 @@
-//! HS256 JSON Web Tokens: the project's API keys, access tokens, and their verification.
+//! JSON Web Tokens: the project's API keys, access tokens, and their verification. HS256 with
+//! the JWT secret, plus the asymmetric signing keys (RS256, ES256) of a signing-keys file as the
+//! Supabase CLI's `signing_keys_path`: access tokens are signed with its first key, and tokens
+//! signed by any configured key verify. Their public halves are the JWKS.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -28,12 +31,26 @@ pub enum JwtError {
     NotAnObject,
 }
 
-/// The project's signing secret and the two API keys derived from it.
+/// The project's signing secret (and signing keys) and the two API keys derived from it.
 #[derive(Clone)]
 pub struct JwtKeys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    asymmetric: Vec<AsymmetricKey>,
+    /// Index in `asymmetric` of the key access tokens are signed with (None: HS256).
+    signer: Option<usize>,
+}
+
+/// One key of the signing-keys file.
+#[derive(Clone)]
+struct AsymmetricKey {
+    kid: Option<String>,
+    alg: Algorithm,
+    decoding: DecodingKey,
+    encoding: Option<EncodingKey>,
+    /// The key without its private parts, as the JWKS shows it.
+    public: Value,
 }
 
 /// The anon and service_role keys a project hands to its clients.
@@ -55,7 +72,40 @@ impl JwtKeys {
             encoding: EncodingKey::from_secret(secret.as_bytes()),
             decoding: DecodingKey::from_secret(secret.as_bytes()),
             validation,
+            asymmetric: Vec::new(),
+            signer: None,
         }
+    }
+
+    /// The secret plus the keys of a signing-keys file: a JSON array of JWKs (or `{"keys":
+    /// [...]}`) with their private parts, as `supabase gen signing-key` writes them. Access
+    /// tokens are signed with the first key that has its private part.
+    pub fn with_signing_keys(secret: &str, json: &str) -> Result<Self, String> {
+        let mut keys = Self::new(secret);
+        let doc: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+        let list = match doc {
+            Value::Array(a) => a,
+            Value::Object(mut o) => match o.remove("keys") {
+                Some(Value::Array(a)) => a,
+                _ => return Err("expected an array of JWKs or {\"keys\": [...]}".into()),
+            },
+            _ => return Err("expected an array of JWKs".into()),
+        };
+        for (i, jwk) in list.iter().enumerate() {
+            let key = signing_key(jwk).map_err(|e| format!("key {}: {e}", i + 1))?;
+            if let Some(key) = key {
+                if keys.signer.is_none() && key.encoding.is_some() {
+                    keys.signer = Some(keys.asymmetric.len());
+                }
+                keys.asymmetric.push(key);
+            }
+        }
+        Ok(keys)
+    }
+
+    /// The public keys (`/.well-known/jwks.json`).
+    pub fn jwks(&self) -> Value {
+        json!({ "keys": self.asymmetric.iter().map(|k| k.public.clone()).collect::<Vec<_>>() })
     }
 
     /// Mints the anon and service_role keys exactly as the Supabase CLI does, so that with the demo
@@ -81,25 +131,55 @@ impl JwtKeys {
         format!("{message}.{sig}")
     }
 
-    /// Signs arbitrary claims (access tokens).
+    /// Signs arbitrary claims (access tokens) with the signing key.
     pub fn sign(&self, claims: &Value) -> String {
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
-            .expect("HMAC signing cannot fail")
+        match self.signer.map(|i| &self.asymmetric[i]) {
+            Some(k) => {
+                let mut header = Header::new(k.alg);
+                header.kid = k.kid.clone();
+                jsonwebtoken::encode(&header, claims, k.encoding.as_ref().expect("a signer"))
+                    .expect("signing with a loaded key cannot fail")
+            }
+            None => jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+                .expect("HMAC signing cannot fail"),
+        }
     }
 
-    /// Verifies signature and time claims; returns the claims object.
+    /// Verifies signature (by the secret, or the signing key the header names) and time claims;
+    /// returns the claims object.
     pub fn verify(&self, token: &str) -> Result<Value, JwtError> {
         let parts = token.split('.').count();
         if parts != 3 {
             return Err(JwtError::Parts(parts));
         }
-        let data = jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation).map_err(
-            |e| match e.kind() {
-                ErrorKind::ExpiredSignature => JwtError::Expired,
-                ErrorKind::ImmatureSignature => JwtError::NotYetValid,
-                _ => JwtError::Signature,
-            },
-        )?;
+        let header = jsonwebtoken::decode_header(token).map_err(|_| JwtError::Signature)?;
+        let map = |e: jsonwebtoken::errors::Error| match e.kind() {
+            ErrorKind::ExpiredSignature => JwtError::Expired,
+            ErrorKind::ImmatureSignature => JwtError::NotYetValid,
+            _ => JwtError::Signature,
+        };
+        let data = if header.alg == Algorithm::HS256 {
+            jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation).map_err(map)?
+        } else {
+            let mut validation = self.validation.clone();
+            validation.algorithms = vec![header.alg];
+            let mut last = JwtError::Signature;
+            let candidates = self
+                .asymmetric
+                .iter()
+                .filter(|k| k.alg == header.alg && (header.kid.is_none() || k.kid == header.kid));
+            let mut found = None;
+            for k in candidates {
+                match jsonwebtoken::decode::<Value>(token, &k.decoding, &validation) {
+                    Ok(d) => {
+                        found = Some(d);
+                        break;
+                    }
+                    Err(e) => last = map(e),
+                }
+            }
+            found.ok_or(last)?
+        };
         let claims = data.claims;
         if !claims.is_object() {
             return Err(JwtError::NotAnObject);
@@ -111,6 +191,84 @@ impl JwtKeys {
         }
         Ok(claims)
     }
+}
+
+fn b64(jwk: &Value, field: &str) -> Result<Vec<u8>, String> {
+    let v = jwk
+        .get(field)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("missing \"{field}\""))?;
+    URL_SAFE_NO_PAD
+        .decode(v.trim_end_matches('='))
+        .map_err(|e| format!("\"{field}\" is not base64url: {e}"))
+}
+
+/// An RS256 or ES256 key of a JWK (None for `oct` keys: the secret already covers HS256).
+fn signing_key(jwk: &Value) -> Result<Option<AsymmetricKey>, String> {
+    use p256::pkcs8::EncodePrivateKey;
+    use rsa::pkcs1::EncodeRsaPrivateKey;
+    let kid = jwk.get("kid").and_then(Value::as_str).map(str::to_string);
+    let s = |f: &str| jwk.get(f).and_then(Value::as_str).unwrap_or("").to_string();
+    let (alg, decoding, encoding) = match s("kty").as_str() {
+        "oct" => return Ok(None),
+        "RSA" => {
+            let decoding = DecodingKey::from_rsa_components(&s("n"), &s("e"))
+                .map_err(|e| format!("bad RSA key: {e}"))?;
+            let encoding = if jwk.get("d").is_some() {
+                let n = rsa::BigUint::from_bytes_be(&b64(jwk, "n")?);
+                let e = rsa::BigUint::from_bytes_be(&b64(jwk, "e")?);
+                let d = rsa::BigUint::from_bytes_be(&b64(jwk, "d")?);
+                let primes = vec![
+                    rsa::BigUint::from_bytes_be(&b64(jwk, "p")?),
+                    rsa::BigUint::from_bytes_be(&b64(jwk, "q")?),
+                ];
+                let key = rsa::RsaPrivateKey::from_components(n, e, d, primes)
+                    .map_err(|e| format!("bad RSA private key: {e}"))?;
+                let der = key.to_pkcs1_der().map_err(|e| e.to_string())?;
+                Some(EncodingKey::from_rsa_der(der.as_bytes()))
+            } else {
+                None
+            };
+            (Algorithm::RS256, decoding, encoding)
+        }
+        "EC" if s("crv") == "P-256" => {
+            let decoding = DecodingKey::from_ec_components(&s("x"), &s("y"))
+                .map_err(|e| format!("bad EC key: {e}"))?;
+            let encoding = if jwk.get("d").is_some() {
+                let key = p256::SecretKey::from_slice(&b64(jwk, "d")?)
+                    .map_err(|e| format!("bad EC private key: {e}"))?;
+                let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
+                Some(EncodingKey::from_ec_der(der.as_bytes()))
+            } else {
+                None
+            };
+            (Algorithm::ES256, decoding, encoding)
+        }
+        other => {
+            return Err(format!(
+                "unsupported key type {other:?} (use RSA, EC P-256 or oct)"
+            ));
+        }
+    };
+    let mut public = jwk.as_object().cloned().unwrap_or_default();
+    for private in ["d", "p", "q", "dp", "dq", "qi", "oth"] {
+        public.remove(private);
+    }
+    public.insert("key_ops".into(), json!(["verify"]));
+    public.entry("alg").or_insert_with(|| {
+        json!(if alg == Algorithm::RS256 {
+            "RS256"
+        } else {
+            "ES256"
+        })
+    });
+    Ok(Some(AsymmetricKey {
+        kid,
+        alg,
+        decoding,
+        encoding,
+        public: Value::Object(public),
+    }))
 }
 
 /// Claims of the anon role when a request carries no token.
@@ -158,5 +316,40 @@ mod tests {
         assert_eq!(k.verify(&future), Err(JwtError::NotYetValid));
         let iat = k.sign(&json!({"role":"authenticated","iat": now + 120}));
         assert_eq!(k.verify(&iat), Err(JwtError::IssuedInFuture));
+    }
+
+    /// A throwaway RSA key (generated for this test only).
+    const TEST_RSA_JWK: &str = include_str!("test-rsa-key.json");
+
+    #[test]
+    fn signing_keys_sign_access_tokens_and_both_kinds_verify() {
+        let k = JwtKeys::with_signing_keys(DEMO_JWT_SECRET, &format!("[{TEST_RSA_JWK}]")).unwrap();
+        let token = k.sign(&json!({"role": "authenticated", "sub": "u"}));
+        let header = jsonwebtoken::decode_header(&token).unwrap();
+        assert_eq!(header.alg, Algorithm::RS256);
+        assert_eq!(header.kid.as_deref(), Some("test-rsa"));
+        assert_eq!(k.verify(&token).unwrap()["sub"], "u");
+        // HS256 keys (the API keys) still verify; a key it does not have does not.
+        assert_eq!(k.verify(CLI_ANON).unwrap()["role"], "anon");
+        assert_eq!(
+            JwtKeys::new(DEMO_JWT_SECRET).verify(&token),
+            Err(JwtError::Signature)
+        );
+        let jwks = k.jwks();
+        let public = &jwks["keys"][0];
+        assert_eq!(public["kid"], "test-rsa");
+        assert!(public.get("d").is_none() && public.get("p").is_none());
+        assert_eq!(public["key_ops"], json!(["verify"]));
+        // Only the public half: tokens verify, nothing is signed with it.
+        let verify_only = JwtKeys::with_signing_keys(DEMO_JWT_SECRET, &jwks.to_string()).unwrap();
+        assert!(verify_only.verify(&token).is_ok());
+        assert_eq!(
+            jsonwebtoken::decode_header(verify_only.sign(&json!({})))
+                .unwrap()
+                .alg,
+            Algorithm::HS256
+        );
+        assert!(JwtKeys::with_signing_keys(DEMO_JWT_SECRET, "[{\"kty\": \"OKP\"}]").is_err());
+        assert!(JwtKeys::with_signing_keys(DEMO_JWT_SECRET, "nope").is_err());
     }
 }

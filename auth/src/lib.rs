@@ -1,11 +1,61 @@
-//! GoTrue-compatible authentication: JWTs, password rules, users, sessions and refresh tokens.
+//! GoTrue-compatible authentication: JWTs and signing keys, password rules, users, sessions,
+//! refresh-token rotation, e-mailed links and codes, PKCE, MFA, hooks and rate limits.
 //!
-//! The gateway owns the connection pool and the HTTP layer; this crate holds the rules and the SQL
-//! and works on any `tokio_postgres::GenericClient` it is handed.
+//! The gateway owns the connection pool, the HTTP layer and mail delivery; this crate holds the
+//! rules and the SQL and works on any `tokio_postgres::GenericClient` it is handed. Flows that
+//! mail return the mails to send once their transaction commits.
 
+pub mod config;
+pub mod email;
+pub mod error;
+pub mod hooks;
 pub mod jwt;
+pub mod limits;
+pub mod mail;
+pub mod mfa;
+pub mod otp;
 pub mod password;
-pub mod service;
+pub mod pkce;
+pub mod redirect;
+pub mod sessions;
+pub mod signup;
 pub mod users;
+pub mod verify;
 
+pub use config::AuthConfig;
+pub use error::{AuthError, api};
 pub use jwt::{ApiKeys, JwtError, JwtKeys};
+
+#[cfg(test)]
+pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
+    AuthConfig {
+        keys: JwtKeys::new(jwt::DEMO_JWT_SECRET),
+        jwt_expiry: 3600,
+        issuer: "http://127.0.0.1:54321/auth/v1".into(),
+        site_url: "http://127.0.0.1:3000".into(),
+        additional_redirect_urls: redirects.iter().map(|s| s.to_string()).collect(),
+        password: password::Policy::new(6, ""),
+        disable_signup: false,
+        email_enabled: true,
+        anonymous_enabled: false,
+        autoconfirm: true,
+        double_confirm_changes: true,
+        secure_password_change: false,
+        max_frequency: 1,
+        otp_length: 6,
+        otp_expiry: 3600,
+        email_sent_per_hour: 2,
+        rotation: true,
+        refresh_reuse_interval: 10,
+        mfa: config::Mfa {
+            max_enrolled_factors: 10,
+            totp_enroll: true,
+            totp_verify: true,
+            phone_enroll: false,
+            phone_verify: false,
+            web_authn_enroll: false,
+            web_authn_verify: false,
+        },
+        hooks: config::Hooks::default(),
+    }
+}

@@ -1,5 +1,7 @@
-//! Users and identities in `auth.users` / `auth.identities`, as GoTrue stores them.
+//! Users and identities in `auth.users` / `auth.identities`, as GoTrue stores and shows them.
 
+use crate::error::{Result, api, user_not_found};
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
@@ -9,10 +11,23 @@ use uuid::Uuid;
 pub struct InvalidEmail;
 
 /// Trims and lower-cases an address and checks its shape (GoTrue's validateEmail).
-pub fn normalize_email(email: &str) -> Result<String, InvalidEmail> {
+pub fn normalize_email(email: &str) -> std::result::Result<String, InvalidEmail> {
     let e = email.trim().to_lowercase();
     let (local, domain) = e.split_once('@').ok_or(InvalidEmail)?;
+    // checkmail's format, as GoTrue validates addresses.
+    let local_ok = local
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || ".!#$%&'*+/=?^_`{|}~-".contains(c));
+    let labels_ok = domain.split('.').all(|l| {
+        !l.is_empty()
+            && l.len() <= 63
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    });
     let valid = !local.is_empty()
+        && local_ok
+        && labels_ok
         && e.len() <= 255
         && domain.contains('.')
         && !domain.starts_with('.')
@@ -23,34 +38,217 @@ pub fn normalize_email(email: &str) -> Result<String, InvalidEmail> {
     if valid { Ok(e) } else { Err(InvalidEmail) }
 }
 
-/// Inserts a user and its `email` identity. The address must already be normalised.
+/// The user object GoTrue returns (`omitempty` fields left out when empty), built in SQL from
+/// a row `u` of auth.users.
+const USER_OBJECT: &str = "(jsonb_build_object(
+   'id', u.id, 'aud', coalesce(u.aud, ''), 'role', coalesce(u.role, ''), 'email', coalesce(u.email, ''),
+   'phone', coalesce(u.phone, ''),
+   'app_metadata', coalesce(u.raw_app_meta_data, '{}'), 'user_metadata', coalesce(u.raw_user_meta_data, '{}'),
+   'identities', coalesce((SELECT jsonb_agg(jsonb_build_object(
+        'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
+        'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
+        'updated_at', i.updated_at, 'email', i.email) ORDER BY i.created_at)
+      FROM auth.identities i WHERE i.user_id = u.id), '[]'),
+   'created_at', u.created_at, 'updated_at', u.updated_at, 'is_anonymous', u.is_anonymous)
+ || jsonb_strip_nulls(jsonb_build_object(
+   'email_confirmed_at', u.email_confirmed_at, 'invited_at', u.invited_at,
+   'phone_confirmed_at', u.phone_confirmed_at, 'confirmation_sent_at', u.confirmation_sent_at,
+   'confirmed_at', u.confirmed_at, 'recovery_sent_at', u.recovery_sent_at,
+   'new_email', nullif(u.email_change, ''), 'email_change_sent_at', u.email_change_sent_at,
+   'new_phone', nullif(u.phone_change, ''), 'phone_change_sent_at', u.phone_change_sent_at,
+   'reauthentication_sent_at', u.reauthentication_sent_at, 'last_sign_in_at', u.last_sign_in_at,
+   'banned_until', u.banned_until,
+   'factors', (SELECT jsonb_agg(jsonb_build_object(
+        'id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'status', f.status,
+        'created_at', f.created_at, 'updated_at', f.updated_at, 'phone', coalesce(f.phone, ''),
+        'last_challenged_at', f.last_challenged_at) ORDER BY f.created_at)
+      FROM auth.mfa_factors f WHERE f.user_id = u.id))))";
+
+/// The user object, or None when the user does not exist.
+pub async fn user_json(c: &impl GenericClient, id: Uuid) -> Result<Option<Value>> {
+    let row = c
+        .query_opt(
+            &format!(
+                "SELECT {USER_OBJECT}::text FROM auth.users u WHERE u.id = $1 AND u.deleted_at IS NULL"
+            ),
+            &[&id],
+        )
+        .await?;
+    Ok(row.map(|r| serde_json::from_str(&r.get::<_, String>(0)).expect("user JSON from Postgres")))
+}
+
+pub async fn require(c: &impl GenericClient, id: Uuid) -> Result<Value> {
+    user_json(c, id).await?.ok_or_else(user_not_found)
+}
+
+/// A page of users (newest first) and the total, in two queries.
+pub async fn list(c: &impl GenericClient, page: i64, per_page: i64) -> Result<(Vec<Value>, i64)> {
+    let total: i64 = c
+        .query_one(
+            "SELECT count(*) FROM auth.users WHERE deleted_at IS NULL",
+            &[],
+        )
+        .await?
+        .get(0);
+    let users: String = c
+        .query_one(
+            &format!(
+                "SELECT coalesce(jsonb_agg({USER_OBJECT} ORDER BY u.created_at DESC, u.id), '[]')::text
+                 FROM (SELECT * FROM auth.users WHERE deleted_at IS NULL
+                       ORDER BY created_at DESC, id LIMIT $1 OFFSET $2) u"
+            ),
+            &[&per_page, &((page - 1) * per_page)],
+        )
+        .await?
+        .get(0);
+    Ok((
+        serde_json::from_str(&users).expect("users JSON from Postgres"),
+        total,
+    ))
+}
+
+/// What the flows read of a user.
+#[derive(Debug, Clone)]
+pub struct UserRow {
+    pub id: Uuid,
+    pub email: String,
+    pub has_password: bool,
+    pub confirmed: bool,
+    pub invited: bool,
+    pub banned: bool,
+    pub is_anonymous: bool,
+    pub confirmation_sent_at: Option<DateTime<Utc>>,
+    pub recovery_sent_at: Option<DateTime<Utc>>,
+    pub email_change_sent_at: Option<DateTime<Utc>>,
+    pub reauthentication_sent_at: Option<DateTime<Utc>>,
+    pub email_change: String,
+    pub email_change_token_new: String,
+    pub email_change_token_current: String,
+    pub email_change_confirm_status: i16,
+    pub confirmation_token: String,
+    pub recovery_token: String,
+    pub reauthentication_token: String,
+    pub user_metadata: Value,
+}
+
+const ROW: &str = "SELECT id, coalesce(email, ''), coalesce(encrypted_password, '') <> '',
+    email_confirmed_at IS NOT NULL, invited_at IS NOT NULL, coalesce(banned_until > now(), false),
+    is_anonymous, confirmation_sent_at, recovery_sent_at, email_change_sent_at, reauthentication_sent_at,
+    coalesce(email_change, ''), coalesce(email_change_token_new, ''), coalesce(email_change_token_current, ''),
+    coalesce(email_change_confirm_status, 0)::int2, coalesce(confirmation_token, ''), coalesce(recovery_token, ''),
+    coalesce(reauthentication_token, ''), coalesce(raw_user_meta_data, '{}')
+  FROM auth.users";
+
+fn user_row(r: &tokio_postgres::Row) -> UserRow {
+    UserRow {
+        id: r.get(0),
+        email: r.get(1),
+        has_password: r.get(2),
+        confirmed: r.get(3),
+        invited: r.get(4),
+        banned: r.get(5),
+        is_anonymous: r.get(6),
+        confirmation_sent_at: r.get(7),
+        recovery_sent_at: r.get(8),
+        email_change_sent_at: r.get(9),
+        reauthentication_sent_at: r.get(10),
+        email_change: r.get(11),
+        email_change_token_new: r.get(12),
+        email_change_token_current: r.get(13),
+        email_change_confirm_status: r.get(14),
+        confirmation_token: r.get(15),
+        recovery_token: r.get(16),
+        reauthentication_token: r.get(17),
+        user_metadata: r.get(18),
+    }
+}
+
+/// The user (locked for the rest of the transaction) with this id.
+pub async fn row(c: &impl GenericClient, id: Uuid) -> Result<UserRow> {
+    c.query_opt(
+        &format!("{ROW} WHERE id = $1 AND deleted_at IS NULL FOR UPDATE"),
+        &[&id],
+    )
+    .await?
+    .map(|r| user_row(&r))
+    .ok_or_else(user_not_found)
+}
+
+/// The user (locked) with this normalised address.
+pub async fn row_by_email(c: &impl GenericClient, email: &str) -> Result<Option<UserRow>> {
+    Ok(c.query_opt(
+        &format!("{ROW} WHERE lower(email) = lower($1) AND deleted_at IS NULL FOR UPDATE"),
+        &[&email],
+    )
+    .await?
+    .map(|r| user_row(&r)))
+}
+
+/// The user holding a token (by column), locked.
+pub async fn row_by_token(
+    c: &impl GenericClient,
+    columns: &[&str],
+    token: &str,
+) -> Result<Option<UserRow>> {
+    let cond: Vec<String> = columns.iter().map(|c| format!("{c} = $1")).collect();
+    Ok(c.query_opt(
+        &format!(
+            "{ROW} WHERE ({}) AND deleted_at IS NULL FOR UPDATE",
+            cond.join(" OR ")
+        ),
+        &[&token],
+    )
+    .await?
+    .map(|r| user_row(&r)))
+}
+
+/// Inserts a user and (for an address) its `email` identity. The address must already be
+/// normalised; None makes an anonymous user.
 pub async fn insert_user(
     c: &impl GenericClient,
-    email: &str,
+    email: Option<&str>,
     password_hash: &str,
     user_metadata: &Value,
     confirmed: bool,
-) -> Result<Uuid, tokio_postgres::Error> {
-    let app_meta = json!({"provider": "email", "providers": ["email"]});
-    let row = c
+) -> std::result::Result<Uuid, tokio_postgres::Error> {
+    let anonymous = email.is_none();
+    let app_meta = if anonymous {
+        json!({})
+    } else {
+        json!({"provider": "email", "providers": ["email"]})
+    };
+    let id: Uuid = c
         .query_one(
-            "WITH u AS (
-               INSERT INTO auth.users (email, encrypted_password, email_confirmed_at, raw_app_meta_data, raw_user_meta_data)
-               VALUES ($1, $2, CASE WHEN $3 THEN now() END, $4, $5) RETURNING id, email, email_confirmed_at)
-             INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-             SELECT u.id::text, u.id, jsonb_build_object('sub', u.id::text, 'email', u.email,
-                    'email_verified', u.email_confirmed_at IS NOT NULL, 'phone_verified', false), 'email'
-             FROM u RETURNING user_id",
-            &[&email, &password_hash, &confirmed, &app_meta, user_metadata],
+            "INSERT INTO auth.users (email, encrypted_password, email_confirmed_at, raw_app_meta_data,
+                                     raw_user_meta_data, is_anonymous)
+             VALUES ($1, $2, CASE WHEN $3 THEN now() END, $4, $5, $6) RETURNING id",
+            &[
+                &email,
+                &password_hash,
+                &confirmed,
+                &app_meta,
+                user_metadata,
+                &anonymous,
+            ],
+        )
+        .await?
+        .get(0);
+    if let Some(email) = email {
+        c.execute(
+            "INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
+             VALUES ($1::uuid::text, $1, $4::jsonb || jsonb_build_object('sub', $1::uuid::text,
+                     'email', $2::text, 'email_verified', $3::bool, 'phone_verified', false), 'email')",
+            &[&id, &email, &confirmed, user_metadata],
         )
         .await?;
-    Ok(row.get(0))
+    }
+    Ok(id)
 }
 
 pub async fn find_id_by_email(
     c: &impl GenericClient,
     email: &str,
-) -> Result<Option<Uuid>, tokio_postgres::Error> {
+) -> std::result::Result<Option<Uuid>, tokio_postgres::Error> {
     Ok(c.query_opt(
         "SELECT id FROM auth.users WHERE lower(email) = lower($1)",
         &[&email],
@@ -63,7 +261,7 @@ pub async fn set_password(
     c: &impl GenericClient,
     id: Uuid,
     password_hash: &str,
-) -> Result<(), tokio_postgres::Error> {
+) -> std::result::Result<(), tokio_postgres::Error> {
     c.execute(
         "UPDATE auth.users SET encrypted_password = $2, updated_at = now(),
                 email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1",
@@ -71,6 +269,92 @@ pub async fn set_password(
     )
     .await?;
     Ok(())
+}
+
+/// Confirms the address: `email_confirmed_at` set, identities marked verified.
+pub async fn confirm(c: &impl GenericClient, id: Uuid) -> Result<()> {
+    c.execute(
+        "UPDATE auth.users SET email_confirmed_at = coalesce(email_confirmed_at, now()),
+                confirmation_token = '', updated_at = now() WHERE id = $1",
+        &[&id],
+    )
+    .await?;
+    c.execute(
+        "UPDATE auth.identities SET identity_data = identity_data || '{\"email_verified\": true}',
+                updated_at = now()
+         WHERE user_id = $1 AND provider = 'email'",
+        &[&id],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Updates e-mail, password hash and/or metadata (merged, as GoTrue merges `data`).
+pub async fn update(
+    c: &impl GenericClient,
+    id: Uuid,
+    email: Option<&str>,
+    password_hash: Option<&str>,
+    data: Option<&Value>,
+    app_data: Option<&Value>,
+) -> Result<Value> {
+    let result = c
+        .execute(
+            "UPDATE auth.users SET
+               email = coalesce($2, email),
+               encrypted_password = coalesce($3, encrypted_password),
+               raw_user_meta_data = CASE WHEN $4::jsonb IS NULL THEN raw_user_meta_data ELSE raw_user_meta_data || $4::jsonb END,
+               raw_app_meta_data = CASE WHEN $5::jsonb IS NULL THEN raw_app_meta_data ELSE raw_app_meta_data || $5::jsonb END,
+               updated_at = now()
+             WHERE id = $1",
+            &[&id, &email, &password_hash, &data, &app_data],
+        )
+        .await;
+    match result {
+        Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
+            return Err(api(
+                422,
+                "email_exists",
+                "A user with this email address has already been registered",
+            ));
+        }
+        Err(e) => return Err(e.into()),
+        Ok(_) => {}
+    }
+    if let Some(e) = email {
+        set_identity_email(c, id, e).await?;
+    }
+    require(c, id).await
+}
+
+/// The `email` identity follows the address (made if the user had none: an anonymous user
+/// given an address).
+pub async fn set_identity_email(c: &impl GenericClient, id: Uuid, email: &str) -> Result<()> {
+    c.execute(
+        "INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
+         VALUES ($1::uuid::text, $1, jsonb_build_object('sub', $1::uuid::text, 'email', $2::text,
+                 'email_verified', true, 'phone_verified', false), 'email')
+         ON CONFLICT (provider_id, provider) DO UPDATE
+           SET identity_data = auth.identities.identity_data || jsonb_build_object('email', $2::text, 'email_verified', true),
+               updated_at = now()",
+        &[&id, &email],
+    )
+    .await?;
+    c.execute(
+        "UPDATE auth.users SET raw_app_meta_data = coalesce(raw_app_meta_data, '{}') || jsonb_build_object(
+            'provider', coalesce(raw_app_meta_data ->> 'provider', 'email'),
+            'providers', (SELECT jsonb_agg(DISTINCT provider) FROM auth.identities WHERE user_id = $1))
+         WHERE id = $1",
+        &[&id],
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn delete(c: &impl GenericClient, id: Uuid) -> Result<bool> {
+    Ok(c.execute("DELETE FROM auth.users WHERE id = $1", &[&id])
+        .await?
+        > 0)
 }
 
 #[cfg(test)]
@@ -92,6 +376,8 @@ mod tests {
             "a b@x.com",
             "a@@x.com",
             "a@x..com",
+            "xx:;x@x.x",
+            "a@-x.com",
         ] {
             assert_eq!(normalize_email(bad), Err(InvalidEmail), "{bad}");
         }

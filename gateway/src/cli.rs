@@ -120,6 +120,10 @@ pub struct Flags {
     /// (default: config.toml [db] port, 54322).
     #[arg(long, env = "SUPAGATE_DB_PORT", global = true)]
     pub db_port: Option<u16>,
+    /// Port of the built-in mail catcher's page and API; 0 picks a free one (default:
+    /// config.toml [inbucket] port, 54324).
+    #[arg(long, env = "SUPAGATE_MAIL_PORT", global = true)]
+    pub mail_port: Option<u16>,
     /// Extra settings for the embedded PostgreSQL, as `name=value` pairs separated by spaces.
     #[arg(long, env = "SUPAGATE_PG_SETTINGS", default_value = "", global = true)]
     pub pg_settings: String,

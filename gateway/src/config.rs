@@ -17,7 +17,6 @@ pub struct Config {
     pub pg_bin_dir: Option<PathBuf>,
     /// None: the Supabase CLI's public demo secret.
     pub jwt_secret: Option<String>,
-    pub jwt_expiry: i64,
     pub api_external_url: Option<String>,
     pub site_dir: Option<PathBuf>,
     pub schemas: Vec<String>,
@@ -34,17 +33,17 @@ pub struct Config {
     pub storage_file_size_limit: u64,
     pub storage_backend: String,
     pub storage_s3_bucket: Option<String>,
-    pub disable_signup: bool,
-    pub email_signup: bool,
-    pub minimum_password_length: usize,
-    pub password_requirements: String,
-    pub refresh_token_rotation: bool,
-    pub rate_limit_sign_in: u32,
-    pub rate_limit_token_refresh: u32,
+    /// `[auth]` with the flags applied (secret, expiry, sign-up, rate limits, reuse interval).
+    pub auth: project::config::Auth,
+    /// `[inbucket]`: the built-in mail catcher (when no SMTP server is configured).
+    pub inbucket: project::config::Inbucket,
+    /// The mail catcher's port (None: off).
+    pub mail_port: Option<u16>,
+    /// The signing-keys file's JSON ([auth] signing_keys_path), read at start.
+    pub signing_keys: Option<String>,
     pub rate_limit_ip_header: Option<String>,
     pub trusted_proxy_hops: usize,
     pub insecure_demo_keys: bool,
-    pub refresh_token_reuse_interval: i64,
     pub stop_on_stdin_close: bool,
     pub log_requests: bool,
     /// Which APIs config.toml switches on ([api], [auth], [storage] `enabled`).
@@ -87,6 +86,34 @@ impl Config {
                 "--jwt-expiry {e}: must be from 30 to 604800 seconds"
             ));
         }
+        let signing_keys = match &p.auth.signing_keys_path {
+            Some(path) => {
+                let file = project.supabase_dir.join(path);
+                let text = std::fs::read_to_string(&file).map_err(|e| {
+                    format!(
+                        "{}: auth.signing_keys_path: cannot read {}: {e}",
+                        project.relative(project.config_file.as_deref().unwrap_or(&file)),
+                        file.display()
+                    )
+                })?;
+                auth::jwt::JwtKeys::with_signing_keys("", &text)
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+                Some(text)
+            }
+            None => None,
+        };
+        let mut auth = p.auth.clone();
+        auth.jwt_expiry = flags.jwt_expiry.unwrap_or(auth.jwt_expiry);
+        auth.enable_signup = auth.enable_signup && !flags.disable_signup;
+        if let Some(n) = flags.rate_limit_sign_in {
+            auth.rate_limit.sign_in_sign_ups = n;
+        }
+        if let Some(n) = flags.rate_limit_token_refresh {
+            auth.rate_limit.token_refresh = n;
+        }
+        if let Some(n) = flags.refresh_token_reuse_interval {
+            auth.refresh_token_reuse_interval = n;
+        }
         Ok(Config {
             data_dir,
             host: flags.host,
@@ -100,7 +127,6 @@ impl Config {
                 .filter(|s| !s.is_empty())
                 .or_else(|| p.auth.jwt_secret.clone())
                 .filter(|s| s != auth::jwt::DEMO_JWT_SECRET),
-            jwt_expiry: flags.jwt_expiry.unwrap_or(p.auth.jwt_expiry),
             api_external_url: flags.api_external_url,
             site_dir: flags.site_dir,
             schemas,
@@ -121,23 +147,14 @@ impl Config {
                 .unwrap_or(p.storage.file_size_limit),
             storage_backend: flags.storage_backend,
             storage_s3_bucket: flags.storage_s3_bucket,
-            disable_signup: flags.disable_signup || !p.auth.enable_signup,
-            email_signup: p.auth.email_enable_signup,
-            minimum_password_length: p.auth.minimum_password_length,
-            password_requirements: p.auth.password_requirements.clone(),
-            refresh_token_rotation: p.auth.enable_refresh_token_rotation,
-            rate_limit_sign_in: flags
-                .rate_limit_sign_in
-                .unwrap_or(p.auth.rate_limit_sign_in_sign_ups),
-            rate_limit_token_refresh: flags
-                .rate_limit_token_refresh
-                .unwrap_or(p.auth.rate_limit_token_refresh),
+            auth,
+            inbucket: p.inbucket.clone(),
+            signing_keys,
+            mail_port: (p.inbucket.enabled && p.auth.email.smtp.is_none())
+                .then(|| flags.mail_port.unwrap_or(p.inbucket.port)),
             rate_limit_ip_header: flags.rate_limit_ip_header,
             trusted_proxy_hops: flags.trusted_proxy_hops.max(1),
             insecure_demo_keys: flags.insecure_demo_keys,
-            refresh_token_reuse_interval: flags
-                .refresh_token_reuse_interval
-                .unwrap_or(p.auth.refresh_token_reuse_interval),
             stop_on_stdin_close: flags.stop_on_stdin_close,
             log_requests: flags.log_requests,
             rest_enabled: p.api.enabled,
@@ -147,6 +164,15 @@ impl Config {
             realtime_max_header_length: p.realtime.max_header_length as usize,
             project,
         })
+    }
+
+    /// The JWT secret and, when configured, the signing keys.
+    pub fn jwt_keys(&self) -> auth::jwt::JwtKeys {
+        match &self.signing_keys {
+            Some(json) => auth::jwt::JwtKeys::with_signing_keys(self.jwt_secret(), json)
+                .expect("checked when the configuration was read"),
+            None => auth::jwt::JwtKeys::new(self.jwt_secret()),
+        }
     }
 
     pub fn jwt_secret(&self) -> &str {

@@ -39,9 +39,9 @@ pub enum GatewayError {
 
 impl GatewayError {
     /// An auth error in the body shape the client asked for.
-    pub fn from_auth(e: auth::service::AuthError, legacy: bool) -> Self {
+    pub fn from_auth(e: auth::AuthError, legacy: bool) -> Self {
         match e {
-            auth::service::AuthError::Api {
+            auth::AuthError::Api {
                 status,
                 code,
                 message,
@@ -52,14 +52,14 @@ impl GatewayError {
                 legacy,
                 reasons: Vec::new(),
             },
-            auth::service::AuthError::WeakPassword { message, reasons } => GatewayError::Auth {
+            auth::AuthError::WeakPassword { message, reasons } => GatewayError::Auth {
                 status: 422,
                 code: "weak_password".into(),
                 message,
                 legacy,
                 reasons,
             },
-            auth::service::AuthError::Db(e) => {
+            auth::AuthError::Db(e) => {
                 tracing::error!(
                     "auth database error: {}",
                     crate::migrate::describe_db_error(&e, None)

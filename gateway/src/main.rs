@@ -14,6 +14,7 @@ mod fairness;
 mod guard;
 mod http_util;
 mod listen;
+mod mail;
 mod migrate;
 mod openapi;
 mod realtime;

@@ -27,6 +27,60 @@ pub struct AppState {
     pub store: Arc<dyn object_store::ObjectStore>,
     /// Realtime, unless config.toml switches it off.
     pub realtime: Option<Arc<crate::realtime::Realtime>>,
+    /// The auth flows' settings (links and `iss` use the public URL when there is one).
+    pub auth: auth::AuthConfig,
+    /// Where the auth flows' mail goes.
+    pub mailer: Arc<crate::mail::Mailer>,
+}
+
+/// The auth crate's view of `[auth]`.
+fn auth_config(config: &Config, keys: &JwtKeys, public_url: Option<&str>) -> auth::AuthConfig {
+    let a = &config.auth;
+    let hook = |name: &str| {
+        a.hooks.get(name).map(|h| auth::config::HookFn {
+            schema: h.schema.clone(),
+            function: h.function.clone(),
+        })
+    };
+    auth::AuthConfig {
+        keys: keys.clone(),
+        jwt_expiry: a.jwt_expiry,
+        issuer: format!(
+            "{}/auth/v1",
+            public_url.unwrap_or(&format!("http://{}:{}", config.host, config.port))
+        ),
+        site_url: a.site_url.clone(),
+        additional_redirect_urls: a.additional_redirect_urls.clone(),
+        password: auth::password::Policy::new(a.minimum_password_length, &a.password_requirements),
+        disable_signup: !a.enable_signup,
+        email_enabled: a.email.enable_signup,
+        anonymous_enabled: a.enable_anonymous_sign_ins,
+        autoconfirm: !a.email.enable_confirmations,
+        double_confirm_changes: a.email.double_confirm_changes,
+        secure_password_change: a.email.secure_password_change,
+        max_frequency: a.email.max_frequency as i64,
+        otp_length: a.email.otp_length,
+        otp_expiry: a.email.otp_expiry as i64,
+        email_sent_per_hour: a.rate_limit.email_sent,
+        rotation: a.enable_refresh_token_rotation,
+        refresh_reuse_interval: a.refresh_token_reuse_interval,
+        mfa: auth::config::Mfa {
+            max_enrolled_factors: a.mfa.max_enrolled_factors,
+            totp_enroll: a.mfa.totp_enroll,
+            totp_verify: a.mfa.totp_verify,
+            phone_enroll: a.mfa.phone_enroll,
+            phone_verify: a.mfa.phone_verify,
+            web_authn_enroll: a.mfa.web_authn_enroll,
+            web_authn_verify: a.mfa.web_authn_verify,
+        },
+        hooks: auth::config::Hooks {
+            custom_access_token: hook("custom_access_token"),
+            before_user_created: hook("before_user_created"),
+            send_email: hook("send_email"),
+            password_verification_attempt: hook("password_verification_attempt"),
+            mfa_verification_attempt: hook("mfa_verification_attempt"),
+        },
+    }
 }
 
 impl AppState {
@@ -36,14 +90,16 @@ impl AppState {
         schema: SchemaCache,
         store: Arc<dyn object_store::ObjectStore>,
         realtime: Option<Arc<crate::realtime::Realtime>>,
+        mailer: Arc<crate::mail::Mailer>,
     ) -> Self {
-        let keys = JwtKeys::new(config.jwt_secret());
+        let keys = config.jwt_keys();
         let api_keys = keys.api_keys();
         let engine = EngineConfig {
             max_rows: (config.max_rows > 0).then_some(config.max_rows),
             schemas: config.schemas(),
         };
         let public_url = config.api_external_url.clone();
+        let auth = auth_config(&config, &keys, public_url.as_deref());
         let client_slots = crate::fairness::ClientSlots::new(config.max_client_queries);
         let site = config
             .site_dir
@@ -61,6 +117,8 @@ impl AppState {
             client_slots,
             store,
             realtime,
+            auth,
+            mailer,
         }
     }
 

@@ -256,17 +256,35 @@ async fn error_bodies_follow_the_api_version() {
 
 #[tokio::test]
 async fn sign_in_and_sign_up_are_rate_limited_per_address() {
-    let gw = support::shop_with(&["--rate-limit-sign-in", "3"]).await;
+    let gw = support::shop_with(&[
+        "--rate-limit-sign-in",
+        "3",
+        "--rate-limit-ip-header",
+        "X-Forwarded-For",
+    ])
+    .await;
+    let from = [("x-forwarded-for", "203.0.113.9")];
     let bad = json!({"email":"nobody@example.com","password":"wrong-password"});
     for _ in 0..3 {
         assert_eq!(
-            post(&gw, "/auth/v1/token?grant_type=password", bad.clone(), &[])
-                .await
-                .status,
+            post(
+                &gw,
+                "/auth/v1/token?grant_type=password",
+                bad.clone(),
+                &from
+            )
+            .await
+            .status,
             400
         );
     }
-    let r = post(&gw, "/auth/v1/token?grant_type=password", bad.clone(), &[]).await;
+    let r = post(
+        &gw,
+        "/auth/v1/token?grant_type=password",
+        bad.clone(),
+        &from,
+    )
+    .await;
     assert_eq!(
         (r.status, r.json()["code"].clone()),
         (429, json!("over_request_rate_limit"))
@@ -275,7 +293,7 @@ async fn sign_in_and_sign_up_are_rate_limited_per_address() {
         &gw,
         "/auth/v1/signup",
         json!({"email":"late@example.com","password":"secret123"}),
-        &[],
+        &from,
     )
     .await;
     assert_eq!(r.status, 429, "sign-up shares the bucket");
@@ -284,6 +302,18 @@ async fn sign_in_and_sign_up_are_rate_limited_per_address() {
         .sql("SELECT count FROM auth.rate_limits WHERE key LIKE 'signin:%'")
         .await;
     assert_eq!(rows[0][0].as_deref(), Some("5"));
+    // This machine itself is not limited when no proxy header is configured (as under the CLI).
+    let local = support::shop_with(&["--rate-limit-sign-in", "1"]).await;
+    for _ in 0..3 {
+        let r = post(
+            &local,
+            "/auth/v1/token?grant_type=password",
+            bad.clone(),
+            &[],
+        )
+        .await;
+        assert_eq!(r.status, 400);
+    }
 }
 
 #[tokio::test]

@@ -395,7 +395,7 @@ async fn small_things_that_used_to_break() {
         .dbname(&gw.dbname);
     let (c, conn) = cfg.connect(tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(conn);
-    assert!(auth::service::prune_rate_limits(&c).await.unwrap() >= 1);
+    assert!(auth::limits::prune(&c).await.unwrap() >= 1);
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 //! start with a clear message and leave the database as it was.
 
 mod support;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use support::{Api, repo_root};
 
@@ -13,7 +13,7 @@ fn supagate(workdir: &Path, data_dir: &Path, args: &[&str]) -> std::process::Out
         .arg(workdir)
         .arg("--data-dir")
         .arg(data_dir)
-        .args(["--port", "0", "--db-port", "0"])
+        .args(["--port", "0", "--db-port", "0", "--mail-port", "0"])
         .args(args)
         .env_remove("DATABASE_URL")
         .env("RUST_LOG", "warn")
@@ -27,24 +27,6 @@ fn text(o: &std::process::Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
-}
-
-/// A scratch project folder with these files (paths relative to the project root).
-fn project(files: &[(&str, &str)]) -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "projects/p{}-{}",
-        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("supabase")).unwrap();
-    for (path, content) in files {
-        let p = dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, content).unwrap();
-    }
-    dir
 }
 
 #[tokio::test]
@@ -107,7 +89,7 @@ async fn status_gen_types_and_db_reset_of_a_running_project() {
 
 #[tokio::test]
 async fn an_empty_project_has_the_platform_and_no_public_table() {
-    let dir = project(&[]);
+    let dir = support::scratch_project(&[]);
     let gw = support::start_project(&dir, &[]);
     let rows = gw
         .sql("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'")
@@ -143,7 +125,7 @@ async fn an_empty_project_has_the_platform_and_no_public_table() {
 
 #[tokio::test]
 async fn a_failing_migration_stops_start_and_leaves_the_database_as_it_was() {
-    let dir = project(&[
+    let dir = support::scratch_project(&[
         (
             "supabase/migrations/20240101000000_first.sql",
             "create table public.a (id int);",
@@ -212,7 +194,7 @@ async fn a_failing_migration_stops_start_and_leaves_the_database_as_it_was() {
 
 #[tokio::test]
 async fn a_missing_extension_names_its_package() {
-    let dir = project(&[(
+    let dir = support::scratch_project(&[(
         "supabase/migrations/20240101000000_vectors.sql",
         "create extension if not exists vector with schema extensions;",
     )]);
@@ -228,7 +210,7 @@ async fn a_missing_extension_names_its_package() {
 
 #[tokio::test]
 async fn a_bad_config_stops_everything_before_it_starts() {
-    let dir = project(&[(
+    let dir = support::scratch_project(&[(
         "supabase/config.toml",
         "[storage]\nfile_size_limit = \"lots\"\n",
     )]);
@@ -245,7 +227,7 @@ async fn a_bad_config_stops_everything_before_it_starts() {
 
 #[tokio::test]
 async fn migration_new_and_list_and_users_create() {
-    let dir = project(&[(
+    let dir = support::scratch_project(&[(
         "supabase/migrations/20240101000000_first.sql",
         "create table public.t (id int);",
     )]);

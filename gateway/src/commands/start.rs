@@ -104,7 +104,7 @@ fn spawn_rate_limit_pruner(admin: tokio_postgres::Config) -> tokio::task::JoinHa
         loop {
             tick.tick().await;
             match crate::database::connect(&admin).await {
-                Ok(c) => match auth::service::prune_rate_limits(&c).await {
+                Ok(c) => match auth::limits::prune(&c).await {
                     Ok(n) if n > 0 => tracing::debug!("pruned {n} rate-limit windows"),
                     Ok(_) => {}
                     Err(e) => tracing::warn!("pruning rate limits failed: {e}"),
@@ -195,12 +195,14 @@ async fn serve_api(
     } else {
         None
     };
+    let mailer = Arc::new(crate::mail::Mailer::new(cfg, db.admin.clone())?);
     let state = Arc::new(state::AppState::new(
         cfg.clone(),
         db.api.clone(),
         schema,
         store,
         realtime.clone(),
+        mailer.clone(),
     ));
     schema_cache::spawn_listener(state.clone(), db.api.clone());
     let pruner = spawn_rate_limit_pruner(db.admin.clone());
@@ -209,7 +211,15 @@ async fn serve_api(
     let handle = server.handle();
     let running = tokio::spawn(server);
     let api = api_url(cfg, port);
-    let values = status::values(cfg, &api, &db.db_url);
+    let mail = match cfg.mail_port {
+        Some(p) => {
+            let (server, port) = crate::mail::catcher::bind(mailer.catcher_pool(), &cfg.host, p)
+                .map_err(|e| format!("cannot listen on {}:{p} (mail catcher): {e}", cfg.host))?;
+            Some((tokio::spawn(server), format!("http://{}:{port}", cfg.host)))
+        }
+        None => None,
+    };
+    let values = status::values(cfg, &api, &db.db_url, mail.as_ref().map(|m| m.1.as_str()));
     status::write_state(&cfg.data_dir, &values)?;
     match output {
         Some(o) => status::print(&values, o, true),
@@ -238,6 +248,9 @@ async fn serve_api(
     }
     handle.stop(true).await;
     let _ = running.await;
+    if let Some((catcher, _)) = mail {
+        catcher.abort();
+    }
     pruner.abort();
     Ok(())
 }

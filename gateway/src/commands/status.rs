@@ -15,7 +15,7 @@ fn state_file(data: &Path) -> PathBuf {
     data.join("supagate-status.json")
 }
 
-pub fn values(cfg: &Config, api_url: &str, db_url: &str) -> Values {
+pub fn values(cfg: &Config, api_url: &str, db_url: &str, mail_url: Option<&str>) -> Values {
     let keys = auth::jwt::JwtKeys::new(cfg.jwt_secret()).api_keys();
     let mut v = Values::new();
     v.insert("API_URL".into(), api_url.to_string());
@@ -24,6 +24,10 @@ pub fn values(cfg: &Config, api_url: &str, db_url: &str) -> Values {
     v.insert("JWT_SECRET".into(), cfg.jwt_secret().to_string());
     v.insert("ANON_KEY".into(), keys.anon);
     v.insert("SERVICE_ROLE_KEY".into(), keys.service_role);
+    if let Some(m) = mail_url {
+        v.insert("MAILPIT_URL".into(), m.to_string());
+        v.insert("INBUCKET_URL".into(), m.to_string());
+    }
     if cfg.jwt_secret.is_none() {
         v.insert(
             "PUBLISHABLE_KEY".into(),
@@ -79,6 +83,7 @@ pub fn print(values: &Values, output: Output, line: bool) {
                 ("API URL", "API_URL"),
                 ("REST URL", "REST_URL"),
                 ("DB URL", "DB_URL"),
+                ("Mailpit URL", "MAILPIT_URL"),
                 ("Publishable key", "PUBLISHABLE_KEY"),
                 ("Secret key", "SECRET_KEY"),
                 ("JWT secret", "JWT_SECRET"),

@@ -6,9 +6,12 @@ use crate::database::connect;
 
 pub async fn create(cfg: &Config, email: &str, password: &str) -> Result<(), String> {
     let email = auth::users::normalize_email(email).map_err(|e| e.to_string())?;
-    auth::password::Policy::new(cfg.minimum_password_length, &cfg.password_requirements)
-        .check(password)
-        .map_err(|e| e.to_string())?;
+    auth::password::Policy::new(
+        cfg.auth.minimum_password_length,
+        &cfg.auth.password_requirements,
+    )
+    .check(password)
+    .map_err(|e| e.to_string())?;
     let hash = auth::password::hash(password);
     with_database(cfg, Prepare::UnlessRunning, async |db| {
         let c = connect(&db.admin).await?;
@@ -21,7 +24,7 @@ pub async fn create(cfg: &Config, email: &str, password: &str) -> Result<(), Str
                 "A user with this email address has already been registered: {email}"
             ));
         }
-        let id = auth::users::insert_user(&c, &email, &hash, &serde_json::json!({}), true)
+        let id = auth::users::insert_user(&c, Some(&email), &hash, &serde_json::json!({}), true)
             .await
             .map_err(|e| e.to_string())?;
         println!("Created user {email} ({id}).");

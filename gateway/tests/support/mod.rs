@@ -84,7 +84,15 @@ fn spawn(data_dir: &Path, workdir: &Path, args: &[&str], env: &[(&str, &str)]) -
         .arg(workdir)
         .arg("--data-dir")
         .arg(data_dir)
-        .args(["--port", "0", "--db-port", "0", "--stop-on-stdin-close"])
+        .args([
+            "--port",
+            "0",
+            "--db-port",
+            "0",
+            "--mail-port",
+            "0",
+            "--stop-on-stdin-close",
+        ])
         .args(args)
         .args(["start", "-o", "json"])
         .env_remove("DATABASE_URL")
@@ -133,9 +141,32 @@ fn spawn(data_dir: &Path, workdir: &Path, args: &[&str], env: &[(&str, &str)]) -
     }
 }
 
+/// A scratch project folder with these files (paths relative to the project root).
+pub fn scratch_project(files: &[(&str, &str)]) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "projects/p{}-{}",
+        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("supabase")).unwrap();
+    for (path, content) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    dir
+}
+
 /// A new cluster of its own, running the project in `workdir` (default: the shop).
 pub fn start_project(workdir: &Path, args: &[&str]) -> Gateway {
     spawn(&new_data_dir("c"), workdir, args, &[])
+}
+
+/// A new cluster of its own for the project in `workdir`, with extra environment variables.
+pub fn start_project_env(workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
+    spawn(&new_data_dir("c"), workdir, args, env)
 }
 
 /// A gateway on an existing data directory (a cluster earlier commands created).

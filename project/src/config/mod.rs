@@ -3,7 +3,11 @@
 //! reason; keys supagate does not implement are returned so the caller can name them in one
 //! warning line (keys left at the CLI's defaults, and switched-off sections, are not).
 
-use crate::size::parse_size;
+mod auth;
+mod doc;
+
+pub use auth::*;
+use doc::{Doc, collect_leaves, matches, starts_with};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use toml::Value;
@@ -31,6 +35,7 @@ pub struct Config {
     pub auth: Auth,
     pub storage: Storage,
     pub realtime: Realtime,
+    pub inbucket: Inbucket,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -63,27 +68,6 @@ pub struct Db {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Auth {
-    pub enabled: bool,
-    /// HS256 secret of access tokens and API keys (None: the CLI's well-known demo secret).
-    pub jwt_secret: Option<String>,
-    pub site_url: String,
-    pub additional_redirect_urls: Vec<String>,
-    pub jwt_expiry: i64,
-    pub enable_signup: bool,
-    pub enable_refresh_token_rotation: bool,
-    pub refresh_token_reuse_interval: i64,
-    pub minimum_password_length: usize,
-    /// "", "letters_digits", "lower_upper_letters_digits" or "lower_upper_letters_digits_symbols".
-    pub password_requirements: String,
-    /// Sign-ins and sign-ups per address per 5 minutes.
-    pub rate_limit_sign_in_sign_ups: u32,
-    /// Refresh-token grants per address per 5 minutes.
-    pub rate_limit_token_refresh: u32,
-    pub email_enable_signup: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
 pub struct Storage {
     pub enabled: bool,
     pub file_size_limit: u64,
@@ -98,13 +82,6 @@ pub struct Bucket {
     /// Files uploaded into the bucket, relative to the `supabase/` folder.
     pub objects_path: Option<String>,
 }
-
-pub const PASSWORD_REQUIREMENTS: [&str; 4] = [
-    "",
-    "letters_digits",
-    "lower_upper_letters_digits",
-    "lower_upper_letters_digits_symbols",
-];
 
 impl Default for Config {
     fn default() -> Self {
@@ -124,21 +101,7 @@ impl Default for Config {
                 seed_enabled: true,
                 seed_paths: vec!["./seed.sql".into()],
             },
-            auth: Auth {
-                enabled: true,
-                jwt_secret: None,
-                site_url: "http://127.0.0.1:3000".into(),
-                additional_redirect_urls: vec!["https://127.0.0.1:3000".into()],
-                jwt_expiry: 3600,
-                enable_signup: true,
-                enable_refresh_token_rotation: true,
-                refresh_token_reuse_interval: 10,
-                minimum_password_length: 6,
-                password_requirements: String::new(),
-                rate_limit_sign_in_sign_ups: 30,
-                rate_limit_token_refresh: 150,
-                email_enable_signup: true,
-            },
+            auth: Auth::default(),
             storage: Storage {
                 enabled: true,
                 file_size_limit: 50 * 1024 * 1024,
@@ -148,6 +111,7 @@ impl Default for Config {
                 enabled: true,
                 max_header_length: 4096,
             },
+            inbucket: Inbucket::default(),
         }
     }
 }
@@ -167,36 +131,16 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
     &[
         ("db.migrations.schema_paths", EmptyList),
         ("realtime.ip_version", Str("IPv4")),
-        ("inbucket.enabled", Bool(true)),
-        ("inbucket.port", Int(54324)),
         ("storage.s3_protocol.enabled", Bool(true)),
-        ("auth.enable_anonymous_sign_ins", Bool(false)),
-        ("auth.enable_manual_linking", Bool(false)),
-        ("auth.rate_limit.email_sent", Int(2)),
         ("auth.rate_limit.sms_sent", Int(30)),
-        ("auth.rate_limit.anonymous_users", Int(30)),
-        ("auth.rate_limit.token_verifications", Int(30)),
         ("auth.rate_limit.web3", Int(30)),
-        ("auth.email.enable_confirmations", Bool(false)),
-        ("auth.email.double_confirm_changes", Bool(true)),
-        ("auth.email.secure_password_change", Bool(false)),
-        ("auth.email.max_frequency", Str("1s")),
-        ("auth.email.otp_length", Int(6)),
-        ("auth.email.otp_expiry", Int(3600)),
         ("auth.sms.enable_signup", Bool(false)),
         ("auth.sms.enable_confirmations", Bool(false)),
         ("auth.sms.template", Str("Your code is {{ .Code }}")),
         ("auth.sms.max_frequency", Str("5s")),
-        ("auth.mfa.max_enrolled_factors", Int(10)),
-        ("auth.mfa.totp.enroll_enabled", Bool(false)),
-        ("auth.mfa.totp.verify_enabled", Bool(false)),
-        ("auth.mfa.phone.enroll_enabled", Bool(false)),
-        ("auth.mfa.phone.verify_enabled", Bool(false)),
         ("auth.mfa.phone.otp_length", Int(6)),
         ("auth.mfa.phone.template", Str("Your code is {{ .Code }}")),
         ("auth.mfa.phone.max_frequency", Str("5s")),
-        ("auth.mfa.web_authn.enroll_enabled", Bool(false)),
-        ("auth.mfa.web_authn.verify_enabled", Bool(false)),
         (
             "auth.oauth_server.authorization_url_path",
             Str("/oauth/consent"),
@@ -227,161 +171,6 @@ const OUT_OF_SCOPE: &[&str] = &[
     "storage.analytics",
     "storage.vector",
 ];
-
-/// Reads typed values out of the document, remembering which leaves were used.
-struct Doc<'a> {
-    file: &'a Path,
-    root: toml::Table,
-    used: BTreeSet<Vec<String>>,
-    env: &'a dyn Fn(&str) -> Option<String>,
-}
-
-fn key_of(path: &[&str]) -> String {
-    path.join(".")
-}
-
-impl Doc<'_> {
-    fn err(&self, path: &[&str], reason: impl Into<String>) -> ConfigError {
-        ConfigError::Value {
-            file: self.file.to_path_buf(),
-            key: key_of(path),
-            reason: reason.into(),
-        }
-    }
-
-    fn lookup(&self, path: &[&str]) -> Option<&Value> {
-        let (last, parents) = path.split_last()?;
-        let mut table = &self.root;
-        for p in parents {
-            table = table.get(*p)?.as_table()?;
-        }
-        table.get(*last)
-    }
-
-    /// The value at `path` with `env(NAME)` replaced, marking it (and everything under it) used.
-    fn take(&mut self, path: &[&str]) -> Option<Value> {
-        let value = self.lookup(path)?.clone();
-        let mut leaves = Vec::new();
-        collect_leaves(
-            &value,
-            path.iter().map(|s| s.to_string()).collect(),
-            &mut leaves,
-        );
-        self.used.extend(leaves.into_iter().map(|(p, _)| p));
-        Some(self.substitute(value))
-    }
-
-    fn substitute(&self, v: Value) -> Value {
-        match v {
-            Value::String(s) => match env_reference(&s).and_then(|name| (self.env)(name)) {
-                Some(value) => Value::String(value),
-                None => Value::String(s),
-            },
-            Value::Array(a) => Value::Array(a.into_iter().map(|v| self.substitute(v)).collect()),
-            other => other,
-        }
-    }
-
-    fn bool(&mut self, path: &[&str], default: bool) -> Result<bool, ConfigError> {
-        match self.take(path) {
-            None => Ok(default),
-            Some(Value::Boolean(b)) => Ok(b),
-            Some(Value::String(s)) if s == "true" || s == "false" => Ok(s == "true"),
-            Some(other) => Err(self.err(path, format!("expected true or false, got {other}"))),
-        }
-    }
-
-    fn int(&mut self, path: &[&str], default: i64, min: i64, max: i64) -> Result<i64, ConfigError> {
-        let v = match self.take(path) {
-            None => return Ok(default),
-            Some(Value::Integer(i)) => Some(i),
-            Some(Value::String(s)) => s.trim().parse().ok(),
-            Some(_) => None,
-        };
-        match v {
-            Some(i) if (min..=max).contains(&i) => Ok(i),
-            _ => Err(self.err(
-                path,
-                format!(
-                    "expected a whole number from {min} to {max}, got {}",
-                    self.lookup(path).map(|v| v.to_string()).unwrap_or_default()
-                ),
-            )),
-        }
-    }
-
-    fn string(&mut self, path: &[&str], default: &str) -> Result<String, ConfigError> {
-        match self.take(path) {
-            None => Ok(default.to_string()),
-            Some(Value::String(s)) => Ok(s),
-            Some(other) => Err(self.err(path, format!("expected a string, got {other}"))),
-        }
-    }
-
-    fn strings(&mut self, path: &[&str], default: &[String]) -> Result<Vec<String>, ConfigError> {
-        match self.take(path) {
-            None => Ok(default.to_vec()),
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(|v| match v {
-                    Value::String(s) => Ok(s),
-                    other => {
-                        Err(self.err(path, format!("expected a list of strings, got {other}")))
-                    }
-                })
-                .collect(),
-            Some(other) => Err(self.err(path, format!("expected a list of strings, got {other}"))),
-        }
-    }
-
-    fn size(&mut self, path: &[&str]) -> Result<Option<u64>, ConfigError> {
-        match self.take(path) {
-            None => Ok(None),
-            Some(Value::Integer(i)) if i >= 0 => Ok(Some(i as u64)),
-            Some(Value::String(s)) => parse_size(&s).map(Some).ok_or_else(|| {
-                self.err(
-                    path,
-                    format!(
-                        "\"{s}\" is not a size (write it like \"50MiB\", \"5MB\" or \"500KB\")"
-                    ),
-                )
-            }),
-            Some(other) => {
-                Err(self.err(path, format!("expected a size like \"50MiB\", got {other}")))
-            }
-        }
-    }
-}
-
-/// `env(NAME)` → NAME.
-fn env_reference(s: &str) -> Option<&str> {
-    let name = s.trim().strip_prefix("env(")?.strip_suffix(')')?.trim();
-    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .then_some(name)
-}
-
-fn collect_leaves<'v>(v: &'v Value, path: Vec<String>, out: &mut Vec<(Vec<String>, &'v Value)>) {
-    match v {
-        Value::Table(t) => {
-            for (k, v) in t {
-                let mut p = path.clone();
-                p.push(k.clone());
-                collect_leaves(v, p, out);
-            }
-        }
-        other => out.push((path, other)),
-    }
-}
-
-fn matches(pattern: &str, path: &[String]) -> bool {
-    let parts: Vec<&str> = pattern.split('.').collect();
-    parts.len() == path.len() && parts.iter().zip(path).all(|(p, s)| *p == "*" || p == s)
-}
-
-fn starts_with(prefix: &str, path: &[String]) -> bool {
-    let parts: Vec<&str> = prefix.split('.').collect();
-    parts.len() <= path.len() && parts.iter().zip(path).all(|(p, s)| p == s)
-}
 
 impl Default_ {
     fn equals(&self, v: &Value) -> bool {
@@ -518,59 +307,8 @@ impl Config {
             seed_enabled: doc.bool(&["db", "seed", "enabled"], true)?,
             seed_paths: doc.strings(&["db", "seed", "sql_paths"], &d.db.seed_paths)?,
         };
-        let auth = Auth {
-            enabled: doc.bool(&["auth", "enabled"], true)?,
-            jwt_secret: match doc.lookup(&["auth", "jwt_secret"]) {
-                Some(_) => Some(doc.string(&["auth", "jwt_secret"], "")?),
-                None => None,
-            },
-            site_url: doc.string(&["auth", "site_url"], &d.auth.site_url)?,
-            additional_redirect_urls: doc.strings(
-                &["auth", "additional_redirect_urls"],
-                &d.auth.additional_redirect_urls,
-            )?,
-            jwt_expiry: doc.int(&["auth", "jwt_expiry"], 3600, 30, 604_800)?,
-            enable_signup: doc.bool(&["auth", "enable_signup"], true)?,
-            enable_refresh_token_rotation: doc
-                .bool(&["auth", "enable_refresh_token_rotation"], true)?,
-            refresh_token_reuse_interval: doc.int(
-                &["auth", "refresh_token_reuse_interval"],
-                10,
-                0,
-                i64::from(i32::MAX),
-            )?,
-            minimum_password_length: doc.int(&["auth", "minimum_password_length"], 6, 6, 72)?
-                as usize,
-            password_requirements: doc.string(&["auth", "password_requirements"], "")?,
-            rate_limit_sign_in_sign_ups: doc.int(
-                &["auth", "rate_limit", "sign_in_sign_ups"],
-                30,
-                1,
-                i64::from(i32::MAX),
-            )? as u32,
-            rate_limit_token_refresh: doc.int(
-                &["auth", "rate_limit", "token_refresh"],
-                150,
-                1,
-                i64::from(i32::MAX),
-            )? as u32,
-            email_enable_signup: doc.bool(&["auth", "email", "enable_signup"], true)?,
-        };
-        if let Some(secret) = &auth.jwt_secret
-            && secret.len() < 16
-        {
-            return Err(doc.err(&["auth", "jwt_secret"], "must be at least 16 characters"));
-        }
-        if !PASSWORD_REQUIREMENTS.contains(&auth.password_requirements.as_str()) {
-            return Err(doc.err(
-                &["auth", "password_requirements"],
-                format!(
-                    "\"{}\" is not one of letters_digits, lower_upper_letters_digits, \
-                     lower_upper_letters_digits_symbols",
-                    auth.password_requirements
-                ),
-            ));
-        }
+        let auth = auth::read(&mut doc)?;
+        let inbucket = auth::read_inbucket(&mut doc)?;
         let storage = Storage {
             enabled: doc.bool(&["storage", "enabled"], true)?,
             file_size_limit: doc
@@ -592,6 +330,7 @@ impl Config {
                 auth,
                 storage,
                 realtime,
+                inbucket,
             },
             ignored,
         })
@@ -710,7 +449,7 @@ mod tests {
         assert_eq!(c.api.schemas, ["public", "api"]);
         assert_eq!(c.db.seed_paths, ["./seeds/*.sql"]);
         assert_eq!(c.auth.site_url, "https://shop.example");
-        assert_eq!(c.auth.rate_limit_sign_in_sign_ups, 5);
+        assert_eq!(c.auth.rate_limit.sign_in_sign_ups, 5);
         assert_eq!(c.storage.file_size_limit, 20_971_520);
         let b = &c.storage.buckets["images"];
         assert_eq!(b.public, Some(true));
@@ -766,8 +505,8 @@ mod tests {
             enabled = true
             [studio]
             port = 54323
-            [auth]
-            enable_anonymous_sign_ins = true
+            [auth.sms]
+            enable_signup = true
             [auth.mfa.totp]
             enroll_enabled = false
             [auth.external.github]
@@ -786,9 +525,9 @@ mod tests {
             l.ignored,
             [
                 "api.max_row",
-                "auth.enable_anonymous_sign_ins",
                 "auth.external.google",
-                "auth.sessions.timebox"
+                "auth.sessions.timebox",
+                "auth.sms.enable_signup"
             ]
         );
     }

@@ -1,0 +1,64 @@
+//! What the auth flows need to know of the project's `[auth]` settings.
+
+use crate::jwt::JwtKeys;
+use crate::password::Policy;
+
+/// A `pg-functions://` hook: the function the auth admin role calls.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookFn {
+    pub schema: String,
+    pub function: String,
+}
+
+#[derive(Clone, Default)]
+pub struct Hooks {
+    pub custom_access_token: Option<HookFn>,
+    pub before_user_created: Option<HookFn>,
+    pub send_email: Option<HookFn>,
+    pub password_verification_attempt: Option<HookFn>,
+    pub mfa_verification_attempt: Option<HookFn>,
+}
+
+#[derive(Clone)]
+pub struct Mfa {
+    pub max_enrolled_factors: u32,
+    pub totp_enroll: bool,
+    pub totp_verify: bool,
+    pub phone_enroll: bool,
+    pub phone_verify: bool,
+    pub web_authn_enroll: bool,
+    pub web_authn_verify: bool,
+}
+
+#[derive(Clone)]
+pub struct AuthConfig {
+    pub keys: JwtKeys,
+    /// Access token lifetime in seconds.
+    pub jwt_expiry: i64,
+    /// `iss` of access tokens, and the base of links in mails: `{API URL}/auth/v1`.
+    pub issuer: String,
+    pub site_url: String,
+    pub additional_redirect_urls: Vec<String>,
+    pub password: Policy,
+    pub disable_signup: bool,
+    /// `[auth.email] enable_signup`: e-mail sign-ups and sign-ins are allowed.
+    pub email_enabled: bool,
+    pub anonymous_enabled: bool,
+    /// Users are confirmed at sign-up (`enable_confirmations = false`).
+    pub autoconfirm: bool,
+    pub double_confirm_changes: bool,
+    pub secure_password_change: bool,
+    /// Seconds between two mails of one kind to one user.
+    pub max_frequency: i64,
+    pub otp_length: usize,
+    /// Seconds an e-mailed code or link stays valid.
+    pub otp_expiry: i64,
+    /// Mails per hour (the whole project) while confirmations are on.
+    pub email_sent_per_hour: u32,
+    /// A refresh token reused after the reuse interval revokes its whole family.
+    pub rotation: bool,
+    /// Seconds during which a just-rotated refresh token may be presented again.
+    pub refresh_reuse_interval: i64,
+    pub mfa: Mfa,
+    pub hooks: Hooks,
+}

@@ -1,0 +1,152 @@
+//! Auth hooks as `pg-functions://` URIs name them: the function gets one JSON argument and
+//! returns JSON, called as the auth admin role within the flow's transaction (2 s at most).
+//! `{"error": {"http_code": …, "message": …}}` fails the flow with that status and message.
+
+use crate::config::HookFn;
+use crate::error::{AuthError, Result, api};
+use serde_json::{Value, json};
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+fn quote(ident: &str) -> String {
+    format!("\"{}\"", ident.replace('"', "\"\""))
+}
+
+fn metadata(name: &str) -> Value {
+    json!({
+        "uuid": Uuid::new_v4(),
+        "time": chrono::Utc::now().to_rfc3339(),
+        "name": name,
+    })
+}
+
+/// Calls the hook and returns its output (or the error it reports).
+pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Result<Value> {
+    let before: String = c
+        .query_one(
+            "SELECT current_setting('statement_timeout'), set_config('statement_timeout', '2000', true)",
+            &[],
+        )
+        .await?
+        .get(0);
+    let sql = format!(
+        "SELECT {}.{}($1::jsonb)::text",
+        quote(&hook.schema),
+        quote(&hook.function)
+    );
+    let out: Option<String> = c
+        .query_one(&sql, &[input])
+        .await
+        .map_err(|e| {
+            api(
+                500,
+                "unexpected_failure",
+                format!(
+                    "Error running hook URI: pg-functions://postgres/{}/{}: {e}",
+                    hook.schema, hook.function
+                ),
+            )
+        })?
+        .get(0);
+    c.execute(
+        "SELECT set_config('statement_timeout', $1, true)",
+        &[&before],
+    )
+    .await?;
+    let out: Value = out
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|_| api(500, "unexpected_failure", "Error unmarshaling JSON output."))?
+        .unwrap_or(Value::Null);
+    if let Some(message) = out["error"]["message"].as_str().filter(|m| !m.is_empty()) {
+        let status = out["error"]["http_code"].as_u64().unwrap_or(500) as u16;
+        return Err(AuthError::Api {
+            status,
+            code: if status == 500 {
+                "unexpected_failure"
+            } else {
+                "unknown"
+            },
+            message: message.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// The custom access token hook: returns the claims to sign.
+pub async fn custom_access_token(
+    c: &impl GenericClient,
+    hook: &HookFn,
+    user_id: Uuid,
+    claims: Value,
+    method: &str,
+) -> Result<Value> {
+    let out = call(
+        c,
+        hook,
+        &json!({"metadata": metadata("custom-access-token"), "user_id": user_id,
+                "claims": claims, "authentication_method": method}),
+    )
+    .await?;
+    let claims = out.get("claims").cloned().unwrap_or(Value::Null);
+    // GoTrue requires the claims a token must keep.
+    for required in ["aud", "exp", "iat", "sub", "role", "aal", "session_id"] {
+        if claims.get(required).is_none() {
+            return Err(api(
+                500,
+                "unexpected_failure",
+                format!(
+                    "output claims do not conform to the expected schema: {required} is required"
+                ),
+            ));
+        }
+    }
+    Ok(claims)
+}
+
+pub async fn before_user_created(
+    c: &impl GenericClient,
+    hook: &HookFn,
+    user: &Value,
+) -> Result<()> {
+    call(
+        c,
+        hook,
+        &json!({"metadata": metadata("before-user-created"), "user": user}),
+    )
+    .await
+    .map(|_| ())
+}
+
+pub async fn send_email(
+    c: &impl GenericClient,
+    hook: &HookFn,
+    user: &Value,
+    email_data: &Value,
+) -> Result<()> {
+    call(
+        c,
+        hook,
+        &json!({"metadata": metadata("send-email"), "user": user, "email_data": email_data}),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// A hook's verdict on a verification attempt: Err(message) rejects it.
+pub async fn verification_attempt(
+    c: &impl GenericClient,
+    hook: &HookFn,
+    input: Value,
+) -> Result<std::result::Result<(), (String, bool)>> {
+    let out = call(c, hook, &input).await?;
+    if out["decision"] == "reject" {
+        let message = out["message"]
+            .as_str()
+            .unwrap_or("Verification attempt rejected")
+            .to_string();
+        return Ok(Err((message, out["should_logout_user"] == true)));
+    }
+    Ok(Ok(()))
+}

@@ -1,0 +1,325 @@
+//! MFA with TOTP factors, as GoTrue runs it: enroll (a secret, its `otpauth://` URI and a QR
+//! code as SVG), challenge, verify (the session becomes aal2), unenroll. Phone and WebAuthn
+//! factors answer as GoTrue does when they are switched off.
+
+use crate::config::AuthConfig;
+use crate::error::{Result, api, validation};
+use crate::hooks;
+use serde_json::{Value, json};
+use tokio_postgres::GenericClient;
+use totp_rs::{Builder, Secret};
+use uuid::Uuid;
+
+/// A challenge is answered within five minutes.
+const CHALLENGE_SECS: f64 = 300.0;
+
+fn check_type(cfg: &AuthConfig, factor_type: &str, enroll: bool) -> Result<()> {
+    let (on, name, code) = match (factor_type, enroll) {
+        ("totp", true) => (cfg.mfa.totp_enroll, "TOTP", "mfa_totp_enroll_not_enabled"),
+        ("totp", false) => (cfg.mfa.totp_verify, "TOTP", "mfa_totp_verify_not_enabled"),
+        ("phone", true) => (
+            cfg.mfa.phone_enroll,
+            "Phone",
+            "mfa_phone_enroll_not_enabled",
+        ),
+        ("phone", false) => (
+            cfg.mfa.phone_verify,
+            "Phone",
+            "mfa_phone_verify_not_enabled",
+        ),
+        ("webauthn", true) => (
+            cfg.mfa.web_authn_enroll,
+            "WebAuthn",
+            "mfa_webauthn_enroll_not_enabled",
+        ),
+        ("webauthn", false) => (
+            cfg.mfa.web_authn_verify,
+            "WebAuthn",
+            "mfa_webauthn_verify_not_enabled",
+        ),
+        _ => {
+            return Err(validation(
+                "factor_type needs to be totp, phone, or webauthn",
+            ));
+        }
+    };
+    let what = if enroll { "enroll" } else { "verification" };
+    if !on {
+        return Err(api(422, code, format!("MFA {what} is disabled for {name}")));
+    }
+    if factor_type != "totp" {
+        // Phone factors need an SMS provider and WebAuthn a browser ceremony: not here.
+        return Err(api(422, code, format!("MFA {what} is disabled for {name}")));
+    }
+    Ok(())
+}
+
+fn escape(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+/// What `POST /factors` asks for.
+pub struct Enrollment<'a> {
+    pub factor_type: &'a str,
+    pub friendly_name: &'a str,
+    pub issuer: Option<&'a str>,
+}
+
+/// `POST /factors`.
+pub async fn enroll(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    user_id: Uuid,
+    email: &str,
+    session_aal2: bool,
+    e: Enrollment<'_>,
+) -> Result<Value> {
+    let Enrollment {
+        factor_type,
+        friendly_name,
+        issuer,
+    } = e;
+    check_type(cfg, factor_type, true)?;
+    // Unverified factors older than a day are forgotten.
+    c.execute(
+        "DELETE FROM auth.mfa_factors WHERE user_id = $1 AND status = 'unverified'
+           AND created_at < now() - interval '1 day'",
+        &[&user_id],
+    )
+    .await?;
+    let factors = c
+        .query(
+            "SELECT coalesce(friendly_name, ''), status = 'verified' FROM auth.mfa_factors WHERE user_id = $1",
+            &[&user_id],
+        )
+        .await?;
+    if !friendly_name.is_empty()
+        && factors
+            .iter()
+            .any(|r| r.get::<_, String>(0) == friendly_name)
+    {
+        return Err(api(
+            422,
+            "mfa_factor_name_conflict",
+            format!(
+                "A factor with the friendly name \"{friendly_name}\" for this user already exists"
+            ),
+        ));
+    }
+    let verified = factors.iter().filter(|r| r.get::<_, bool>(1)).count();
+    if factors.len() >= cfg.mfa.max_enrolled_factors as usize {
+        return Err(api(
+            422,
+            "too_many_enrolled_mfa_factors",
+            "Maximum number of verified factors reached, unenroll to continue",
+        ));
+    }
+    if verified > 0 && !session_aal2 {
+        return Err(api(
+            403,
+            "insufficient_aal",
+            "AAL2 required to enroll a new factor",
+        ));
+    }
+    let issuer = match issuer.filter(|i| !i.is_empty()) {
+        Some(i) => i.to_string(),
+        None => url::Url::parse(&cfg.site_url)
+            .ok()
+            .and_then(|u| {
+                u.host_str()
+                    .map(|h| u.port().map_or(h.to_string(), |p| format!("{h}:{p}")))
+            })
+            .unwrap_or_default(),
+    };
+    let secret = Secret::generate().to_base32();
+    let uri = format!(
+        "otpauth://totp/{}:{}?algorithm=SHA1&digits=6&issuer={}&period=30&secret={secret}",
+        escape(&issuer),
+        escape(email),
+        escape(&issuer)
+    );
+    let qr = qrcode::QrCode::new(uri.as_bytes())
+        .map_err(|_| api(500, "unexpected_failure", "Error generating QR Code"))?
+        .render::<qrcode::render::svg::Color>()
+        .min_dimensions(200, 200)
+        .build();
+    let id: Uuid = c
+        .query_one(
+            "INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at,
+                                           updated_at, secret)
+             VALUES (gen_random_uuid(), $1, nullif($2, ''), 'totp', 'unverified', now(), now(), $3)
+             RETURNING id",
+            &[&user_id, &friendly_name, &secret],
+        )
+        .await?
+        .get(0);
+    Ok(json!({
+        "id": id,
+        "type": "totp",
+        "friendly_name": friendly_name,
+        "totp": {"qr_code": qr, "secret": secret, "uri": uri},
+    }))
+}
+
+async fn factor(
+    c: &impl GenericClient,
+    user_id: Uuid,
+    id: Uuid,
+) -> Result<(String, String, String)> {
+    c.query_opt(
+        "SELECT factor_type::text, status::text, coalesce(secret, '') FROM auth.mfa_factors
+         WHERE id = $1 AND user_id = $2",
+        &[&id, &user_id],
+    )
+    .await?
+    .map(|r| (r.get(0), r.get(1), r.get(2)))
+    .ok_or_else(|| api(404, "mfa_factor_not_found", "Factor not found"))
+}
+
+/// `POST /factors/{id}/challenge`.
+pub async fn challenge(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    user_id: Uuid,
+    factor_id: Uuid,
+    ip: &str,
+) -> Result<Value> {
+    let (factor_type, _, _) = factor(c, user_id, factor_id).await?;
+    check_type(cfg, &factor_type, false)?;
+    let row = c
+        .query_one(
+            "INSERT INTO auth.mfa_challenges (id, factor_id, created_at, ip_address)
+             VALUES (gen_random_uuid(), $1, now(), $2::text::inet)
+             RETURNING id, extract(epoch FROM created_at)::bigint",
+            &[&factor_id, &ip],
+        )
+        .await?;
+    c.execute(
+        "UPDATE auth.mfa_factors SET last_challenged_at = now() WHERE id = $1",
+        &[&factor_id],
+    )
+    .await?;
+    let (id, at): (Uuid, i64) = (row.get(0), row.get(1));
+    Ok(json!({"id": id, "type": factor_type, "expires_at": at + CHALLENGE_SECS as i64}))
+}
+
+/// `POST /factors/{id}/verify`: Ok when the code is right (the factor is then verified; the
+/// caller raises the session to aal2).
+pub async fn verify(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    user_id: Uuid,
+    factor_id: Uuid,
+    challenge_id: Uuid,
+    code: &str,
+) -> Result<()> {
+    let (factor_type, _, secret) = factor(c, user_id, factor_id).await?;
+    check_type(cfg, &factor_type, false)?;
+    let row = c
+        .query_opt(
+            "DELETE FROM auth.mfa_challenges WHERE id = $1 AND factor_id = $2
+             RETURNING extract(epoch FROM now() - created_at)::float8",
+            &[&challenge_id, &factor_id],
+        )
+        .await?
+        .ok_or_else(|| {
+            api(
+                422,
+                "mfa_factor_not_found",
+                "MFA factor with the provided challenge ID not found",
+            )
+        })?;
+    if row.get::<_, f64>(0) > CHALLENGE_SECS {
+        return Err(api(
+            422,
+            "mfa_challenge_expired",
+            format!(
+                "MFA challenge {challenge_id} has expired, verify against another challenge or create a new challenge."
+            ),
+        ));
+    }
+    let totp = Secret::try_from_base32(&secret)
+        .ok()
+        .and_then(|s| Builder::new().with_secret(s).build().ok())
+        .ok_or_else(|| {
+            api(
+                500,
+                "unexpected_failure",
+                "Database error verifying MFA TOTP secret",
+            )
+        })?;
+    let valid = totp.check_current(code.trim()).is_some();
+    if let Some(hook) = &cfg.hooks.mfa_verification_attempt {
+        let input = json!({"user_id": user_id, "factor_id": factor_id, "factor_type": factor_type, "valid": valid});
+        if let Err((message, _)) = hooks::verification_attempt(c, hook, input).await? {
+            return Err(api(403, "mfa_verification_rejected", message));
+        }
+    }
+    if !valid {
+        return Err(api(
+            422,
+            "mfa_verification_failed",
+            "Invalid TOTP code entered",
+        ));
+    }
+    c.execute(
+        "UPDATE auth.mfa_factors SET status = 'verified', updated_at = now() WHERE id = $1",
+        &[&factor_id],
+    )
+    .await?;
+    Ok(())
+}
+
+/// `DELETE /factors/{id}`: a verified factor only from an aal2 session.
+pub async fn unenroll(
+    c: &impl GenericClient,
+    user_id: Uuid,
+    factor_id: Uuid,
+    session_aal2: bool,
+) -> Result<(String, bool)> {
+    let (factor_type, status, _) = factor(c, user_id, factor_id).await?;
+    let verified = status == "verified";
+    if verified && !session_aal2 {
+        return Err(api(
+            422,
+            "insufficient_aal",
+            "AAL2 required to unenroll verified factor",
+        ));
+    }
+    c.execute("DELETE FROM auth.mfa_factors WHERE id = $1", &[&factor_id])
+        .await?;
+    if verified {
+        // Sessions raised by this factor fall back to aal1.
+        c.execute(
+            "UPDATE auth.sessions SET aal = 'aal1', factor_id = NULL WHERE factor_id = $1",
+            &[&factor_id],
+        )
+        .await?;
+    }
+    Ok((factor_type, verified))
+}
+
+/// Whether the user has a verified factor (then e-mail and password changes need aal2).
+pub async fn has_verified(c: &impl GenericClient, user_id: Uuid) -> Result<bool> {
+    Ok(c.query_opt(
+        "SELECT 1 FROM auth.mfa_factors WHERE user_id = $1 AND status = 'verified' LIMIT 1",
+        &[&user_id],
+    )
+    .await?
+    .is_some())
+}
+
+/// Whether the session is aal2.
+pub async fn session_aal2(c: &impl GenericClient, session_id: Option<Uuid>) -> Result<bool> {
+    let Some(sid) = session_id else {
+        return Ok(false);
+    };
+    Ok(c.query_opt(
+        "SELECT 1 FROM auth.sessions WHERE id = $1 AND aal = 'aal2'",
+        &[&sid],
+    )
+    .await?
+    .is_some())
+}

@@ -1,0 +1,236 @@
+//! Delivering the auth flows' mail: rendered from GoTrue's templates (or the project's
+//! `[auth.email.template.*]`), then sent through `[auth.email.smtp]` when configured, or caught
+//! by the built-in catcher (PostgreSQL table `supagate.mail`, shown by [`catcher`] on the mail
+//! port as the Supabase CLI's Mailpit shows it).
+
+pub mod catcher;
+mod smtp;
+
+use auth::mail::{Kind, MailJob, render};
+use deadpool_postgres::Pool;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Subjects and bodies, the project's where it has its own.
+pub struct Templates {
+    custom: HashMap<&'static str, (Option<String>, Option<String>)>,
+    /// Notifications the project switched on.
+    notifications: Vec<&'static str>,
+}
+
+const KINDS: [Kind; 11] = [
+    Kind::Invite,
+    Kind::Confirmation,
+    Kind::Recovery,
+    Kind::MagicLink,
+    Kind::EmailChange,
+    Kind::Reauthentication,
+    Kind::PasswordChanged,
+    Kind::EmailChanged,
+    Kind::IdentityUnlinked,
+    Kind::FactorEnrolled,
+    Kind::FactorUnenrolled,
+];
+
+impl Templates {
+    /// Reads the project's template files (relative to the project folder, as the CLI reads
+    /// them); a missing or broken one stops start with its name.
+    pub fn load(cfg: &crate::config::Config) -> Result<Templates, String> {
+        let email = &cfg.auth.email;
+        let mut custom = HashMap::new();
+        let mut notifications = Vec::new();
+        for kind in KINDS {
+            let name = kind.config_name();
+            let t = email
+                .templates
+                .get(name)
+                .or_else(|| email.notifications.get(name));
+            if kind.is_notification() && email.notifications.contains_key(name) {
+                notifications.push(name);
+            }
+            let Some(t) = t else { continue };
+            let body = match &t.content_path {
+                Some(p) => {
+                    let file = cfg.project.root.join(p);
+                    Some(std::fs::read_to_string(&file).map_err(|e| {
+                        format!(
+                            "auth.email template {name}: cannot read {}: {e}",
+                            file.display()
+                        )
+                    })?)
+                }
+                None => None,
+            };
+            let vars = serde_json::Map::new();
+            for (what, text) in [("subject", &t.subject), ("content", &body)] {
+                if let Some(text) = text {
+                    render(text, &vars, true)
+                        .map_err(|e| format!("auth.email template {name} {what}: {e}"))?;
+                }
+            }
+            custom.insert(name, (t.subject.clone(), body));
+        }
+        Ok(Templates {
+            custom,
+            notifications,
+        })
+    }
+
+    pub fn notification_enabled(&self, kind: Kind) -> bool {
+        self.notifications.contains(&kind.config_name())
+    }
+
+    fn subject_and_body(&self, kind: Kind) -> (String, String) {
+        let (s, b) = self
+            .custom
+            .get(kind.config_name())
+            .cloned()
+            .unwrap_or((None, None));
+        (
+            s.unwrap_or_else(|| kind.default_subject().to_string()),
+            b.unwrap_or_else(|| kind.default_body().to_string()),
+        )
+    }
+}
+
+/// A rendered mail.
+pub struct Message {
+    pub kind: Kind,
+    pub to: String,
+    pub subject: String,
+    pub html: String,
+    pub text: String,
+}
+
+/// The text version of an HTML body: tags dropped, entities decoded, blank lines squeezed.
+fn text_of(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    let decoded = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    decoded
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub struct Mailer {
+    templates: Templates,
+    /// Owner connections to the project database (the catcher's table).
+    db: Pool,
+    smtp: Option<smtp::Smtp>,
+    sender: String,
+    sender_name: String,
+}
+
+impl Mailer {
+    pub fn new(
+        cfg: &crate::config::Config,
+        admin: tokio_postgres::Config,
+    ) -> Result<Mailer, String> {
+        let templates = Templates::load(cfg)?;
+        let (smtp, sender, sender_name) = match &cfg.auth.email.smtp {
+            Some(s) => (
+                Some(smtp::Smtp::new(s)?),
+                s.admin_email.clone(),
+                s.sender_name.clone(),
+            ),
+            None => (
+                None,
+                cfg.inbucket.admin_email.clone(),
+                cfg.inbucket.sender_name.clone(),
+            ),
+        };
+        Ok(Mailer {
+            templates,
+            db: crate::db::build_pool(admin, 2, Duration::from_secs(5)),
+            smtp,
+            sender,
+            sender_name,
+        })
+    }
+
+    pub fn catcher_pool(&self) -> Pool {
+        self.db.clone()
+    }
+
+    pub fn render(&self, job: &MailJob) -> Result<Message, String> {
+        let (subject, body) = self.templates.subject_and_body(job.kind);
+        let html = render(&body, &job.vars, true)?;
+        Ok(Message {
+            kind: job.kind,
+            to: job.to.clone(),
+            subject: render(&subject, &job.vars, false)?,
+            text: text_of(&html),
+            html,
+        })
+    }
+
+    /// Sends (or catches) the mails of a flow that committed.
+    pub async fn deliver(&self, jobs: &[MailJob]) -> Result<(), String> {
+        for job in jobs {
+            if job.kind.is_notification() && !self.templates.notification_enabled(job.kind) {
+                continue;
+            }
+            let m = self.render(job)?;
+            match &self.smtp {
+                Some(s) => s.send(&self.sender_name, &self.sender, &m).await?,
+                None => self.catch(&m).await?,
+            }
+            tracing::info!(kind = job.kind.config_name(), to = %m.to, "mail sent");
+        }
+        Ok(())
+    }
+
+    async fn catch(&self, m: &Message) -> Result<(), String> {
+        let c = self.db.get().await.map_err(|e| e.to_string())?;
+        let message_id = format!("{}@supagate", uuid::Uuid::new_v4().simple());
+        c.execute(
+            "WITH new AS (INSERT INTO supagate.mail (message_id, sender_name, sender, recipient, subject,
+                                                     html, text, kind)
+                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id)
+             DELETE FROM supagate.mail WHERE id IN (
+               SELECT id FROM supagate.mail ORDER BY created_at DESC OFFSET 1000)",
+            &[
+                &message_id,
+                &self.sender_name,
+                &self.sender,
+                &m.to,
+                &m.subject,
+                &m.html,
+                &m.text,
+                &m.kind.config_name(),
+            ],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_versions_drop_markup() {
+        assert_eq!(
+            text_of("<h2>Confirm</h2>\n\n<p>Follow <a href=\"x\">this &amp; that</a></p>"),
+            "Confirm\nFollow this & that"
+        );
+    }
+}

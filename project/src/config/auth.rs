@@ -1,0 +1,402 @@
+//! `[auth]` (GoTrue's settings: sign-up, passwords, e-mail flows and templates, SMTP, MFA,
+//! hooks, rate limits) and `[inbucket]` (the local mail catcher), with the CLI's defaults.
+
+use super::ConfigError;
+use super::doc::Doc;
+use std::collections::BTreeMap;
+use toml::Value;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Auth {
+    pub enabled: bool,
+    /// HS256 secret of access tokens and API keys (None: the CLI's well-known demo secret).
+    pub jwt_secret: Option<String>,
+    /// A JSON file of signing keys (JWKs with their private parts), as the CLI's.
+    pub signing_keys_path: Option<String>,
+    pub site_url: String,
+    pub additional_redirect_urls: Vec<String>,
+    pub jwt_expiry: i64,
+    pub enable_signup: bool,
+    pub enable_anonymous_sign_ins: bool,
+    pub enable_manual_linking: bool,
+    pub enable_refresh_token_rotation: bool,
+    pub refresh_token_reuse_interval: i64,
+    pub minimum_password_length: usize,
+    /// "", "letters_digits", "lower_upper_letters_digits" or "lower_upper_letters_digits_symbols".
+    pub password_requirements: String,
+    pub rate_limit: RateLimits,
+    pub email: Email,
+    pub mfa: Mfa,
+    /// Hooks switched on, by name (`custom_access_token`, `send_email`, …).
+    pub hooks: BTreeMap<String, Hook>,
+}
+
+/// `[auth.rate_limit]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateLimits {
+    /// Sign-ins and sign-ups per address per 5 minutes.
+    pub sign_in_sign_ups: u32,
+    /// Refresh-token grants per address per 5 minutes.
+    pub token_refresh: u32,
+    /// E-mails sent per hour (the whole project).
+    pub email_sent: u32,
+    /// Anonymous sign-ins per address per hour.
+    pub anonymous_users: u32,
+    /// OTP and magic-link verifications per address per 5 minutes.
+    pub token_verifications: u32,
+}
+
+/// `[auth.email]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Email {
+    pub enable_signup: bool,
+    pub enable_confirmations: bool,
+    pub double_confirm_changes: bool,
+    pub secure_password_change: bool,
+    /// Seconds between two mails of one kind to one user.
+    pub max_frequency: u64,
+    pub otp_length: usize,
+    /// Seconds an e-mailed code or link stays valid.
+    pub otp_expiry: u64,
+    /// `[auth.email.template.NAME]`: invite, confirmation, recovery, magic_link, email_change,
+    /// reauthentication.
+    pub templates: BTreeMap<String, Template>,
+    /// `[auth.email.notification.NAME]` switched on: password_changed, email_changed, …
+    pub notifications: BTreeMap<String, Template>,
+    /// `[auth.email.smtp]` when enabled; otherwise mail goes to the built-in catcher.
+    pub smtp: Option<Smtp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Template {
+    pub subject: Option<String>,
+    /// Relative to the project folder, as the CLI reads it.
+    pub content_path: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Smtp {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub pass: String,
+    pub admin_email: String,
+    pub sender_name: String,
+}
+
+/// `[auth.mfa]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mfa {
+    pub max_enrolled_factors: u32,
+    pub totp_enroll: bool,
+    pub totp_verify: bool,
+    pub phone_enroll: bool,
+    pub phone_verify: bool,
+    pub web_authn_enroll: bool,
+    pub web_authn_verify: bool,
+}
+
+/// `[auth.hook.NAME]`: a `pg-functions://DATABASE/SCHEMA/FUNCTION` URI.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hook {
+    pub schema: String,
+    pub function: String,
+}
+
+/// `[inbucket]`: the local mail catcher.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inbucket {
+    pub enabled: bool,
+    pub port: u16,
+    pub admin_email: String,
+    pub sender_name: String,
+}
+
+pub const PASSWORD_REQUIREMENTS: [&str; 4] = [
+    "",
+    "letters_digits",
+    "lower_upper_letters_digits",
+    "lower_upper_letters_digits_symbols",
+];
+
+pub const TEMPLATES: [&str; 6] = [
+    "invite",
+    "confirmation",
+    "recovery",
+    "magic_link",
+    "email_change",
+    "reauthentication",
+];
+
+pub const NOTIFICATIONS: [&str; 7] = [
+    "password_changed",
+    "email_changed",
+    "phone_changed",
+    "identity_linked",
+    "identity_unlinked",
+    "mfa_factor_enrolled",
+    "mfa_factor_unenrolled",
+];
+
+pub const HOOKS: [&str; 6] = [
+    "custom_access_token",
+    "before_user_created",
+    "send_email",
+    "send_sms",
+    "password_verification_attempt",
+    "mfa_verification_attempt",
+];
+
+impl Default for Auth {
+    fn default() -> Self {
+        Auth {
+            enabled: true,
+            jwt_secret: None,
+            signing_keys_path: None,
+            site_url: "http://127.0.0.1:3000".into(),
+            additional_redirect_urls: vec!["https://127.0.0.1:3000".into()],
+            jwt_expiry: 3600,
+            enable_signup: true,
+            enable_anonymous_sign_ins: false,
+            enable_manual_linking: false,
+            enable_refresh_token_rotation: true,
+            refresh_token_reuse_interval: 10,
+            minimum_password_length: 6,
+            password_requirements: String::new(),
+            rate_limit: RateLimits {
+                sign_in_sign_ups: 30,
+                token_refresh: 150,
+                email_sent: 2,
+                anonymous_users: 30,
+                token_verifications: 30,
+            },
+            email: Email {
+                enable_signup: true,
+                enable_confirmations: false,
+                double_confirm_changes: true,
+                secure_password_change: false,
+                max_frequency: 1,
+                otp_length: 6,
+                otp_expiry: 3600,
+                templates: BTreeMap::new(),
+                notifications: BTreeMap::new(),
+                smtp: None,
+            },
+            mfa: Mfa {
+                max_enrolled_factors: 10,
+                totp_enroll: false,
+                totp_verify: false,
+                phone_enroll: false,
+                phone_verify: false,
+                web_authn_enroll: false,
+                web_authn_verify: false,
+            },
+            hooks: BTreeMap::new(),
+        }
+    }
+}
+
+impl Default for Inbucket {
+    fn default() -> Self {
+        Inbucket {
+            enabled: true,
+            port: 54324,
+            admin_email: "admin@email.com".into(),
+            sender_name: "Admin".into(),
+        }
+    }
+}
+
+fn optional_string(doc: &mut Doc, path: &[&str]) -> Result<Option<String>, ConfigError> {
+    match doc.lookup(path) {
+        Some(_) => Ok(Some(doc.string(path, "")?).filter(|s| !s.is_empty())),
+        None => Ok(None),
+    }
+}
+
+fn template(doc: &mut Doc, base: &[&str]) -> Result<Template, ConfigError> {
+    let key = |k: &'static str| [base, &[k]].concat();
+    Ok(Template {
+        subject: optional_string(doc, &key("subject"))?,
+        content_path: optional_string(doc, &key("content_path"))?,
+    })
+}
+
+fn names(doc: &Doc, path: &[&str]) -> Vec<String> {
+    match doc.lookup(path) {
+        Some(Value::Table(t)) => t.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn rate(doc: &mut Doc, name: &str, default: u32) -> Result<u32, ConfigError> {
+    doc.int(
+        &["auth", "rate_limit", name],
+        i64::from(default),
+        0,
+        i64::from(i32::MAX),
+    )
+    .map(|n| n as u32)
+}
+
+pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
+    let d = Auth::default();
+    let e = |k: &'static str| ["auth", "email", k];
+    let mut templates = BTreeMap::new();
+    for name in names(doc, &["auth", "email", "template"]) {
+        if !TEMPLATES.contains(&name.as_str()) {
+            return Err(doc.err(
+                &["auth", "email", "template", &name],
+                format!("unknown template (use {})", TEMPLATES.join(", ")),
+            ));
+        }
+        let t = template(doc, &["auth", "email", "template", &name])?;
+        templates.insert(name, t);
+    }
+    let mut notifications = BTreeMap::new();
+    for name in names(doc, &["auth", "email", "notification"]) {
+        let base = ["auth", "email", "notification", name.as_str()];
+        if !NOTIFICATIONS.contains(&name.as_str()) {
+            return Err(doc.err(
+                &base,
+                format!("unknown notification (use {})", NOTIFICATIONS.join(", ")),
+            ));
+        }
+        if doc.bool(&[&base[..], &["enabled"]].concat(), false)? {
+            let t = template(doc, &base)?;
+            notifications.insert(name, t);
+        }
+    }
+    let smtp = if doc.lookup(&["auth", "email", "smtp"]).is_some()
+        && doc.bool(&["auth", "email", "smtp", "enabled"], true)?
+    {
+        let s = |k: &'static str| ["auth", "email", "smtp", k];
+        Some(Smtp {
+            host: doc.string(&s("host"), "")?,
+            port: doc.int(&s("port"), 587, 1, 65535)? as u16,
+            user: doc.string(&s("user"), "")?,
+            pass: doc.string(&s("pass"), "")?,
+            admin_email: doc.string(&s("admin_email"), "")?,
+            sender_name: doc.string(&s("sender_name"), "")?,
+        })
+        .filter(|s| !s.host.is_empty())
+    } else {
+        None
+    };
+    let mut hooks = BTreeMap::new();
+    for name in names(doc, &["auth", "hook"]) {
+        let base = ["auth", "hook", name.as_str()];
+        if !HOOKS.contains(&name.as_str()) {
+            return Err(doc.err(&base, format!("unknown hook (use {})", HOOKS.join(", "))));
+        }
+        if !doc.bool(&[&base[..], &["enabled"]].concat(), false)? {
+            continue;
+        }
+        let uri_key = [&base[..], &["uri"]].concat();
+        let uri = doc.string(&uri_key, "")?;
+        let parts: Vec<&str> = uri
+            .strip_prefix("pg-functions://")
+            .map(|r| r.split('/').collect())
+            .unwrap_or_default();
+        let [_db, schema, function] = parts[..] else {
+            return Err(doc.err(
+                &uri_key,
+                format!(
+                    "\"{uri}\" is not a pg-functions://DATABASE/SCHEMA/FUNCTION URI (HTTP hooks \
+                     cannot be reached by supagate)"
+                ),
+            ));
+        };
+        let _ = doc.take(&[&base[..], &["secrets"]].concat());
+        hooks.insert(
+            name.clone(),
+            Hook {
+                schema: schema.to_string(),
+                function: function.to_string(),
+            },
+        );
+    }
+    let m = |path: &[&'static str], default: bool, doc: &mut Doc| {
+        doc.bool(&[&["auth", "mfa"][..], path].concat(), default)
+    };
+    let auth = Auth {
+        enabled: doc.bool(&["auth", "enabled"], true)?,
+        jwt_secret: optional_string(doc, &["auth", "jwt_secret"])?,
+        signing_keys_path: optional_string(doc, &["auth", "signing_keys_path"])?,
+        site_url: doc.string(&["auth", "site_url"], &d.site_url)?,
+        additional_redirect_urls: doc.strings(
+            &["auth", "additional_redirect_urls"],
+            &d.additional_redirect_urls,
+        )?,
+        jwt_expiry: doc.int(&["auth", "jwt_expiry"], 3600, 30, 604_800)?,
+        enable_signup: doc.bool(&["auth", "enable_signup"], true)?,
+        enable_anonymous_sign_ins: doc.bool(&["auth", "enable_anonymous_sign_ins"], false)?,
+        enable_manual_linking: doc.bool(&["auth", "enable_manual_linking"], false)?,
+        enable_refresh_token_rotation: doc
+            .bool(&["auth", "enable_refresh_token_rotation"], true)?,
+        refresh_token_reuse_interval: doc.int(
+            &["auth", "refresh_token_reuse_interval"],
+            10,
+            0,
+            i64::from(i32::MAX),
+        )?,
+        minimum_password_length: doc.int(&["auth", "minimum_password_length"], 6, 6, 72)? as usize,
+        password_requirements: doc.string(&["auth", "password_requirements"], "")?,
+        rate_limit: RateLimits {
+            sign_in_sign_ups: rate(doc, "sign_in_sign_ups", 30)?,
+            token_refresh: rate(doc, "token_refresh", 150)?,
+            email_sent: rate(doc, "email_sent", 2)?,
+            anonymous_users: rate(doc, "anonymous_users", 30)?,
+            token_verifications: rate(doc, "token_verifications", 30)?,
+        },
+        email: Email {
+            enable_signup: doc.bool(&e("enable_signup"), true)?,
+            enable_confirmations: doc.bool(&e("enable_confirmations"), false)?,
+            double_confirm_changes: doc.bool(&e("double_confirm_changes"), true)?,
+            secure_password_change: doc.bool(&e("secure_password_change"), false)?,
+            max_frequency: doc.duration(&e("max_frequency"), 1)?,
+            otp_length: doc.int(&e("otp_length"), 6, 6, 10)? as usize,
+            otp_expiry: doc.int(&e("otp_expiry"), 3600, 1, 86_400)? as u64,
+            templates,
+            notifications,
+            smtp,
+        },
+        mfa: Mfa {
+            max_enrolled_factors: doc.int(&["auth", "mfa", "max_enrolled_factors"], 10, 0, 100)?
+                as u32,
+            totp_enroll: m(&["totp", "enroll_enabled"], false, doc)?,
+            totp_verify: m(&["totp", "verify_enabled"], false, doc)?,
+            phone_enroll: m(&["phone", "enroll_enabled"], false, doc)?,
+            phone_verify: m(&["phone", "verify_enabled"], false, doc)?,
+            web_authn_enroll: m(&["web_authn", "enroll_enabled"], false, doc)?,
+            web_authn_verify: m(&["web_authn", "verify_enabled"], false, doc)?,
+        },
+        hooks,
+    };
+    if let Some(secret) = &auth.jwt_secret
+        && secret.len() < 16
+    {
+        return Err(doc.err(&["auth", "jwt_secret"], "must be at least 16 characters"));
+    }
+    if !PASSWORD_REQUIREMENTS.contains(&auth.password_requirements.as_str()) {
+        return Err(doc.err(
+            &["auth", "password_requirements"],
+            format!(
+                "\"{}\" is not one of letters_digits, lower_upper_letters_digits, \
+                 lower_upper_letters_digits_symbols",
+                auth.password_requirements
+            ),
+        ));
+    }
+    Ok(auth)
+}
+
+pub(super) fn read_inbucket(doc: &mut Doc) -> Result<Inbucket, ConfigError> {
+    let d = Inbucket::default();
+    Ok(Inbucket {
+        enabled: doc.bool(&["inbucket", "enabled"], true)?,
+        port: doc.int(&["inbucket", "port"], i64::from(d.port), 1, 65535)? as u16,
+        admin_email: doc.string(&["inbucket", "admin_email"], &d.admin_email)?,
+        sender_name: doc.string(&["inbucket", "sender_name"], &d.sender_name)?,
+    })
+}
