@@ -1,5 +1,6 @@
 -- Demo data of the shop for local use (applied to a new database and by `supagate db reset`):
--- the occasion categories of SPEC.md §2, two dozen products, and a demo administrator.
+-- the occasion categories of SPEC.md §2, two dozen products (each with its own drawing, from
+-- frontend/scripts/demo-art.mjs), and a demo administrator.
 INSERT INTO public.categories (name, slug, description, order_by, image_url) VALUES
   ('Seasonal', 'seasonal', 'Blooms picked for what is fresh this season.', 0, '/demo/bouquet-coral.svg'),
   ('Best Sellers', 'best-sellers', 'The arrangements our neighbours order again and again.', 1, '/demo/bouquet-blush.svg'),
@@ -11,30 +12,30 @@ INSERT INTO public.categories (name, slug, description, order_by, image_url) VAL
   ('Memorial', 'memorial', 'Standing sprays and wreaths for services.', 7, '/demo/bouquet-white.svg');
 
 WITH p(name, sku, description, price, image, category, available, featured, ecwid_id, ecwid_slug) AS (VALUES
-  ('Autumn Harvest Bouquet', 'SEA-001', 'Rust mums, orange roses and wheat stems in a rustic wrap.', 64.00, '/demo/bouquet-coral.svg', 'seasonal', true, true, '700000101', 'autumn-harvest-bouquet'),
-  ('Winter Berry Centerpiece', 'SEA-002', 'White roses, cedar, pine cones and red winterberry in a low bowl.', 78.00, '/demo/bouquet-red.svg', 'seasonal', true, false, '700000102', 'winter-berry-centerpiece'),
-  ('Spring Tulip Jar', 'SEA-003', 'A mason jar of mixed tulips tied with twine.', 42.00, '/demo/bouquet-sunny.svg', 'seasonal', true, false, NULL, NULL),
-  ('Summer Sunflower Bundle', 'SEA-004', 'Bright sunflowers with solidago and eucalyptus.', 48.00, '/demo/bouquet-sunny.svg', 'seasonal', false, false, '700000104', 'summer-sunflower-bundle'),
-  ('Pastel Dream', 'BST-001', 'Blush roses, lisianthus and wax flower in a glass vase.', 72.00, '/demo/bouquet-blush.svg', 'best-sellers', true, true, '700000201', 'pastel-dream'),
-  ('Classic Dozen Roses', 'BST-002', 'Twelve long-stem red roses with greenery, hand-tied.', 89.00, '/demo/bouquet-red.svg', 'best-sellers', true, true, '700000202', 'classic-dozen-roses'),
-  ('Garden Party', 'BST-003', 'A loose, garden-style mix of the freshest blooms of the week.', 68.00, '/demo/bouquet-coral.svg', 'best-sellers', true, false, '700000203', NULL),
-  ('Utah Wildflower Mix', 'BST-004', 'Daisies, statice and alstroemeria inspired by mountain meadows.', 55.00, '/demo/bouquet-violet.svg', 'best-sellers', true, false, NULL, NULL),
-  ('Sunshine Daisies', 'EVD-001', 'Gerbera daisies in yellow and orange to brighten any room.', 39.00, '/demo/bouquet-sunny.svg', 'everyday', true, false, '700000301', 'sunshine-daisies'),
-  ('Just Because', 'EVD-002', 'A cheerful mixed bouquet, no reason needed.', 45.00, '/demo/bouquet-blush.svg', 'everyday', true, false, '700000302', 'just-because'),
-  ('Get Well Soon Basket', 'EVD-003', 'Bright blooms in a woven basket with a balloon.', 58.00, '/demo/bouquet-coral.svg', 'everyday', true, false, '700000303', NULL),
-  ('Thank You Posy', 'EVD-004', 'A small hand-tied posy of seasonal stems.', 29.00, '/demo/bouquet-white.svg', 'everyday', true, false, NULL, NULL),
-  ('Birthday Brights', 'EVD-005', 'Hot pink, orange and purple blooms with a birthday pick.', 52.00, '/demo/bouquet-violet.svg', 'everyday', false, false, '700000305', NULL),
-  ('Fiddle Leaf Fig', 'PLT-001', 'A tall fiddle leaf fig in a ceramic pot, about three feet.', 85.00, '/demo/plant-fern.svg', 'plants', true, false, '700000401', 'fiddle-leaf-fig'),
-  ('Peace Lily', 'PLT-002', 'An easy-care peace lily with white blooms.', 42.00, '/demo/plant-fern.svg', 'plants', true, false, '700000402', 'peace-lily'),
-  ('Succulent Garden', 'PLT-003', 'Five succulents arranged in a shallow stoneware dish.', 36.00, '/demo/plant-succulent.svg', 'plants', true, true, '700000403', NULL),
-  ('Orchid Elegance', 'PLT-004', 'A double-stem white phalaenopsis orchid.', 64.00, '/demo/plant-succulent.svg', 'plants', true, false, NULL, NULL),
-  ('Red Rose Romance', 'LOV-001', 'Two dozen red roses in a tall vase.', 149.00, '/demo/bouquet-red.svg', 'love-romance', true, true, '700000501', 'red-rose-romance'),
-  ('Blushing Heart', 'LOV-002', 'Pink roses and carnations in a heart-shaped box.', 79.00, '/demo/bouquet-blush.svg', 'love-romance', true, false, '700000502', NULL),
-  ('Prom Wrist Corsage', 'DNC-001', 'A spray-rose wrist corsage in the colour of your choice.', 32.00, '/demo/bouquet-violet.svg', 'dance-flowers', true, false, '700000601', NULL),
-  ('Classic Boutonniere', 'DNC-002', 'A single rose boutonniere with ribbon-wrapped stem.', 18.00, '/demo/bouquet-red.svg', 'dance-flowers', true, false, NULL, NULL),
-  ('Peaceful White Arrangement', 'SYM-001', 'White lilies, roses and stock in a low arrangement.', 95.00, '/demo/bouquet-white.svg', 'sympathy', true, false, '700000701', NULL),
-  ('Standing Spray Tribute', 'SYM-002', 'A standing easel spray of white and green blooms.', 225.00, '/demo/bouquet-white.svg', 'memorial', true, false, '700000702', NULL),
-  ('Remembrance Wreath', 'SYM-003', 'A classic wreath of white roses and greenery.', 175.00, '/demo/bouquet-white.svg', 'memorial', false, false, NULL, NULL)
+  ('Autumn Harvest Bouquet', 'SEA-001', 'Rust mums, orange roses and wheat stems in a rustic wrap.', 64.00, '/demo/products/autumn-harvest-bouquet.svg', 'seasonal', true, true, '700000101', 'autumn-harvest-bouquet'),
+  ('Winter Berry Centerpiece', 'SEA-002', 'White roses, cedar, pine cones and red winterberry in a low bowl.', 78.00, '/demo/products/winter-berry-centerpiece.svg', 'seasonal', true, false, '700000102', 'winter-berry-centerpiece'),
+  ('Spring Tulip Jar', 'SEA-003', 'A mason jar of mixed tulips tied with twine.', 42.00, '/demo/products/spring-tulip-jar.svg', 'seasonal', true, false, NULL, NULL),
+  ('Summer Sunflower Bundle', 'SEA-004', 'Bright sunflowers with solidago and eucalyptus.', 48.00, '/demo/products/summer-sunflower-bundle.svg', 'seasonal', false, false, '700000104', 'summer-sunflower-bundle'),
+  ('Pastel Dream', 'BST-001', 'Blush roses, lisianthus and wax flower in a glass vase.', 72.00, '/demo/products/pastel-dream.svg', 'best-sellers', true, true, '700000201', 'pastel-dream'),
+  ('Classic Dozen Roses', 'BST-002', 'Twelve long-stem red roses with greenery, hand-tied.', 89.00, '/demo/products/classic-dozen-roses.svg', 'best-sellers', true, true, '700000202', 'classic-dozen-roses'),
+  ('Garden Party', 'BST-003', 'A loose, garden-style mix of the freshest blooms of the week.', 68.00, '/demo/products/garden-party.svg', 'best-sellers', true, false, '700000203', NULL),
+  ('Utah Wildflower Mix', 'BST-004', 'Daisies, statice and alstroemeria inspired by mountain meadows.', 55.00, '/demo/products/utah-wildflower-mix.svg', 'best-sellers', true, false, NULL, NULL),
+  ('Sunshine Daisies', 'EVD-001', 'Gerbera daisies in yellow and orange to brighten any room.', 39.00, '/demo/products/sunshine-daisies.svg', 'everyday', true, false, '700000301', 'sunshine-daisies'),
+  ('Just Because', 'EVD-002', 'A cheerful mixed bouquet, no reason needed.', 45.00, '/demo/products/just-because.svg', 'everyday', true, false, '700000302', 'just-because'),
+  ('Get Well Soon Basket', 'EVD-003', 'Bright blooms in a woven basket with a balloon.', 58.00, '/demo/products/get-well-soon-basket.svg', 'everyday', true, false, '700000303', NULL),
+  ('Thank You Posy', 'EVD-004', 'A small hand-tied posy of seasonal stems.', 29.00, '/demo/products/thank-you-posy.svg', 'everyday', true, false, NULL, NULL),
+  ('Birthday Brights', 'EVD-005', 'Hot pink, orange and purple blooms with a birthday pick.', 52.00, '/demo/products/birthday-brights.svg', 'everyday', false, false, '700000305', NULL),
+  ('Fiddle Leaf Fig', 'PLT-001', 'A tall fiddle leaf fig in a ceramic pot, about three feet.', 85.00, '/demo/products/fiddle-leaf-fig.svg', 'plants', true, false, '700000401', 'fiddle-leaf-fig'),
+  ('Peace Lily', 'PLT-002', 'An easy-care peace lily with white blooms.', 42.00, '/demo/products/peace-lily.svg', 'plants', true, false, '700000402', 'peace-lily'),
+  ('Succulent Garden', 'PLT-003', 'Five succulents arranged in a shallow stoneware dish.', 36.00, '/demo/products/succulent-garden.svg', 'plants', true, true, '700000403', NULL),
+  ('Orchid Elegance', 'PLT-004', 'A double-stem white phalaenopsis orchid.', 64.00, '/demo/products/orchid-elegance.svg', 'plants', true, false, NULL, NULL),
+  ('Red Rose Romance', 'LOV-001', 'Two dozen red roses in a tall vase.', 149.00, '/demo/products/red-rose-romance.svg', 'love-romance', true, true, '700000501', 'red-rose-romance'),
+  ('Blushing Heart', 'LOV-002', 'Pink roses and carnations in a heart-shaped box.', 79.00, '/demo/products/blushing-heart.svg', 'love-romance', true, false, '700000502', NULL),
+  ('Prom Wrist Corsage', 'DNC-001', 'A spray-rose wrist corsage in the colour of your choice.', 32.00, '/demo/products/prom-wrist-corsage.svg', 'dance-flowers', true, false, '700000601', NULL),
+  ('Classic Boutonniere', 'DNC-002', 'A single rose boutonniere with ribbon-wrapped stem.', 18.00, '/demo/products/classic-boutonniere.svg', 'dance-flowers', true, false, NULL, NULL),
+  ('Peaceful White Arrangement', 'SYM-001', 'White lilies, roses and stock in a low arrangement.', 95.00, '/demo/products/peaceful-white-arrangement.svg', 'sympathy', true, false, '700000701', NULL),
+  ('Standing Spray Tribute', 'SYM-002', 'A standing easel spray of white and green blooms.', 225.00, '/demo/products/standing-spray-tribute.svg', 'memorial', true, false, '700000702', NULL),
+  ('Remembrance Wreath', 'SYM-003', 'A classic wreath of white roses and greenery.', 175.00, '/demo/products/remembrance-wreath.svg', 'memorial', false, false, NULL, NULL)
 )
 INSERT INTO public.products (name, sku, description, base_price, main_image_url, category_id,
                              is_available, is_featured, ecwid_product_id, ecwid_product_slug)
@@ -72,3 +73,6 @@ VALUES (gen_random_uuid(), 'b1ebe11a-0000-4000-8000-000000000001',
         'email', now(), now(), now());
 
 INSERT INTO public.user_roles (user_id, role) VALUES ('b1ebe11a-0000-4000-8000-000000000001', 'admin');
+
+-- New bouquet requests are mailed to the shop (the demo catches them: see the mail catcher).
+UPDATE public.shop_settings SET notify_email = 'hello@bluebellandsage.com';

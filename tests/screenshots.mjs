@@ -1,5 +1,6 @@
-// Writes a screenshot of every page of the site (375 px and 1280 px wide) and of each admin
-// screen (1280 px) to docs/screenshots/, against a fresh gateway with the demo catalogue.
+// Writes a screenshot of every page of the site and of each admin screen, 375 px and 1280 px
+// wide, to docs/screenshots/, against a fresh gateway with the demo catalogue and a few bouquet
+// requests sent the way the site sends them.
 import { chromium } from '@playwright/test'
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join, resolve, dirname } from 'node:path'
@@ -40,7 +41,7 @@ const shot = async (page, name, width) => {
 }
 try {
   for (const width of [375, 1280]) {
-    const context = await browser.newContext({ viewport: { width, height: width < 500 ? 800 : 900 }, deviceScaleFactor: 1 })
+    const context = await browser.newContext({ viewport: { width, height: width < 500 ? 812 : 900 }, deviceScaleFactor: 1 })
     await stub(context)
     const page = await context.newPage()
     for (const [name, path] of pages) {
@@ -51,49 +52,81 @@ try {
     await page.getByRole('link', { name: 'View Details of Peace Lily' }).click()
     await page.getByTestId('store-widget').getByText('Store checkout').waitFor()
     await shot(page, 'product-detail', width)
+    await page.goto(`${gw.url}/occasions/plants`)
+    await page.getByRole('link', { name: 'View Details of Orchid Elegance' }).click()
+    await page.getByTestId('order-by-phone').waitFor()
+    await shot(page, 'product-coming-soon', width)
     if (width === 375) {
       await page.goto(gw.url + '/')
       await page.getByRole('button', { name: 'Open menu' }).click()
       await page.waitForTimeout(700)
       await page.screenshot({ path: join(out, 'mobile-menu-375.png') })
+      await page.keyboard.press('Escape')
     }
     await context.close()
   }
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  await stub(context)
-  const page = await context.newPage()
-  await page.goto(`${gw.url}/auth`)
-  await page.getByLabel('Email').fill(DEMO_ADMIN.email)
-  await page.getByLabel('Password').fill(DEMO_ADMIN.password)
-  await page.getByRole('button', { name: 'Sign In', exact: true }).click()
-  await page.waitForURL(/\/admin$/)
-  await page.getByTestId('count-total-products').filter({ hasText: /\d/ }).waitFor()
-  await shot(page, 'admin-dashboard', 1280)
-  for (const [name, path, ready] of [
-    ['admin-products', '/admin/products', 'product-row'],
-    ['admin-categories', '/admin/categories', 'category-row'],
-  ]) {
-    await page.goto(gw.url + path)
-    await page.getByTestId(ready).first().waitFor()
-    await shot(page, name, 1280)
+  // Visitors' requests, as the form sends them (RLS lets anyone insert).
+  const requests = [
+    ['Rosa Diaz', '(435) 555-0199', 'rosa@example.com', 'get-well', 'best', ['Yellow', 'Oranges'], 'traditional', 'For my neighbour, after her surgery.'],
+    ['Tom Becker', '(435) 555-0123', 'tom@example.com', 'love-romance', 'better', ['Reds', 'Pink'], 'modern', 'Anniversary on Friday; a card saying "Still you".'],
+    ['Mei Tan', '(435) 555-0177', 'mei@example.com', 'baby', 'good', ['Whites', 'Greens'], 'rustic', null],
+  ]
+  for (const [name, phone, email, occasion, size, colors, style, special] of requests) {
+    const res = await fetch(`${gw.url}/rest/v1/bouquet_requests`, {
+      method: 'POST',
+      headers: { apikey: gw.anonKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer_name: name, customer_phone: phone, customer_email: email, occasion, size, colors, design_style: style, special_requests: special }),
+    })
+    if (!res.ok) throw new Error(`request not sent: ${res.status} ${await res.text()}`)
   }
-  await page.goto(`${gw.url}/admin/products`)
-  await page.getByRole('link', { name: 'Edit Pastel Dream' }).click()
-  await page.getByLabel('Name').waitFor()
-  await shot(page, 'admin-product-form', 1280)
-  await page.goto(`${gw.url}/admin/categories/new`)
-  await page.getByLabel('Name').fill('Prom Night')
-  await shot(page, 'admin-category-form', 1280)
-  await page.goto(`${gw.url}/admin/import`)
-  await page.getByLabel('CSV file').setInputFiles({
-    name: 'export.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.from('product_internal_id,product_name,product_sku\n800001,Peace Lily,PLT-002\n800002,"Autumn Harvest, large",SEA-001\n800003,Ghost,NOPE-1\n,No id,PLT-001\n'),
-  })
-  await page.getByRole('button', { name: 'Import' }).click()
-  await page.getByTestId('import-summary').waitFor()
-  await shot(page, 'admin-import', 1280)
-  await context.close()
+  for (const width of [375, 1280]) {
+    const context = await browser.newContext({ viewport: { width, height: width < 500 ? 812 : 900 }, deviceScaleFactor: 1 })
+    await stub(context)
+    const page = await context.newPage()
+    await page.goto(`${gw.url}/auth`)
+    await page.getByLabel('Email').fill(DEMO_ADMIN.email)
+    await page.getByLabel('Password').fill(DEMO_ADMIN.password)
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click()
+    await page.waitForURL(/\/admin$/)
+    await page.getByTestId('count-total-products').filter({ hasText: /\d/ }).waitFor()
+    await shot(page, 'admin-dashboard', width)
+    for (const [name, path, ready] of [
+      ['admin-products', '/admin/products', 'product-row'],
+      ['admin-categories', '/admin/categories', 'category-row'],
+      ['admin-requests', '/admin/requests', 'request-row'],
+      ['admin-staff', '/admin/staff', 'staff-row'],
+    ]) {
+      await page.goto(gw.url + path)
+      await page.getByTestId(ready).first().waitFor()
+      await shot(page, name, width)
+    }
+    await page.goto(`${gw.url}/admin/requests`)
+    await page.getByTestId('request-row').filter({ hasText: 'Tom Becker' }).getByRole('link').first().click()
+    await page.getByRole('heading', { name: 'Tom Becker' }).waitFor()
+    await shot(page, 'admin-request-detail', width)
+    await page.goto(`${gw.url}/admin/products`)
+    await page.getByRole('link', { name: 'Edit Pastel Dream' }).click()
+    await page.getByLabel('Name').waitFor()
+    await shot(page, 'admin-product-form', width)
+    await page.goto(`${gw.url}/admin/categories/new`)
+    await page.getByLabel('Name').fill('Prom Night')
+    await shot(page, 'admin-category-form', width)
+    await page.goto(`${gw.url}/admin/import`)
+    await page.getByLabel('CSV file').setInputFiles({
+      name: 'export.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('product_internal_id,product_name,product_sku\n800001,Peace Lily,PLT-002\n800002,"Autumn Harvest, large",SEA-001\n800003,Ghost,NOPE-1\n,No id,PLT-001\n'),
+    })
+    await page.getByRole('button', { name: 'Import' }).click()
+    await page.getByTestId('import-summary').waitFor()
+    await shot(page, 'admin-import', width)
+    if (width === 375) {
+      await page.getByRole('button', { name: 'Toggle sidebar' }).click()
+      await page.waitForTimeout(400)
+      await page.screenshot({ path: join(out, 'admin-menu-375.png') })
+    }
+    await context.close()
+  }
   console.log(`screenshots written to ${out}`)
 } finally {
   await browser.close()

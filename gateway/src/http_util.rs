@@ -28,8 +28,10 @@ pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-/// All request headers as a JSON object with lower-case names (PostgREST's request.headers).
-pub fn headers_json(req: &HttpRequest) -> String {
+/// All request headers as a JSON object with lower-case names (PostgREST's request.headers),
+/// with `x-real-ip` set to the client address the gateway determined (as Supabase's API gateway
+/// sets it), whatever the client sent under that name: SQL may count requests by it.
+pub fn headers_json(req: &HttpRequest, client: &str) -> String {
     let mut map = serde_json::Map::new();
     for (k, v) in req.headers() {
         if let Ok(v) = v.to_str() {
@@ -39,6 +41,7 @@ pub fn headers_json(req: &HttpRequest) -> String {
             );
         }
     }
+    map.insert("x-real-ip".into(), serde_json::Value::String(client.into()));
     serde_json::Value::Object(map).to_string()
 }
 

@@ -94,12 +94,17 @@ pub async fn handle(
     };
     let schema = state.schema();
     let plan = query_engine::plan(&input, &schema, &state.engine)?;
+    let client = client_ip(
+        &req,
+        state.config.rate_limit_ip_header.as_deref(),
+        state.config.trusted_proxy_hops,
+    );
     let ctx = RequestContext {
         role: identity.role.clone(),
         claims: identity.claims.to_string(),
         method: req.method().to_string(),
         path: req.path().to_string(),
-        headers: headers_json(&req),
+        headers: headers_json(&req, &client),
         search_path: state.config.search_path(&plan.outcome.schema),
         settings: state.role_settings(&identity.role),
     };
@@ -110,11 +115,6 @@ pub async fn handle(
     } else {
         Some(!plan.outcome.prefer.tx_rollback)
     };
-    let client = client_ip(
-        &req,
-        state.config.rate_limit_ip_header.as_deref(),
-        state.config.trusted_proxy_hops,
-    );
     let _share = state
         .client_slots
         .acquire(

@@ -1,6 +1,6 @@
 //! Auth hooks as config.toml's `[auth.hook.*]` names them (before user created, password
-//! verification attempt, send email) and delivery through `[auth.email.smtp]`, on projects of
-//! their own, against a real SMTP listener.
+//! verification attempt, send email), delivery through `[auth.email.smtp]`, and the mail apps
+//! queue with `supagate.send_mail()`, on projects of their own, against a real SMTP listener.
 
 mod support;
 
@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use support::{Api, Gateway, scratch_project, start_project};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// A minimal SMTP server that records each message's DATA.
+/// A minimal SMTP server that records each message's DATA, and refuses recipients whose
+/// address contains "refused".
 async fn smtp_server() -> (u16, Arc<Mutex<Vec<String>>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -36,6 +37,7 @@ async fn smtp_server() -> (u16, Arc<Mutex<Vec<String>>>) {
                     }
                     let reply: &[u8] = match line.get(..4).map(str::to_ascii_uppercase).as_deref() {
                         Some("EHLO") | Some("HELO") => b"250 test\r\n",
+                        Some("RCPT") if line.contains("refused") => b"550 no such mailbox\r\n",
                         Some("DATA") => {
                             data = Some(String::new());
                             b"354 go on\r\n"
@@ -216,4 +218,81 @@ grant execute on function public.send_email to supabase_auth_admin;
     // Nothing reached the catcher.
     let caught = gw.sql("select count(*) from supagate.mail").await;
     assert_eq!(caught[0][0].as_deref(), Some("0"));
+}
+
+#[tokio::test]
+async fn mail_an_app_queues_goes_out_after_commit_and_refusals_are_retried_later() {
+    let (port, mails) = smtp_server().await;
+    let dir = scratch_project(&[(
+        "supabase/config.toml",
+        r#"
+[auth.email.smtp]
+host = "127.0.0.1"
+port = "env(TEST_SMTP_PORT)"
+admin_email = "shop@example.com"
+sender_name = "Bluebell"
+"#,
+    )]);
+    let gw = {
+        let port = port.to_string();
+        support::start_project_env(&dir, &[], &[("TEST_SMTP_PORT", port.as_str())])
+    };
+    // Rolled back: never sent.
+    gw.sql(
+        "BEGIN; SELECT supagate.send_mail('gone@example.com', 'Never', 'rolled back'); ROLLBACK;",
+    )
+    .await;
+    gw.sql(
+        "SELECT supagate.send_mail('florist@example.com', 'New request', 'Call Ann <back> & soon')",
+    )
+    .await;
+    gw.sql("SELECT supagate.send_mail('refused@example.com', 'Bounce', 'x')")
+        .await;
+    let mut sent = None;
+    for _ in 0..100 {
+        sent = mails.lock().unwrap().first().cloned();
+        if sent.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let mail = sent.expect("the queued mail by SMTP");
+    assert!(mail.contains("To: florist@example.com"), "{mail}");
+    assert!(mail.contains("Subject: New request"), "{mail}");
+    assert!(mail.contains("Call Ann <back> & soon"), "{mail}");
+    // The HTML part (quoted-printable, so lines may be folded) has the text escaped.
+    assert!(mail.contains("Call Ann &lt;bac"), "{mail}");
+    // The refused one waits for a later attempt, with the reason; the sent one is gone.
+    let mut left = Vec::new();
+    for _ in 0..100 {
+        left = gw
+            .sql("SELECT recipient, attempts, last_error IS NOT NULL, next_attempt_at > now() FROM supagate.outbox")
+            .await;
+        if left.len() == 1 && left[0][1].as_deref() == Some("1") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        left,
+        vec![vec![
+            Some("refused@example.com".to_string()),
+            Some("1".into()),
+            Some("t".into()),
+            Some("t".into())
+        ]]
+    );
+    assert_eq!(mails.lock().unwrap().len(), 1);
+    // The API roles cannot queue mail themselves.
+    let r = support::Api::service(&gw)
+        .send(
+            "POST",
+            "/rest/v1/rpc/send_mail",
+            &[("content-profile", "supagate")],
+            Some(r#"{"recipient":"x@example.com","subject":"s","body":"b"}"#),
+        )
+        .await;
+    assert!(r.status >= 400, "{}", r.text);
+    let queued = gw.sql("SELECT has_function_privilege('service_role', 'supagate.send_mail(text, text, text)', 'execute'), has_function_privilege('anon', 'supagate.send_mail(text, text, text)', 'execute')").await;
+    assert_eq!(queued, vec![vec![Some("f".into()), Some("f".into())]]);
 }

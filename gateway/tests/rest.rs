@@ -858,7 +858,8 @@ async fn rls_matrix() {
             "{who} insert links"
         );
 
-        // user_roles: a user sees only their own row; only admins write.
+        // user_roles: a user sees only their own row; roles change only through the shop's
+        // staff functions (admins and the service role), never by a direct write from the API.
         let mine = api
             .get("/rest/v1/user_roles?select=user_id,role")
             .await
@@ -882,7 +883,22 @@ async fn rls_matrix() {
                 Some(&format!(r#"{{"user_id":"{user_id}","role":"admin"}}"#)),
             )
             .await;
-        assert_eq!(r.status < 300, may_write, "{who} grants admin");
+        assert_eq!(r.status < 300, *who == "service", "{who} writes user_roles");
+        let rpc = api
+            .send(
+                "POST",
+                "/rest/v1/rpc/grant_admin",
+                &[],
+                Some(&format!(r#"{{"email":"{who}-matrix@example.com"}}"#)),
+            )
+            .await;
+        // Unknown e-mail: 404 for those allowed to call, 401/403 for the others.
+        assert_eq!(
+            rpc.status == 404,
+            may_write,
+            "{who} grant_admin: {}",
+            rpc.text
+        );
         if r.status < 300 {
             svc.send(
                 "DELETE",

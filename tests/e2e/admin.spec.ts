@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { gatewayBinary, repoRoot } from '../support/gateway.mjs'
 import { png } from '../support/png.mjs'
 import { expect, gotoAndSettle, test } from './fixtures'
-import type { Page } from '@playwright/test'
+import type { APIRequestContext, Page } from '@playwright/test'
 
 // These tests change their gateway's catalogue in order, so they run one after another. The
 // site tests run on a gateway of their own (playwright.config.ts), so they never see these edits.
@@ -26,9 +26,26 @@ async function signIn(page: Page, email: string, password: string) {
   await page.getByRole('button', { name: 'Sign In', exact: true }).click()
 }
 
+/** A link of the admin sidebar (its name may carry a count, as "Requests 1 unread"). */
+const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: new RegExp(`^${name}`) })
+
 const toast = (page: Page, text: string) => page.getByText(text, { exact: true }).first()
 
-async function restCount(request: import('@playwright/test').APIRequestContext, query: string) {
+/** A REST call with the admin gateway's service key (past RLS). */
+function service(request: APIRequestContext, method: 'get' | 'post' | 'delete', path: string, data?: unknown) {
+  const key = process.env.E2E_ADMIN_SERVICE_KEY!
+  return request[method](`${process.env.E2E_ADMIN_URL}${path}`, {
+    headers: { apikey: key, authorization: `Bearer ${key}`, prefer: 'return=representation' },
+    data,
+  })
+}
+
+/** Whether an object is in a public bucket of the admin gateway. */
+async function stored(request: APIRequestContext, bucket: string, name: string) {
+  return (await request.get(`${process.env.E2E_ADMIN_URL}/storage/v1/object/public/${bucket}/${name}`)).ok()
+}
+
+async function restCount(request: APIRequestContext, query: string) {
   const key = process.env.E2E_ADMIN_SERVICE_KEY!
   const res = await request.head(`${process.env.E2E_ADMIN_URL}/rest/v1/${query}`, {
     headers: { apikey: key, authorization: `Bearer ${key}`, prefer: 'count=exact' },
@@ -133,6 +150,23 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   const row = page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' })
   await expect(row).toContainText('$34.50')
   await expect(row).toContainText('Plants')
+  // The image is kept as its name in the bucket, not as a URL of this API address.
+  const [{ main_image_url: firstImage }] = await (await service(request, 'get', '/rest/v1/products?select=main_image_url&sku=eq.PLT-900')).json()
+  expect(firstImage).toMatch(/^[a-z0-9]+-\d+\.png$/)
+  expect(await stored(request, 'product-images', firstImage)).toBe(true)
+
+  // A duplicate SKU is explained in words, not with PostgreSQL's message.
+  await page.getByRole('link', { name: 'Add Product' }).click()
+  await page.getByLabel('Name').fill('Second Fern')
+  await page.getByLabel('SKU').fill('PLT-900')
+  await page.getByRole('button', { name: 'Create Product' }).click()
+  await expect(toast(page, 'Another product already uses this SKU. Choose a different one.')).toBeVisible()
+  await expect(page.getByText(/duplicate key/)).toHaveCount(0)
+  // Ctrl+B while typing in a field is left to the field; the sidebar stays as it was.
+  await page.getByLabel('Name').focus()
+  await page.keyboard.press('Control+b')
+  await expect(page.locator('aside[data-state]')).toHaveAttribute('data-state', 'expanded')
+  await page.getByRole('link', { name: 'Cancel' }).click()
 
   // It shows on both occasion pages, with its uploaded image.
   for (const slug of ['plants', 'seasonal']) {
@@ -155,14 +189,28 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(page.getByLabel('Name')).toHaveValue('Maidenhair Fern')
   await expect(page.getByTestId('additional-categories').getByLabel('Seasonal')).toBeChecked()
   await page.getByLabel('Price ($)').fill('36')
+  // A new image replaces the first: saving removes the old object.
+  await page.getByLabel('Main image: upload image').setInputFiles({ name: 'fern2.webp', mimeType: 'image/png', buffer: png(8, 8, [40, 120, 60]) })
+  await expect(toast(page, 'Image uploaded successfully')).toBeVisible()
   await page.getByRole('button', { name: 'Update Product' }).click()
   await expect(toast(page, 'Product updated successfully')).toBeVisible()
   await expect(page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' })).toContainText('$36.00')
+  const [{ main_image_url: secondImage }] = await (await service(request, 'get', '/rest/v1/products?select=main_image_url&sku=eq.PLT-900')).json()
+  expect(secondImage).not.toBe(firstImage)
+  expect(await stored(request, 'product-images', firstImage)).toBe(false)
+  expect(await stored(request, 'product-images', secondImage)).toBe(true)
+  // Icons say what they do.
+  await page.getByRole('link', { name: 'Edit Maidenhair Fern' }).hover()
+  await expect(page.getByRole('tooltip')).toHaveText('Edit Maidenhair Fern')
+  await expect(page.getByRole('button', { name: 'Show Maidenhair Fern' })).toHaveText('Show')
+  await expect(page.getByRole('button', { name: 'Hide Pastel Dream' })).toHaveText('Hide')
   await page.getByRole('button', { name: 'Delete Maidenhair Fern' }).click()
   await expect(page.getByRole('alertdialog')).toContainText('Are you sure you want to delete this product?')
   await page.getByRole('button', { name: 'Delete', exact: true }).click()
   await expect(toast(page, 'Product deleted')).toBeVisible()
   await expect(page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' })).toHaveCount(0)
+  // Deleting the product removed its image too.
+  await expect.poll(() => stored(request, 'product-images', secondImage)).toBe(false)
 
   // The session survives a reload; Ctrl+B collapses the sidebar and the cookie remembers it.
   await page.reload()
@@ -199,7 +247,11 @@ test('CSV import: found, quoted, not found and skipped rows', async ({ page, req
   await page.getByLabel('CSV file').setInputFiles({ name: 'export.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
   await page.getByRole('button', { name: 'Import' }).click()
   await expect(page.getByTestId('import-summary')).toHaveText('2 updated · 1 not found · 0 failed · 2 skipped')
-  await expect(page.getByTestId('import-row').filter({ hasText: 'NOPE-1' })).toContainText('Product not found in database')
+  const ghost = page.getByTestId('import-row').filter({ hasText: 'NOPE-1' })
+  await expect(ghost).toContainText('Product not found in database')
+  await expect(ghost).toContainText('Not found')
+  await expect(page.getByTestId('import-row').filter({ hasText: 'not_found' })).toHaveCount(0)
+  await expect(page.getByTestId('import-row').filter({ hasText: 'PLT-002' })).toContainText('Updated')
   await expect(toast(page, 'Successfully updated 2 product(s)')).toBeVisible()
   const key = process.env.E2E_ADMIN_SERVICE_KEY!
   const res = await request.get(`${process.env.E2E_ADMIN_URL}/rest/v1/products?select=sku,ecwid_product_id&sku=in.(PLT-002,SEA-001)&order=sku`, {
@@ -212,4 +264,128 @@ test('CSV import: found, quoted, not found and skipped rows', async ({ page, req
   await page.getByRole('button', { name: 'Sign Out' }).click()
   await expect(toast(page, 'Signed out successfully')).toBeVisible()
   await expect(page).toHaveURL(/\/auth$/)
+})
+
+test("a visitor's bouquet request reaches the admin inbox live, and the shop by mail", async ({ page, browser, request }) => {
+  await signIn(page, ADMIN.email, ADMIN.password)
+  await expect(page).toHaveURL(/\/admin$/)
+  await nav(page, 'Requests').click()
+  await expect(page.getByRole('heading', { name: 'Requests' })).toBeVisible()
+  await expect(page.getByText('No requests yet')).toBeVisible()
+  await expect(page.getByTestId('unread-count')).toHaveCount(0)
+
+  // A visitor, in a browser of their own, sends a request.
+  const visitor = await browser.newPage({ baseURL: process.env.E2E_ADMIN_URL })
+  await visitor.goto('/build-bouquet')
+  await visitor.getByLabel('Best').check()
+  await visitor.getByLabel('Yellow').check()
+  await visitor.getByLabel('Oranges').check()
+  await visitor.getByLabel('Traditional').check()
+  await visitor.getByLabel('Occasion').selectOption('get-well')
+  await visitor.getByLabel('Special requests (optional)').fill('For my neighbour, after her surgery.')
+  await visitor.getByLabel('Name', { exact: true }).fill('Rosa Diaz')
+  await visitor.getByLabel('Phone').fill('(435) 555-0199')
+  await visitor.getByLabel('E-mail').fill('rosa@example.com')
+  await visitor.getByRole('button', { name: 'Submit Bouquet Request' }).click()
+  await expect(visitor.getByText('Bouquet request received!').first()).toBeVisible()
+  await visitor.close()
+
+  // It appears without a reload, unread.
+  const row = page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })
+  await expect(row).toBeVisible()
+  await expect(row).toContainText('Get Well')
+  await expect(row.getByRole('img', { name: 'Unread' })).toBeVisible()
+  await expect(page.getByTestId('unread-count')).toContainText('1')
+
+  // The shop got a mail about it.
+  await expect
+    .poll(async () => {
+      const inbox = await (await request.get(`${process.env.E2E_ADMIN_MAIL_URL}/api/v1/messages`)).json()
+      return inbox.messages.map((m: { Subject: string }) => m.Subject)
+    })
+    .toContain('Bouquet request from Rosa Diaz')
+
+  // The dashboard lists it as new.
+  await nav(page, 'Dashboard').click()
+  await expect(page.getByTestId('count-new-requests')).toHaveText('1')
+  await expect(page.getByTestId('dashboard-requests')).toContainText('Rosa Diaz')
+
+  // Opened, it is read; the details, call and e-mail links; status changes.
+  await page.getByTestId('dashboard-requests').getByRole('link', { name: 'Rosa Diaz' }).click()
+  await expect(page.getByRole('heading', { name: 'Rosa Diaz' })).toBeVisible()
+  await expect(page.getByText('Best (luxury)')).toBeVisible()
+  await expect(page.getByText('Yellow, Oranges')).toBeVisible()
+  await expect(page.getByText('For my neighbour, after her surgery.')).toBeVisible()
+  await expect(page.getByRole('link', { name: 'Call (435) 555-0199' })).toHaveAttribute('href', 'tel:4355550199')
+  await expect(page.getByRole('link', { name: 'E-mail rosa@example.com' })).toHaveAttribute('href', /^mailto:rosa@example\.com\?subject=/)
+  await expect(page.getByTestId('unread-count')).toHaveCount(0)
+  await page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Contacted' }).click()
+  await expect(toast(page, 'Marked as contacted')).toBeVisible()
+  await expect(page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Contacted' })).toHaveAttribute('aria-pressed', 'true')
+  const [saved] = await (await service(request, 'get', '/rest/v1/bouquet_requests?customer_email=eq.rosa@example.com&select=status,read_at')).json()
+  expect(saved.status).toBe('contacted')
+  expect(saved.read_at).not.toBeNull()
+  await nav(page, 'Requests').click()
+  await page.getByRole('button', { name: /^Contacted/ }).click()
+  await expect(page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })).toContainText('Contacted')
+  await page.getByRole('button', { name: /^New/ }).click()
+  await expect(page.getByText('No new requests')).toBeVisible()
+})
+
+test('staff: an admin adds and revokes administrators, and the last one cannot be revoked', async ({ page }) => {
+  const colleague = { email: `colleague-${Date.now()}@example.com`, password: 'tulips-in-spring' }
+  supagate('users', 'create', colleague.email, colleague.password)
+  await signIn(page, ADMIN.email, ADMIN.password)
+  await expect(page).toHaveURL(/\/admin$/)
+  await nav(page, 'Staff').click()
+  await expect(page.getByRole('heading', { name: 'Staff' })).toBeVisible()
+  const rows = page.getByTestId('staff-row')
+  await expect(rows.filter({ hasText: ADMIN.email })).toBeVisible()
+  const before = await rows.count()
+  await page.getByLabel('E-mail of the account').fill('nobody@example.com')
+  await page.getByRole('button', { name: 'Make administrator' }).click()
+  await expect(toast(page, 'Could not add the administrator')).toBeVisible()
+  await expect(page.getByText('No account uses the e-mail nobody@example.com').first()).toBeVisible()
+  await page.getByLabel('E-mail of the account').fill(colleague.email)
+  await page.getByRole('button', { name: 'Make administrator' }).click()
+  await expect(toast(page, 'Administrator added')).toBeVisible()
+  await expect(rows).toHaveCount(before + 1)
+
+  // The colleague signs in and manages the shop.
+  const other = await page.context().browser()!.newPage({ baseURL: process.env.E2E_ADMIN_URL })
+  await signIn(other, colleague.email, colleague.password)
+  await expect(other.getByRole('heading', { name: 'Dashboard' })).toBeVisible()
+  await other.close()
+
+  await page.getByRole('button', { name: `Revoke ${colleague.email}` }).click()
+  await page.getByRole('button', { name: 'Revoke', exact: true }).click()
+  await expect(toast(page, 'Administrator removed')).toBeVisible()
+  await expect(rows).toHaveCount(before)
+
+  // Where the requests are mailed.
+  await page.getByLabel('E-mail for new requests').fill('orders@example.com')
+  await page.getByRole('button', { name: 'Save' }).click()
+  await expect(toast(page, 'New requests are e-mailed to orders@example.com')).toBeVisible()
+  expect(shopAdmin('list')).not.toContain(colleague.email)
+})
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 375, height: 812 } })
+
+  test('list rows are cards with every action labelled and in reach', async ({ page }) => {
+    await signIn(page, ADMIN.email, ADMIN.password)
+    await expect(page).toHaveURL(/\/admin$/)
+    for (const [path, name] of [['/admin/products', 'Pastel Dream'], ['/admin/categories', 'Seasonal']]) {
+      await gotoAndSettle(page, path)
+      const card = page.getByTestId(path.endsWith('products') ? 'product-row' : 'category-row').filter({ hasText: name }).first()
+      for (const action of [`Hide ${name}`, `Delete ${name}`]) {
+        const button = card.getByRole('button', { name: action })
+        await expect(button).toBeVisible()
+        const box = (await button.boundingBox())!
+        expect(box.x + box.width).toBeLessThanOrEqual(375)
+      }
+      await expect(card.getByRole('link', { name: `Edit ${name}` })).toHaveText('Edit')
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    }
+  })
 })

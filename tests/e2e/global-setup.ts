@@ -12,6 +12,7 @@ export default async function globalSetup() {
   process.env.E2E_ADMIN_URL = admin.url
   process.env.E2E_ADMIN_SERVICE_KEY = admin.serviceKey
   process.env.E2E_ADMIN_DATA_DIR = admin.dataDir
+  process.env.E2E_ADMIN_MAIL_URL = admin.status.MAILPIT_URL
   return async () => {
     await Promise.all([site.stop(), admin.stop()])
   }

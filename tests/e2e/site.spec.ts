@@ -1,5 +1,12 @@
 import AxeBuilder from '@axe-core/playwright'
+import type { APIRequestContext } from '@playwright/test'
 import { expect, gotoAndSettle, test } from './fixtures'
+
+/** A REST read with the site gateway's service key (past RLS). */
+function serviceGet(request: APIRequestContext, query: string) {
+  const key = process.env.E2E_SITE_SERVICE_KEY!
+  return request.get(`${process.env.E2E_SITE_URL}/rest/v1/${query}`, { headers: { apikey: key, authorization: `Bearer ${key}` } })
+}
 
 const routes: [string, string][] = [
   ['/', 'Floral Moments That Speak From The Heart'],
@@ -89,10 +96,43 @@ test('occasion page → product → detail with the store widget', async ({ page
   expect(consoleErrors).toEqual([])
 })
 
-test('a product without a store id says details are coming', async ({ page }) => {
+test('a product without a store id says details are coming, and how to order it', async ({ page }) => {
   await gotoAndSettle(page, '/occasions/plants')
   await page.getByRole('link', { name: 'View Details of Orchid Elegance' }).click()
-  await expect(page.getByText('Product Details Coming Soon')).toBeVisible()
+  const order = page.getByTestId('order-by-phone')
+  await expect(order.getByText('Product Details Coming Soon')).toBeVisible()
+  await expect(order.getByRole('link', { name: /Call \(435\) 555-0148/ })).toHaveAttribute('href', 'tel:+14355550148')
+  await expect(order.getByRole('link', { name: 'E-mail us' })).toHaveAttribute('href', /^mailto:hello@bluebellandsage\.com\?subject=Order%3A%20Orchid%20Elegance$/)
+  await expect(order.getByRole('link', { name: 'build a bouquet of your own' })).toHaveAttribute('href', '/build-bouquet')
+})
+
+test('a product page opened from a shared link goes Back to the shop, not off the site', async ({ page, request }) => {
+  const [{ id }] = await (await serviceGet(request, 'products?select=id&sku=eq.PLT-002')).json()
+  await page.goto(`/product/${id}`)
+  await expect(page.getByRole('heading', { name: 'Peace Lily' })).toBeVisible()
+  await page.getByRole('button', { name: 'Back' }).click()
+  await expect(page).toHaveURL(new RegExp(`^${process.env.E2E_SITE_URL}/$`))
+  await expect(page.getByRole('heading', { name: 'Floral Moments That Speak From The Heart' })).toBeVisible()
+})
+
+test('each demo product has a drawing of its own that matches its name', async ({ request }) => {
+  const products: { name: string; description: string; main_image_url: string }[] = await (
+    await serviceGet(request, 'products?select=name,description,main_image_url&order=name')
+  ).json()
+  expect(products).toHaveLength(24)
+  const titles = new Map<string, string>()
+  for (const p of products) {
+    expect(p.main_image_url, p.name).toMatch(/^\/demo\/products\/[a-z-]+\.svg$/)
+    const svg = await (await request.get(`${process.env.E2E_SITE_URL}${p.main_image_url}`)).text()
+    const title = /<title[^>]*>([^<]+)<\/title>/.exec(svg)?.[1] ?? ''
+    titles.set(p.name, title)
+    // The flower or piece the name promises is the one drawn.
+    for (const kind of ['tulip', 'rose', 'sunflower', 'succulent', 'orchid', 'wreath', 'corsage', 'boutonniere', 'lily', 'fig', 'dais']) {
+      if (p.name.toLowerCase().includes(kind)) expect(title.toLowerCase(), `${p.name}: ${title}`).toContain(kind)
+    }
+  }
+  expect(new Set(titles.values()).size).toBe(24)
+  expect(new Set(products.map((p) => p.main_image_url)).size).toBe(24)
 })
 
 test.describe('when the store is unreachable', () => {
@@ -127,7 +167,7 @@ test('the not-found page logs the path and links home', async ({ page }) => {
   await expect(page).toHaveURL(/\/$/)
 })
 
-test('bouquet form: errors, then submitting, success toast and reset', async ({ page }) => {
+test('bouquet form: errors, then submitting, success toast and reset; the request reaches the shop', async ({ page, request }) => {
   await gotoAndSettle(page, '/build-bouquet')
   await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
   for (const msg of [
@@ -150,11 +190,35 @@ test('bouquet form: errors, then submitting, success toast and reset', async ({ 
   await page.getByLabel('Name', { exact: true }).fill('Ann Lee')
   await page.getByLabel('Phone').fill('435-555-0100')
   await page.getByLabel('E-mail').fill('ann@example.com')
+  await page.getByLabel('Special requests (optional)').fill('Peonies if you have them.')
   await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
   await expect(page.getByRole('button', { name: 'Submitting...' })).toBeVisible()
   await expect(page.getByText('Bouquet request received!').first()).toBeVisible()
   await expect(page.getByLabel('Name', { exact: true })).toHaveValue('')
   await expect(page.getByLabel('Pink')).not.toBeChecked()
+  // It reached the shop, field by field.
+  const rows = await (await serviceGet(request, 'bouquet_requests?customer_email=eq.ann@example.com&select=*')).json()
+  expect(rows).toHaveLength(1)
+  expect(rows[0]).toMatchObject({
+    size: 'better', colors: ['Pink', 'Whites'], design_style: 'rustic', occasion: 'birthday', named_arrangement: 'Daisy',
+    special_requests: 'Peonies if you have them.', customer_name: 'Ann Lee', customer_phone: '435-555-0100', status: 'new', read_at: null,
+  })
+})
+
+test('a bot that fills the hidden field is told it worked, and nothing is stored', async ({ page, request }) => {
+  await gotoAndSettle(page, '/build-bouquet')
+  await expect(page.getByLabel('Leave this field empty')).not.toBeInViewport()
+  await page.getByLabel('Good').check()
+  await page.getByLabel('Reds').check()
+  await page.getByLabel('Modern').check()
+  await page.getByLabel('Occasion').selectOption('home')
+  await page.getByLabel('Name', { exact: true }).fill('Spam Bot')
+  await page.getByLabel('Phone').fill('000')
+  await page.getByLabel('E-mail').fill('bot@example.com')
+  await page.getByLabel('Leave this field empty').fill('http://spam.example')
+  await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
+  await expect(page.getByText('Bouquet request received!').first()).toBeVisible()
+  expect(await (await serviceGet(request, 'bouquet_requests?customer_email=eq.bot@example.com')).json()).toEqual([])
 })
 
 test('weddings tabs', async ({ page }) => {
@@ -174,8 +238,25 @@ test('our shop: MEET THE TEAM scrolls to the florists', async ({ page }) => {
   await expect(page.getByText('Florist', { exact: true })).toHaveCount(4)
 })
 
+test('/auth has a way back to the shop', async ({ page }) => {
+  await gotoAndSettle(page, '/auth')
+  await page.getByRole('link', { name: 'Back to the shop' }).click()
+  await expect(page).toHaveURL(new RegExp(`^${process.env.E2E_SITE_URL}/$`))
+})
+
+test('the home hero draws its bouquet whole: no leaf is cut at the edge', async ({ page }) => {
+  await gotoAndSettle(page, '/')
+  const outside = await page.getByRole('img', { name: 'Illustration of a hand-tied bouquet' }).evaluate((svg) => {
+    const frame = svg.getBoundingClientRect()
+    return [...svg.querySelectorAll('ellipse, circle, path')]
+      .map((el) => el.getBoundingClientRect())
+      .filter((r) => r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5).length
+  })
+  expect(outside).toBe(0)
+})
+
 test.describe('mobile', () => {
-  test.use({ viewport: { width: 375, height: 740 } })
+  test.use({ viewport: { width: 375, height: 812 } })
   test('the flower toggle opens the menu, a link closes it', async ({ page }) => {
     await gotoAndSettle(page, '/')
     const toggle = page.getByRole('button', { name: 'Open menu' })
@@ -192,4 +273,60 @@ test.describe('mobile', () => {
     await expect(page).toHaveURL(/\/contact$/)
     await expect(page.getByRole('navigation', { name: 'Mobile' })).toHaveCount(0)
   })
+})
+
+test.describe('at 375 px', () => {
+  test.use({ viewport: { width: 375, height: 812 } })
+
+  test('/happy-hour: the call-ahead line reads as one sentence and the number stays on one line', async ({ page }) => {
+    await gotoAndSettle(page, '/happy-hour')
+    const number = page.getByRole('link', { name: '(435) 555-0148' }).last()
+    // One line of text: no taller than a line and a half.
+    const { height, lineHeight } = await number.evaluate((a) => ({
+      height: a.getBoundingClientRect().height,
+      lineHeight: parseFloat(getComputedStyle(a).lineHeight),
+    }))
+    expect(height).toBeLessThan(lineHeight * 1.5)
+    // The sentence is one block of text beside its icon, not columns.
+    const sentence = (await page.getByText(/^Call ahead on/).boundingBox())!
+    expect(sentence.width).toBeGreaterThan(200)
+  })
+
+  test('the open menu fits the screen, holds the page still, and Esc closes it', async ({ page }) => {
+    await gotoAndSettle(page, '/')
+    await page.getByRole('button', { name: 'Open menu' }).click()
+    const panel = page.getByRole('navigation', { name: 'Mobile' })
+    await expect(panel).toHaveAttribute('data-state', 'open')
+    const box = (await panel.boundingBox())!
+    expect(box.y + box.height).toBeLessThanOrEqual(812)
+    await expect(panel.getByRole('link', { name: 'BUILD YOUR BOUQUET' })).toBeInViewport({ ratio: 1 })
+    // Scrolling over the header does not move the page behind the menu.
+    await page.mouse.move(200, 20)
+    await page.mouse.wheel(0, 600)
+    await page.waitForTimeout(200)
+    expect(await page.evaluate(() => window.scrollY)).toBe(0)
+    await page.keyboard.press('Escape')
+    await expect(panel).toHaveCount(0)
+    await expect(page.getByRole('button', { name: 'Open menu' })).toBeFocused()
+    // Closed, the page scrolls again.
+    await page.mouse.wheel(0, 600)
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(0)
+  })
+
+  for (const path of ['/happy-hour', '/build-bouquet', '/weddings', '/contact', '/occasions/plants', '/our-shop']) {
+    test(`${path}: the hero's decoration stays out of the title`, async ({ page }) => {
+      await gotoAndSettle(page, path)
+      const title = (await page.getByRole('heading', { level: 1 }).first().boundingBox())!
+      // Every drawing in the hero band, whatever it is marked as.
+      const overlaps = await page.locator('section:has(h1) svg').evaluateAll(
+        (svgs, t) =>
+          svgs
+            .map((s) => s.getBoundingClientRect())
+            .filter((r) => r.width > 0 && r.height > 0)
+            .filter((r) => r.left < t.x + t.width && r.right > t.x && r.top < t.y + t.height && r.bottom > t.y).length,
+        title,
+      )
+      expect(overlaps).toBe(0)
+    })
+  }
 })

@@ -31,6 +31,63 @@ export type Database = {
   }
   public: {
     Tables: {
+      bouquet_requests: {
+        Row: {
+          client_address: string | null
+          colors: string[]
+          created_at: string
+          customer_email: string
+          customer_name: string
+          customer_phone: string
+          design_style: string
+          id: string
+          named_arrangement: string | null
+          occasion: string
+          read_at: string | null
+          size: string
+          special_requests: string | null
+          status: Database["public"]["Enums"]["request_status"]
+          updated_at: string
+          website: string | null
+        }
+        Insert: {
+          client_address?: string | null
+          colors: string[]
+          created_at?: string
+          customer_email: string
+          customer_name: string
+          customer_phone: string
+          design_style: string
+          id?: string
+          named_arrangement?: string | null
+          occasion: string
+          read_at?: string | null
+          size: string
+          special_requests?: string | null
+          status?: Database["public"]["Enums"]["request_status"]
+          updated_at?: string
+          website?: string | null
+        }
+        Update: {
+          client_address?: string | null
+          colors?: string[]
+          created_at?: string
+          customer_email?: string
+          customer_name?: string
+          customer_phone?: string
+          design_style?: string
+          id?: string
+          named_arrangement?: string | null
+          occasion?: string
+          read_at?: string | null
+          size?: string
+          special_requests?: string | null
+          status?: Database["public"]["Enums"]["request_status"]
+          updated_at?: string
+          website?: string | null
+        }
+        Relationships: []
+      }
       categories: {
         Row: {
           created_at: string
@@ -156,6 +213,24 @@ export type Database = {
           },
         ]
       }
+      shop_settings: {
+        Row: {
+          id: boolean
+          notify_email: string | null
+          updated_at: string
+        }
+        Insert: {
+          id?: boolean
+          notify_email?: string | null
+          updated_at?: string
+        }
+        Update: {
+          id?: boolean
+          notify_email?: string | null
+          updated_at?: string
+        }
+        Relationships: []
+      }
       user_roles: {
         Row: {
           created_at: string
@@ -182,19 +257,59 @@ export type Database = {
       [_ in never]: never
     }
     Functions: {
+      apply_import: {
+        Args: { rows: Json }
+        Returns: {
+          sku: string
+          name: string
+          status: string
+          message: string
+          product_internal_id: string
+        }[]
+      }
+      dashboard_counts: { Args: never; Returns: Json }
       grant_admin: { Args: { email: string }; Returns: string }
       is_admin: { Args: never; Returns: boolean }
       list_admins: {
         Args: never
         Returns: {
+          user_id: string
           email: string
           since: string
+          last_sign_in_at: string
         }[]
       }
+      require_admin: { Args: never; Returns: undefined }
       revoke_admin: { Args: { email: string }; Returns: boolean }
+      save_product: {
+        Args: { product: Json; category_ids: string[]; id?: string }
+        Returns: {
+          base_price: number
+          category_id: string | null
+          created_at: string
+          description: string | null
+          ecwid_product_id: string | null
+          ecwid_product_slug: string | null
+          id: string
+          is_available: boolean
+          is_featured: boolean
+          main_image_url: string | null
+          name: string
+          sku: string | null
+          updated_at: string
+        }
+      }
+      unused_images: {
+        Args: never
+        Returns: {
+          bucket_id: string
+          name: string
+        }[]
+      }
     }
     Enums: {
       app_role: "admin"
+      request_status: "new" | "contacted" | "done"
     }
     CompositeTypes: {
       [_ in never]: never
@@ -326,6 +441,7 @@ export const Constants = {
   public: {
     Enums: {
       app_role: ["admin"],
+      request_status: ["new", "contacted", "done"],
     },
   },
 } as const

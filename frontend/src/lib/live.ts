@@ -1,34 +1,43 @@
 import * as React from 'react'
+import { useQueryClient, type QueryKey } from '@tanstack/react-query'
 import { supabase } from './supabase'
 
-export type LiveTable = 'products' | 'categories' | 'product_categories'
+export type LiveTable = 'products' | 'categories' | 'product_categories' | 'bouquet_requests'
 
-let channels = 0
+/** Which cached queries a change to each table makes stale. */
+const staleAfter: Record<LiveTable, QueryKey[]> = {
+  products: [['products'], ['dashboard'], ['catalogue']],
+  categories: [['categories'], ['category-names'], ['products'], ['dashboard'], ['catalogue']],
+  product_categories: [['products'], ['catalogue']],
+  bouquet_requests: [['requests'], ['dashboard']],
+}
 
 /**
- * Calls `onChange` when a row of one of `tables` changes, in this session or another (Realtime
- * postgres_changes), at most every 300 ms. Without Realtime the page simply stays as loaded.
+ * Refetches the queries a change makes stale when a row of one of `tables` changes, in this
+ * session or another (Realtime postgres_changes; RLS decides who hears of which rows), at most
+ * every 300 ms per table. Without Realtime the pages simply stay as loaded.
  */
-export function useLiveChanges(tables: LiveTable[], onChange: () => void) {
-  const latest = React.useRef(onChange)
-  React.useEffect(() => {
-    latest.current = onChange
-  })
+export function useLiveInvalidation(tables: LiveTable[]) {
+  const client = useQueryClient()
   const key = tables.join(',')
   React.useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const changed = () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => latest.current(), 300)
-    }
-    const channel = supabase.channel(`admin-live-${++channels}`)
-    for (const table of key.split(',')) {
-      channel.on('postgres_changes', { event: '*', schema: 'public', table }, changed)
+    const timers = new Map<string, ReturnType<typeof setTimeout>>()
+    const channel = supabase.channel(`live-${key}-${Math.random().toString(36).slice(2)}`)
+    for (const table of key.split(',') as LiveTable[]) {
+      channel.on('postgres_changes', { event: '*', schema: 'public', table }, () => {
+        clearTimeout(timers.get(table))
+        timers.set(
+          table,
+          setTimeout(() => {
+            for (const queryKey of staleAfter[table]) void client.invalidateQueries({ queryKey })
+          }, 300),
+        )
+      })
     }
     channel.subscribe()
     return () => {
-      clearTimeout(timer)
+      for (const t of timers.values()) clearTimeout(t)
       void supabase.removeChannel(channel)
     }
-  }, [key])
+  }, [client, key])
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { importSummary, missingColumnsMessage, parseImportCsv, type ImportResult } from '@/lib/csvImport'
-import { SIDEBAR_COOKIE_MAX_AGE, isToggleShortcut, readSidebarCookie, sidebarCookie } from '@/lib/sidebarState'
-import { signUpErrorMessage } from '@/pages/admin/AuthPage'
-import { storageName } from '@/components/admin/ImageUpload'
-import { productRow } from '@/lib/admin'
-import { productDefaults } from '@/lib/schemas'
+import { importSummary, missingColumnsMessage, parseImportCsv, statusLabel, type ImportResult } from '@/features/import/csv'
+import { SIDEBAR_COOKIE_MAX_AGE, isToggleShortcut, readSidebarCookie, sidebarCookie } from '@/admin/sidebarState'
+import { signUpErrorMessage } from '@/features/auth/AuthPage'
+import { isObjectPath, storageName } from '@/lib/images'
+import { productRow } from '@/features/products/api'
+import { productDefaults } from '@/features/products/schema'
+import { describeError } from '@/lib/errors'
+import { receivedAgo } from '@/features/requests/api'
 
 describe('CSV import parsing', () => {
   it('reads plain files the way a comma split would', () => {
@@ -49,11 +51,15 @@ describe('sidebar state', () => {
     expect(readSidebarCookie('sidebar_state=true')).toBe(true)
     expect(readSidebarCookie('other=1')).toBeNull()
   })
-  it('toggles with Ctrl+B and Cmd+B only', () => {
-    expect(isToggleShortcut({ key: 'b', ctrlKey: true, metaKey: false })).toBe(true)
-    expect(isToggleShortcut({ key: 'B', ctrlKey: false, metaKey: true })).toBe(true)
-    expect(isToggleShortcut({ key: 'b', ctrlKey: false, metaKey: false })).toBe(false)
-    expect(isToggleShortcut({ key: 'c', ctrlKey: true, metaKey: false })).toBe(false)
+  it('toggles with Ctrl+B and Cmd+B only, and not while typing', () => {
+    const body = document.body
+    expect(isToggleShortcut({ key: 'b', ctrlKey: true, metaKey: false, target: body })).toBe(true)
+    expect(isToggleShortcut({ key: 'B', ctrlKey: false, metaKey: true, target: body })).toBe(true)
+    expect(isToggleShortcut({ key: 'b', ctrlKey: false, metaKey: false, target: body })).toBe(false)
+    expect(isToggleShortcut({ key: 'c', ctrlKey: true, metaKey: false, target: body })).toBe(false)
+    for (const tag of ['input', 'textarea', 'select']) {
+      expect(isToggleShortcut({ key: 'b', ctrlKey: true, metaKey: false, target: document.createElement(tag) })).toBe(false)
+    }
   })
 })
 
@@ -68,8 +74,39 @@ describe('auth and upload helpers', () => {
     expect(a).toMatch(/^[a-z0-9]+-1700000000000\.jpg$/)
     expect(storageName('x.png', 1)).not.toBe(storageName('x.png', 1))
   })
+  it('keeps object names, and passes site paths and URLs through', () => {
+    expect(isObjectPath('abc-1.png')).toBe(true)
+    expect(isObjectPath('/demo/products/roses.svg')).toBe(false)
+    expect(isObjectPath('https://cdn.example.com/a.png')).toBe(false)
+    expect(isObjectPath('')).toBe(false)
+  })
   it('stores No Category and empty optional fields as null', () => {
     const row = productRow({ ...productDefaults, name: '  Fern ', sku: '', category_id: '' })
     expect(row).toMatchObject({ name: 'Fern', sku: null, category_id: null, ecwid_product_id: null, is_available: true })
+  })
+})
+
+describe('import results and service errors', () => {
+  it('labels each status in words', () => {
+    expect(statusLabel).toEqual({ success: 'Updated', not_found: 'Not found', error: 'Failed' })
+  })
+  it('turns unique violations into a sentence naming the field', () => {
+    expect(describeError({ code: '23505', message: 'duplicate key value violates unique constraint "products_sku_key"' })).toBe(
+      'Another product already uses this SKU. Choose a different one.',
+    )
+    expect(describeError({ code: '23505', message: 'duplicate key value violates unique constraint "categories_slug_key"' })).toContain('slug')
+    expect(describeError({ code: '23514', message: 'Please select a size' })).toBe('Please select a size')
+    expect(describeError({ code: 'P0001', message: 'The shop needs at least one administrator', hint: 'Make someone else an administrator first.' })).toBe(
+      'The shop needs at least one administrator. Make someone else an administrator first.',
+    )
+    expect(describeError({ message: 'TypeError: Failed to fetch' })).toMatch(/could not be reached/)
+  })
+  it('says when a request came in', () => {
+    const now = Date.parse('2026-11-22T12:00:00Z')
+    expect(receivedAgo('2026-11-22T11:59:40Z', now)).toBe('just now')
+    expect(receivedAgo('2026-11-22T11:15:00Z', now)).toBe('45 min ago')
+    expect(receivedAgo('2026-11-22T09:00:00Z', now)).toBe('3 hours ago')
+    expect(receivedAgo('2026-11-21T10:00:00Z', now)).toBe('yesterday')
+    expect(receivedAgo('2026-11-01T10:00:00Z', now)).toMatch(/Nov 1, 2026/)
   })
 })

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { authSchema, bouquetSchema, categorySchema, productDefaults, productSchema, slugify, validateImageFile } from '@/lib/schemas'
+import { authSchema } from '@/features/auth/schema'
+import { bouquetSchema } from '@/features/bouquet/schema'
+import { requestRow } from '@/features/bouquet/api'
+import { categorySchema, slugify } from '@/features/categories/schema'
+import { productDefaults, productSchema } from '@/features/products/schema'
+import { validateImageFile } from '@/lib/images'
 
 const messages = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
   r.success ? [] : r.error!.issues.map((i) => i.message)
@@ -29,6 +34,24 @@ describe('bouquet form', () => {
       customerEmail: 'ann@example.com',
     })
     expect(r.success).toBe(true)
+  })
+
+  it('limits the free-text fields as the database does', () => {
+    const base = { size: 'good', colors: ['Pink'], designStyle: 'modern', occasion: 'home', customerName: 'Ann', customerPhone: '1', customerEmail: 'a@b.co' }
+    expect(messages(bouquetSchema.safeParse({ ...base, specialRequests: 'x'.repeat(2001) }))).toEqual(['Special requests must be at most 2000 characters'])
+    expect(messages(bouquetSchema.safeParse({ ...base, customerName: 'x'.repeat(201) }))).toEqual(['Name must be at most 200 characters'])
+    expect(messages(bouquetSchema.safeParse({ ...base, customerPhone: '1'.repeat(51) }))).toEqual(['Phone number must be at most 50 characters'])
+  })
+
+  it('becomes a row in snake_case with empty optional fields as null', () => {
+    const row = requestRow({
+      size: 'better', colors: ['Reds'], designStyle: 'traditional', occasion: 'birthday', namedArrangement: '',
+      specialRequests: '  Peonies please ', customerName: ' Ann ', customerPhone: '435', customerEmail: 'a@b.co', website: '',
+    })
+    expect(row).toEqual({
+      size: 'better', colors: ['Reds'], design_style: 'traditional', occasion: 'birthday', named_arrangement: null,
+      special_requests: 'Peonies please', customer_name: 'Ann', customer_phone: '435', customer_email: 'a@b.co', website: null,
+    })
   })
 
   it('rejects an occasion or size that is not offered', () => {

@@ -1,10 +1,11 @@
 import { describe, expect, it, vi, beforeEach } from 'vitest'
 import { render, screen, waitFor } from '@testing-library/react'
 import { MemoryRouter } from 'react-router-dom'
-import { menuReducer } from '@/lib/mobileMenu'
-import { mergeProducts, type Product } from '@/lib/products'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { menuReducer } from '@/site/layout/menuState'
+import { mergeProducts, type Product } from '@/features/catalogue/api'
 import { formatPrice } from '@/lib/utils'
-import { productBrowserSettings } from '@/lib/storeWidget'
+import { productBrowserSettings } from '@/features/catalogue/storeWidget'
 import { reducer as toastReducer, TOAST_LIMIT, TOAST_REMOVE_DELAY } from '@/components/ui/use-toast'
 
 const p = (id: string, name: string): Product => ({
@@ -56,19 +57,29 @@ describe('formatting and the store widget', () => {
 })
 
 const fetchProductsForSlug = vi.fn()
-vi.mock('@/lib/products', async (orig) => ({
-  ...(await orig<typeof import('@/lib/products')>()),
+vi.mock('@/features/catalogue/api', async (orig) => ({
+  ...(await orig<typeof import('@/features/catalogue/api')>()),
   fetchProductsForSlug: (slug?: string) => fetchProductsForSlug(slug),
 }))
 
+const queries = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+const withQueries = (ui: React.ReactNode) => (
+  <QueryClientProvider client={queries}>
+    <MemoryRouter>{ui}</MemoryRouter>
+  </QueryClientProvider>
+)
+
 describe('ProductList states', () => {
-  beforeEach(() => fetchProductsForSlug.mockReset())
+  beforeEach(() => {
+    fetchProductsForSlug.mockReset()
+    queries.clear()
+  })
 
   it('shows loading, then the cards', async () => {
     let resolve!: (v: Product[]) => void
     fetchProductsForSlug.mockReturnValue(new Promise((r) => (resolve = r)))
-    const { ProductList } = await import('@/components/site/ProductList')
-    render(<MemoryRouter><ProductList categorySlug="plants" /></MemoryRouter>)
+    const { ProductList } = await import('@/features/catalogue/ProductList')
+    render(withQueries(<ProductList categorySlug="plants" />))
     expect(screen.getByText('Loading products...')).toBeInTheDocument()
     resolve([{ ...p('1', 'Fern'), base_price: 12, description: 'Green' }, p('2', 'Ivy')])
     await waitFor(() => expect(screen.getByText('Fern')).toBeInTheDocument())
@@ -80,10 +91,10 @@ describe('ProductList states', () => {
 
   it('shows the empty message, and reloads when the slug changes', async () => {
     fetchProductsForSlug.mockResolvedValue([])
-    const { ProductList } = await import('@/components/site/ProductList')
-    const { rerender } = render(<MemoryRouter><ProductList categorySlug="a" /></MemoryRouter>)
+    const { ProductList } = await import('@/features/catalogue/ProductList')
+    const { rerender } = render(withQueries(<ProductList categorySlug="a" />))
     await waitFor(() => expect(screen.getByText('No products available at this time.')).toBeInTheDocument())
-    rerender(<MemoryRouter><ProductList categorySlug="b" /></MemoryRouter>)
+    rerender(withQueries(<ProductList categorySlug="b" />))
     await waitFor(() => expect(fetchProductsForSlug).toHaveBeenLastCalledWith('b'))
   })
 })

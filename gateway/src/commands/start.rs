@@ -206,6 +206,7 @@ async fn serve_api(
     ));
     schema_cache::spawn_listener(state.clone(), db.api.clone());
     let pruner = spawn_rate_limit_pruner(db.admin.clone());
+    let outbox = crate::mail::outbox::spawn(mailer.clone(), db.admin.clone());
     let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let handle = server.handle();
@@ -252,5 +253,6 @@ async fn serve_api(
         catcher.abort();
     }
     pruner.abort();
+    outbox.abort();
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! port as the Supabase CLI's Mailpit shows it).
 
 pub mod catcher;
+pub mod outbox;
 mod smtp;
 
 use auth::mail::{Kind, MailJob, render};
@@ -95,7 +96,8 @@ impl Templates {
 
 /// A rendered mail.
 pub struct Message {
-    pub kind: Kind,
+    /// What it is, as the catcher lists it: an auth template's name, or `app`.
+    pub kind: &'static str,
     pub to: String,
     pub subject: String,
     pub html: String,
@@ -157,7 +159,7 @@ impl Mailer {
         };
         Ok(Mailer {
             templates,
-            db: crate::db::build_pool(admin, 2, Duration::from_secs(5)),
+            db: crate::db::build_pool(admin, 4, Duration::from_secs(5)),
             smtp,
             sender,
             sender_name,
@@ -172,7 +174,7 @@ impl Mailer {
         let (subject, body) = self.templates.subject_and_body(job.kind);
         let html = render(&body, &job.vars, true)?;
         Ok(Message {
-            kind: job.kind,
+            kind: job.kind.config_name(),
             to: job.to.clone(),
             subject: render(&subject, &job.vars, false)?,
             text: text_of(&html),
@@ -186,13 +188,18 @@ impl Mailer {
             if job.kind.is_notification() && !self.templates.notification_enabled(job.kind) {
                 continue;
             }
-            let m = self.render(job)?;
-            match &self.smtp {
-                Some(s) => s.send(&self.sender_name, &self.sender, &m).await?,
-                None => self.catch(&m).await?,
-            }
-            tracing::info!(kind = job.kind.config_name(), to = %m.to, "mail sent");
+            self.send(&self.render(job)?).await?;
         }
+        Ok(())
+    }
+
+    /// Sends one mail through SMTP, or catches it when no SMTP server is configured.
+    pub async fn send(&self, m: &Message) -> Result<(), String> {
+        match &self.smtp {
+            Some(s) => s.send(&self.sender_name, &self.sender, m).await?,
+            None => self.catch(m).await?,
+        }
+        tracing::info!(kind = m.kind, to = %m.to, "mail sent");
         Ok(())
     }
 
@@ -213,7 +220,7 @@ impl Mailer {
                 &m.subject,
                 &m.html,
                 &m.text,
-                &m.kind.config_name(),
+                &m.kind,
             ],
         )
         .await

@@ -1,6 +1,7 @@
 import * as React from 'react'
 import * as AlertDialogPrimitive from '@radix-ui/react-alert-dialog'
 import { buttonVariants } from './button'
+import { Tooltip, TooltipContent, TooltipTrigger } from './tooltip'
 import { cn } from '@/lib/utils'
 
 /** A confirmation dialog: the question, Cancel, and a destructive confirm button. */
@@ -10,16 +11,27 @@ export function ConfirmDialog({
   description,
   confirmLabel = 'Delete',
   onConfirm,
+  hint,
 }: {
   trigger: React.ReactNode
   title: string
   description?: string
   confirmLabel?: string
   onConfirm: () => void
+  /** A tooltip for the trigger. */
+  hint?: string
 }) {
+  const button = <AlertDialogPrimitive.Trigger asChild>{trigger}</AlertDialogPrimitive.Trigger>
   return (
     <AlertDialogPrimitive.Root>
-      <AlertDialogPrimitive.Trigger asChild>{trigger}</AlertDialogPrimitive.Trigger>
+      {hint ? (
+        <Tooltip>
+          <TooltipTrigger asChild>{button}</TooltipTrigger>
+          <TooltipContent>{hint}</TooltipContent>
+        </Tooltip>
+      ) : (
+        button
+      )}
       <AlertDialogPrimitive.Portal>
         <AlertDialogPrimitive.Overlay className="fixed inset-0 z-50 bg-ink-900/50 data-[state=open]:animate-fade-in" />
         <AlertDialogPrimitive.Content className="fixed left-1/2 top-1/2 z-50 grid w-[calc(100%-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 gap-4 rounded-lg border bg-card p-6 shadow-xl">

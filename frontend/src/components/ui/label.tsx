@@ -13,13 +13,3 @@ export const Label = React.forwardRef<
   />
 ))
 Label.displayName = 'Label'
-
-/** A field's validation message, announced to screen readers. */
-export function FieldError({ id, message }: { id?: string; message?: string }) {
-  if (!message) return null
-  return (
-    <p id={id} role="alert" className="text-sm font-medium text-destructive">
-      {message}
-    </p>
-  )
-}

@@ -18,12 +18,3 @@ export const Switch = React.forwardRef<
   </SwitchPrimitive.Root>
 ))
 Switch.displayName = 'Switch'
-
-export function Badge({ children, tone = 'neutral' }: { children: React.ReactNode; tone?: 'neutral' | 'good' | 'muted' }) {
-  const tones = {
-    neutral: 'bg-cream-200 text-ink-700',
-    good: 'bg-sage-100 text-sage-700',
-    muted: 'bg-rose-100 text-rose-700',
-  }
-  return <span className={cn('inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-bold', tones[tone])}>{children}</span>
-}

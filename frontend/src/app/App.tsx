@@ -1,0 +1,101 @@
+import { lazy, Suspense } from 'react'
+import { createBrowserRouter, RouterProvider } from 'react-router-dom'
+import { QueryClientProvider } from '@tanstack/react-query'
+import { Toaster } from '@/components/ui/toaster'
+import { SiteLayout } from '@/site/layout/SiteLayout'
+import ErrorScreen from '@/site/pages/ErrorScreen'
+import Home from '@/site/pages/Home'
+import NotFound from '@/site/pages/NotFound'
+import { queryClient } from './queryClient'
+
+// Everything but the home page loads on demand; the admin area never ships with the public pages.
+const Contact = lazy(() => import('@/site/pages/Contact'))
+const OurShop = lazy(() => import('@/site/pages/OurShop'))
+const AboutUs = lazy(() => import('@/site/pages/AboutUs'))
+const Weddings = lazy(() => import('@/site/pages/Weddings'))
+const TermsConditions = lazy(() => import('@/site/pages/Legal').then((m) => ({ default: m.TermsConditions })))
+const Policies = lazy(() => import('@/site/pages/Legal').then((m) => ({ default: m.Policies })))
+const HappyHour = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.HappyHour })))
+const GiftsRetail = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.GiftsRetail })))
+const WeddingConsult = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.WeddingConsult })))
+const CustomDesigns = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.CustomDesigns })))
+const OccasionPage = lazy(() => import('@/features/catalogue/OccasionPage'))
+const ProductDetailPage = lazy(() => import('@/features/catalogue/ProductDetailPage'))
+const BuildBouquetPage = lazy(() => import('@/features/bouquet/BuildBouquetPage'))
+const AuthPage = lazy(() => import('@/features/auth/AuthPage'))
+const AdminLayout = lazy(() => import('@/admin/AdminLayout'))
+const Dashboard = lazy(() => import('@/admin/Dashboard'))
+const ProductsPage = lazy(() => import('@/features/products/ProductsPage'))
+const ProductFormPage = lazy(() => import('@/features/products/ProductFormPage'))
+const CategoriesPage = lazy(() => import('@/features/categories/CategoriesPage'))
+const CategoryFormPage = lazy(() => import('@/features/categories/CategoryFormPage'))
+const ImportPage = lazy(() => import('@/features/import/ImportPage'))
+const RequestsPage = lazy(() => import('@/features/requests/RequestsPage'))
+const RequestDetailPage = lazy(() => import('@/features/requests/RequestDetailPage'))
+const StaffPage = lazy(() => import('@/features/staff/StaffPage'))
+
+const adminFallback = <p className="p-8 text-muted-foreground" role="status">Loading…</p>
+
+export const routes = [
+  {
+    element: <SiteLayout />,
+    errorElement: <ErrorScreen />,
+    children: [
+      { path: '/', element: <Home /> },
+      { path: '/gifts-retail', element: <GiftsRetail /> },
+      { path: '/weddings', element: <Weddings /> },
+      { path: '/build-bouquet', element: <BuildBouquetPage /> },
+      { path: '/contact', element: <Contact /> },
+      { path: '/our-shop', element: <OurShop /> },
+      { path: '/about-us', element: <AboutUs /> },
+      { path: '/happy-hour', element: <HappyHour /> },
+      { path: '/terms-conditions', element: <TermsConditions /> },
+      { path: '/policies', element: <Policies /> },
+      { path: '/wedding-consult', element: <WeddingConsult /> },
+      { path: '/custom-designs', element: <CustomDesigns /> },
+      { path: '/occasions/:slug', element: <OccasionPage /> },
+      { path: '/product/:id', element: <ProductDetailPage /> },
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+  {
+    path: '/auth',
+    errorElement: <ErrorScreen />,
+    element: (
+      <Suspense fallback={adminFallback}>
+        <AuthPage />
+      </Suspense>
+    ),
+  },
+  {
+    path: '/admin',
+    errorElement: <ErrorScreen />,
+    element: (
+      <Suspense fallback={adminFallback}>
+        <AdminLayout />
+      </Suspense>
+    ),
+    children: [
+      { index: true, element: <Dashboard /> },
+      { path: 'products', element: <ProductsPage /> },
+      { path: 'products/:id', element: <ProductFormPage /> },
+      { path: 'categories', element: <CategoriesPage /> },
+      { path: 'categories/:id', element: <CategoryFormPage /> },
+      { path: 'import', element: <ImportPage /> },
+      { path: 'requests', element: <RequestsPage /> },
+      { path: 'requests/:id', element: <RequestDetailPage /> },
+      { path: 'staff', element: <StaffPage /> },
+    ],
+  },
+]
+
+const router = createBrowserRouter(routes)
+
+export default function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+      <Toaster />
+    </QueryClientProvider>
+  )
+}

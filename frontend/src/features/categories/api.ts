@@ -1,0 +1,51 @@
+/** The admin categories' data calls (SPEC.md §7) and their cached queries. */
+import { useQuery } from '@tanstack/react-query'
+import { nullIfEmpty } from '@/lib/forms'
+import { removeImages } from '@/lib/images'
+import { supabase } from '@/lib/supabase'
+import type { CategoryForm } from './schema'
+
+export function useAdminCategories() {
+  return useQuery({
+    queryKey: ['categories', 'list'],
+    queryFn: async () => {
+      const { data, error } = await supabase.from('categories').select('*').order('order_by')
+      if (error) throw error
+      return data
+    },
+  })
+}
+
+/** One category for the edit form: loaded fresh for each visit, not reloaded while typing. */
+export function useCategoryForEdit(id: string | null) {
+  return useQuery({
+    queryKey: ['categories', 'edit', id],
+    enabled: id !== null,
+    staleTime: Infinity,
+    gcTime: 0,
+    queryFn: async () => {
+      const { data, error } = await supabase.from('categories').select('*').eq('id', id!).single()
+      if (error) throw error
+      return data
+    },
+  })
+}
+
+export function categoryRow(f: CategoryForm) {
+  return {
+    name: f.name.trim(),
+    slug: f.slug.trim(),
+    description: nullIfEmpty(f.description),
+    image_url: nullIfEmpty(f.image_url),
+    order_by: f.order_by,
+    is_available: f.is_available,
+  }
+}
+
+/** Inserts or updates one category, then removes the image it no longer uses. */
+export async function saveCategory(form: CategoryForm, id: string | null, previousImage: string | null) {
+  const row = categoryRow(form)
+  const { error } = id ? await supabase.from('categories').update(row).eq('id', id) : await supabase.from('categories').insert(row)
+  if (!error && previousImage !== row.image_url) await removeImages('category-images', [previousImage])
+  return { error }
+}

@@ -1,0 +1,110 @@
+import * as React from 'react'
+import { Link, Navigate, useNavigate, useParams } from 'react-router-dom'
+import { useQueryClient } from '@tanstack/react-query'
+import { ArrowLeft, Mail, Phone, Trash2 } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { ConfirmDialog } from '@/components/ui/alert-dialog'
+import { toast } from '@/components/ui/use-toast'
+import { useFailureToast } from '@/admin/useFailureToast'
+import { occasionLabel, sizeLabel, styleLabel } from '@/features/bouquet/schema'
+import { site } from '@/config/site'
+import { describeError } from '@/lib/errors'
+import { deleteRequest, markRead, receivedAgo, requestStatuses, setStatus, useRequest, type RequestStatus } from './api'
+import { StatusBadge } from './RequestsPage'
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="grid gap-1 sm:grid-cols-[12rem_1fr]">
+      <dt className="text-sm font-semibold text-muted-foreground">{label}</dt>
+      <dd className="min-w-0 break-words">{children}</dd>
+    </div>
+  )
+}
+
+/** One request: what the customer asked for, how to reach them, and where it stands. */
+export default function RequestDetailPage() {
+  const { id = '' } = useParams()
+  const navigate = useNavigate()
+  const client = useQueryClient()
+  const request = useRequest(id)
+  useFailureToast(request.error, 'Failed to fetch requests')
+  const r = request.data
+  const refresh = React.useCallback(() => client.invalidateQueries({ queryKey: ['requests'] }), [client])
+
+  // Opening a request reads it.
+  React.useEffect(() => {
+    if (r && r.read_at === null) void markRead(r.id).then(refresh)
+  }, [r, refresh])
+
+  if (request.isPending) return <p role="status">Loading…</p>
+  if (request.error) return null
+  if (!r) return <Navigate to="/admin/requests" replace />
+
+  const changeStatus = async (status: RequestStatus) => {
+    const { error } = await setStatus(r.id, status)
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to update request', description: describeError(error) })
+      return
+    }
+    toast({ title: `Marked as ${status === 'new' ? 'new' : status}`, description: r.customer_name })
+    void refresh()
+    void client.invalidateQueries({ queryKey: ['dashboard'] })
+  }
+  const remove = async () => {
+    const { error } = await deleteRequest(r.id)
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to delete request', description: describeError(error) })
+      return
+    }
+    toast({ title: 'Request deleted' })
+    void refresh()
+    navigate('/admin/requests')
+  }
+  const mailto = `mailto:${r.customer_email}?subject=${encodeURIComponent(`Your bouquet request at ${site.name}`)}`
+  return (
+    <div className="max-w-3xl space-y-6">
+      <Button variant="ghost" asChild><Link to="/admin/requests"><ArrowLeft aria-hidden="true" /> Requests</Link></Button>
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div>
+          <h1 className="font-display text-4xl font-bold">{r.customer_name}</h1>
+          <p className="mt-1 text-muted-foreground">
+            Received <time dateTime={r.created_at}>{receivedAgo(r.created_at)}</time> · {new Date(r.created_at).toLocaleString()}
+          </p>
+        </div>
+        <StatusBadge status={r.status} />
+      </div>
+      <div className="flex flex-wrap gap-3">
+        <Button asChild><a href={`tel:${r.customer_phone.replace(/[^\d+]/g, '')}`}><Phone aria-hidden="true" /> Call {r.customer_phone}</a></Button>
+        <Button asChild variant="outline"><a href={mailto}><Mail aria-hidden="true" /> E-mail {r.customer_email}</a></Button>
+      </div>
+      <section aria-label="The request" className="rounded-lg border bg-card p-6">
+        <dl className="space-y-3">
+          <Field label="Size">{sizeLabel(r.size)}</Field>
+          <Field label="Colors">{r.colors.join(', ')}</Field>
+          <Field label="Design style">{styleLabel(r.design_style)}</Field>
+          <Field label="Occasion">{occasionLabel(r.occasion)}</Field>
+          <Field label="Named arrangement">{r.named_arrangement ? `The ${r.named_arrangement}` : 'No preference'}</Field>
+          <Field label="Special requests"><span className="whitespace-pre-wrap">{r.special_requests ?? 'None'}</span></Field>
+          <Field label="Phone">{r.customer_phone}</Field>
+          <Field label="E-mail">{r.customer_email}</Field>
+        </dl>
+      </section>
+      <section aria-labelledby="status-heading" className="space-y-3 rounded-lg border bg-card p-6">
+        <h2 id="status-heading" className="font-display text-2xl font-semibold">Status</h2>
+        <div className="flex flex-wrap gap-2" role="group" aria-label="Status">
+          {requestStatuses.map((s) => (
+            <Button key={s.value} variant={r.status === s.value ? 'default' : 'outline'} aria-pressed={r.status === s.value} onClick={() => r.status !== s.value && changeStatus(s.value)}>
+              {s.label}
+            </Button>
+          ))}
+        </div>
+      </section>
+      <ConfirmDialog
+        title="Are you sure you want to delete this request?"
+        description={`The request of ${r.customer_name} will be removed. This cannot be undone.`}
+        onConfirm={remove}
+        trigger={<Button variant="outline"><Trash2 className="text-destructive" aria-hidden="true" /> Delete request</Button>}
+      />
+    </div>
+  )
+}

@@ -1,0 +1,64 @@
+/**
+ * The shop's images: uploads go to a public bucket and the database keeps the object's name in
+ * that bucket, so rows do not depend on one API address. Demo art (`/demo/…`) and any full URL
+ * are used as they are.
+ */
+import { supabase } from './supabase'
+
+export type ImageBucket = 'product-images' | 'category-images'
+
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
+export const ACCEPTED_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
+
+/** Checks an image before upload; returns the message to show, or null when it may be uploaded. */
+export function validateImageFile(file: { type: string; size: number }): string | null {
+  if (!file.type.startsWith('image/')) return 'Please upload an image file'
+  if (!(ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type)) return 'Please upload a PNG, JPG or WEBP image'
+  if (file.size >= MAX_IMAGE_BYTES) return 'File size must be less than 5MB'
+  return null
+}
+
+/** A random name, a timestamp and the original extension (SPEC.md §7). */
+export function storageName(fileName: string, now = Date.now()): string {
+  const ext = (fileName.split('.').pop() ?? 'png').toLowerCase().replace(/[^a-z0-9]/g, '') || 'png'
+  return `${Math.random().toString(36).slice(2, 10)}-${now}.${ext}`
+}
+
+/** Whether a stored value names an object in the bucket (rather than a site path or a URL). */
+export function isObjectPath(value: string | null | undefined): value is string {
+  return !!value && !value.startsWith('/') && !/^[a-z][a-z0-9+.-]*:/i.test(value)
+}
+
+/** The URL to show for a stored image value; null when there is none. */
+export function imageUrl(bucket: ImageBucket, value: string | null | undefined): string | null {
+  if (!value) return null
+  return isObjectPath(value) ? supabase.storage.from(bucket).getPublicUrl(value).data.publicUrl : value
+}
+
+/** Uploads a checked image; resolves to its object name. */
+export async function uploadImage(bucket: ImageBucket, file: File): Promise<string> {
+  const name = storageName(file.name)
+  const { error } = await supabase.storage.from(bucket).upload(name, file, { cacheControl: '3600', upsert: false })
+  if (error) throw error
+  return name
+}
+
+/**
+ * Removes uploaded images no row uses any more. A failure is only logged: what is left behind
+ * is found again by `unused_images()` and removed later (see `sweepUnusedImages`).
+ */
+export async function removeImages(bucket: ImageBucket, values: (string | null | undefined)[]) {
+  const names = values.filter(isObjectPath)
+  if (names.length === 0) return
+  const { error } = await supabase.storage.from(bucket).remove(names)
+  if (error) console.warn('Could not remove unused images:', error.message)
+}
+
+/** Removes uploads that no product or category uses, an hour after upload (admins only). */
+export async function sweepUnusedImages() {
+  const { data, error } = await supabase.rpc('unused_images')
+  if (error || !data) return
+  for (const bucket of ['product-images', 'category-images'] as const) {
+    await removeImages(bucket, data.filter((o) => o.bucket_id === bucket).map((o) => o.name))
+  }
+}
