@@ -217,7 +217,7 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
 
   // The session survives a reload; Ctrl+B collapses the sidebar and the cookie remembers it.
   await page.reload()
-  await expect(page.getByRole('heading', { name: 'Products' })).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1, name: 'Products', exact: true })).toBeVisible()
   const sidebar = page.locator('aside[data-state]')
   await expect(sidebar).toHaveAttribute('data-state', 'expanded')
   await page.keyboard.press('Control+b')
@@ -225,7 +225,7 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   expect((await page.context().cookies()).find((c) => c.name === 'sidebar_state')?.value).toBe('false')
   await page.reload()
   await expect(page.locator('aside[data-state]')).toHaveAttribute('data-state', 'collapsed')
-  await expect(page.getByRole('heading', { name: 'Products' })).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1, name: 'Products', exact: true })).toBeVisible()
   await page.keyboard.press('Control+b')
   await expect(page.locator('aside[data-state]')).toHaveAttribute('data-state', 'expanded')
 })
@@ -273,7 +273,7 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   await signIn(page, ADMIN.email, ADMIN.password)
   await expect(page).toHaveURL(/\/admin$/)
   await nav(page, 'Requests').click()
-  await expect(page.getByRole('heading', { name: 'Requests' })).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1, name: 'Requests', exact: true })).toBeVisible()
   await expect(page.getByText('No requests yet')).toBeVisible()
   await expect(page.getByTestId('unread-count')).toHaveCount(0)
 
@@ -341,7 +341,7 @@ test('staff: an admin adds and revokes administrators, and the last one cannot b
   await signIn(page, ADMIN.email, ADMIN.password)
   await expect(page).toHaveURL(/\/admin$/)
   await nav(page, 'Staff').click()
-  await expect(page.getByRole('heading', { name: 'Staff' })).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1, name: 'Staff', exact: true })).toBeVisible()
   const rows = page.getByTestId('staff-row')
   await expect(rows.filter({ hasText: ADMIN.email })).toBeVisible()
   const before = await rows.count()
@@ -357,7 +357,7 @@ test('staff: an admin adds and revokes administrators, and the last one cannot b
   // The colleague signs in and manages the shop.
   const other = await page.context().browser()!.newPage({ baseURL: process.env.E2E_ADMIN_URL })
   await signIn(other, colleague.email, colleague.password)
-  await expect(other.getByRole('heading', { name: 'Dashboard' })).toBeVisible()
+  await expect(other.getByRole('heading', { level: 1, name: 'Dashboard', exact: true })).toBeVisible()
   await other.close()
 
   await page.getByRole('button', { name: `Revoke ${colleague.email}` }).click()
