@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
+import { round, wrk as runWrk } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -20,7 +21,6 @@ const PG_BIN = execSync('ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1').t
 const isRoot = process.getuid?.() === 0
 const TUNING = 'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
 const log = (...a) => console.error('[bench]', ...a)
-const round = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d)
 
 const work = mkdtempSync(join(tmpdir(), 'supagate-bench-'))
 chmodSync(work, 0o755)
@@ -80,16 +80,7 @@ function psql(gw, sql) {
 
 // ------------------------------------------------------------------ load tools
 
-function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur = DUR }) {
-  const lua = join(work, `wrk-${Math.random().toString(36).slice(2)}.lua`)
-  const h = Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')
-  writeFileSync(lua, `wrk.method = ${JSON.stringify(method)}\n${h}\n${body ? `wrk.body = ${JSON.stringify(body)}` : ''}\n` +
-    `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`)
-  const out = execFileSync('wrk', ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '-s', lua, url], { encoding: 'utf8' })
-  const r = JSON.parse(out.match(/JSON (.*)/)[1])
-  if (r.errors || r.non2xx) log(`wrk ${method} ${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
-  return r
-}
+const wrk = (options) => runWrk({ dur: DUR, ...options }, { dir: work, log })
 
 function pgbench(gw, script, conns, dur = DUR, extra = []) {
   const file = join(work, `pgb-${Math.random().toString(36).slice(2)}.sql`)
@@ -123,7 +114,7 @@ function captureSql(gw, doRequest) {
     const d = entries[i + 1]?.match(/DETAIL:\s+parameters: ([\s\S]*)$/)
     if (d) for (const p of d[1].matchAll(/\$(\d+) = (NULL|'(?:[^']|'')*')/g)) params[Number(p[1])] = p[2]
     // Not the request's: this harness's own statements and realtime's background work.
-    if (/pg_reload_conf|ALTER SYSTEM|LISTEN|pg_advisory|realtime\.|pg_logical_slot|pg_replication_slot|pg_notify|supagate\.mail/.test(sql)) continue
+    if (/pg_reload_conf|ALTER SYSTEM|LISTEN|pg_advisory|realtime\.|pg_logical_slot|pg_replication_slot|pg_notify|supagate\.|DEALLOCATE/.test(sql)) continue
     // Inline the values as unknown-typed literals, exactly as the gateway sends them. E'' strings
     // with ':' escaped, because pgbench would read ":name" inside a literal as its own variable.
     const lit = (v) => (v === undefined || v === 'NULL' ? 'NULL' : `E'${v.slice(1, -1).replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'`)
@@ -339,6 +330,9 @@ ${t(results.storage, [['file', (r) => `${r.size_mb} MB`], ['upload MB/s', (r) =>
 ## Realtime
 
 ${existsSync(join(out, 'realtime-table.md')) ? readFileSync(join(out, 'realtime-table.md'), 'utf8') : '(bench/realtime.mjs did not run)\n'}
+## Scale-out
+
+${existsSync(join(out, 'cluster-table.md')) ? readFileSync(join(out, 'cluster-table.md'), 'utf8') : '(bench/cluster.mjs did not run)\n'}
 ## Memory, start, site
 
 | measure | value | target |

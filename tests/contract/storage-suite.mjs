@@ -1,17 +1,26 @@
-// The shop's image uploads (SPEC.md §7) and the rest of storage-js against a fresh gateway.
+// The shop's image uploads (SPEC.md §7) and the rest of storage-js against a fresh gateway,
+// run once with objects in local files (storage.test.mjs) and once in SeaweedFS over S3
+// (storage-s3.test.mjs): the two backends must answer alike.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startGateway, DEMO_ADMIN } from '../support/gateway.mjs'
+import { DEMO_ADMIN } from '../support/gateway.mjs'
 import { png } from '../support/png.mjs'
 import { client, signedIn, uniqueEmail } from './helpers.mjs'
 
 let gw, admin, anon
-before(async () => {
-  gw = await startGateway()
-  admin = await signedIn(gw, DEMO_ADMIN.email, DEMO_ADMIN.password)
-  anon = client(gw)
-})
-after(async () => gw?.stop())
+
+/** Registers the suite against the gateway `start` resolves to (with its own `stop`). */
+export function storageSuite(start) {
+  before(async () => {
+    gw = await start()
+    admin = await signedIn(gw, DEMO_ADMIN.email, DEMO_ADMIN.password)
+    anon = client(gw)
+  })
+  after(async () => gw?.stop())
+  registerTests()
+}
+
+function registerTests() {
 
 const file = (bytes, name = 'flower.png', type = 'image/png') => new File([bytes], name, { type })
 
@@ -132,3 +141,4 @@ test('buckets with the service_role key', async () => {
   const anonCreate = await anon.storage.createBucket(`anon-${Date.now()}`)
   assert.equal(anonCreate.error.statusCode, '403')
 })
+}

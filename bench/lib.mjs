@@ -1,0 +1,53 @@
+// Helpers the benchmark scripts share.
+import { execFileSync } from 'node:child_process'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export const round = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d)
+
+/**
+ * Runs wrk for `dur` seconds with `conns` connections; the Lua script it needs is written to
+ * `dir`. Returns { rps, p50, p99 (ms), errors, non2xx }; failures are logged with `log`.
+ */
+export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur }, { dir, log }) {
+  const lua = join(dir, `wrk-${Math.random().toString(36).slice(2)}.lua`)
+  const h = Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')
+  writeFileSync(lua, `wrk.method = ${JSON.stringify(method)}\n${h}\n${body ? `wrk.body = ${JSON.stringify(body)}` : ''}\n` +
+    `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`)
+  const out = execFileSync('wrk', ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '-s', lua, url], { encoding: 'utf8' })
+  const r = JSON.parse(out.match(/JSON (.*)/)[1])
+  if (r.errors || r.non2xx) log(`wrk ${method} ${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  return r
+}
+
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+
+/**
+ * CPU seconds (user + system) a process has used so far; 0 when it is gone. `reaped` adds what
+ * its children that have exited used (a postmaster's finished backends).
+ */
+export function cpuSeconds(pid, { reaped = false } = {}) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // Fields 14–17 of proc(5): utime, stime, cutime, cstime (here counted from field 3).
+    return (Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0)) / TICKS
+  } catch {
+    return 0
+  }
+}
+
+/** The pids whose parent is `ppid` (a PostgreSQL postmaster's backends and workers). */
+export function childrenOf(ppid) {
+  const pids = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) pids.push(Number(name))
+    } catch {
+      // gone
+    }
+  }
+  return pids
+}
