@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync 
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { randomUUID } from 'node:crypto'
 import { startCluster } from '../tests/cluster/topology.mjs'
+import { loadWithKill } from '../tests/cluster/load.mjs'
 import { startGateway } from '../tests/support/gateway.mjs'
 import { startSeaweed } from '../tests/support/seaweed.mjs'
 import { round, wrk as runWrk, cpuSeconds, childrenOf } from './lib.mjs'
@@ -21,7 +21,7 @@ const log = (...a) => console.error('[cluster]', ...a)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 const work = mkdtempSync(join(tmpdir(), 'supagate-cluster-bench-'))
 chmodSync(work, 0o755)
-const wrk = (o) => runWrk({ dur: DUR, conns: CONNS, ...o }, { dir: work, log })
+const wrk = (o) => runWrk({ dur: DUR, conns: CONNS, ...o }, { dir: work })
 const results = { date: new Date().toISOString(), quick, binary: process.env.SUPAGATE_BIN ?? 'target/debug/supagate', throughput: [], failover: null, objects: [] }
 
 // One client address drives the whole load: its fair share of each pool is the pool.
@@ -76,41 +76,8 @@ async function throughput(replicas) {
 
 /** Mixed reads and writes through HAProxy; one replica is killed with SIGKILL a third of the way in. */
 async function failover(cluster) {
-  const svc = { apikey: cluster.serviceKey, authorization: `Bearer ${cluster.serviceKey}` }
-  cluster.pg.sql('create table public.bench_writes (id uuid primary key, at timestamptz not null default now()); grant insert, select on public.bench_writes to service_role;')
-  await sleep(300)
   const runMs = quick ? 3000 : 10_000
-  const killAt = runMs / 3
-  const workers = 16
-  const t0 = performance.now()
-  const done = []
-  let killedAt = null
-  const killer = sleep(killAt).then(() => {
-    killedAt = performance.now() - t0
-    cluster.replicas[1].kill()
-  })
-  await Promise.all(
-    Array.from({ length: workers }, async (_, w) => {
-      for (let i = 0; performance.now() - t0 < runMs; i++) {
-        const write = (i + w) % 4 === 0
-        const id = randomUUID()
-        const start = performance.now() - t0
-        let ok = false
-        try {
-          const res = write
-            ? await fetch(`${cluster.url}/rest/v1/bench_writes`, { method: 'POST', headers: { ...svc, 'content-type': 'application/json', prefer: 'return=minimal' }, body: JSON.stringify({ id }) })
-            : await fetch(`${cluster.url}/rest/v1/products?select=id,name&limit=10`, { headers: svc })
-          await res.arrayBuffer()
-          ok = res.ok
-        } catch {
-          ok = false
-        }
-        done.push({ write, id, ok, start, end: performance.now() - t0 })
-      }
-    }),
-  )
-  await killer
-  const stored = new Set(cluster.pg.sql('select id from public.bench_writes').split('\n').filter(Boolean))
+  const { requests: done, killedAt, stored } = await loadWithKill(cluster, { victim: cluster.replicas[1], workers: 16, runMs, killAt: runMs / 3, writeEvery: 4 })
   const failed = done.filter((d) => !d.ok)
   const around = done.filter((d) => d.end >= killedAt && d.start <= killedAt + 3000)
   const steady = done.filter((d) => d.end < killedAt).map((d) => d.end - d.start).sort((a, b) => a - b)

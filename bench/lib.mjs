@@ -7,16 +7,17 @@ export const round = (x, d = 1) => (x === null || x === undefined || Number.isNa
 
 /**
  * Runs wrk for `dur` seconds with `conns` connections; the Lua script it needs is written to
- * `dir`. Returns { rps, p50, p99 (ms), errors, non2xx }; failures are logged with `log`.
+ * `dir`. Returns { rps, p50, p99 (ms), errors, non2xx }; throws when any request failed.
  */
-export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur }, { dir, log }) {
+export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur }, { dir }) {
   const lua = join(dir, `wrk-${Math.random().toString(36).slice(2)}.lua`)
   const h = Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')
   writeFileSync(lua, `wrk.method = ${JSON.stringify(method)}\n${h}\n${body ? `wrk.body = ${JSON.stringify(body)}` : ''}\n` +
     `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`)
   const out = execFileSync('wrk', ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '-s', lua, url], { encoding: 'utf8' })
   const r = JSON.parse(out.match(/JSON (.*)/)[1])
-  if (r.errors || r.non2xx) log(`wrk ${method} ${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  // A failed request is a failed benchmark: its figures would measure errors, not work.
+  if (r.errors || r.non2xx) throw new Error(`wrk ${method} ${url}: ${r.errors} socket errors, ${r.non2xx} non-2xx answers`)
   return r
 }
 

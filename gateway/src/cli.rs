@@ -155,7 +155,8 @@ pub struct Flags {
     /// HTTP worker threads (default: one per CPU).
     #[arg(long, env = "SUPAGATE_WORKERS", global = true)]
     pub workers: Option<usize>,
-    /// Connections in the pool, shared out among the workers.
+    /// Connections for REST requests, shared out among the workers; storage, schema reloads and
+    /// health checks have half as many of their own.
     #[arg(long, env = "DB_POOL", default_value_t = 10, global = true)]
     pub db_pool: usize,
     /// Most REST requests one client address runs at once (default: half the pool); more wait

@@ -1,20 +1,15 @@
-//! The connection pool and the per-request transaction: BEGIN, one set_config statement for
-//! role, claims, request info and the role's settings, the main statement, COMMIT — pipelined
-//! on one connection.
+//! The connection pools and the per-request transaction: BEGIN, one set_config statement for
+//! role, claims, request info and the role's settings, the main statement, COMMIT — one
+//! pipeline with one Sync for REST (`crate::pipeline`), tokio-postgres for auth and storage.
 //!
 //! Bounded: each connection keeps at most `statement_cache` prepared statements (least recently
 //! used ones are closed), and a transaction abandoned mid-statement (the client went away) is
 //! cancelled on the server before its connection is dropped.
 
+use crate::pipeline::{self, PgError, ServerError, Step};
 use bytes::BytesMut;
-use deadpool_postgres::{
-    Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime, StatementCache, Timeouts,
-};
-use lru::LruCache;
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime, Timeouts};
 use postgres_types::{Format, IsNull, ToSql, Type, to_sql_checked};
-use std::cell::RefCell;
-use std::num::NonZeroUsize;
-use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio_postgres::NoTls;
 
@@ -66,51 +61,6 @@ pub fn build_pool(cfg: tokio_postgres::Config, size: usize, wait: Duration) -> P
         .expect("pool configuration is valid")
 }
 
-/// One connection's prepared statements, least recently used first.
-type ConnectionLru = (Weak<StatementCache>, LruCache<String, ()>);
-
-thread_local! {
-    /// Per connection of this worker thread.
-    static STATEMENT_LRU: RefCell<Vec<ConnectionLru>> = const { RefCell::new(Vec::new()) };
-}
-
-/// `prepare_cached`, keeping at most `cap` statements on this connection: the least recently
-/// used one is closed on the server when a new one would exceed it. Each worker thread has its
-/// own pool, so its connections are only ever used here.
-async fn prepare_bounded(
-    client: &Object,
-    sql: &str,
-    cap: usize,
-) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
-    let statement = client.prepare_cached(sql).await?;
-    let cache = &client.statement_cache;
-    let evicted = STATEMENT_LRU.with(|all| {
-        let mut all = all.borrow_mut();
-        all.retain(|(c, _)| c.strong_count() > 0);
-        let idx = match all
-            .iter()
-            .position(|(c, _)| c.as_ptr() == Arc::as_ptr(cache))
-        {
-            Some(i) => i,
-            None => {
-                let cap = NonZeroUsize::new(cap.max(1)).expect("at least one");
-                all.push((Arc::downgrade(cache), LruCache::new(cap)));
-                all.len() - 1
-            }
-        };
-        let lru = &mut all[idx].1;
-        if lru.get(sql).is_some() {
-            return None;
-        }
-        lru.push(sql.to_string(), ()).map(|(k, _)| k)
-    });
-    if let Some(old) = evicted {
-        // Dropping the last handle closes the statement on the server.
-        cache.remove(&old, &[]);
-    }
-    Ok(statement)
-}
-
 /// Who the request runs as, and what it tells the database about itself.
 pub struct RequestContext {
     pub role: String,
@@ -150,6 +100,37 @@ pub enum DbError {
     Unavailable(String),
     #[error(transparent)]
     Postgres(#[from] tokio_postgres::Error),
+    /// An error the server reported on a pipelined (REST) connection.
+    #[error("{}: {}", .0.code, .0.message)]
+    Server(ServerError),
+}
+
+impl From<PgError> for DbError {
+    fn from(e: PgError) -> Self {
+        match e {
+            PgError::Server(s) if UNAVAILABLE_STATES.contains(&s.code.as_str()) => {
+                DbError::Unavailable(s.message)
+            }
+            PgError::Server(s) => DbError::Server(s),
+            PgError::Io(e) => DbError::Unavailable(e.to_string()),
+            PgError::Protocol(m) => {
+                tracing::error!("PostgreSQL protocol: {m}");
+                DbError::Unavailable(m)
+            }
+        }
+    }
+}
+
+impl From<pipeline::PoolError> for DbError {
+    fn from(e: pipeline::PoolError) -> Self {
+        match e {
+            pipeline::PoolError::Timeout(deadpool::managed::TimeoutType::Wait) => {
+                DbError::PoolTimeout
+            }
+            pipeline::PoolError::Backend(e) => e.into(),
+            other => DbError::Unavailable(other.to_string()),
+        }
+    }
 }
 
 /// SQLSTATEs that mean "the server is not available right now" rather than "the request failed".
@@ -160,7 +141,7 @@ impl DbError {
     pub fn is_unavailable(&self) -> bool {
         match self {
             DbError::Unavailable(_) => true,
-            DbError::PoolTimeout => false,
+            DbError::PoolTimeout | DbError::Server(_) => false,
             DbError::Postgres(e) => match e.as_db_error() {
                 Some(db) => UNAVAILABLE_STATES.contains(&db.code().code()),
                 None => true,
@@ -235,80 +216,61 @@ fn settings_arrays(settings: &[(String, String)]) -> (Vec<&str>, Vec<&str>) {
 }
 
 /// Opens a transaction with the request's role and claims set and runs `sql`, all in one
-/// pipeline. `end` finishes the transaction in that same pipeline (COMMIT, or ROLLBACK for
-/// `Prefer: tx=rollback`) when the outcome cannot change the decision; otherwise the open
-/// transaction is returned for the caller to finish. A failed statement rolls everything back.
+/// pipeline with one Sync. `end` finishes the transaction in that same pipeline (COMMIT, or
+/// ROLLBACK for `Prefer: tx=rollback`) when the outcome cannot change the decision; otherwise
+/// the open transaction is returned for the caller to finish. A failed statement rolls
+/// everything back.
 pub async fn run_statement(
-    pool: &Pool,
-    cache_size: usize,
+    pool: &pipeline::Pool,
     ctx: &RequestContext,
     sql: &str,
     params: &[String],
     read_only: bool,
     end: Option<bool>,
-) -> Result<(tokio_postgres::Row, Option<Tx>), DbError> {
-    let client = pool.get().await?;
-    let setup = prepare_bounded(&client, &setup_sql(ctx.settings.len()), cache_size).await?;
-    let main = prepare_bounded(&client, sql, cache_size).await?;
-    let mut setup_text = vec![
-        TextParam(&ctx.search_path),
-        TextParam(&ctx.role),
-        TextParam(&ctx.claims),
-        TextParam(&ctx.method),
-        TextParam(&ctx.path),
-        TextParam(&ctx.headers),
+) -> Result<(pipeline::Row, Option<pipeline::Session>), DbError> {
+    let mut session = pipeline::Session::get(pool).await?;
+    let setup_sql = setup_sql(ctx.settings.len());
+    let mut setup: Vec<&str> = vec![
+        &ctx.search_path,
+        &ctx.role,
+        &ctx.claims,
+        &ctx.method,
+        &ctx.path,
+        &ctx.headers,
     ];
     for (k, v) in &ctx.settings {
-        setup_text.push(TextParam(k));
-        setup_text.push(TextParam(v));
+        setup.push(k);
+        setup.push(v);
     }
-    let setup_params: Vec<&(dyn ToSql + Sync)> = setup_text
-        .iter()
-        .map(|p| p as &(dyn ToSql + Sync))
-        .collect();
-    let text: Vec<TextParam> = params.iter().map(|p| TextParam(p)).collect();
-    let main_params: Vec<&(dyn ToSql + Sync)> =
-        text.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let main: Vec<&str> = params.iter().map(String::as_str).collect();
     let begin = if read_only {
         "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
     } else {
         "BEGIN"
     };
-    let mut tx = Tx {
-        client: Some(client),
-    };
-    let c = tx.client();
-    match end {
-        Some(commit) => {
-            let finish = if commit { "COMMIT" } else { "ROLLBACK" };
-            let (b, s, m, e) = tokio::join!(
-                c.batch_execute(begin),
-                c.query_one(&setup, &setup_params),
-                c.query_one(&main, &main_params),
-                c.batch_execute(finish),
-            );
-            // The transaction is over either way (COMMIT of a failed one rolls it back), so the
-            // connection goes back to the pool clean.
-            tx.client.take();
-            let row = b.and(s).and(m)?;
-            e?;
-            Ok((row, None))
-        }
-        None => {
-            let (b, s, m) = tokio::join!(
-                c.batch_execute(begin),
-                c.query_one(&setup, &setup_params),
-                c.query_one(&main, &main_params),
-            );
-            match b.and(s).and(m) {
-                Ok(row) => Ok((row, Some(tx))),
-                Err(e) => {
-                    let _ = tx.finish(false).await;
-                    Err(e.into())
-                }
-            }
-        }
+    let finish = end.map(|commit| if commit { "COMMIT" } else { "ROLLBACK" });
+    let mut steps = vec![
+        Step {
+            sql: begin,
+            params: &[],
+        },
+        Step {
+            sql: &setup_sql,
+            params: &setup,
+        },
+        Step { sql, params: &main },
+    ];
+    if let Some(f) = finish {
+        steps.push(Step {
+            sql: f,
+            params: &[],
+        });
     }
+    let mut rows = session.pipeline(&steps).await?;
+    let row = rows
+        .swap_remove(2)
+        .ok_or_else(|| DbError::Unavailable("the statement returned no row".into()))?;
+    Ok((row, if end.is_some() { None } else { Some(session) }))
 }
 
 /// Opens a transaction as `role` with `claims` and `settings` (the auth and storage paths).

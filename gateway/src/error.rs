@@ -83,6 +83,21 @@ impl From<ApiError> for GatewayError {
 }
 
 /// A database error as PostgREST reports it; `is_anon` decides 401 vs 403 for 42501.
+/// A PostgreSQL error as PostgREST answers it: its SQLSTATE decides the status.
+fn server_error(
+    code: &str,
+    message: &str,
+    details: Option<String>,
+    hint: Option<String>,
+    is_anon: bool,
+) -> ApiError {
+    let status = query_engine::error::status_for_sqlstate(code, message, is_anon);
+    let mut err = ApiError::new(status, code, message);
+    err.details = details;
+    err.hint = hint;
+    err
+}
+
 pub fn rest_db_error(e: DbError, is_anon: bool) -> ApiError {
     match e {
         DbError::PoolTimeout => ApiError::new(
@@ -96,15 +111,15 @@ pub fn rest_db_error(e: DbError, is_anon: bool) -> ApiError {
             "Database client error. Retrying the connection.",
         )
         .details(m),
+        DbError::Server(e) => server_error(&e.code, &e.message, e.detail, e.hint, is_anon),
         DbError::Postgres(e) => match e.as_db_error() {
-            Some(db) => {
-                let code = db.code().code();
-                let status = query_engine::error::status_for_sqlstate(code, db.message(), is_anon);
-                let mut err = ApiError::new(status, code, db.message());
-                err.details = db.detail().map(str::to_string);
-                err.hint = db.hint().map(str::to_string);
-                err
-            }
+            Some(db) => server_error(
+                db.code().code(),
+                db.message(),
+                db.detail().map(str::to_string),
+                db.hint().map(str::to_string),
+                is_anon,
+            ),
             None => {
                 tracing::warn!("database connection error: {e}");
                 ApiError::new(

@@ -17,6 +17,7 @@ mod listen;
 mod mail;
 mod migrate;
 mod openapi;
+mod pipeline;
 mod realtime;
 mod request_auth;
 mod rest;

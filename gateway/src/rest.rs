@@ -124,8 +124,7 @@ pub async fn handle(
         .await
         .ok_or_else(|| rest_db_error(db::DbError::PoolTimeout, identity.is_anon()))?;
     let (row, tx) = db::run_statement(
-        &state.pool(),
-        state.config.statement_cache,
+        &state.rest_pool(),
         &ctx,
         &plan.statement.sql,
         &plan.statement.params,
@@ -134,20 +133,13 @@ pub async fn handle(
     )
     .await
     .map_err(|e| rest_db_error(e, identity.is_anon()))?;
-    let result = ResultRow {
-        total: row.get(0),
-        page_total: row.get(1),
-        body: row.get(2),
-        response_headers: row.get(3),
-        response_status: row.get(4),
-        location: row.get(5),
-    };
+    let result = result_row(row).map_err(|e| rest_db_error(e, identity.is_anon()))?;
     let built = response::build(&plan.outcome, result);
     if let Some(tx) = tx {
         let commit = built.as_ref().map(|r| r.commit).unwrap_or(false);
         tx.finish(commit)
             .await
-            .map_err(|e| rest_db_error(e, identity.is_anon()))?;
+            .map_err(|e| rest_db_error(e.into(), identity.is_anon()))?;
     }
     let r = built?;
     if !plan.read_only
@@ -164,5 +156,40 @@ pub async fn handle(
     Ok(match r.body {
         Some(b) if method != Method::Head => out.body(b),
         _ => out.finish(),
+    })
+}
+
+/// The main statement's row (total, page total, body, headers, status, location), in text. The
+/// body goes to the client as received, without a copy.
+fn result_row(mut row: crate::pipeline::Row) -> Result<ResultRow, db::DbError> {
+    if row.len() < 6 {
+        return Err(db::DbError::Unavailable(format!(
+            "the statement returned {} columns, not 6",
+            row.len()
+        )));
+    }
+    let text = |v: Option<bytes::Bytes>| -> Result<Option<String>, db::DbError> {
+        v.map(|b| {
+            String::from_utf8(b.to_vec())
+                .map_err(|_| db::DbError::Unavailable("a value is not UTF-8".into()))
+        })
+        .transpose()
+    };
+    let int = |v: Option<bytes::Bytes>| -> Result<Option<i64>, db::DbError> {
+        text(v)?
+            .map(|t| {
+                t.parse()
+                    .map_err(|_| db::DbError::Unavailable(format!("not a count: {t}")))
+            })
+            .transpose()
+    };
+    let mut take = |i: usize| row[i].take();
+    Ok(ResultRow {
+        total: int(take(0))?,
+        page_total: int(take(1))?.unwrap_or(0),
+        body: take(2),
+        response_headers: text(take(3))?,
+        response_status: text(take(4))?,
+        location: text(take(5))?,
     })
 }

@@ -91,7 +91,7 @@ pub fn bind(
     .client_request_timeout(std::time::Duration::from_secs(10))
     .client_disconnect_timeout(std::time::Duration::from_secs(5))
     // A client that closes its side mid-request is gone: its request is dropped, which cancels
-    // its statement on the server (db::Tx), instead of running on for nobody.
+    // its statement on the server (pipeline::Session, db::Tx), instead of running on for nobody.
     .h1_allow_half_closed(false)
     // Open sockets are closed by realtime's own shutdown; nothing else waits this long.
     .shutdown_timeout(5)

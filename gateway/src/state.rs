@@ -13,8 +13,11 @@ pub struct AppState {
     pub keys: JwtKeys,
     /// Connection settings of the API login; each worker thread builds its own pool from them.
     pg: tokio_postgres::Config,
-    /// Every pool built so far, to clear their statement caches after a schema change.
+    /// Every tokio-postgres pool built so far, to clear their statement caches after a schema
+    /// change.
     pools: Mutex<Vec<Pool>>,
+    /// The schema generation REST connections prepare their statements under.
+    rest_epoch: crate::pipeline::Epoch,
     pub engine: EngineConfig,
     schema: RwLock<Arc<SchemaCache>>,
     /// The public URL clients use; None means "the origin the site was loaded from".
@@ -110,6 +113,7 @@ impl AppState {
             keys,
             pg,
             pools: Mutex::new(Vec::new()),
+            rest_epoch: crate::pipeline::Epoch::default(),
             engine,
             schema: RwLock::new(Arc::new(schema)),
             public_url,
@@ -122,6 +126,11 @@ impl AppState {
         }
     }
 
+    /// A worker thread's share of `total` connections.
+    fn per_worker(&self, total: usize) -> usize {
+        total.div_ceil(self.config.workers.max(1)).max(1)
+    }
+
     fn thread_pool(
         &self,
         slot: &'static std::thread::LocalKey<RefCell<Option<Pool>>>,
@@ -130,10 +139,9 @@ impl AppState {
         slot.with(|p| {
             p.borrow_mut()
                 .get_or_insert_with(|| {
-                    let per_worker = total.div_ceil(self.config.workers.max(1)).max(1);
                     let pool = crate::db::build_pool(
                         self.pg.clone(),
-                        per_worker,
+                        self.per_worker(total),
                         Duration::from_secs(self.config.db_pool_timeout),
                     );
                     self.pools.lock().expect("pools lock").push(pool.clone());
@@ -143,13 +151,35 @@ impl AppState {
         })
     }
 
-    /// This thread's pool. Each HTTP worker has its own, so a request and the connection serving
-    /// it live on the same thread: no cross-thread wake-ups on the hot path.
+    /// This thread's REST pool: connections that run a request's transaction as one pipeline.
+    /// Each HTTP worker has its own, so a request and the connection serving it live on the
+    /// same thread: no cross-thread wake-ups on the hot path.
+    pub fn rest_pool(&self) -> crate::pipeline::Pool {
+        thread_local! {
+            static REST_POOL: RefCell<Option<crate::pipeline::Pool>> = const { RefCell::new(None) };
+        }
+        REST_POOL.with(|p| {
+            p.borrow_mut()
+                .get_or_insert_with(|| {
+                    crate::pipeline::build_pool(
+                        self.pg.clone(),
+                        self.per_worker(self.config.db_pool),
+                        Duration::from_secs(self.config.db_pool_timeout),
+                        self.config.statement_cache,
+                        self.rest_epoch.0.clone(),
+                    )
+                })
+                .clone()
+        })
+    }
+
+    /// This thread's pool for storage, the schema cache and health checks: half as many
+    /// connections as REST's (at least two).
     pub fn pool(&self) -> Pool {
         thread_local! {
             static POOL: RefCell<Option<Pool>> = const { RefCell::new(None) };
         }
-        self.thread_pool(&POOL, self.config.db_pool)
+        self.thread_pool(&POOL, self.config.db_pool.div_ceil(2).max(2))
     }
 
     /// This thread's share of the auth API's own connections: sign-in and token refresh keep
@@ -178,6 +208,7 @@ impl AppState {
 
     /// Forgets prepared statements on every pool (their plans may name dropped objects).
     pub fn clear_statement_caches(&self) {
+        self.rest_epoch.bump();
         for p in self.pools.lock().expect("pools lock").iter() {
             p.manager().statement_caches.clear();
         }

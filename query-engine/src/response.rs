@@ -1,5 +1,7 @@
 //! Turns the main statement's one result row into status, headers and body, as PostgREST does.
 
+use bytes::Bytes;
+
 use crate::error::ApiError;
 use crate::plan::{Kind, Outcome};
 use crate::request::{MediaType, Return};
@@ -10,7 +12,7 @@ use serde_json::Value;
 pub struct ResultRow {
     pub total: Option<i64>,
     pub page_total: i64,
-    pub body: Option<String>,
+    pub body: Option<Bytes>,
     pub response_headers: Option<String>,
     pub response_status: Option<String>,
     pub location: Option<String>,
@@ -21,7 +23,7 @@ pub struct Response {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     /// None: no body at all (204, HEAD, return=minimal).
-    pub body: Option<String>,
+    pub body: Option<Bytes>,
     /// False when the transaction must be rolled back (Prefer: tx=rollback).
     pub commit: bool,
 }
@@ -108,7 +110,9 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         }
     };
     let body = match (body, o.media) {
-        (Some(b), MediaType::Csv) => Some(json_to_csv(&b)),
+        (Some(b), MediaType::Csv) => Some(Bytes::from(json_to_csv(
+            std::str::from_utf8(&b).unwrap_or_default(),
+        ))),
         (b, _) => b,
     };
     if body.is_some() || matches!(o.kind, Kind::Read | Kind::Call { .. }) && status != 204 {
@@ -215,7 +219,7 @@ mod tests {
         ResultRow {
             total,
             page_total: page,
-            body: Some(body.into()),
+            body: Some(Bytes::copy_from_slice(body.as_bytes())),
             ..Default::default()
         }
     }
@@ -262,7 +266,7 @@ mod tests {
                 .unwrap()
                 .body
                 .as_deref(),
-            Some("{\"a\":1}")
+            Some(&b"{\"a\":1}"[..])
         );
         let mut ins = outcome(Kind::Insert);
         ins.media = MediaType::SingularJson;
@@ -285,7 +289,10 @@ mod tests {
         let mut o = outcome(Kind::Delete);
         o.return_ = Return::Representation;
         let r = build(&o, row(1, None, "[{\"id\":1}]")).unwrap();
-        assert_eq!((r.status, r.body.as_deref()), (200, Some("[{\"id\":1}]")));
+        assert_eq!(
+            (r.status, r.body.as_deref()),
+            (200, Some(&b"[{\"id\":1}]"[..]))
+        );
         assert_eq!(
             build(&outcome(Kind::Call { void: true }), row(1, None, ""))
                 .unwrap()

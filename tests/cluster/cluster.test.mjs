@@ -8,10 +8,10 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, chmodSync, readFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomUUID } from 'node:crypto'
 import { createClient } from '@supabase/supabase-js'
 import WebSocket from 'ws'
 import { startCluster } from './topology.mjs'
+import { loadWithKill } from './load.mjs'
 
 const ADMIN = { email: 'admin@example.com', password: 'bloom-admin-123' }
 const dir = mkdtempSync(join(tmpdir(), 'supagate-cluster-'))
@@ -181,6 +181,16 @@ test('a table created by DDL is served by every replica within a second', async 
   assert.deepEqual(await res.json(), [{ note: 'fresh' }])
 })
 
+/** Inserts a hidden category through one replica with the service key. */
+async function insertCategory(replica, name, slug) {
+  const res = await fetch(`${replica.url}/rest/v1/categories`, {
+    method: 'POST',
+    headers: service({ 'content-type': 'application/json' }),
+    body: JSON.stringify({ name, slug, is_available: false }),
+  })
+  assert.equal(res.status, 201)
+}
+
 /** A realtime client of one replica, as the shop's admin panel has (service key here). */
 function realtime(replica) {
   const c = createClient(replica.url, cl.serviceKey, {
@@ -215,12 +225,7 @@ test('a change or a broadcast reaches the clients of every replica', async () =>
   }
   await sleep(500)
   const slug = `cluster-${Date.now()}`
-  const ins = await fetch(`${r2.url}/rest/v1/categories`, {
-    method: 'POST',
-    headers: service({ 'content-type': 'application/json' }),
-    body: JSON.stringify({ name: 'Cluster', slug, is_available: false }),
-  })
-  assert.equal(ins.status, 201)
+  await insertCategory(r2, 'Cluster', slug)
   assert.equal(await channels['lobby-r1'].send({ type: 'broadcast', event: 'wave', payload: { from: 'r1' } }), 'ok')
   await until(() => ['r1', 'r2', 'r3'].every((n) => changes[n].includes(slug)), 'the insert on every replica')
   await until(() => waves.r2.includes('r1') && waves.r3.includes('r1'), 'the broadcast on r2 and r3')
@@ -229,54 +234,15 @@ test('a change or a broadcast reaches the clients of every replica', async () =>
 })
 
 test('kill -9 of a replica under mixed load: the balancer routes around it and no acknowledged write is lost', async () => {
-  cl.pg.sql('create table public.cluster_writes (id uuid primary key, worker int not null, at timestamptz not null default now()); grant insert, select on public.cluster_writes to service_role;')
-  await sleep(300)
   const workers = 6
-  const runMs = 7000
-  const killAt = 2500
-  const t0 = Date.now()
-  const log = []
-  let killedAt = null
-  const killer = sleep(killAt).then(() => {
-    killedAt = Date.now() - t0
-    r2.kill()
-  })
-  await Promise.all(
-    Array.from({ length: workers }, async (_, worker) => {
-      for (let i = 0; Date.now() - t0 < runMs; i++) {
-        const write = i % 2 === 1
-        const id = randomUUID()
-        const start = Date.now() - t0
-        let status = 0
-        let error = null
-        try {
-          const res = write
-            ? await fetch(`${cl.url}/rest/v1/cluster_writes`, {
-                method: 'POST',
-                headers: service({ 'content-type': 'application/json', prefer: 'return=minimal' }),
-                body: JSON.stringify({ id, worker }),
-              })
-            : await fetch(`${cl.url}/rest/v1/products?select=id,name&limit=5`, { headers: anon() })
-          await res.arrayBuffer()
-          status = res.status
-        } catch (e) {
-          status = -1
-          error = e.cause?.code ?? e.message
-        }
-        log.push({ write, id, status, error, start, end: Date.now() - t0 })
-      }
-    }),
-  )
-  await killer
-  const ok = (e) => (e.write ? e.status === 201 : e.status === 200)
-  const acknowledged = log.filter((e) => e.write && ok(e)).map((e) => e.id)
-  const stored = new Set(cl.pg.sql('select id from public.cluster_writes').split('\n').filter(Boolean))
+  const { requests: log, killedAt, stored } = await loadWithKill(cl, { victim: r2, workers, runMs: 7000, killAt: 2500, writeEvery: 2 })
+  const acknowledged = log.filter((e) => e.write && e.ok).map((e) => e.id)
   const lost = acknowledged.filter((id) => !stored.has(id))
-  const failed = log.filter((e) => !ok(e))
+  const failed = log.filter((e) => !e.ok)
   const slowest = Math.max(...log.filter((e) => e.start >= killedAt - 1000).map((e) => e.end - e.start))
   const applied = failed.filter((e) => stored.has(e.id)).length
   console.log(
-    `# ${log.length} requests, ${acknowledged.length} acknowledged writes, ${failed.length} failed (${applied} of them applied) (${failed.map((e) => `${e.write ? 'write' : 'read'} ${e.status} ${e.error ?? ''} ${e.start}–${e.end} ms`).join(', ') || 'none'}), slowest around the kill ${slowest} ms, killed at ${killedAt} ms`,
+    `# ${log.length} requests, ${acknowledged.length} acknowledged writes, ${failed.length} failed (${applied} of them applied) (${failed.map((e) => `${e.write ? 'write' : 'read'} ${e.status} ${e.error ?? ''} ${e.start.toFixed(0)}–${e.end.toFixed(0)} ms`).join(', ') || 'none'}), slowest around the kill ${slowest.toFixed(0)} ms, killed at ${killedAt.toFixed(0)} ms`,
   )
   assert.deepEqual(lost, [], 'every acknowledged write is stored')
   assert.ok(acknowledged.length > 20, 'writes were made')
@@ -307,12 +273,7 @@ test('restarting PostgreSQL heals every replica by itself, realtime included', a
     await until(async () => (await password(r.url, ADMIN, { 'x-forwarded-for': `10.252.0.${r.port % 250}` })).status === 200, `sign-in on ${r.name} after the restart`, 30_000)
   }
   const slug = `healed-${Date.now()}`
-  const ins = await fetch(`${r1.url}/rest/v1/categories`, {
-    method: 'POST',
-    headers: service({ 'content-type': 'application/json' }),
-    body: JSON.stringify({ name: 'Healed', slug, is_available: false }),
-  })
-  assert.equal(ins.status, 201)
+  await insertCategory(r1, 'Healed', slug)
   await until(() => seen.includes(slug), 'a change after the restart on r3', 30_000)
   await fetch(`${r1.url}/rest/v1/categories?slug=eq.${slug}`, { method: 'DELETE', headers: service() })
   for (const r of cl.replicas) assert.ok(existsSync(join(dir, `${r.name}.log`)))

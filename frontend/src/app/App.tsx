@@ -1,12 +1,25 @@
-import { lazy, Suspense } from 'react'
-import { createBrowserRouter, RouterProvider } from 'react-router-dom'
-import { QueryClientProvider } from '@tanstack/react-query'
-import { Toaster } from '@/components/ui/toaster'
+import { lazy, Suspense, type ComponentType } from 'react'
+import { BrowserRouter, useRoutes, type RouteObject } from 'react-router-dom'
 import { SiteLayout } from '@/site/layout/SiteLayout'
-import ErrorScreen from '@/site/pages/ErrorScreen'
 import Home from '@/site/pages/Home'
 import NotFound from '@/site/pages/NotFound'
-import { queryClient } from './queryClient'
+import { LazyToaster } from './LazyToaster'
+import { RouteErrorBoundary } from './RouteErrorBoundary'
+
+/** A page that reads through TanStack Query: the page and the query cache load together. */
+function withQueries(load: () => Promise<{ default: ComponentType }>) {
+  return lazy(async () => {
+    const [{ QueryProvider }, page] = await Promise.all([import('./QueryProvider'), load()])
+    const Page = page.default
+    return {
+      default: () => (
+        <QueryProvider>
+          <Page />
+        </QueryProvider>
+      ),
+    }
+  })
+}
 
 // Everything but the home page loads on demand; the admin area never ships with the public pages.
 const Contact = lazy(() => import('@/site/pages/Contact'))
@@ -19,11 +32,12 @@ const HappyHour = lazy(() => import('@/site/pages/Services').then((m) => ({ defa
 const GiftsRetail = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.GiftsRetail })))
 const WeddingConsult = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.WeddingConsult })))
 const CustomDesigns = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.CustomDesigns })))
-const OccasionPage = lazy(() => import('@/features/catalogue/OccasionPage'))
-const ProductDetailPage = lazy(() => import('@/features/catalogue/ProductDetailPage'))
+const OccasionPage = withQueries(() => import('@/features/catalogue/OccasionPage'))
+const ProductDetailPage = withQueries(() => import('@/features/catalogue/ProductDetailPage'))
 const BuildBouquetPage = lazy(() => import('@/features/bouquet/BuildBouquetPage'))
 const AuthPage = lazy(() => import('@/features/auth/AuthPage'))
-const AdminLayout = lazy(() => import('@/admin/AdminLayout'))
+// The admin pages render inside AdminLayout's outlet, under its query cache.
+const AdminLayout = withQueries(() => import('@/admin/AdminLayout'))
 const Dashboard = lazy(() => import('@/admin/Dashboard'))
 const ProductsPage = lazy(() => import('@/features/products/ProductsPage'))
 const ProductFormPage = lazy(() => import('@/features/products/ProductFormPage'))
@@ -36,10 +50,9 @@ const StaffPage = lazy(() => import('@/features/staff/StaffPage'))
 
 const adminFallback = <p className="p-8 text-muted-foreground" role="status">Loading…</p>
 
-export const routes = [
+export const routes: RouteObject[] = [
   {
     element: <SiteLayout />,
-    errorElement: <ErrorScreen />,
     children: [
       { path: '/', element: <Home /> },
       { path: '/gifts-retail', element: <GiftsRetail /> },
@@ -60,7 +73,6 @@ export const routes = [
   },
   {
     path: '/auth',
-    errorElement: <ErrorScreen />,
     element: (
       <Suspense fallback={adminFallback}>
         <AuthPage />
@@ -69,7 +81,6 @@ export const routes = [
   },
   {
     path: '/admin',
-    errorElement: <ErrorScreen />,
     element: (
       <Suspense fallback={adminFallback}>
         <AdminLayout />
@@ -89,13 +100,21 @@ export const routes = [
   },
 ]
 
-const router = createBrowserRouter(routes)
+// Declarative routing: the data router's loaders and actions are unused here, and leaving them
+// out keeps 14 KB of script off the home page.
+function Routes() {
+  return useRoutes(routes)
+}
 
 export default function App() {
   return (
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-      <Toaster />
-    </QueryClientProvider>
+    <>
+      <BrowserRouter>
+        <RouteErrorBoundary>
+          <Routes />
+        </RouteErrorBoundary>
+      </BrowserRouter>
+      <LazyToaster />
+    </>
   )
 }

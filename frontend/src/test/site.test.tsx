@@ -98,3 +98,30 @@ describe('ProductList states', () => {
     await waitFor(() => expect(fetchProductsForSlug).toHaveBeenLastCalledWith('b'))
   })
 })
+
+describe('route error boundary', () => {
+  it('shows the error screen for a page that throws, and tries again at another address', async () => {
+    const { RouteErrorBoundary } = await import('@/app/RouteErrorBoundary')
+    const { Link, Route, Routes } = await import('react-router-dom')
+    const { fireEvent } = await import('@testing-library/react')
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {})
+    function Broken(): never {
+      throw new Error('boom')
+    }
+    render(
+      <MemoryRouter initialEntries={['/broken']}>
+        <RouteErrorBoundary>
+          <Routes>
+            <Route path="/broken" element={<Broken />} />
+            <Route path="/" element={<p>Home page</p>} />
+          </Routes>
+        </RouteErrorBoundary>
+        <Link to="/">go home</Link>
+      </MemoryRouter>,
+    )
+    expect(screen.getByRole('heading', { name: 'Something went wrong' })).toBeInTheDocument()
+    fireEvent.click(screen.getByText('go home'))
+    expect(await screen.findByText('Home page')).toBeInTheDocument()
+    spy.mockRestore()
+  })
+})

@@ -6,10 +6,10 @@
 //! the index page loads first, so one build works behind any gateway and a strict CSP needs no
 //! inline script.
 
+mod files;
 mod headers;
 
 use crate::state::AppState;
-use actix_files::NamedFile;
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use std::path::{Component, Path, PathBuf};
@@ -115,9 +115,8 @@ pub async fn serve(req: HttpRequest, state: web::Data<Arc<AppState>>) -> HttpRes
     if let Some(file) = safe_join(&site.dir, path).filter(|p| p.is_file())
         && !path.ends_with("index.html")
         && last != "_headers"
-        && let Ok(named) = NamedFile::open(&file)
+        && let Some(mut res) = files::respond(&req, &file)
     {
-        let mut res = named.into_response(&req);
         let cache = if path.starts_with("/assets/") {
             "public, max-age=31536000, immutable"
         } else {

@@ -3,12 +3,12 @@ import { Link, NavLink, useLocation } from 'react-router-dom'
 import * as NavigationMenu from '@radix-ui/react-navigation-menu'
 import { ChevronDown, Mail, Phone } from 'lucide-react'
 import { occasionLinks, site } from '@/config/site'
-import { cn } from '@/lib/utils'
+import { cx } from '@/lib/cx'
 import { Logo } from './Logo'
 import { MobileMenu } from './MobileMenu'
 
 const navLinkClass = ({ isActive }: { isActive: boolean }) =>
-  cn(
+  cx(
     'rounded-md px-3 py-2 text-sm font-semibold uppercase tracking-wider transition-colors hover:bg-rose-100 hover:text-rose-700',
     isActive ? 'text-rose-700' : 'text-ink-700',
   )

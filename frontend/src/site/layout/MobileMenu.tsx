@@ -3,7 +3,7 @@ import { createPortal } from 'react-dom'
 import { Link, useLocation } from 'react-router-dom'
 import { occasionLinks } from '@/config/site'
 import { MENU_OPENING_MS, menuReducer } from './menuState'
-import { cn } from '@/lib/utils'
+import { cx } from '@/lib/cx'
 
 export const mobileMainLinks = [
   { to: '/', label: 'Home' },
@@ -98,7 +98,7 @@ export function MobileMenu() {
           aria-label="Mobile"
           data-state={state}
           style={{ top }}
-          className={cn(
+          className={cx(
             'fixed inset-x-0 bottom-0 z-40 overflow-y-auto md:hidden overscroll-contain border-t bg-cream-50 px-4 pb-6 pt-1 shadow-xl',
             state === 'opening' ? 'animate-fade-in' : '',
           )}

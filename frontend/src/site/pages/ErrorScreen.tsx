@@ -1,11 +1,8 @@
-import { isRouteErrorResponse, Link, useRouteError } from 'react-router-dom'
+import { Link } from 'react-router-dom'
 import { site } from '@/config/site'
 
-/** Shown instead of the router's "Unexpected Application Error!" when a page fails. */
+/** Shown instead of a blank page when a page fails (app/RouteErrorBoundary). */
 export default function ErrorScreen() {
-  const error = useRouteError()
-  console.error('Page error:', error)
-  const detail = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}` : null
   return (
     <main className="flex min-h-screen items-center justify-center bg-cream-100 px-4">
       <div className="max-w-lg text-center">
@@ -14,7 +11,6 @@ export default function ErrorScreen() {
           Sorry, this page could not be shown. Please try again, or call us on{' '}
           <a href={site.phoneHref} className="font-semibold text-rose-700">{site.phone}</a>.
         </p>
-        {detail && <p className="mt-2 text-sm text-muted-foreground">{detail}</p>}
         <div className="mt-8 flex justify-center gap-3">
           <button type="button" onClick={() => window.location.reload()} className="rounded-md border px-4 py-2 font-semibold hover:bg-rose-100">
             Try again
