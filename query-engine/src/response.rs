@@ -39,10 +39,10 @@ fn range_header(lower: u64, page: i64, total: Option<i64>) -> String {
 
 /// Builds the response, or the error that makes the gateway roll back (PGRST116, PGRST103).
 pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
-    let singular = o.media == MediaType::SingularJson;
     let representation = o.return_ == Return::Representation;
-    let wants_single =
-        singular && (matches!(o.kind, Kind::Read | Kind::Call { .. }) || representation);
+    // As PostgREST: a singular request that reads, calls or changes other than exactly one row
+    // fails and rolls back, whatever `return=` asked for (a write is never wider than asked).
+    let wants_single = o.media == MediaType::SingularJson;
     if wants_single && row.page_total != 1 && !matches!(o.kind, Kind::Call { void: true }) {
         return Err(ApiError::new(
             406,
@@ -272,6 +272,11 @@ mod tests {
         ins.media = MediaType::SingularJson;
         ins.return_ = Return::Representation;
         assert!(build(&ins, row(2, None, "[]")).is_err());
+        // return=minimal changes nothing: two rows updated is still not one.
+        let mut upd = outcome(Kind::Update);
+        upd.media = MediaType::SingularJson;
+        assert_eq!(build(&upd, row(2, None, "")).unwrap_err().code, "PGRST116");
+        assert_eq!(build(&upd, row(1, None, "")).unwrap().status, 204);
     }
 
     #[test]
