@@ -12,13 +12,13 @@ import { loadWithKill } from '../tests/cluster/load.mjs'
 import { startGateway } from '../tests/support/gateway.mjs'
 import { startSeaweed } from '../tests/support/seaweed.mjs'
 import { round, wrk as runWrk, cpuSeconds, childrenOf } from './lib.mjs'
+import { sleep } from '../tests/support/wait.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const DUR = quick ? 1 : 15
 const CONNS = 32
 const log = (...a) => console.error('[cluster]', ...a)
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 const work = mkdtempSync(join(tmpdir(), 'supagate-cluster-bench-'))
 chmodSync(work, 0o755)
 const wrk = (o) => runWrk({ dur: DUR, conns: CONNS, ...o }, { dir: work })

@@ -19,16 +19,8 @@ pub struct Hooks {
     pub mfa_verification_attempt: Option<HookFn>,
 }
 
-#[derive(Clone)]
-pub struct Mfa {
-    pub max_enrolled_factors: u32,
-    pub totp_enroll: bool,
-    pub totp_verify: bool,
-    pub phone_enroll: bool,
-    pub phone_verify: bool,
-    pub web_authn_enroll: bool,
-    pub web_authn_verify: bool,
-}
+/// `[auth.mfa]` as the project's config.toml gives it.
+pub use project::config::Mfa;
 
 #[derive(Clone)]
 pub struct AuthConfig {

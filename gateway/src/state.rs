@@ -67,15 +67,7 @@ fn auth_config(config: &Config, keys: &JwtKeys, public_url: Option<&str>) -> aut
         email_sent_per_hour: a.rate_limit.email_sent,
         rotation: a.enable_refresh_token_rotation,
         refresh_reuse_interval: a.refresh_token_reuse_interval,
-        mfa: auth::config::Mfa {
-            max_enrolled_factors: a.mfa.max_enrolled_factors,
-            totp_enroll: a.mfa.totp_enroll,
-            totp_verify: a.mfa.totp_verify,
-            phone_enroll: a.mfa.phone_enroll,
-            phone_verify: a.mfa.phone_verify,
-            web_authn_enroll: a.mfa.web_authn_enroll,
-            web_authn_verify: a.mfa.web_authn_verify,
-        },
+        mfa: a.mfa.clone(),
         hooks: auth::config::Hooks {
             custom_access_token: hook("custom_access_token"),
             before_user_created: hook("before_user_created"),

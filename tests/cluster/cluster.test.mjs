@@ -12,6 +12,7 @@ import { createClient } from '@supabase/supabase-js'
 import WebSocket from 'ws'
 import { startCluster } from './topology.mjs'
 import { loadWithKill } from './load.mjs'
+import { sleep, until } from '../support/wait.mjs'
 
 const ADMIN = { email: 'admin@example.com', password: 'bloom-admin-123' }
 const dir = mkdtempSync(join(tmpdir(), 'supagate-cluster-'))
@@ -33,21 +34,6 @@ after(async (t) => {
   if (process.exitCode) console.log(`cluster logs kept in ${dir}`)
   else cl?.remove()
 })
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-
-async function until(check, what, ms = 10_000) {
-  const end = Date.now() + ms
-  for (;;) {
-    try {
-      if (await check()) return
-    } catch {
-      // not yet
-    }
-    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`)
-    await sleep(25)
-  }
-}
 
 function headers(key, extra = {}) {
   return { apikey: key, authorization: `Bearer ${key}`, ...extra }

@@ -2,8 +2,8 @@
 // cluster test checks and the cluster benchmark measures. Each write carries an id made by the
 // client, so that what PostgreSQL stored can be compared with what was acknowledged.
 import { randomUUID } from 'node:crypto'
+import { sleep } from '../support/wait.mjs'
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * `workers` clients send requests for `runMs`; one in `writeEvery` is an insert, the others read

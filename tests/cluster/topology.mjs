@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto'
 import { gatewayBinary, repoRoot } from '../support/gateway.mjs'
 import { freePorts } from '../support/ports.mjs'
 import { startSeaweed } from '../support/seaweed.mjs'
+import { sleep, until } from '../support/wait.mjs'
 
 const asRoot = process.getuid?.() === 0
 
@@ -39,23 +40,6 @@ function pgRun(tool, args, opts = {}) {
     ? execFileSync('runuser', ['-u', 'postgres', '--', bin, ...args], { encoding: 'utf8', ...opts })
     : execFileSync(bin, args, { encoding: 'utf8', ...opts })
 }
-
-function waitFor(what, check, ms = 60_000) {
-  const deadline = Date.now() + ms
-  return (async () => {
-    for (;;) {
-      try {
-        if (await check()) return
-      } catch {
-        // not yet
-      }
-      if (Date.now() > deadline) throw new Error(`${what} did not come up within ${ms / 1000} s`)
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  })()
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /** A PostgreSQL cluster of its own in `dir`, listening on 127.0.0.1:`port`, password auth. */
 export function postgres(dir, port) {
@@ -138,7 +122,7 @@ function replica({ name, dir, port, dbUrl, lbUrl, mailPort, env: extraEnv, detac
       const log = openSync(join(dir, `${name}.log`), 'a')
       child = spawn(gatewayBinary, args, { env, stdio: [detached ? 'ignore' : 'pipe', log, log], detached })
       if (detached) child.unref()
-      return waitFor(`replica ${name}`, async () => (await fetch(`${self.url}/health`)).ok)
+      return until(async () => (await fetch(`${self.url}/health`)).ok, `replica ${name}`, 60_000)
     },
     /** kill -9: no goodbye to the balancer or the database. */
     kill() {
@@ -207,7 +191,7 @@ export async function startCluster({ dir, replicas: count = 3, ports = {}, env =
     detached,
   })
   if (detached) haproxy.unref()
-  await waitFor('HAProxy', async () => (await fetch(`${lbUrl}/health`)).ok)
+  await until(async () => (await fetch(`${lbUrl}/health`)).ok, 'HAProxy', 60_000)
   log(`HAProxy on ${lbUrl}`)
   const cluster = {
     dir,
@@ -230,7 +214,7 @@ export async function startCluster({ dir, replicas: count = 3, ports = {}, env =
     }),
     /** Waits until the balancer's health checks see every replica up. */
     async settled() {
-      await waitFor('all replicas healthy behind HAProxy', async () => (await Promise.all(nodes.map((n) => fetch(`${n.url}/health`).then((r) => r.ok)))).every(Boolean))
+      await until(async () => (await Promise.all(nodes.map((n) => fetch(`${n.url}/health`).then((r) => r.ok)))).every(Boolean), 'all replicas healthy behind HAProxy', 60_000)
       await sleep(1200)
     },
     async stop() {

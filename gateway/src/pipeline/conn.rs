@@ -13,6 +13,8 @@ use std::collections::VecDeque;
 use std::io;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
@@ -113,8 +115,10 @@ pub struct Conn {
     next_id: u64,
     /// Statements evicted whose Close did not run (an error skipped it): closed next time.
     pending_close: Vec<String>,
-    /// The schema generation the statements were prepared under.
-    pub epoch: u64,
+    /// The schema generation the statements were prepared under, and the current one (bumped
+    /// when the schema changes).
+    epoch: u64,
+    schema_epoch: Arc<AtomicU64>,
     /// Between sending and ReadyForQuery: a connection dropped in this state is discarded.
     pub busy: bool,
     /// Transaction status of the last ReadyForQuery: I (idle), T (in a transaction), E (failed).
@@ -151,7 +155,11 @@ fn unexpected(m: &Message) -> PgError {
 
 impl Conn {
     /// Connects to the first reachable host of `cfg` and logs in.
-    pub async fn connect(cfg: &tokio_postgres::Config, statements: usize) -> Result<Conn, PgError> {
+    pub async fn connect(
+        cfg: &tokio_postgres::Config,
+        statements: usize,
+        schema_epoch: Arc<AtomicU64>,
+    ) -> Result<Conn, PgError> {
         let ports = cfg.get_ports();
         let mut last = None;
         for (i, host) in cfg.get_hosts().iter().enumerate() {
@@ -191,7 +199,9 @@ impl Conn {
                         statements: LruCache::new(cap),
                         next_id: 0,
                         pending_close: Vec::new(),
-                        epoch: 0,
+                        // Nothing is prepared yet, under the schema as it is now.
+                        epoch: schema_epoch.load(Ordering::Relaxed),
+                        schema_epoch,
                         busy: false,
                         status: b'I',
                     };
@@ -321,13 +331,10 @@ impl Conn {
     /// statement is prepared once per connection (at most the cache size, least recently used
     /// ones closed). An error skips the rest, as the server does; a transaction it leaves failed
     /// is rolled back before the error is returned.
-    pub async fn pipeline(
-        &mut self,
-        steps: &[Step<'_>],
-        epoch: u64,
-    ) -> Result<Vec<Option<Row>>, PgError> {
+    pub async fn pipeline(&mut self, steps: &[Step<'_>]) -> Result<Vec<Option<Row>>, PgError> {
         self.busy = true;
         let mut sent: VecDeque<Sent> = VecDeque::with_capacity(steps.len() * 3 + 3);
+        let epoch = self.schema_epoch.load(Ordering::Relaxed);
         if epoch != self.epoch {
             self.forget_statements();
             self.epoch = epoch;

@@ -29,10 +29,7 @@ impl managed::Manager for Manager {
     type Error = PgError;
 
     async fn create(&self) -> Result<Conn, PgError> {
-        let mut conn = Conn::connect(&self.config, self.statements).await?;
-        // A new connection has nothing prepared under an older schema.
-        conn.epoch = self.epoch.load(Ordering::Relaxed);
-        Ok(conn)
+        Conn::connect(&self.config, self.statements, self.epoch.clone()).await
     }
 
     async fn recycle(&self, conn: &mut Conn, _: &Metrics) -> RecycleResult<PgError> {
@@ -103,11 +100,7 @@ impl Session {
 
     /// Runs `steps` as one pipeline; see [`Conn::pipeline`].
     pub async fn pipeline(&mut self, steps: &[Step<'_>]) -> Result<Vec<Option<Row>>, PgError> {
-        let conn = self.conn();
-        let epoch = managed::Object::pool(conn)
-            .map(|p| p.manager().epoch.load(Ordering::Relaxed))
-            .unwrap_or(0);
-        conn.pipeline(steps, epoch).await
+        self.conn().pipeline(steps).await
     }
 
     /// COMMIT or ROLLBACK of a transaction the pipeline left open; the connection goes back to
