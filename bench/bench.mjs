@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import http from 'node:http'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
-import { round, wrk as runWrk } from './lib.mjs'
+import { round, wrk as runWrk, withPeakRss } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -54,23 +54,6 @@ async function startGateway(dataDir, extraEnv = {}) {
   })
   const readyMs = performance.now() - t0
   return { url: gw.url, anon: gw.anonKey, service: gw.serviceKey, pid: gw.pid, readyMs, dataDir, stop: gw.stop }
-}
-
-function rssKb(pid) {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(s.match(/VmRSS:\s+(\d+)/)[1])
-}
-
-/** Samples the gateway's RSS while `fn` runs; returns [result, peak MB]. */
-async function withPeakRss(pid, fn) {
-  let peak = rssKb(pid)
-  const t = setInterval(() => { try { peak = Math.max(peak, rssKb(pid)) } catch {} }, 50)
-  try {
-    const r = await fn()
-    return [r, round(peak / 1024)]
-  } finally {
-    clearInterval(t)
-  }
 }
 
 function psql(gw, sql) {
@@ -343,6 +326,8 @@ Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): $
 | refresh grants/s (8 clients rotating) | ${results.auth.refresh_grants_per_s} |
 
 ## Storage
+
+${existsSync(join(out, 'storage-table.md')) ? readFileSync(join(out, 'storage-table.md'), 'utf8') + '\n' : '(bench/storage.mjs did not run)\n\n'}Plain uploads and downloads with curl, one at a time:
 
 ${t(results.storage, [['file', (r) => `${r.size_mb} MB`], ['upload MB/s', (r) => r.upload_mb_s], ['public download MB/s', (r) => r.download_mb_s], ['disk copy MB/s', (r) => r.disk_copy_mb_s], ['peak RSS upload MB', (r) => r.upload_peak_rss_mb], ['peak RSS download MB', (r) => r.download_peak_rss_mb]])}
 

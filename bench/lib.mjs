@@ -52,3 +52,20 @@ export function childrenOf(ppid) {
   }
   return pids
 }
+
+function rssKb(pid) {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(s.match(/VmRSS:\s+(\d+)/)[1])
+}
+
+/** Samples a process's RSS while `fn` runs; returns [result, peak MB]. */
+export async function withPeakRss(pid, fn) {
+  let peak = rssKb(pid)
+  const t = setInterval(() => { try { peak = Math.max(peak, rssKb(pid)) } catch {} }, 50)
+  try {
+    const r = await fn()
+    return [r, round(peak / 1024)]
+  } finally {
+    clearInterval(t)
+  }
+}

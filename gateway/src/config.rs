@@ -32,6 +32,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     pub storage_file_size_limit: u64,
     pub storage_backend: String,
+    /// `[storage.image_transformation] enabled`.
+    pub storage_image_transformation: bool,
     pub storage_s3_bucket: Option<String>,
     /// `[auth]` with the flags applied (secret, expiry, sign-up, rate limits, reuse interval).
     pub auth: project::config::Auth,
@@ -146,6 +148,7 @@ impl Config {
                 .storage_file_size_limit
                 .unwrap_or(p.storage.file_size_limit),
             storage_backend: flags.storage_backend,
+            storage_image_transformation: p.storage.image_transformation,
             storage_s3_bucket: flags.storage_s3_bucket,
             auth,
             inbucket: p.inbucket.clone(),

@@ -6,7 +6,7 @@ use actix_web::{App, HttpResponse, HttpServer, middleware, web};
 use std::sync::Arc;
 
 /// Headers supabase-js must be able to read from another origin.
-const EXPOSED: [&str; 12] = [
+const EXPOSED: [&str; 19] = [
     "content-range",
     "content-location",
     "content-profile",
@@ -19,6 +19,14 @@ const EXPOSED: [&str; 12] = [
     "link",
     "etag",
     "last-modified",
+    "content-disposition",
+    // tus (resumable uploads), for tus-js-client in a browser.
+    "upload-offset",
+    "upload-length",
+    "upload-expires",
+    "tus-resumable",
+    "tus-version",
+    "tus-extension",
 ];
 
 fn cors() -> Cors {

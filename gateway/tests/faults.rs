@@ -116,6 +116,33 @@ async fn a_gateway_killed_mid_upload_leaves_no_row_no_bytes_no_staging_file() {
         staging.iter().all(|p| p.to_string_lossy().contains('#')),
         "{staging:?}"
     );
+    // Renderings and upload parts of a version that is gone (older than the sweep's grace),
+    // beside renderings of a live one.
+    let live = uuid::Uuid::new_v4().to_string();
+    gw.sql(&format!(
+        "INSERT INTO storage.objects (bucket_id, name, version) VALUES ('product-images', 'live.png', '{live}')"
+    ))
+    .await;
+    let storage = gw.data_dir.join("storage");
+    let derived = [
+        storage
+            .join("renders")
+            .join(uuid::Uuid::new_v4().to_string()),
+        storage
+            .join("resumable")
+            .join(uuid::Uuid::new_v4().to_string()),
+        storage.join("renders").join(&live),
+    ];
+    for d in &derived {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("part"), b"x").unwrap();
+        let aged = std::process::Command::new("touch")
+            .args(["-d", "1 hour ago"])
+            .arg(d)
+            .status()
+            .unwrap();
+        assert!(aged.success());
+    }
     gw.kill9();
     drop(sock);
     // The next gateway on the same data (its PostgreSQL left running) cleans up.
@@ -130,6 +157,11 @@ async fn a_gateway_killed_mid_upload_leaves_no_row_no_bytes_no_staging_file() {
         .flatten()
         .collect();
     assert!(left.is_empty(), "nothing remains in the store: {left:?}");
+    assert!(
+        !derived[0].exists() && !derived[1].exists(),
+        "derived files of gone versions"
+    );
+    assert!(derived[2].exists(), "renderings of a live version stay");
     let r = Api::anon(&again)
         .get("/rest/v1/categories?select=slug&limit=1")
         .await;

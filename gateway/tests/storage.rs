@@ -218,7 +218,10 @@ async fn raw_bodies_metadata_and_ranges() {
     let r = svc
         .send("POST", "/storage/v1/bucket/raw-test/empty", &[], None)
         .await;
-    assert_eq!(r.json()["message"], "Successfully emptied");
+    assert_eq!(
+        r.json()["message"],
+        "Empty bucket has been queued. Completion may take up to an hour."
+    );
 }
 
 #[tokio::test]

@@ -7,6 +7,8 @@ pub enum StorageError {
     NoSuchBucket,
     #[error("Object not found")]
     NoSuchKey,
+    #[error("Upload not found")]
+    NoSuchUpload,
     #[error("The resource already exists")]
     Duplicate,
     #[error("{0}")]
@@ -15,15 +17,41 @@ pub enum StorageError {
     TooLarge,
     #[error("mime type {0} is not supported")]
     InvalidMimeType(String),
+    /// Content a browser would run, or an executable, declared as an inert type.
+    #[error(
+        "mime type {0} is not supported: the content would run in a browser or is an executable"
+    )]
+    ActiveContent(String),
     #[error("Invalid key: {0}")]
     InvalidKey(String),
+    #[error("Bucket name invalid")]
+    InvalidBucketName,
     #[error("{0}")]
     InvalidRequest(String),
+    /// A parameter with a bad value: `Invalid Parameter {0}` unless a message is given.
+    #[error("{}", .message.clone().unwrap_or_else(|| format!("Invalid Parameter {}", .name)))]
+    InvalidParameter {
+        name: String,
+        message: Option<String>,
+    },
+    #[error("Missing Required Parameter {0}")]
+    MissingParameter(String),
+    #[error("Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B")]
+    InvalidFileSizeLimit,
     #[error("{0}")]
     InvalidJwt(String),
+    #[error("{0}")]
+    InvalidSignature(String),
+    #[error("The provided token has expired.")]
+    ExpiredSignature,
+    #[error("invalid range provided")]
+    InvalidRange,
+    /// An image that cannot be transformed (status, message as storage-api words them).
+    #[error("{1}")]
+    ImageProcessing(u16, String),
     #[error("The bucket you tried to delete is not empty")]
     BucketNotEmpty,
-    #[error("The bucket already exists")]
+    #[error("The resource already exists")]
     BucketExists,
     #[error("database error: {0}")]
     Db(tokio_postgres::Error),
@@ -32,19 +60,35 @@ pub enum StorageError {
 }
 
 impl StorageError {
-    /// (logical status, code, short error) as storage-api reports them.
+    /// (logical status, code, short error) as storage-api reports them: the short error is the
+    /// code itself unless storage-api names one.
     pub fn parts(&self) -> (u16, &'static str, &'static str) {
         match self {
             StorageError::NoSuchBucket => (404, "NoSuchBucket", "Bucket not found"),
             StorageError::NoSuchKey => (404, "NoSuchKey", "not_found"),
+            StorageError::NoSuchUpload => (404, "NoSuchUpload", "NoSuchUpload"),
             StorageError::Duplicate => (409, "KeyAlreadyExists", "Duplicate"),
             StorageError::AccessDenied(_) => (403, "AccessDenied", "Unauthorized"),
             StorageError::TooLarge => (413, "EntityTooLarge", "Payload too large"),
-            StorageError::InvalidMimeType(_) => (415, "InvalidMimeType", "invalid_mime_type"),
-            StorageError::InvalidKey(_) => (400, "InvalidKey", "Invalid Input"),
-            StorageError::InvalidRequest(_) => (400, "InvalidRequest", "Invalid Input"),
-            StorageError::InvalidJwt(_) => (403, "InvalidJWT", "Unauthorized"),
-            StorageError::BucketNotEmpty => (409, "InvalidRequest", "Bucket not empty"),
+            StorageError::InvalidMimeType(_) | StorageError::ActiveContent(_) => {
+                (415, "InvalidMimeType", "invalid_mime_type")
+            }
+            StorageError::InvalidKey(_) => (400, "InvalidKey", "InvalidKey"),
+            StorageError::InvalidBucketName => (400, "InvalidBucketName", "Invalid Input"),
+            StorageError::InvalidRequest(_) | StorageError::InvalidFileSizeLimit => {
+                (400, "InvalidRequest", "InvalidRequest")
+            }
+            StorageError::InvalidParameter { .. } => (400, "InvalidParameter", "InvalidParameter"),
+            StorageError::MissingParameter(_) => (400, "MissingParameter", "MissingParameter"),
+            StorageError::InvalidJwt(_) => (400, "InvalidJWT", "InvalidJWT"),
+            StorageError::InvalidSignature(_) => (400, "InvalidSignature", "InvalidSignature"),
+            StorageError::ExpiredSignature => (400, "ExpiredToken", "ExpiredToken"),
+            StorageError::InvalidRange => (400, "InvalidRange", "invalid_range"),
+            StorageError::ImageProcessing(s, _) if *s >= 500 => {
+                (*s, "InternalError", "InternalError")
+            }
+            StorageError::ImageProcessing(s, _) => (*s, "InvalidRequest", "InvalidRequest"),
+            StorageError::BucketNotEmpty => (409, "ResourceNotEmpty", "ResourceNotEmpty"),
             StorageError::BucketExists => (409, "BucketAlreadyExists", "Duplicate"),
             StorageError::Db(_) => (500, "DatabaseError", "Internal Server Error"),
             StorageError::Backend(_) => (500, "InternalError", "Internal Server Error"),

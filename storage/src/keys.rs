@@ -43,9 +43,7 @@ pub fn validate_bucket_name(name: &str) -> Result<(), StorageError> {
     if ok {
         Ok(())
     } else {
-        Err(StorageError::InvalidRequest(format!(
-            "Bucket name invalid: {name}"
-        )))
+        Err(StorageError::InvalidBucketName)
     }
 }
 
@@ -69,36 +67,31 @@ pub fn mime_allowed(mime: &str, allowed: Option<&[String]>) -> bool {
     })
 }
 
-/// Does the content agree with its declared type? Formats with a known signature must carry it,
-/// so a renamed executable is not stored as an image.
-pub fn content_matches(declared: &str, head: &[u8]) -> bool {
-    let declared = declared
-        .split(';')
+fn essence(mime: &str) -> String {
+    mime.split(';')
         .next()
         .unwrap_or("")
         .trim()
-        .to_ascii_lowercase();
-    let sniffed = infer::get(head).map(|t| t.mime_type());
-    let needs_signature = matches!(
-        declared.as_str(),
-        "image/png"
-            | "image/jpeg"
-            | "image/jpg"
-            | "image/webp"
-            | "image/gif"
-            | "image/avif"
-            | "application/pdf"
-            | "application/zip"
-    );
-    match sniffed {
-        Some(s) => {
-            let same = s == declared || (declared == "image/jpg" && s == "image/jpeg");
-            // A known binary format under another type is refused; unknown declared types
-            // (text/plain, application/octet-stream) accept anything.
-            same || (!needs_signature && !is_executable(s) && !declared.starts_with("image/"))
-        }
-        None => !needs_signature,
+        .to_ascii_lowercase()
+}
+
+/// May content starting with `head` be stored under its declared type? The declared type is
+/// authoritative, as for storage-api (a JPEG declared `image/png` is kept as `image/png`), but
+/// content a browser would run is refused under an inert type: markup (HTML, SVG, XML) that a
+/// browser would render as a document, and executables. Declared honestly (`text/html`,
+/// `image/svg+xml`, `application/octet-stream`, an executable type) it is stored and then served
+/// as a download or sandboxed (see [`runs_in_browser`]).
+pub fn content_allowed(declared: &str, head: &[u8]) -> bool {
+    let declared = essence(declared);
+    if runs_in_browser(&declared) || declared == "application/octet-stream" {
+        return true;
     }
+    if let Some(sniffed) = infer::get(head).map(|t| t.mime_type())
+        && is_executable(sniffed)
+    {
+        return is_executable(&declared);
+    }
+    !looks_like_markup(head)
 }
 
 fn is_executable(mime: &str) -> bool {
@@ -109,38 +102,94 @@ fn is_executable(mime: &str) -> bool {
             | "application/x-mach-binary"
             | "application/vnd.microsoft.portable-executable"
             | "application/x-elf"
+            | "application/x-sharedlib"
     )
 }
 
-/// `file_size_limit` as storage-js sends it: a number of bytes or a string like "5MB".
+/// The markup a browser sniffs as a document (WHATWG MIME sniffing's HTML patterns, plus XML
+/// and SVG roots), after an optional BOM and whitespace.
+fn looks_like_markup(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = head
+        .iter()
+        .position(|b| !b" \t\n\r\x0c".contains(b))
+        .unwrap_or(head.len());
+    let text = &head[start..];
+    const TAGS: [&[u8]; 20] = [
+        b"<!doctype html",
+        b"<html",
+        b"<head",
+        b"<script",
+        b"<iframe",
+        b"<h1",
+        b"<div",
+        b"<font",
+        b"<table",
+        b"<a",
+        b"<style",
+        b"<title",
+        b"<b",
+        b"<body",
+        b"<br",
+        b"<p",
+        b"<!--",
+        b"<svg",
+        b"<?xml",
+        b"<object",
+    ];
+    TAGS.iter().any(|tag| {
+        text.len() > tag.len()
+            && text[..tag.len()].eq_ignore_ascii_case(tag)
+            && (tag.ends_with(b"--")
+                || tag.ends_with(b"xml")
+                || matches!(text[tag.len()], b' ' | b'>' | b'\t' | b'\n' | b'\r' | b'/'))
+    })
+}
+
+/// `file_size_limit` as storage-js sends it: a number of bytes, or a string like "20MB" read as
+/// storage-api reads it (decimal units: 20MB is 20,000,000 bytes; three significant digits).
 pub fn parse_size(v: &Value) -> Result<Option<i64>, StorageError> {
-    let bad = || StorageError::InvalidRequest(format!("invalid file_size_limit: {v}"));
     match v {
         Value::Null => Ok(None),
-        Value::Number(n) => n.as_i64().filter(|n| *n > 0).map(Some).ok_or_else(bad),
-        Value::String(s) => {
-            let s = s.trim().to_ascii_uppercase();
-            let digits: String = s
-                .chars()
-                .take_while(|c| c.is_ascii_digit() || *c == '.')
-                .collect();
-            let unit = s[digits.len()..].trim();
-            let n: f64 = digits.parse().map_err(|_| bad())?;
-            let mult = match unit {
-                "" | "B" => 1.0,
-                "KB" | "K" => 1024.0,
-                "MB" | "M" => 1024.0 * 1024.0,
-                "GB" | "G" => 1024.0 * 1024.0 * 1024.0,
-                _ => return Err(bad()),
-            };
-            let bytes = (n * mult) as i64;
-            if bytes > 0 {
-                Ok(Some(bytes))
-            } else {
-                Err(bad())
-            }
-        }
-        _ => Err(bad()),
+        Value::Number(n) => n
+            .as_i64()
+            .filter(|n| *n > 0)
+            .map(Some)
+            .ok_or(StorageError::InvalidFileSizeLimit),
+        Value::String(s) => parse_size_text(s).map(Some),
+        _ => Err(StorageError::InvalidFileSizeLimit),
+    }
+}
+
+fn parse_size_text(s: &str) -> Result<i64, StorageError> {
+    let bad = || StorageError::InvalidFileSizeLimit;
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(bad)?;
+    let (number, unit) = s.split_at(split);
+    let well_formed = number
+        .split_once('.')
+        .map_or(!number.is_empty(), |(whole, frac)| {
+            !whole.is_empty() && !frac.is_empty() && !frac.contains('.')
+        });
+    if !well_formed {
+        return Err(bad());
+    }
+    let mult = match unit.to_ascii_lowercase().as_str() {
+        "gb" => 1e9,
+        "mb" => 1e6,
+        "kb" => 1e3,
+        "b" => 1.0,
+        _ => return Err(bad()),
+    };
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    // toPrecision(3), as storage-api rounds the number before applying the unit.
+    let rounded: f64 = format!("{:.2e}", value).parse().map_err(|_| bad())?;
+    let bytes = (rounded * mult).round();
+    if bytes >= 1.0 && bytes < i64::MAX as f64 {
+        Ok(bytes as i64)
+    } else {
+        Err(bad())
     }
 }
 
@@ -161,40 +210,18 @@ pub fn runs_in_browser(mime: &str) -> bool {
     ) || essence.ends_with("+xml") && essence != "application/atom+xml"
 }
 
-/// A `Content-Disposition: attachment` value for a file name from the client: control
-/// characters (header injection), quotes and backslashes dropped from the plain `filename`, the
-/// exact name in RFC 5987's `filename*`.
-pub fn attachment(name: &str) -> String {
-    let plain: String = name
-        .chars()
-        .filter(|c| !c.is_control() && *c != '"' && *c != '\\')
-        .map(|c| if c.is_ascii() { c } else { '_' })
-        .collect();
-    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
-    let encoded = percent_encoding::utf8_percent_encode(&clean, percent_encoding::NON_ALPHANUMERIC);
-    format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}")
-}
-
 pub fn version_path(version: &str) -> object_store::path::Path {
     object_store::path::Path::from(format!("versions/{version}"))
+}
+
+/// Where the cached image renderings of one version live (deleted with the version).
+pub fn render_prefix(version: &str) -> object_store::path::Path {
+    object_store::path::Path::from(format!("renders/{version}"))
 }
 
 #[cfg(test)]
 mod header_tests {
     use super::*;
-
-    #[test]
-    fn attachments_cannot_inject_headers() {
-        let v = attachment("a\r\nSet-Cookie: x=1\".html");
-        assert!(!v.contains('\r') && !v.contains('\n'), "{v}");
-        assert!(
-            v.starts_with("attachment; filename=\"aSet-Cookie: x=1.html\"; filename*=UTF-8''a")
-        );
-        assert!(
-            attachment("fleur d’été.png")
-                .contains("filename*=UTF-8''fleur%20d%E2%80%99%C3%A9t%C3%A9%2Epng")
-        );
-    }
 
     #[test]
     fn document_types_are_recognised() {
@@ -265,27 +292,61 @@ mod tests {
     }
 
     #[test]
-    fn content_sniffing() {
+    fn the_declared_type_is_kept_unless_the_content_would_run() {
         let png = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13];
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, b'J', b'F', b'I', b'F', 0];
         let mut elf = [0u8; 64];
         elf[..4].copy_from_slice(&[0x7f, b'E', b'L', b'F']);
         let exe = [b'M', b'Z', 0x90, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0xff, 0xff];
-        assert!(content_matches("image/png", &png));
-        assert!(!content_matches("image/png", &elf));
-        assert!(!content_matches("image/jpeg", &exe));
-        assert!(!content_matches("image/png", b"just some text"));
-        assert!(content_matches("text/plain", b"just some text"));
-        assert!(!content_matches("text/plain", &elf));
-        assert!(content_matches("application/octet-stream", b"\x00\x01"));
+        assert!(content_allowed("image/png", &png));
+        // storage-api keeps a JPEG declared as PNG, and text declared as an image.
+        assert!(content_allowed("image/png", &jpeg));
+        assert!(content_allowed("image/png", b"just some text"));
+        assert!(content_allowed("text/plain", b"just some text"));
+        assert!(!content_allowed("image/png", &elf));
+        assert!(!content_allowed("image/jpeg", &exe));
+        assert!(!content_allowed("text/plain", &elf));
+        assert!(content_allowed("application/octet-stream", &exe));
+        assert!(content_allowed("application/octet-stream", b"\x00\x01"));
+        for page in [
+            &b"<!DOCTYPE html><p>hi"[..],
+            b"\xEF\xBB\xBF  <html>",
+            b"\n<script>alert(1)</script>",
+            b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>",
+            b"<?xml version='1.0'?><svg/>",
+        ] {
+            assert!(!content_allowed("image/png", page), "{page:?}");
+            assert!(
+                !content_allowed("text/plain; charset=utf-8", page),
+                "{page:?}"
+            );
+            assert!(content_allowed("text/html", page), "{page:?}");
+            assert!(content_allowed("image/svg+xml", page), "{page:?}");
+        }
+        // Text that merely contains a tag later on, or a word starting like one, is inert.
+        assert!(content_allowed("text/plain", b"a < b and <html> later"));
+        assert!(content_allowed("text/plain", b"<about the shop>"));
     }
 
     #[test]
     fn sizes() {
         assert_eq!(parse_size(&json!(5242880)).unwrap(), Some(5242880));
-        assert_eq!(parse_size(&json!("5MB")).unwrap(), Some(5 * 1024 * 1024));
-        assert_eq!(parse_size(&json!("100 kb")).unwrap(), Some(102400));
+        // Decimal units, as storage-api: '20mb' is 20,000,000 bytes.
+        assert_eq!(parse_size(&json!("20mb")).unwrap(), Some(20_000_000));
+        assert_eq!(parse_size(&json!("5MB")).unwrap(), Some(5_000_000));
+        assert_eq!(parse_size(&json!("1.5GB")).unwrap(), Some(1_500_000_000));
+        assert_eq!(parse_size(&json!("1kb")).unwrap(), Some(1000));
+        assert_eq!(parse_size(&json!("3B")).unwrap(), Some(3));
+        // Three significant digits: 1.2345MB is 1,230,000 bytes.
+        assert_eq!(parse_size(&json!("1.2345MB")).unwrap(), Some(1_230_000));
         assert_eq!(parse_size(&json!(null)).unwrap(), None);
-        assert!(parse_size(&json!("lots")).is_err());
+        for bad in ["lots", "100 kb", "5", "MB", ".5MB", "1.MB", "5TB", "1..2MB"] {
+            let e = parse_size(&json!(bad)).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B"
+            );
+        }
         assert!(parse_size(&json!(-1)).is_err());
     }
 }

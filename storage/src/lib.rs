@@ -8,9 +8,12 @@
 pub mod backend;
 pub mod error;
 pub mod keys;
+pub mod listing;
 pub mod meta;
+pub mod resumable;
 pub mod signing;
 pub mod sweep;
+pub mod transform;
 pub mod upload;
 
 pub use error::StorageError;

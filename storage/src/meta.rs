@@ -228,78 +228,63 @@ pub async fn move_object(
     }
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct ListOptions {
-    pub prefix: String,
-    pub search: String,
-    pub limit: i64,
-    pub offset: i64,
-    pub sort_column: String,
-    pub sort_desc: bool,
-}
-
-/// One "folder" level of a bucket, as `storage.search()` lists it: files with their metadata and
-/// sub-folders as entries with a null id.
-pub async fn list(
-    c: &impl GenericClient,
-    bucket: &str,
-    o: &ListOptions,
-) -> Result<Value, StorageError> {
-    let mut prefix = o.prefix.trim_start_matches('/').to_string();
-    if !prefix.is_empty() && !prefix.ends_with('/') {
-        prefix.push('/');
-    }
-    let sort = match o.sort_column.as_str() {
-        "updated_at" | "created_at" | "last_accessed_at" => o.sort_column.as_str(),
-        _ => "name",
-    };
-    let dir = if o.sort_desc { "DESC" } else { "ASC" };
-    let sql = format!(
-        "WITH level AS (
-           SELECT split_part(substr(name, length($2) + 1), '/', 1) AS entry,
-                  strpos(substr(name, length($2) + 1), '/') > 0 AS is_folder,
-                  id, created_at, updated_at, last_accessed_at, metadata
-           FROM storage.objects
-           WHERE bucket_id = $1 AND starts_with(name, $2)
-         ), entries AS (
-           SELECT entry AS name,
-                  CASE WHEN bool_or(is_folder) THEN NULL ELSE (array_agg(id))[1] END AS id,
-                  CASE WHEN bool_or(is_folder) THEN NULL ELSE max(updated_at) END AS updated_at,
-                  CASE WHEN bool_or(is_folder) THEN NULL ELSE max(created_at) END AS created_at,
-                  CASE WHEN bool_or(is_folder) THEN NULL ELSE max(last_accessed_at) END AS last_accessed_at,
-                  CASE WHEN bool_or(is_folder) THEN NULL ELSE (array_agg(metadata))[1] END AS metadata
-           FROM level WHERE entry <> '' AND ($3 = '' OR entry ILIKE '%' || $3 || '%')
-           GROUP BY entry
-         )
-         SELECT coalesce(json_agg(e ORDER BY e.{sort} {dir} NULLS LAST, e.name), '[]')::text
-         FROM (SELECT * FROM entries ORDER BY {sort} {dir} NULLS LAST, name LIMIT $4 OFFSET $5) e"
-    );
-    let row = c
-        .query_one(&sql, &[&bucket, &prefix, &o.search, &o.limit, &o.offset])
-        .await?;
-    Ok(serde_json::from_str(&row.get::<_, String>(0)).unwrap_or(json!([])))
-}
-
-pub fn bucket_json(r: &tokio_postgres::Row) -> Value {
-    json!({
-        "id": r.get::<_, String>(0), "name": r.get::<_, String>(1), "owner": r.get::<_, Option<String>>(2).unwrap_or_default(),
+/// A bucket as storage-api answers it: `owner` is the owner column (null for buckets made with
+/// the service key), `type` only in listings.
+fn bucket_json(r: &tokio_postgres::Row, with_type: bool) -> Value {
+    let mut b = json!({
+        "id": r.get::<_, String>(0), "name": r.get::<_, String>(1), "owner": r.get::<_, Option<Uuid>>(2),
         "public": r.get::<_, bool>(3), "file_size_limit": r.get::<_, Option<i64>>(4),
-        "allowed_mime_types": r.get::<_, Option<Vec<String>>>(5), "type": r.get::<_, String>(6),
-        "created_at": r.get::<_, chrono::DateTime<chrono::Utc>>(7), "updated_at": r.get::<_, chrono::DateTime<chrono::Utc>>(8),
-    })
+        "allowed_mime_types": r.get::<_, Option<Vec<String>>>(5),
+        "created_at": r.get::<_, Option<chrono::DateTime<chrono::Utc>>>(7),
+        "updated_at": r.get::<_, Option<chrono::DateTime<chrono::Utc>>>(8),
+    });
+    if with_type {
+        b["type"] = json!(r.get::<_, String>(6));
+    }
+    b
 }
 
-pub const BUCKET_COLS: &str = "id, name, owner_id, coalesce(public, false), file_size_limit, allowed_mime_types, type::text, \
-     coalesce(created_at, now()), coalesce(updated_at, now())";
+const BUCKET_COLS: &str = "id, name, owner, coalesce(public, false), file_size_limit, allowed_mime_types, \
+     type::text, created_at, updated_at";
 
-pub async fn list_buckets(c: &impl GenericClient) -> Result<Vec<Value>, StorageError> {
+/// `GET /bucket` options (storage-js `listBuckets({limit, offset, sortColumn, sortOrder, search})`).
+#[derive(Debug, Clone, Default)]
+pub struct BucketListOptions {
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+    pub sort_column: Option<String>,
+    pub desc: bool,
+    pub search: Option<String>,
+}
+
+pub async fn list_buckets(
+    c: &impl GenericClient,
+    o: &BucketListOptions,
+) -> Result<Vec<Value>, StorageError> {
+    let column = match o.sort_column.as_deref() {
+        Some(col @ ("id" | "name" | "created_at" | "updated_at")) => col,
+        Some(other) => {
+            return Err(StorageError::InvalidParameter {
+                name: "sortColumn".into(),
+                message: Some(format!(
+                    "querystring/sortColumn must be one of id, name, created_at, updated_at, not {other}"
+                )),
+            });
+        }
+        None => "name",
+    };
+    let dir = if o.desc { "DESC" } else { "ASC" };
     Ok(c.query(
-        &format!("SELECT {BUCKET_COLS} FROM storage.buckets ORDER BY name"),
-        &[],
+        &format!(
+            "SELECT {BUCKET_COLS} FROM storage.buckets
+             WHERE $1::text IS NULL OR name ILIKE '%' || $1 || '%'
+             ORDER BY {column} {dir}, id LIMIT $2 OFFSET $3"
+        ),
+        &[&o.search, &o.limit, &o.offset.unwrap_or(0)],
     )
     .await?
     .iter()
-    .map(bucket_json)
+    .map(|r| bucket_json(r, true))
     .collect())
 }
 
@@ -309,8 +294,24 @@ pub async fn get_bucket(c: &impl GenericClient, id: &str) -> Result<Value, Stora
         &[&id],
     )
     .await?
-    .map(|r| bucket_json(&r))
+    .map(|r| bucket_json(&r, false))
     .ok_or(StorageError::NoSuchBucket)
+}
+
+/// Which of `names` the caller can see (signing many URLs at once).
+pub async fn visible_names(
+    c: &impl GenericClient,
+    bucket: &str,
+    names: &[String],
+) -> Result<Vec<String>, StorageError> {
+    Ok(c.query(
+        "SELECT name FROM storage.objects WHERE bucket_id = $1 AND name = ANY($2)",
+        &[&bucket, &names],
+    )
+    .await?
+    .iter()
+    .map(|r| r.get(0))
+    .collect())
 }
 
 pub async fn create_bucket(

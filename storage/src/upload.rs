@@ -55,10 +55,8 @@ where
             head.extend_from_slice(&chunk[..take]);
             if head.len() >= SNIFF_BYTES {
                 checked = true;
-                if !keys::content_matches(declared_mime, &head) {
-                    break Some(StorageError::InvalidMimeType(format!(
-                        "{declared_mime} (the content is not of this type)"
-                    )));
+                if !keys::content_allowed(declared_mime, &head) {
+                    break Some(refused(declared_mime));
                 }
             }
         }
@@ -69,11 +67,9 @@ where
         }
         writer.write(&chunk);
     };
-    if failure.is_none() && !checked && !keys::content_matches(declared_mime, &head) {
+    if failure.is_none() && !checked && !keys::content_allowed(declared_mime, &head) {
         let _ = writer.abort().await;
-        return Err(StorageError::InvalidMimeType(format!(
-            "{declared_mime} (the content is not of this type)"
-        )));
+        return Err(refused(declared_mime));
     }
     if let Some(e) = failure {
         let _ = writer.abort().await;
@@ -87,11 +83,26 @@ where
     })
 }
 
-/// Deletes stored bytes after their rows are gone; a failure only leaves an orphan file.
+fn refused(declared_mime: &str) -> StorageError {
+    StorageError::ActiveContent(declared_mime.to_string())
+}
+
+/// Deletes stored bytes, and the image renderings made from them, after their rows are gone;
+/// a failure only leaves an orphan file.
 pub async fn delete_versions(store: &dyn ObjectStore, versions: impl IntoIterator<Item = String>) {
     for v in versions.into_iter().filter(|v| !v.is_empty()) {
         if let Err(e) = store.delete(&keys::version_path(&v)).await {
             tracing::warn!("could not delete stored bytes of version {v}: {e}");
+        }
+        let renders: Vec<_> = store
+            .list(Some(&keys::render_prefix(&v)))
+            .filter_map(|m| async move { m.ok().map(|m| m.location) })
+            .collect()
+            .await;
+        for path in renders {
+            if let Err(e) = store.delete(&path).await {
+                tracing::warn!("could not delete rendering {path}: {e}");
+            }
         }
     }
 }
@@ -156,7 +167,7 @@ mod tests {
         )
         .await
         .unwrap_err();
-        assert!(matches!(e, StorageError::InvalidMimeType(_)));
+        assert!(matches!(e, StorageError::ActiveContent(_)));
         assert!(store.head(&p).await.is_err());
     }
 

@@ -14,6 +14,7 @@ storageSuite(async () => {
   gateway = await startGateway({ env: weed.env })
   return {
     ...gateway,
+    stored: (prefix) => weed.keys(prefix),
     async stop() {
       await gateway.stop()
       await weed.stop()

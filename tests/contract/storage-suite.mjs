@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { DEMO_ADMIN } from '../support/gateway.mjs'
 import { png } from '../support/png.mjs'
 import { client, signedIn, uniqueEmail } from './helpers.mjs'
+import { registerFidelityTests } from './storage-fidelity.mjs'
 
 let gw, admin, anon
 
@@ -18,6 +19,7 @@ export function storageSuite(start) {
   })
   after(async () => gw?.stop())
   registerTests()
+  registerFidelityTests(() => ({ gw, admin, anon }))
 }
 
 function registerTests() {
@@ -126,7 +128,7 @@ test('buckets with the service_role key', async () => {
   const created = await svc.storage.createBucket(id, { public: false, fileSizeLimit: '1MB', allowedMimeTypes: ['text/*'] })
   assert.equal(created.error, null)
   const got = await svc.storage.getBucket(id)
-  assert.equal(got.data.file_size_limit, 1024 * 1024)
+  assert.equal(got.data.file_size_limit, 1_000_000, "storage-api's decimal megabyte")
   assert.deepEqual(got.data.allowed_mime_types, ['text/*'])
   const up = await svc.storage.from(id).upload('note.txt', 'hello', { contentType: 'text/plain' })
   assert.equal(up.error, null)

@@ -166,9 +166,11 @@ async fn serve_api(
         .await
         {
             Ok(s) if s != storage::sweep::Swept::default() => tracing::warn!(
-                "removed {} unfinished upload(s) and {} unreferenced stored version(s)",
+                "removed {} unfinished upload(s), {} unreferenced stored version(s) and {} \
+                 folder(s) of renderings or upload parts of versions that are gone",
                 s.staging,
-                s.orphans
+                s.orphans,
+                s.derived
             ),
             Ok(_) => {}
             Err(e) => tracing::warn!("could not check stored versions: {e}"),

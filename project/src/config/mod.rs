@@ -71,6 +71,8 @@ pub struct Db {
 pub struct Storage {
     pub enabled: bool,
     pub file_size_limit: u64,
+    /// `[storage.image_transformation] enabled`: the `/render/image` routes.
+    pub image_transformation: bool,
     pub buckets: BTreeMap<String, Bucket>,
 }
 
@@ -105,6 +107,7 @@ impl Default for Config {
             storage: Storage {
                 enabled: true,
                 file_size_limit: 50 * 1024 * 1024,
+                image_transformation: true,
                 buckets: BTreeMap::new(),
             },
             realtime: Realtime {
@@ -314,6 +317,8 @@ impl Config {
             file_size_limit: doc
                 .size(&["storage", "file_size_limit"])?
                 .unwrap_or(d.storage.file_size_limit),
+            image_transformation: doc
+                .bool(&["storage", "image_transformation", "enabled"], true)?,
             buckets: read_buckets(&mut doc)?,
         };
         let realtime = Realtime {

@@ -1,0 +1,248 @@
+//! Reading objects: `GET`/`HEAD /object/{public|authenticated|sign}/{bucket}/{path}` (and the
+//! bare `/object/{bucket}/{path}`), and `GET /object/info/…`. Ranges and `Content-Disposition`
+//! use actix's header types.
+
+use super::{Data, Reader, Reply, err, find_object, path_parts, query, token, who};
+use crate::state::AppState;
+use actix_web::http::header::{
+    Charset, ContentDisposition, DispositionParam, DispositionType, ExtendedValue, Range,
+};
+use actix_web::http::{Method, StatusCode};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
+use object_store::{GetOptions, GetRange};
+use std::str::FromStr;
+use storage::meta::{Bucket, Object};
+use storage::signing::{self, Scope};
+use storage::{StorageError, keys};
+
+pub(super) fn routes(cfg: &mut web::ServiceConfig) {
+    for (path, handler) in [
+        ("/object/public/{bucket}/{path:.+}", Kind::Public),
+        (
+            "/object/authenticated/{bucket}/{path:.+}",
+            Kind::Authenticated,
+        ),
+        ("/object/sign/{bucket}/{path:.+}", Kind::Signed),
+    ] {
+        let h = move |req: HttpRequest, state: Data| download(req, state, handler);
+        cfg.route(path, web::get().to(h))
+            .route(path, web::head().to(h));
+    }
+    cfg.route(
+        "/object/info/public/{bucket}/{path:.+}",
+        web::get().to(info_public),
+    )
+    .route(
+        "/object/info/authenticated/{bucket}/{path:.+}",
+        web::get().to(info_authenticated),
+    )
+    .route(
+        "/object/info/{bucket}/{path:.+}",
+        web::get().to(info_authenticated),
+    );
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Public,
+    Authenticated,
+    Signed,
+}
+
+/// `GET`/`HEAD /object/{bucket}/{path}` (storage-js `exists()` sends the HEAD).
+pub(super) async fn authenticated(req: HttpRequest, state: Data) -> Reply {
+    download(req, state, Kind::Authenticated).await
+}
+
+async fn download(req: HttpRequest, state: Data, kind: Kind) -> Reply {
+    let (bucket_id, name) = path_parts(&req)?;
+    let id;
+    let reader = match kind {
+        Kind::Public => Reader::Public,
+        Kind::Authenticated => {
+            id = who(&req, &state)?;
+            Reader::Caller(&id)
+        }
+        Kind::Signed => {
+            let token = token(&req)?;
+            signing::verify(&state.keys, &token, &bucket_id, &name, Scope::Download)
+                .map_err(err)?;
+            Reader::Signed
+        }
+    };
+    let (bucket, obj) = find_object(&state, reader, &bucket_id, &name).await?;
+    serve(&req, &state, &bucket, &obj).await
+}
+
+pub(super) fn http_date(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+/// `Content-Disposition: attachment` for a client-given file name: the plain `filename` keeps
+/// printable ASCII only (no header injection, no quoting games), `filename*` the exact name.
+fn attachment(name: &str) -> ContentDisposition {
+    let plain: String = name
+        .chars()
+        .filter(|c| !c.is_control() && *c != '"' && *c != '\\')
+        .map(|c| if c.is_ascii() { c } else { '_' })
+        .collect();
+    let exact: String = name.chars().filter(|c| !c.is_control()).collect();
+    ContentDisposition {
+        disposition: DispositionType::Attachment,
+        parameters: vec![
+            DispositionParam::Filename(plain),
+            DispositionParam::FilenameExt(ExtendedValue {
+                charset: Charset::Ext("UTF-8".into()),
+                language_tag: None,
+                value: exact.into_bytes(),
+            }),
+        ],
+    }
+}
+
+/// The headers every answer about an object carries, and whether the client's copy is current
+/// (`If-None-Match`). HTML, SVG and XML would run script with the API's origin when opened:
+/// they are sandboxed, and download unless the bucket lists the type among its allowed types.
+pub(super) fn object_headers(
+    req: &HttpRequest,
+    bucket: &Bucket,
+    obj: &Object,
+    content_type: &str,
+    etag: &str,
+) -> (HttpResponseBuilder, bool) {
+    let mut res = HttpResponse::Ok();
+    res.insert_header(("Content-Type", content_type))
+        .insert_header(("Cache-Control", obj.cache_control()))
+        .insert_header(("ETag", etag))
+        .insert_header(("Last-Modified", http_date(obj.updated_at)));
+    let fresh = req
+        .headers()
+        .get("if-none-match")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let mut forced = false;
+    if keys::runs_in_browser(content_type) {
+        let essence = content_type.split(';').next().unwrap_or("").trim();
+        let listed = bucket
+            .allowed_mime_types
+            .as_deref()
+            .is_some_and(|types| types.iter().any(|t| t.eq_ignore_ascii_case(essence)));
+        res.insert_header((
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox",
+        ));
+        forced = !listed;
+    }
+    let download = query(req).remove("download");
+    if download.is_some() || forced {
+        let name = download.filter(|n| !n.is_empty()).unwrap_or_else(|| {
+            obj.name
+                .rsplit('/')
+                .next()
+                .unwrap_or("download")
+                .to_string()
+        });
+        res.insert_header(attachment(&name));
+    }
+    (res, fresh)
+}
+
+async fn serve(req: &HttpRequest, state: &AppState, bucket: &Bucket, obj: &Object) -> Reply {
+    let (mut res, fresh) = object_headers(req, bucket, obj, obj.mimetype(), obj.etag());
+    res.insert_header(("Accept-Ranges", "bytes"));
+    if fresh {
+        return Ok(res.status(StatusCode::NOT_MODIFIED).finish());
+    }
+    let size = obj.size().max(0) as u64;
+    let mut range = None;
+    if let Some(h) = req.headers().get("range").and_then(|v| v.to_str().ok()) {
+        // One range is served; several, or one beyond the end, is not satisfiable.
+        let one = match Range::from_str(h) {
+            Ok(Range::Bytes(specs)) if specs.len() == 1 => specs[0].to_satisfiable_range(size),
+            _ => None,
+        };
+        match one {
+            Some(r) => range = Some(r),
+            None if size > 0 => {
+                return Ok(HttpResponse::RangeNotSatisfiable()
+                    .insert_header(("Content-Range", format!("bytes */{size}")))
+                    .finish());
+            }
+            None => {}
+        }
+    }
+    let mut opts = GetOptions::default();
+    if let Some((s, e)) = range {
+        opts.range = Some(GetRange::Bounded(s..e + 1));
+        res.status(StatusCode::PARTIAL_CONTENT)
+            .insert_header(("Content-Range", format!("bytes {s}-{e}/{size}")));
+    }
+    let len = range.map_or(size, |(s, e)| e - s + 1);
+    if req.method() == Method::HEAD {
+        // A sized body that is never read: actix reports its length and sends no bytes for HEAD.
+        let nothing = futures_util::stream::empty::<Result<bytes::Bytes, std::io::Error>>();
+        return Ok(res.body(actix_web::body::SizedStream::new(len, nothing)));
+    }
+    let got = state
+        .store
+        .get_opts(&keys::version_path(&obj.version), opts)
+        .await
+        .map_err(|e| {
+            tracing::error!(
+                "object {} of {} has no stored bytes: {e}",
+                obj.name,
+                obj.bucket_id
+            );
+            err(StorageError::NoSuchKey)
+        })?;
+    res.no_chunking(len);
+    Ok(res.streaming(got.into_stream()))
+}
+
+/// The object's info as JSON, with the headers storage-api's info renderer sets.
+fn info(obj: &Object) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("ETag", obj.etag()))
+        .insert_header(("Last-Modified", http_date(obj.updated_at)))
+        .insert_header(("Cache-Control", obj.cache_control()))
+        .json(obj.info())
+}
+
+async fn info_public(req: HttpRequest, state: Data) -> Reply {
+    let (bucket_id, name) = path_parts(&req)?;
+    let (_, obj) = find_object(&state, Reader::Public, &bucket_id, &name).await?;
+    Ok(info(&obj))
+}
+
+async fn info_authenticated(req: HttpRequest, state: Data) -> Reply {
+    let (bucket_id, name) = path_parts(&req)?;
+    let id = who(&req, &state)?;
+    let (_, obj) = find_object(&state, Reader::Caller(&id), &bucket_id, &name).await?;
+    Ok(info(&obj))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::http::header::TryIntoHeaderValue;
+
+    #[test]
+    fn attachments_cannot_inject_headers() {
+        let v = attachment("a\r\nSet-Cookie: x=1\".html")
+            .try_into_value()
+            .unwrap();
+        let v = v.to_str().unwrap();
+        assert!(!v.contains('\r') && !v.contains('\n'), "{v}");
+        assert!(
+            v.starts_with("attachment; filename=\"aSet-Cookie: x=1.html\"; filename*=UTF-8''a"),
+            "{v}"
+        );
+        let v = attachment("fleur d’été.png").try_into_value().unwrap();
+        let v = v.to_str().unwrap().to_string();
+        assert!(v.contains("filename=\"fleur d__t_.png\""), "{v}");
+        assert!(
+            v.contains("filename*=UTF-8''fleur%20d%E2%80%99%C3%A9t%C3%A9.png"),
+            "{v}"
+        );
+    }
+}
