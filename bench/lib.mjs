@@ -53,7 +53,8 @@ export function childrenOf(ppid) {
   return pids
 }
 
-function rssKb(pid) {
+/** A process's resident memory in KB. */
+export function rssKb(pid) {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8')
   return Number(s.match(/VmRSS:\s+(\d+)/)[1])
 }

@@ -5,12 +5,13 @@
 // realtime.json and realtime-table.md (included in BENCHMARKS.md); `--quick` runs small.
 import { execFileSync } from 'node:child_process'
 import { createHmac } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
 import { startGateway } from '../tests/support/gateway.mjs'
+import { rssKb } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -60,10 +61,6 @@ function socket(gw, topic, config, { accessToken, onMessage = () => {} } = {}) {
       onMessage(event, payload)
     })
   })
-}
-
-function rssKb(pid) {
-  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1])
 }
 
 const psql = (gw, sql) =>

@@ -365,6 +365,37 @@ export function registerFidelityTests(ctx) {
     assert.equal(options.headers.get('tus-version'), '1.0.0')
   })
 
+  test('a resumable upload to a signed URL (x-signature) is written as the signer, only to its object', async () => {
+    const { gw, admin } = ctx()
+    const psql = (sql) => execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-c', sql], { encoding: 'utf8' }).trim()
+    const name = `tus/signed-${stamp()}.png`
+    const { data, error } = await admin.storage.from('product-images').createSignedUploadUrl(name)
+    assert.equal(error, null)
+    const bytes = png(64, 64, [90, 90, 200], 300_000)
+    const endpoint = `${gw.url}/storage/v1/upload/resumable/sign`
+    const result = await tusUpload(endpoint, bytes, {
+      headers: { 'x-signature': data.token, apikey: gw.anonKey },
+      metadata: { bucketName: 'product-images', objectName: name, contentType: 'image/png' },
+      chunkSize: 100_000,
+    })
+    assert.equal(result.error, null)
+    assert.ok(result.url.startsWith(`${endpoint}/`))
+    const { data: got } = await admin.storage.from('product-images').download(name)
+    assert.deepEqual(Buffer.from(await got.arrayBuffer()), bytes)
+    const adminId = (await admin.auth.getUser()).data.user.id
+    assert.equal(psql(`select owner_id from storage.objects where bucket_id = 'product-images' and name = '${name}'`), adminId)
+    // The token names one object; no token, no upload.
+    const b64 = (v) => Buffer.from(v).toString('base64')
+    const create = (headers, objectName) =>
+      fetch(endpoint, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': '10', 'upload-metadata': `bucketName ${b64('product-images')},objectName ${b64(objectName)},contentType ${b64('image/png')}`, ...headers } })
+    const other = await create({ 'x-signature': data.token }, `tus/other-${stamp()}.png`)
+    assert.equal(other.status, 400)
+    assert.equal(await other.text(), 'Invalid signature')
+    const none = await create({}, name)
+    assert.equal(none.status, 400)
+    assert.equal(await none.text(), 'Missing x-signature header')
+  })
+
   test('an expired resumable upload is refused, and swept with its parts', async () => {
     const { gw, admin } = ctx()
     const psql = (sql) => execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-c', sql], { encoding: 'utf8' }).trim()

@@ -2,8 +2,10 @@
 //! as Supabase Storage serves them to tus-js-client. The writer's RLS is tried at creation and
 //! before every chunk, as for any upload; the bytes of each chunk are kept even when its
 //! connection breaks, so the client resumes from the offset a `HEAD` reports; the object
-//! appears, in one transaction, only when the last byte has arrived. Errors carry the logical
-//! status (403, 404, 409, 413, 415 …) and storage-api's message as text, as tus clients expect.
+//! appears, in one transaction, only when the last byte has arrived. Under
+//! `/upload/resumable/sign` the writer is instead the holder of a signed upload token (sent as
+//! `x-signature`, issued under RLS by `createSignedUploadUrl`). Errors carry the logical status
+//! (403, 404, 409, 413, 415 …) and storage-api's message as text, as tus clients expect.
 
 use super::upload::{Mode, Target, cache_control, size_limit, write_row};
 use super::{Data, as_admin, err, owner, who};
@@ -18,19 +20,103 @@ use futures_util::TryStreamExt;
 use serde_json::json;
 use std::collections::HashMap;
 use storage::resumable::{self, Upload};
+use storage::signing::{self, Scope};
 use storage::{StorageError, keys, meta, upload};
+use uuid::Uuid;
 
 const TUS_VERSION: &str = "1.0.0";
 const PATH: &str = "/storage/v1/upload/resumable";
 
 pub(super) fn routes(cfg: &mut web::ServiceConfig) {
-    let options = || web::method(Method::OPTIONS).to(options);
-    cfg.route("/upload/resumable", web::post().to(create))
-        .route("/upload/resumable", options())
-        .route("/upload/resumable/{id}", web::head().to(head))
-        .route("/upload/resumable/{id}", web::patch().to(patch))
-        .route("/upload/resumable/{id}", web::delete().to(terminate))
-        .route("/upload/resumable/{id}", options());
+    // The signed routes first: `/upload/resumable/{id}` would also match `…/sign`.
+    for signed in [true, false] {
+        let base = if signed {
+            "/upload/resumable/sign"
+        } else {
+            "/upload/resumable"
+        };
+        let one = format!("{base}/{{id}}");
+        cfg.route(
+            base,
+            web::post().to(move |req: HttpRequest, state: Data| create(req, state, signed)),
+        )
+        .route(base, web::method(Method::OPTIONS).to(options))
+        .route(
+            &one,
+            web::head().to(move |req: HttpRequest, state: Data| head(req, state, signed)),
+        )
+        .route(
+            &one,
+            web::patch().to(
+                move |req: HttpRequest, payload: web::Payload, state: Data| {
+                    patch(req, payload, state, signed)
+                },
+            ),
+        )
+        .route(
+            &one,
+            web::delete().to(move |req: HttpRequest, state: Data| terminate(req, state, signed)),
+        )
+        .route(&one, web::method(Method::OPTIONS).to(options));
+    }
+}
+
+/// Who writes an upload.
+#[derive(Clone)]
+enum Uploader {
+    /// A caller: their RLS, their `sub` as owner.
+    Caller(Identity),
+    /// The holder of a signed upload token for the object: written as the storage admin.
+    Signed { owner: Option<String>, upsert: bool },
+}
+
+impl Uploader {
+    /// The caller, or the `x-signature` token checked against `bucket/name`.
+    fn of(
+        req: &HttpRequest,
+        state: &AppState,
+        signed: bool,
+        bucket: &str,
+        name: &str,
+    ) -> Result<Uploader, GatewayError> {
+        if !signed {
+            return Ok(Uploader::Caller(who(req, state)?));
+        }
+        let token = header(req, "x-signature").ok_or_else(|| {
+            err(StorageError::InvalidSignature(
+                "Missing x-signature header".into(),
+            ))
+        })?;
+        let grant =
+            signing::verify(&state.keys, token, bucket, name, Scope::Upload).map_err(err)?;
+        Ok(Uploader::Signed {
+            owner: grant.owner,
+            upsert: grant.upsert,
+        })
+    }
+
+    fn owner_sub(&self) -> Option<&str> {
+        match self {
+            Uploader::Caller(id) => id.claims["sub"].as_str(),
+            Uploader::Signed { owner, .. } => owner.as_deref(),
+        }
+    }
+
+    fn target(&self, bucket_id: &str, name: &str, upsert: bool) -> Target<'_> {
+        let (writer, owner) = match self {
+            Uploader::Caller(id) => (Some(id), owner(id)),
+            Uploader::Signed { owner, .. } => {
+                (None, owner.as_deref().and_then(|o| Uuid::parse_str(o).ok()))
+            }
+        };
+        Target {
+            bucket_id: bucket_id.to_string(),
+            name: name.to_string(),
+            mode: if upsert { Mode::Upsert } else { Mode::Create },
+            writer,
+            owner,
+        }
+    }
 }
 
 fn tus(status: StatusCode) -> HttpResponseBuilder {
@@ -110,31 +196,25 @@ fn parse_metadata(h: &str) -> Result<HashMap<String, String>, GatewayError> {
     Ok(out)
 }
 
-fn location(req: &HttpRequest, state: &AppState, id: &str) -> String {
+fn location(req: &HttpRequest, state: &AppState, signed: bool, id: &str) -> String {
     let base = state.public_url.clone().unwrap_or_else(|| {
         let info = req.connection_info();
         format!("{}://{}", info.scheme(), info.host())
     });
-    format!("{}{PATH}/{id}", base.trim_end_matches('/'))
+    let sign = if signed { "/sign" } else { "" };
+    format!("{}{PATH}{sign}/{id}", base.trim_end_matches('/'))
 }
 
-fn target<'a>(u: &Upload, id: &'a Identity) -> Target<'a> {
-    Target {
-        bucket_id: u.bucket_id.clone(),
-        name: u.name.clone(),
-        mode: if u.upsert { Mode::Upsert } else { Mode::Create },
-        writer: Some(id),
-        owner: owner(id),
-    }
+async fn create(req: HttpRequest, state: Data, signed: bool) -> HttpResponse {
+    answer(create_upload(&req, &state, signed).await)
 }
 
-async fn create(req: HttpRequest, state: Data) -> HttpResponse {
-    answer(create_upload(&req, &state).await)
-}
-
-async fn create_upload(req: &HttpRequest, state: &AppState) -> Result<HttpResponse, GatewayError> {
+async fn create_upload(
+    req: &HttpRequest,
+    state: &AppState,
+    signed: bool,
+) -> Result<HttpResponse, GatewayError> {
     check_version(req)?;
-    let id = who(req, state)?;
     let length: i64 = header(req, "upload-length")
         .and_then(|l| l.trim().parse().ok())
         .filter(|l| *l >= 0)
@@ -147,6 +227,7 @@ async fn create_upload(req: &HttpRequest, state: &AppState) -> Result<HttpRespon
         )));
     };
     keys::validate_key(name).map_err(err)?;
+    let uploader = Uploader::of(req, state, signed, bucket_id, name)?;
     let bucket = as_admin(state, async |c| meta::bucket(c, bucket_id).await).await?;
     if length as u64 > size_limit(state, &bucket) {
         return Err(err(StorageError::TooLarge));
@@ -163,22 +244,21 @@ async fn create_upload(req: &HttpRequest, state: &AppState) -> Result<HttpRespon
         .get("metadata")
         .and_then(|m| serde_json::from_str(m).ok())
         .unwrap_or(json!({}));
-    let upsert = header(req, "x-upsert").is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    let t = Target {
-        bucket_id: bucket_id.clone(),
-        name: name.clone(),
-        mode: if upsert { Mode::Upsert } else { Mode::Create },
-        writer: Some(&id),
-        owner: owner(&id),
+    let upsert = match &uploader {
+        Uploader::Caller(_) => {
+            header(req, "x-upsert").is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        }
+        Uploader::Signed { upsert, .. } => *upsert,
     };
     // May the caller write this object at all? (RLS and duplicates, rolled back.)
+    let t = uploader.target(bucket_id, name, upsert);
     write_row(state, &t, "dry-run", &json!({}), true).await?;
     // Whoever creates an upload also clears a few that expired, with their parts.
     let expired = as_admin(state, async |c| resumable::remove_expired(c, 10).await).await?;
     for u in &expired {
         resumable::delete_parts(state.store.as_ref(), &u.parts).await;
     }
-    let sub = id.claims["sub"].as_str();
+    let sub = uploader.owner_sub();
     let cache = cache_control(meta_in.get("cacheControl").map(String::as_str));
     let u = as_admin(state, async |c| {
         resumable::create(
@@ -196,37 +276,38 @@ async fn create_upload(req: &HttpRequest, state: &AppState) -> Result<HttpRespon
     })
     .await?;
     if length == 0 {
-        complete(state, &id, &u.id).await?;
+        complete(state, &uploader, &u.id).await?;
     }
     Ok(tus(StatusCode::CREATED)
-        .insert_header(("Location", location(req, state, &u.id)))
+        .insert_header(("Location", location(req, state, signed, &u.id)))
         .insert_header(("Upload-Expires", super::download::http_date(u.expires_at)))
         .finish())
 }
 
-/// The caller's unexpired upload; someone else's is as good as missing.
+/// The unexpired upload the URL names and who is writing it; someone else's upload is as good
+/// as missing.
 async fn own_upload(
     req: &HttpRequest,
     state: &AppState,
-    id: &Identity,
-) -> Result<Upload, GatewayError> {
+    signed: bool,
+) -> Result<(Upload, Uploader), GatewayError> {
     let upload_id = req.match_info().query("id").to_string();
     let u = as_admin(state, async |c| resumable::get(c, &upload_id).await).await?;
-    if u.owner_id.as_deref() != id.claims["sub"].as_str() {
+    let uploader = Uploader::of(req, state, signed, &u.bucket_id, &u.name)?;
+    if u.owner_id.as_deref() != uploader.owner_sub() {
         return Err(err(StorageError::NoSuchUpload));
     }
-    Ok(u)
+    Ok((u, uploader))
 }
 
-async fn head(req: HttpRequest, state: Data) -> HttpResponse {
+async fn head(req: HttpRequest, state: Data, signed: bool) -> HttpResponse {
     answer(
         async {
             check_version(&req)?;
-            let id = who(&req, &state)?;
-            let u = own_upload(&req, &state, &id).await?;
+            let (u, uploader) = own_upload(&req, &state, signed).await?;
             if u.offset == u.length {
                 // Every byte arrived but the request that brought the last one died first.
-                complete(&state, &id, &u.id).await?;
+                complete(&state, &uploader, &u.id).await?;
             }
             Ok(tus(StatusCode::OK)
                 .insert_header(("Upload-Offset", u.offset.to_string()))
@@ -238,14 +319,15 @@ async fn head(req: HttpRequest, state: Data) -> HttpResponse {
     )
 }
 
-async fn patch(req: HttpRequest, payload: web::Payload, state: Data) -> HttpResponse {
-    answer(patch_upload(&req, payload, state).await)
+async fn patch(req: HttpRequest, payload: web::Payload, state: Data, signed: bool) -> HttpResponse {
+    answer(patch_upload(&req, payload, state, signed).await)
 }
 
 async fn patch_upload(
     req: &HttpRequest,
     payload: web::Payload,
     data: Data,
+    signed: bool,
 ) -> Result<HttpResponse, GatewayError> {
     let state: &AppState = &data;
     check_version(req)?;
@@ -258,17 +340,23 @@ async fn patch_upload(
     let from: i64 = header(req, "upload-offset")
         .and_then(|o| o.trim().parse().ok())
         .ok_or_else(|| tus_error(403, "Upload-Offset header required"))?;
-    let id = who(req, state)?;
-    let u = own_upload(req, state, &id).await?;
+    let (u, uploader) = own_upload(req, state, signed).await?;
     if from != u.offset {
         return Err(tus_error(409, "Upload-Offset conflict"));
     }
     // The writer's RLS, before any byte of this chunk is accepted.
-    write_row(state, &target(&u, &id), "dry-run", &json!({}), true).await?;
+    let t = uploader.target(&u.bucket_id, &u.name, u.upsert);
+    write_row(state, &t, "dry-run", &json!({}), true).await?;
     // The chunk is received by a task of its own: when the client's connection breaks, actix
     // drops this handler, but the task still keeps and records what arrived.
     let (length, expires_at) = (u.length, u.expires_at);
-    let task = actix_web::rt::spawn(receive_chunk(data.get_ref().clone(), id, u, from, payload));
+    let task = actix_web::rt::spawn(receive_chunk(
+        data.get_ref().clone(),
+        uploader,
+        u,
+        from,
+        payload,
+    ));
     let (offset, broken) = task.await.map_err(|e| {
         err(StorageError::InvalidRequest(format!(
             "the upload failed: {e}"
@@ -294,7 +382,7 @@ async fn patch_upload(
 /// broke off, why.
 async fn receive_chunk(
     state: std::sync::Arc<AppState>,
-    id: Identity,
+    uploader: Uploader,
     u: Upload,
     from: i64,
     payload: web::Payload,
@@ -318,7 +406,7 @@ async fn receive_chunk(
     .await;
     match recorded {
         Ok(Some(offset)) if offset == u.length => {
-            complete(&state, &id, &u.id).await?;
+            complete(&state, &uploader, &u.id).await?;
             Ok((offset, broken))
         }
         Ok(Some(offset)) => Ok((offset, broken)),
@@ -336,16 +424,20 @@ async fn receive_chunk(
 /// The last byte is in: whoever removes the upload's row completes it (so it is completed once,
 /// even if a `HEAD` and a `PATCH` race), the parts become one version (size, type and content
 /// checked as for any upload) and the object row is written under the writer's RLS.
-async fn complete(state: &AppState, id: &Identity, upload_id: &str) -> Result<(), GatewayError> {
+async fn complete(
+    state: &AppState,
+    uploader: &Uploader,
+    upload_id: &str,
+) -> Result<(), GatewayError> {
     let Some(u) = as_admin(state, async |c| resumable::remove(c, upload_id).await).await? else {
         return Ok(());
     };
-    let result = finish(state, id, &u).await;
+    let result = finish(state, uploader, &u).await;
     resumable::delete_parts(state.store.as_ref(), &u.parts).await;
     result
 }
 
-async fn finish(state: &AppState, id: &Identity, u: &Upload) -> Result<(), GatewayError> {
+async fn finish(state: &AppState, uploader: &Uploader, u: &Upload) -> Result<(), GatewayError> {
     let bucket = as_admin(state, async |c| meta::bucket(c, &u.bucket_id).await).await?;
     let parts =
         resumable::read_parts(state.store.clone(), u.parts.clone()).map_err(|e| e.to_string());
@@ -366,7 +458,8 @@ async fn finish(state: &AppState, id: &Identity, u: &Upload) -> Result<(), Gatew
                 &u.cache_control,
                 u.user_metadata.clone(),
             );
-            match write_row(state, &target(u, id), &u.version, &metadata, false).await {
+            let t = uploader.target(&u.bucket_id, &u.name, u.upsert);
+            match write_row(state, &t, &u.version, &metadata, false).await {
                 Ok((_, old)) => {
                     upload::delete_versions(state.store.as_ref(), old).await;
                     Ok(())
@@ -380,12 +473,11 @@ async fn finish(state: &AppState, id: &Identity, u: &Upload) -> Result<(), Gatew
     }
 }
 
-async fn terminate(req: HttpRequest, state: Data) -> HttpResponse {
+async fn terminate(req: HttpRequest, state: Data, signed: bool) -> HttpResponse {
     answer(
         async {
             check_version(&req)?;
-            let id = who(&req, &state)?;
-            let u = own_upload(&req, &state, &id).await?;
+            let (u, _) = own_upload(&req, &state, signed).await?;
             if let Some(gone) =
                 as_admin(&state, async |c| resumable::remove(c, &u.id).await).await?
             {
