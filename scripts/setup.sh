@@ -18,6 +18,15 @@ ensure_postgres() {
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || apt_install postgresql
 }
 
+# PostGIS for the PostgreSQL that is installed (the REST tests' GeoJSON responses need it).
+ensure_postgis() {
+  local bin major
+  bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  [ -n "$bin" ] || return 0
+  major=$(basename "$(dirname "$bin")")
+  [ -f "/usr/share/postgresql/$major/extension/postgis.control" ] || apt_install "postgresql-$major-postgis-3"
+}
+
 ensure_chromium() {
   [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || apt_install chromium
 }

@@ -6,7 +6,7 @@ use crate::http_util::{BodyError, client_ip, header, headers_json, query_pairs, 
 use crate::request_auth::identify;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
-use query_engine::request::{MediaType, Method, Resource, parse_prefer};
+use query_engine::request::{Method, Resource, parse_prefer};
 use query_engine::response::{self, ResultRow};
 use query_engine::{ApiError, Input};
 use std::sync::Arc;
@@ -110,7 +110,7 @@ pub async fn handle(
     };
     // Only a singular response can still turn a write into a rollback (PGRST116); everything
     // else is decided now, so the transaction ends in the same pipeline.
-    let end = if plan.outcome.media == MediaType::SingularJson && !plan.read_only {
+    let end = if plan.outcome.media.is_singular() && !plan.read_only {
         None
     } else {
         Some(!plan.outcome.prefer.tx_rollback)

@@ -627,13 +627,57 @@ fn wrap(ctes: &str, total: &str, body: &str, location: &str) -> String {
     )
 }
 
-fn body_expr(media: MediaType, head: bool) -> &'static str {
+/// What the source rows are, for the body: table rows, one row of a function returning a
+/// single composite, or a function's scalar(s) in `pgrst_scalar`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Rows,
+    SingleRow,
+    Scalar,
+    SetOfScalar,
+}
+
+/// The body PostgreSQL builds for the media type, as PostgREST's aggregates do: JSON (nulls
+/// stripped on request), one object, CSV (a header from the first row's keys, then each
+/// row's text form without its parentheses, so quoting is PostgreSQL's) or GeoJSON.
+fn body_expr(media: MediaType, shape: Shape, head: bool) -> String {
     if head {
-        return "NULL::text";
+        return "NULL::text".into();
     }
+    let strip = |e: String| {
+        if media.strips_nulls() {
+            format!("json_strip_nulls({e})")
+        } else {
+            e
+        }
+    };
+    let value = match shape {
+        Shape::Rows | Shape::SingleRow => "_postgrest_t",
+        Shape::Scalar | Shape::SetOfScalar => "_postgrest_t.pgrst_scalar",
+    };
+    let one = || {
+        format!(
+            "coalesce({}, 'null')::text",
+            strip(format!("json_agg({value})->0"))
+        )
+    };
+    let all = || {
+        format!(
+            "coalesce({}, '[]')::text",
+            strip(format!("json_agg({value})"))
+        )
+    };
     match media {
-        MediaType::SingularJson => "coalesce((json_agg(_postgrest_t)->0)::text, 'null')",
-        _ => "coalesce(json_agg(_postgrest_t), '[]')::text",
+        MediaType::Csv => "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k \
+             FROM (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a) || '\n' || \
+             coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), '\n'), '')"
+            .into(),
+        MediaType::GeoJson => "json_build_object('type', 'FeatureCollection', 'features', \
+             coalesce(json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))::text"
+            .into(),
+        m if m.is_singular() => one(),
+        _ if matches!(shape, Shape::SingleRow | Shape::Scalar) => one(),
+        _ => all(),
     }
 }
 
@@ -870,7 +914,12 @@ fn read_sql(
         }
     };
     Ok((
-        wrap(&ctes, &total, body_expr(media, head), "NULL::text"),
+        wrap(
+            &ctes,
+            &total,
+            &body_expr(media, Shape::Rows, head),
+            "NULL::text",
+        ),
         offset,
     ))
 }
@@ -1012,9 +1061,9 @@ fn mutation_wrap(
         "SELECT 1 FROM pgrst_mutation".to_string()
     };
     let body = if return_ == Return::Representation {
-        body_expr(media, false)
+        body_expr(media, Shape::Rows, false)
     } else {
-        "''"
+        "''".to_string()
     };
     let location = if location && return_ == Return::HeadersOnly && !table.primary_key.is_empty() {
         let parts: Vec<String> = table
@@ -1033,7 +1082,7 @@ fn mutation_wrap(
     Ok(wrap(
         &format!("pgrst_mutation AS ({mutation}), pgrst_source AS ({source})"),
         "NULL::bigint",
-        body,
+        &body,
         &location,
     ))
 }
@@ -1271,12 +1320,12 @@ fn call_sql(
         );
         source.push_str(&order_sql(&root.order, &alias, sql));
         source.push_str(&limit_offset_sql(root.limit, root.offset, sql));
-        let body = if func.returns_set || media == MediaType::SingularJson {
-            body_expr(media, head)
+        let shape = if func.returns_set {
+            Shape::Rows
         } else {
-            body_expr(MediaType::SingularJson, head)
+            Shape::SingleRow
         };
-        (source, body, false)
+        (source, body_expr(media, shape, head), false)
     } else {
         let source = if func.returns_set {
             format!(
@@ -1286,19 +1335,21 @@ fn call_sql(
         } else {
             format!("SELECT {call} AS pgrst_scalar{}", from_args(""))
         };
-        let body = if head || func.returns_void {
-            "NULL::text"
-        } else if func.returns_set {
-            "coalesce(json_agg(_postgrest_t.pgrst_scalar), '[]')::text"
+        let shape = if func.returns_set {
+            Shape::SetOfScalar
         } else {
-            "coalesce((json_agg(_postgrest_t.pgrst_scalar)->0)::text, 'null')"
+            Shape::Scalar
         };
-        (source, body, func.returns_void)
+        (
+            source,
+            body_expr(media, shape, head || func.returns_void),
+            func.returns_void,
+        )
     };
     let statement = wrap(
         &format!("pgrst_source AS ({source})"),
         "NULL::bigint",
-        body,
+        &body,
         "NULL::text",
     );
     Ok((statement, read_only, void))

@@ -110,8 +110,14 @@ pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferenc
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaType {
     Json,
+    /// `application/vnd.pgrst.array+json;nulls=stripped`: keys with null values left out.
+    JsonStripped,
     SingularJson,
+    /// `application/vnd.pgrst.object+json;nulls=stripped`.
+    SingularJsonStripped,
     Csv,
+    /// `application/geo+json` (PostGIS's `ST_AsGeoJSON` of each row).
+    GeoJson,
     OpenApi,
 }
 
@@ -119,40 +125,74 @@ impl MediaType {
     pub fn content_type(self) -> &'static str {
         match self {
             MediaType::Json => "application/json; charset=utf-8",
+            MediaType::JsonStripped => {
+                "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
+            }
             MediaType::SingularJson => "application/vnd.pgrst.object+json; charset=utf-8",
+            MediaType::SingularJsonStripped => {
+                "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8"
+            }
             MediaType::Csv => "text/csv; charset=utf-8",
+            MediaType::GeoJson => "application/geo+json; charset=utf-8",
             MediaType::OpenApi => "application/openapi+json; charset=utf-8",
         }
     }
+
+    /// One object, not an array (`.single()`): anything but exactly one row is PGRST116.
+    pub fn is_singular(self) -> bool {
+        matches!(
+            self,
+            MediaType::SingularJson | MediaType::SingularJsonStripped
+        )
+    }
+
+    pub fn strips_nulls(self) -> bool {
+        matches!(
+            self,
+            MediaType::JsonStripped | MediaType::SingularJsonStripped
+        )
+    }
 }
 
-/// Picks the response media type from `Accept`. Missing, `*/*` and `application/*` mean JSON.
+/// Picks the response media type from `Accept`, as PostgREST decodes media types (type and
+/// subtype case-insensitive, `nulls=stripped` on the pgrst array and object types). Missing,
+/// `*/*` and `application/*` mean JSON.
 pub fn negotiate(accept: Option<&str>, allow_openapi: bool) -> Result<MediaType, ApiError> {
+    let any = if allow_openapi {
+        MediaType::OpenApi
+    } else {
+        MediaType::Json
+    };
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
-        return Ok(if allow_openapi {
-            MediaType::OpenApi
-        } else {
-            MediaType::Json
-        });
+        return Ok(any);
     };
     for item in accept.split(',') {
-        let mt = item
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let mut parts = item.split(';');
+        let mt = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let stripped = parts.any(|p| {
+            p.split_once('=').is_some_and(|(k, v)| {
+                k.trim().eq_ignore_ascii_case("nulls") && v.trim().trim_matches('"') == "stripped"
+            })
+        });
         let found = match mt.as_str() {
-            "*/*" | "application/*" => Some(if allow_openapi {
-                MediaType::OpenApi
-            } else {
-                MediaType::Json
-            }),
+            "*/*" | "application/*" => Some(any),
             "application/json" => Some(MediaType::Json),
+            "application/vnd.pgrst.array+json" | "application/vnd.pgrst.array" => {
+                Some(if stripped {
+                    MediaType::JsonStripped
+                } else {
+                    MediaType::Json
+                })
+            }
             "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => {
-                Some(MediaType::SingularJson)
+                Some(if stripped {
+                    MediaType::SingularJsonStripped
+                } else {
+                    MediaType::SingularJson
+                })
             }
             "text/csv" => Some(MediaType::Csv),
+            "application/geo+json" => Some(MediaType::GeoJson),
             "application/openapi+json" if allow_openapi => Some(MediaType::OpenApi),
             _ => None,
         };
@@ -311,6 +351,30 @@ mod tests {
             MediaType::SingularJson
         );
         assert_eq!(negotiate(Some("text/csv"), false).unwrap(), MediaType::Csv);
+        assert_eq!(
+            negotiate(
+                Some("application/vnd.pgrst.array+json;nulls=stripped"),
+                false
+            )
+            .unwrap(),
+            MediaType::JsonStripped
+        );
+        assert_eq!(
+            negotiate(
+                Some("Application/Vnd.Pgrst.Object+JSON; nulls=stripped"),
+                false
+            )
+            .unwrap(),
+            MediaType::SingularJsonStripped
+        );
+        assert_eq!(
+            negotiate(Some("application/vnd.pgrst.array+json"), false).unwrap(),
+            MediaType::Json
+        );
+        assert_eq!(
+            negotiate(Some("application/geo+json"), false).unwrap(),
+            MediaType::GeoJson
+        );
         assert_eq!(
             negotiate(Some("image/png, application/json;q=0.5"), false).unwrap(),
             MediaType::Json

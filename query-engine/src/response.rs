@@ -4,7 +4,7 @@ use bytes::Bytes;
 
 use crate::error::ApiError;
 use crate::plan::{Kind, Outcome};
-use crate::request::{MediaType, Return};
+use crate::request::Return;
 use serde_json::Value;
 
 /// The row every main statement returns.
@@ -42,7 +42,7 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
     let representation = o.return_ == Return::Representation;
     // As PostgREST: a singular request that reads, calls or changes other than exactly one row
     // fails and rolls back, whatever `return=` asked for (a write is never wider than asked).
-    let wants_single = o.media == MediaType::SingularJson;
+    let wants_single = o.media.is_singular();
     if wants_single && row.page_total != 1 && !matches!(o.kind, Kind::Call { void: true }) {
         return Err(ApiError::new(
             406,
@@ -109,12 +109,6 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
             }
         }
     };
-    let body = match (body, o.media) {
-        (Some(b), MediaType::Csv) => Some(Bytes::from(json_to_csv(
-            std::str::from_utf8(&b).unwrap_or_default(),
-        ))),
-        (b, _) => b,
-    };
     if body.is_some() || matches!(o.kind, Kind::Read | Kind::Call { .. }) && status != 204 {
         headers.push(("Content-Type".into(), o.media.content_type().into()));
     }
@@ -156,51 +150,10 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
     })
 }
 
-/// A JSON array of objects as CSV: a header of the first object's keys, RFC 4180 quoting.
-pub fn json_to_csv(json: &str) -> String {
-    let rows = match serde_json::from_str::<Value>(json) {
-        Ok(Value::Array(rows)) => rows,
-        Ok(Value::Object(o)) => vec![Value::Object(o)],
-        _ => return String::new(),
-    };
-    let Some(Value::Object(first)) = rows.first() else {
-        return String::new();
-    };
-    let keys: Vec<String> = first.keys().cloned().collect();
-    let cell = |v: Option<&Value>| -> String {
-        let s = match v {
-            None | Some(Value::Null) => return String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-        };
-        if s.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s
-        }
-    };
-    let mut out = keys
-        .iter()
-        .map(|k| cell(Some(&Value::String(k.clone()))))
-        .collect::<Vec<_>>()
-        .join(",");
-    for row in &rows {
-        out.push('\n');
-        out.push_str(
-            &keys
-                .iter()
-                .map(|k| cell(row.get(k)))
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::{Count, Preferences};
+    use crate::request::{Count, MediaType, Preferences};
 
     fn outcome(kind: Kind) -> Outcome {
         Outcome {
@@ -315,13 +268,5 @@ mod tests {
         assert_eq!(r.status, 202);
         assert_eq!(header(&r, "X-Custom"), Some("yes"));
         assert_eq!(header(&r, "Content-Range"), Some("9"));
-    }
-
-    #[test]
-    fn csv() {
-        assert_eq!(
-            json_to_csv(r#"[{"id":1,"name":"a, \"b\"","n":null},{"id":2,"name":"c","n":true}]"#),
-            "id,name,n\n1,\"a, \"\"b\"\"\",\n2,c,true"
-        );
     }
 }

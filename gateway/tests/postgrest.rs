@@ -1,0 +1,164 @@
+//! PostgREST v14 fidelity on a fixture project of its own (`tests/fixtures/postgrest`): exact
+//! status, headers and bodies as PostgREST answers them.
+
+mod support;
+use serde_json::json;
+use support::Api;
+
+fn fixture() -> support::Gateway {
+    support::start_project(&support::repo_root().join("tests/fixtures/postgrest"), &[])
+}
+
+#[tokio::test]
+async fn media_types_as_postgrest_builds_them() {
+    let gw = &fixture();
+    let anon = Api::anon(gw);
+    let csv = |path: &'static str| anon.send("GET", path, &[("accept", "text/csv")], None);
+
+    // CSV: the header from the first row's keys, then each row's PostgreSQL text form, so the
+    // quoting is PostgreSQL's (spaces, commas, quotes, backslashes, empty strings) and JSON keeps
+    // jsonb's own spacing.
+    let r = csv("/rest/v1/people?order=id").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.header("content-type"), Some("text/csv; charset=utf-8"));
+    assert_eq!(
+        r.text,
+        "id,name,nickname,tags,data,span\n\
+         1,\"Ada Lovelace\",ada,\"{math,\"\"first, programmer\"\"}\",\"{\"\"born\"\": 1815, \"\"note\"\": \"\"say \\\\\"\"hi\\\\\"\"\"\"}\",\"[1,5)\"\n\
+         2,Grace,,,,\n\
+         3,\"Grace \"\"Amazing\"\" Hopper\",\"\",{},\"{\"\"navy\"\": true}\",empty"
+    );
+    let r = csv("/rest/v1/people?select=id,name&id=eq.99").await;
+    assert_eq!(
+        (r.status, r.text.as_str()),
+        (200, "\n"),
+        "no rows: no header either"
+    );
+    let r = csv("/rest/v1/rpc/all_nicknames").await;
+    assert_eq!(r.text, "pgrst_scalar\nada\n\n\"\"");
+
+    // nulls=stripped, for arrays, single objects, embedded JSON and functions.
+    let stripped = "application/vnd.pgrst.array+json;nulls=stripped";
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/people?id=eq.2",
+            &[("accept", stripped)],
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8")
+    );
+    assert_eq!(r.json(), json!([{"id": 2, "name": "Grace"}]));
+    let one = "application/vnd.pgrst.object+json;nulls=stripped";
+    let r = anon
+        .send("GET", "/rest/v1/people?id=eq.2", &[("accept", one)], None)
+        .await;
+    assert_eq!(r.json(), json!({"id": 2, "name": "Grace"}));
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8")
+    );
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/people?id=in.(1,2)",
+            &[("accept", one)],
+            None,
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.json()["code"].clone()),
+        (406, json!("PGRST116"))
+    );
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/rpc/person?pid=2",
+            &[("accept", stripped)],
+            None,
+        )
+        .await;
+    assert_eq!(r.json(), json!({"id": 2, "name": "Grace"}));
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/rpc/people_named?prefix=Grace&select=id,nickname",
+            &[("accept", stripped)],
+            None,
+        )
+        .await;
+    assert_eq!(r.json(), json!([{"id": 2}, {"id": 3, "nickname": ""}]));
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/rpc/nickname_of?pid=2",
+            &[("accept", stripped)],
+            None,
+        )
+        .await;
+    assert_eq!(r.text, "null");
+    // Without the parameter the array type is plain JSON.
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/people?id=eq.2&select=id,nickname",
+            &[("accept", "application/vnd.pgrst.array+json")],
+            None,
+        )
+        .await;
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/json; charset=utf-8")
+    );
+    assert_eq!(r.json(), json!([{"id": 2, "nickname": null}]));
+    let r = anon
+        .send("GET", "/rest/v1/people", &[("accept", "image/png")], None)
+        .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            406,
+            json!({"code": "PGRST107", "details": null, "hint": null,
+                   "message": "None of these media types are available: image/png"})
+        )
+    );
+}
+
+#[tokio::test]
+async fn geojson_with_postgis() {
+    let gw = &fixture();
+    let has_postgis = gw
+        .sql("SELECT count(*) FROM pg_extension WHERE extname = 'postgis'")
+        .await[0][0]
+        .as_deref()
+        == Some("1");
+    assert!(
+        has_postgis,
+        "PostGIS is installed for the tests (scripts/setup.sh ensure_postgis)"
+    );
+    let r = Api::anon(gw)
+        .send(
+            "GET",
+            "/rest/v1/places?select=id,name,location",
+            &[("accept", "application/geo+json")],
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/geo+json; charset=utf-8")
+    );
+    assert_eq!(
+        r.json(),
+        json!({"type": "FeatureCollection", "features": [{
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [-111.891, 40.7608]},
+            "properties": {"id": 1, "name": "Shop"}
+        }]})
+    );
+}
