@@ -159,12 +159,12 @@ pub async fn handle(
     })
 }
 
-/// The main statement's row (total, page total, body, headers, status, location), in text. The
-/// body goes to the client as received, without a copy.
+/// The main statement's row (total, page total, body, headers, status, location, inserted), in
+/// text. The body goes to the client as received, without a copy.
 fn result_row(mut row: crate::pipeline::Row) -> Result<ResultRow, db::DbError> {
-    if row.len() < 6 {
+    if row.len() < 7 {
         return Err(db::DbError::Unavailable(format!(
-            "the statement returned {} columns, not 6",
+            "the statement returned {} columns, not 7",
             row.len()
         )));
     }
@@ -191,5 +191,6 @@ fn result_row(mut row: crate::pipeline::Row) -> Result<ResultRow, db::DbError> {
         response_headers: text(take(3))?,
         response_status: text(take(4))?,
         location: text(take(5))?,
+        inserted: int(take(6))?,
     })
 }

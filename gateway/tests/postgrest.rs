@@ -162,3 +162,95 @@ async fn geojson_with_postgis() {
         }]})
     );
 }
+
+#[tokio::test]
+async fn writes_count_and_upserts_answer_as_postgrest() {
+    let gw = &fixture();
+    let svc = Api::service(gw);
+    let send = async |method: &str, path: &str, prefer: &str, body: Option<&str>| {
+        svc.send(method, path, &[("prefer", prefer)], body).await
+    };
+    let range = |r: &support::Reply| (r.status, r.header("content-range").map(str::to_string));
+
+    // Inserts and deletes give no range, only the count; updates give 0-(n-1).
+    let r = send(
+        "POST",
+        "/rest/v1/people",
+        "count=exact",
+        Some(r#"{"id":10,"name":"Ten"}"#),
+    )
+    .await;
+    assert_eq!(range(&r), (201, Some("*/1".into())), "{}", r.text);
+    let r = send(
+        "POST",
+        "/rest/v1/people",
+        "count=exact, return=representation",
+        Some(r#"[{"id":11,"name":"Eleven"},{"id":12,"name":"Twelve"}]"#),
+    )
+    .await;
+    assert_eq!(range(&r), (201, Some("*/2".into())));
+    let r = send(
+        "POST",
+        "/rest/v1/people",
+        "",
+        Some(r#"{"id":13,"name":"Thirteen"}"#),
+    )
+    .await;
+    assert_eq!(range(&r), (201, Some("*/*".into())));
+    let r = send(
+        "PATCH",
+        "/rest/v1/people?id=in.(11,12)",
+        "count=exact",
+        Some(r#"{"nickname":"twin"}"#),
+    )
+    .await;
+    assert_eq!(range(&r), (204, Some("0-1/2".into())));
+    let r = send(
+        "PATCH",
+        "/rest/v1/people?id=eq.99",
+        "count=exact",
+        Some(r#"{"nickname":"x"}"#),
+    )
+    .await;
+    assert_eq!(range(&r), (204, Some("*/0".into())));
+    let r = send("DELETE", "/rest/v1/people?id=eq.13", "count=exact", None).await;
+    assert_eq!(range(&r), (204, Some("*/1".into())));
+    let r = send(
+        "DELETE",
+        "/rest/v1/people?id=eq.12",
+        "return=representation",
+        None,
+    )
+    .await;
+    assert_eq!(range(&r), (200, Some("*/*".into())));
+
+    // An upsert that only updates answers 200; one that inserts anything, 201.
+    let r = send(
+        "POST",
+        "/rest/v1/people",
+        "resolution=merge-duplicates, return=representation, count=exact",
+        Some(r#"{"id":10,"name":"Ten again"}"#),
+    )
+    .await;
+    assert_eq!(range(&r), (200, Some("*/1".into())), "{}", r.text);
+    assert_eq!(r.json()[0]["name"], "Ten again");
+    let r = send(
+        "POST",
+        "/rest/v1/people",
+        "resolution=merge-duplicates",
+        Some(r#"[{"id":10,"name":"Ten"},{"id":14,"name":"Fourteen"}]"#),
+    )
+    .await;
+    assert_eq!(r.status, 201);
+    // Ignoring duplicates is an insert whatever happened.
+    let r = send(
+        "POST",
+        "/rest/v1/people",
+        "resolution=ignore-duplicates",
+        Some(r#"{"id":10,"name":"ignored"}"#),
+    )
+    .await;
+    assert_eq!(r.status, 201);
+    let r = svc.get("/rest/v1/people?id=eq.10&select=name").await;
+    assert_eq!(r.json(), json!([{"name": "Ten"}]));
+}

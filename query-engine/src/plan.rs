@@ -617,14 +617,26 @@ fn where_sql(node: &Node, sql: &mut Sql) -> String {
 }
 
 /// The outer statement PostgREST wraps every request in: one row with the count, the page size,
-/// the body built by Postgres, response GUCs and the Location of an insert.
+/// the body built by Postgres, response GUCs, the Location of an insert and, for an upsert, how
+/// many rows it inserted (rather than updated).
 fn wrap(ctes: &str, total: &str, body: &str, location: &str) -> String {
     format!(
         "WITH {ctes} SELECT {total} AS total_result_set, pg_catalog.count(_postgrest_t)::bigint AS page_total, \
          {body} AS body, nullif(current_setting('response.headers', true), '') AS response_headers, \
-         nullif(current_setting('response.status', true), '') AS response_status, {location} AS location \
+         nullif(current_setting('response.status', true), '') AS response_status, {location} AS location, \
+         nullif(current_setting('pgrst.inserted', true), '')::bigint AS inserted \
          FROM (SELECT * FROM pgrst_source) AS _postgrest_t"
     )
+}
+
+/// Counts the rows an upsert inserts, as PostgREST does: each row offered to the INSERT adds
+/// one to the transaction-local `pgrst.inserted`, each that turns into an update takes one off.
+fn count_inserted(add: bool) -> &'static str {
+    if add {
+        "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) + 1)::text, true) <> '0'"
+    } else {
+        "set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) - 1)::text, true) <> '-1'"
+    }
 }
 
 /// What the source rows are, for the body: table rows, one row of a function returning a
@@ -1163,14 +1175,23 @@ fn insert_sql(
                         if sets.is_empty() {
                             format!(" ON CONFLICT ({target}) DO NOTHING")
                         } else {
-                            format!(" ON CONFLICT ({target}) DO UPDATE SET {}", sets.join(", "))
+                            format!(
+                                " ON CONFLICT ({target}) DO UPDATE SET {} WHERE {}",
+                                sets.join(", "),
+                                count_inserted(false)
+                            )
                         }
                     }
                 }
             }
         };
+        let counted = if input.prefer.resolution == Some(Resolution::MergeDuplicates) {
+            format!(" WHERE {}", count_inserted(true))
+        } else {
+            String::new()
+        };
         format!(
-            "INSERT INTO {target} ({cols}) SELECT {values} FROM {from}{conflict} RETURNING {ret}"
+            "INSERT INTO {target} ({cols}) SELECT {values} FROM {from}{counted}{conflict} RETURNING {ret}"
         )
     };
     mutation_wrap(cache, table, q, &mutation, media, return_, true, sql)

@@ -4,7 +4,7 @@ use bytes::Bytes;
 
 use crate::error::ApiError;
 use crate::plan::{Kind, Outcome};
-use crate::request::Return;
+use crate::request::{Resolution, Return};
 use serde_json::Value;
 
 /// The row every main statement returns.
@@ -16,6 +16,8 @@ pub struct ResultRow {
     pub response_headers: Option<String>,
     pub response_status: Option<String>,
     pub location: Option<String>,
+    /// Rows an upsert inserted rather than updated.
+    pub inserted: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,11 +54,8 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         .details(format!("The result contains {} rows", row.page_total)));
     }
     let mut headers: Vec<(String, String)> = Vec::new();
-    let total = if o.prefer.count.is_some() {
-        row.total
-    } else {
-        None
-    };
+    let counting = o.prefer.count.is_some();
+    let total = if counting { row.total } else { None };
     let (mut status, body) = match o.kind {
         Kind::Read | Kind::Call { void: false } => {
             if let Some(t) = total
@@ -83,24 +82,31 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
             )
         }
         Kind::Call { void: true } => (204, None),
-        Kind::Insert => {
-            headers.push((
-                "Content-Range".into(),
-                format!(
-                    "*/{}",
-                    total.map_or("*".into(), |_| row.page_total.to_string())
-                ),
-            ));
+        // As PostgREST: a write's count is the rows it wrote; an insert or delete gives no
+        // range, an update gives 0-(n-1).
+        Kind::Insert | Kind::Delete => {
+            let written = counting.then_some(row.page_total);
+            headers.push(("Content-Range".into(), range_header(0, 0, written)));
             if let Some(l) = &row.location {
                 headers.push(("Location".into(), l.clone()));
             }
-            (201, representation.then_some(row.body).flatten())
+            match o.kind {
+                Kind::Delete if representation => (200, row.body),
+                Kind::Delete => (204, None),
+                // An upsert that only updated rows answers 200.
+                _ if row.inserted.is_some_and(|n| n <= 0)
+                    && o.prefer.resolution == Some(Resolution::MergeDuplicates) =>
+                {
+                    (200, representation.then_some(row.body).flatten())
+                }
+                _ => (201, representation.then_some(row.body).flatten()),
+            }
         }
-        Kind::Update | Kind::Delete => {
-            let total = total.map(|_| row.page_total);
+        Kind::Update => {
+            let written = counting.then_some(row.page_total);
             headers.push((
                 "Content-Range".into(),
-                range_header(0, row.page_total, total),
+                range_header(0, row.page_total, written),
             ));
             if representation {
                 (200, row.body)
