@@ -108,9 +108,12 @@ pub async fn handle(
         search_path: state.config.search_path(&plan.outcome.schema),
         settings: state.role_settings(&identity.role),
     };
-    // Only a singular response can still turn a write into a rollback (PGRST116); everything
-    // else is decided now, so the transaction ends in the same pipeline.
-    let end = if plan.outcome.media.is_singular() && !plan.read_only {
+    // Only a singular response (PGRST116) or max-affected (PGRST124) can still turn a write
+    // into a rollback; everything else is decided now, so the transaction ends in the same
+    // pipeline.
+    let decided_later =
+        plan.outcome.media.is_singular() || plan.outcome.prefer.affected_limit().is_some();
+    let end = if decided_later && !plan.read_only {
         None
     } else {
         Some(!plan.outcome.prefer.tx_rollback)

@@ -254,3 +254,120 @@ async fn writes_count_and_upserts_answer_as_postgrest() {
     let r = svc.get("/rest/v1/people?id=eq.10&select=name").await;
     assert_eq!(r.json(), json!([{"name": "Ten"}]));
 }
+
+#[tokio::test]
+async fn strict_handling_and_max_affected() {
+    let gw = &fixture();
+    let svc = Api::service(gw);
+    let send = async |method: &str, path: &str, prefer: &str, body: Option<&str>| {
+        svc.send(method, path, &[("prefer", prefer)], body).await
+    };
+    // Unknown preferences: ignored, unless handling=strict.
+    let r = send(
+        "GET",
+        "/rest/v1/people?select=id&id=eq.1",
+        "bogus=1, count=exact",
+        None,
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("preference-applied"), Some("count=exact"));
+    let r = send(
+        "GET",
+        "/rest/v1/people?select=id",
+        "handling=strict, bogus=1, nope",
+        None,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            400,
+            json!({"code": "PGRST122", "message": "Invalid preferences given with handling=strict",
+                   "details": "Invalid preferences: bogus=1, nope", "hint": null})
+        )
+    );
+    // max-affected: an update or delete touching more rows fails and changes nothing.
+    let r = send(
+        "PATCH",
+        "/rest/v1/people?id=in.(1,2,3)",
+        "handling=strict, max-affected=2",
+        Some(r#"{"nickname":"x"}"#),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            400,
+            json!({"code": "PGRST124", "message": "Query result exceeds max-affected preference constraint",
+                   "details": "The query affects 3 rows", "hint": null})
+        )
+    );
+    let r = svc.get("/rest/v1/people?nickname=eq.x&select=id").await;
+    assert_eq!(r.json(), json!([]), "rolled back");
+    let r = send(
+        "DELETE",
+        "/rest/v1/people?id=in.(1,2,3)",
+        "handling=strict, max-affected=1, return=representation",
+        None,
+    )
+    .await;
+    assert_eq!(r.json()["code"], "PGRST124");
+    assert_eq!(
+        svc.get("/rest/v1/people?select=id")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    let r = send(
+        "PATCH",
+        "/rest/v1/people?id=in.(1,2)",
+        "handling=strict, max-affected=2",
+        Some(r#"{"nickname":"y"}"#),
+    )
+    .await;
+    assert_eq!(r.status, 204);
+    assert_eq!(
+        r.header("preference-applied"),
+        Some("handling=strict, max-affected=2")
+    );
+    // Without handling=strict, max-affected is not applied.
+    let r = send(
+        "DELETE",
+        "/rest/v1/people?id=in.(1,2)",
+        "max-affected=1",
+        None,
+    )
+    .await;
+    assert_eq!(r.status, 204);
+    // Functions: a set is limited like a write; a single value cannot be.
+    let r = send(
+        "GET",
+        "/rest/v1/rpc/all_nicknames",
+        "handling=strict, max-affected=0",
+        None,
+    )
+    .await;
+    assert_eq!(
+        (
+            r.status,
+            r.json()["code"].clone(),
+            r.json()["details"].clone()
+        ),
+        (400, json!("PGRST124"), json!("The query affects 1 rows"))
+    );
+    let r = send(
+        "GET",
+        "/rest/v1/rpc/nickname_of?pid=3",
+        "handling=strict, max-affected=1",
+        None,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["code"].clone()),
+        (400, json!("PGRST128"))
+    );
+}

@@ -803,6 +803,8 @@ pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Pl
             (text, read_only)
         }
     };
+    // After the resource was found, as PostgREST checks it.
+    input.prefer.check_strict()?;
     Ok(Plan {
         statement: Statement {
             sql: text,
@@ -1292,6 +1294,13 @@ fn call_sql(
         )
         .hint("If a new function was created in the database with this name and parameters, try reloading the schema cache.")
     })?;
+    if input.prefer.affected_limit().is_some() && !func.returns_set {
+        return Err(ApiError::new(
+            400,
+            "PGRST128",
+            "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
+        ));
+    }
     let read_only = input.method.is_read() || func.is_read_only();
     let call_args: Vec<String> = given
         .iter()

@@ -64,47 +64,124 @@ pub struct Preferences {
     pub resolution: Option<Resolution>,
     pub missing_default: bool,
     pub tx_rollback: bool,
-    /// The preferences honoured, echoed in `Preference-Applied`.
+    /// `handling=strict`: unknown preferences are an error and `max-affected` is enforced.
+    pub strict: bool,
+    /// `max-affected=N`, honoured with `handling=strict`.
+    pub max_affected: Option<i64>,
+    /// Tokens PostgREST does not know (PGRST122 with `handling=strict`).
+    pub invalid: Vec<String>,
+    /// The preferences honoured, echoed in `Preference-Applied`, in PostgREST's order.
     pub applied: Vec<String>,
 }
 
-/// Parses one or several `Prefer` headers (tokens joined by commas, as supabase-js sends them).
+impl Preferences {
+    /// PGRST122 when `handling=strict` meets a preference PostgREST does not know.
+    pub fn check_strict(&self) -> Result<(), ApiError> {
+        if self.strict && !self.invalid.is_empty() {
+            return Err(ApiError::new(
+                400,
+                "PGRST122",
+                "Invalid preferences given with handling=strict",
+            )
+            .details(format!("Invalid preferences: {}", self.invalid.join(", "))));
+        }
+        Ok(())
+    }
+
+    /// The `max-affected` limit in force (only with `handling=strict`, as PostgREST).
+    pub fn affected_limit(&self) -> Option<i64> {
+        self.max_affected.filter(|_| self.strict)
+    }
+}
+
+/// Parses one or several `Prefer` headers (tokens joined by commas, as supabase-js sends them)
+/// as PostgREST does: for each kind of preference the first known token counts.
 pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferences {
-    let mut p = Preferences::default();
-    for token in headers
+    let tokens: Vec<&str> = headers
         .into_iter()
         .flat_map(|h| h.split(','))
         .map(str::trim)
-    {
-        let known = match token {
-            "return=minimal" => p.return_.replace(Return::Minimal).is_none(),
-            "return=headers-only" => p.return_.replace(Return::HeadersOnly).is_none(),
-            "return=representation" => p.return_.replace(Return::Representation).is_none(),
-            "count=exact" => p.count.replace(Count::Exact).is_none(),
-            "count=planned" => p.count.replace(Count::Planned).is_none(),
-            "count=estimated" => p.count.replace(Count::Estimated).is_none(),
-            "resolution=merge-duplicates" => {
-                p.resolution.replace(Resolution::MergeDuplicates).is_none()
-            }
-            "resolution=ignore-duplicates" => {
-                p.resolution.replace(Resolution::IgnoreDuplicates).is_none()
-            }
-            "missing=default" => {
-                p.missing_default = true;
-                true
-            }
-            "tx=rollback" => {
-                p.tx_rollback = true;
-                true
-            }
-            "tx=commit" => true,
-            _ => false,
-        };
-        if known && !p.applied.iter().any(|a| a == token) {
-            p.applied.push(token.to_string());
-        }
+        .filter(|t| !t.is_empty())
+        .collect();
+    let first = |options: &[&'static str]| -> Option<&'static str> {
+        tokens
+            .iter()
+            .find_map(|t| options.iter().find(|o| **o == *t).copied())
+    };
+    let resolution = first(&[
+        "resolution=merge-duplicates",
+        "resolution=ignore-duplicates",
+    ]);
+    let missing = first(&["missing=default", "missing=null"]);
+    let return_ = first(&[
+        "return=representation",
+        "return=minimal",
+        "return=headers-only",
+    ]);
+    let count = first(&["count=exact", "count=planned", "count=estimated"]);
+    let tx = first(&["tx=commit", "tx=rollback"]);
+    let handling = first(&["handling=strict", "handling=lenient"]);
+    let max_affected = tokens
+        .iter()
+        .find_map(|t| t.strip_prefix("max-affected="))
+        .and_then(|n| n.parse::<i64>().ok());
+    const KNOWN: [&str; 15] = [
+        "resolution=merge-duplicates",
+        "resolution=ignore-duplicates",
+        "return=representation",
+        "return=minimal",
+        "return=headers-only",
+        "count=exact",
+        "count=planned",
+        "count=estimated",
+        "tx=commit",
+        "tx=rollback",
+        "missing=default",
+        "missing=null",
+        "handling=strict",
+        "handling=lenient",
+        "",
+    ];
+    let strict = handling == Some("handling=strict");
+    let mut applied: Vec<String> = [resolution, missing, return_, count, tx, handling]
+        .into_iter()
+        .flatten()
+        .map(str::to_string)
+        .collect();
+    if strict && let Some(n) = max_affected {
+        applied.push(format!("max-affected={n}"));
     }
-    p
+    Preferences {
+        return_: return_.map(|r| match r {
+            "return=representation" => Return::Representation,
+            "return=headers-only" => Return::HeadersOnly,
+            _ => Return::Minimal,
+        }),
+        count: count.map(|c| match c {
+            "count=exact" => Count::Exact,
+            "count=planned" => Count::Planned,
+            _ => Count::Estimated,
+        }),
+        resolution: resolution.map(|r| {
+            if r == "resolution=merge-duplicates" {
+                Resolution::MergeDuplicates
+            } else {
+                Resolution::IgnoreDuplicates
+            }
+        }),
+        missing_default: missing == Some("missing=default"),
+        tx_rollback: tx == Some("tx=rollback"),
+        strict,
+        max_affected,
+        invalid: tokens
+            .iter()
+            .filter(|t| {
+                !KNOWN.contains(t) && !t.starts_with("timezone=") && !t.starts_with("max-affected=")
+            })
+            .map(|t| t.to_string())
+            .collect(),
+        applied,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -340,6 +417,49 @@ mod tests {
             ]
         );
         assert!(parse_prefer(["tx=rollback, bogus=1"]).tx_rollback);
+    }
+
+    #[test]
+    fn prefer_as_postgrest_reads_it() {
+        // The first token of a kind counts; Preference-Applied follows PostgREST's order.
+        let p = parse_prefer([
+            "count=exact, return=minimal, return=representation, resolution=merge-duplicates",
+        ]);
+        assert_eq!(p.return_, Some(Return::Minimal));
+        assert_eq!(
+            p.applied,
+            vec![
+                "resolution=merge-duplicates",
+                "return=minimal",
+                "count=exact"
+            ]
+        );
+        // Unknown tokens only matter with handling=strict, which also enables max-affected.
+        let lenient = parse_prefer(["max-affected=5, anything, timezone=UTC"]);
+        assert_eq!(lenient.invalid, vec!["anything"]);
+        assert!(lenient.check_strict().is_ok());
+        assert_eq!(lenient.affected_limit(), None);
+        let strict = parse_prefer(["handling=strict, max-affected=5, anything, other=1"]);
+        assert_eq!(strict.affected_limit(), Some(5));
+        assert_eq!(strict.applied, vec!["handling=strict", "max-affected=5"]);
+        let e = strict.check_strict().unwrap_err();
+        assert_eq!(
+            (e.status, e.code.as_str(), e.message.as_str()),
+            (
+                400,
+                "PGRST122",
+                "Invalid preferences given with handling=strict"
+            )
+        );
+        assert_eq!(
+            e.details.as_deref(),
+            Some("Invalid preferences: anything, other=1")
+        );
+        assert!(
+            parse_prefer(["handling=strict, max-affected=2"])
+                .check_strict()
+                .is_ok()
+        );
     }
 
     #[test]

@@ -53,6 +53,19 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         )
         .details(format!("The result contains {} rows", row.page_total)));
     }
+    // max-affected (with handling=strict): an update, delete or call touching more rows fails
+    // and rolls back.
+    if let Some(limit) = o.prefer.affected_limit()
+        && matches!(o.kind, Kind::Update | Kind::Delete | Kind::Call { .. })
+        && row.page_total > limit
+    {
+        return Err(ApiError::new(
+            400,
+            "PGRST124",
+            "Query result exceeds max-affected preference constraint",
+        )
+        .details(format!("The query affects {} rows", row.page_total)));
+    }
     let mut headers: Vec<(String, String)> = Vec::new();
     let counting = o.prefer.count.is_some();
     let total = if counting { row.total } else { None };
