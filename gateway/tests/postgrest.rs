@@ -371,3 +371,106 @@ async fn strict_handling_and_max_affected() {
         (400, json!("PGRST128"))
     );
 }
+
+#[tokio::test]
+async fn missing_default_uses_every_kind_of_default() {
+    let gw = &fixture();
+    let svc = Api::service(gw);
+    let r = svc
+        .send(
+            "POST",
+            "/rest/v1/tickets?columns=id,title,status,note&select=id,title,status,note",
+            &[("prefer", "missing=default, return=representation")],
+            Some(r#"[{"title":"a"},{"id":100,"title":"b","status":"done","note":null}]"#),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(
+        r.json(),
+        json!([
+            {"id": 1, "title": "a", "status": "open", "note": "n/a"},
+            {"id": 100, "title": "b", "status": "done", "note": null}
+        ])
+    );
+    assert_eq!(
+        r.header("preference-applied"),
+        Some("missing=default, return=representation")
+    );
+    // Without it, a missing key is null (and the NOT NULL column says so).
+    let r = svc
+        .send(
+            "POST",
+            "/rest/v1/tickets?columns=title,status",
+            &[],
+            Some(r#"[{"title":"c"}]"#),
+        )
+        .await;
+    assert_eq!((r.status, r.json()["code"].clone()), (400, json!("23502")));
+}
+
+#[tokio::test]
+async fn function_counts_and_ranges() {
+    let gw = &fixture();
+    let anon = Api::anon(gw);
+    let exact = [("prefer", "count=exact")];
+    // A set of rows: the count is of the filtered rows, the range of the page.
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/rpc/people_named?prefix=&select=id&limit=2",
+            &exact,
+            None,
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.header("content-range"), r.json()),
+        (206, Some("0-1/3"), json!([{"id": 1}, {"id": 2}]))
+    );
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/rpc/people_named?prefix=Gr&select=id&id=gt.2",
+            &exact,
+            None,
+        )
+        .await;
+    assert_eq!((r.status, r.header("content-range")), (200, Some("0-0/1")));
+    let r = anon
+        .send("HEAD", "/rest/v1/rpc/people_named?prefix=", &exact, None)
+        .await;
+    assert_eq!(
+        (r.status, r.header("content-range"), r.text.as_str()),
+        (200, Some("0-2/3"), "")
+    );
+    let r = anon
+        .send(
+            "POST",
+            "/rest/v1/rpc/people_named?select=id&offset=1",
+            &exact,
+            Some(r#"{"prefix":""}"#),
+        )
+        .await;
+    assert_eq!((r.status, r.header("content-range")), (206, Some("1-2/3")));
+    // Scalars: a set counts its values, one value is one.
+    let r = anon
+        .send("GET", "/rest/v1/rpc/all_nicknames", &exact, None)
+        .await;
+    assert_eq!(r.header("content-range"), Some("0-2/3"));
+    let r = anon
+        .send("GET", "/rest/v1/rpc/nickname_of?pid=1", &exact, None)
+        .await;
+    assert_eq!(
+        (r.header("content-range"), r.text.as_str()),
+        (Some("0-0/1"), "\"ada\"")
+    );
+    let r = anon
+        .send("GET", "/rest/v1/rpc/person?pid=1&select=name", &exact, None)
+        .await;
+    assert_eq!(
+        (r.header("content-range"), r.json()),
+        (Some("0-0/1"), json!({"name": "Ada Lovelace"}))
+    );
+    // Without the preference there is no total.
+    let r = anon.get("/rest/v1/rpc/all_nicknames").await;
+    assert_eq!(r.header("content-range"), Some("0-2/*"));
+}

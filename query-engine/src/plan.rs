@@ -1334,7 +1334,10 @@ fn call_sql(
             (false, false) => format!(" FROM {args_from}, LATERAL {rest}"),
         }
     };
-    let (source, body, void) = if func.returns_rows {
+    // The call's rows are a CTE of their own (the function runs once); filters, order and
+    // page apply to it, and a count counts the filtered rows without the page, as PostgREST.
+    let counting = input.prefer.count.is_some();
+    let (ctes, total, body, void) = if func.returns_rows {
         let alias = "pgrst_call".to_string();
         let mut root = build_node(cache, None, alias.clone(), &q.select, sql)?;
         attach_query(&mut root, &q)?;
@@ -1344,18 +1347,30 @@ fn call_sql(
         outcome.offset = root.offset.unwrap_or(0);
         let cols = select_list(&root, sql, &[]);
         let wheres = where_sql(&root, sql);
-        let mut source = format!(
-            "SELECT {cols}{}{wheres}",
-            from_args(&format!("{call} AS {}", ident(&alias)))
+        let a = ident(&alias);
+        let rows = format!(
+            "pgrst_call_rows AS (SELECT {a}.*{})",
+            from_args(&format!("{call} AS {a}"))
         );
+        let mut source = format!("SELECT {cols} FROM pgrst_call_rows AS {a}{wheres}");
         source.push_str(&order_sql(&root.order, &alias, sql));
         source.push_str(&limit_offset_sql(root.limit, root.offset, sql));
+        let total = if counting {
+            format!("(SELECT pg_catalog.count(*) FROM pgrst_call_rows AS {a}{wheres})")
+        } else {
+            "NULL::bigint".to_string()
+        };
         let shape = if func.returns_set {
             Shape::Rows
         } else {
             Shape::SingleRow
         };
-        (source, body_expr(media, shape, head), false)
+        (
+            format!("{rows}, pgrst_source AS ({source})"),
+            total,
+            body_expr(media, shape, head),
+            false,
+        )
     } else {
         let source = if func.returns_set {
             format!(
@@ -1370,18 +1385,19 @@ fn call_sql(
         } else {
             Shape::Scalar
         };
+        let total = if counting && !func.returns_void {
+            "(SELECT pg_catalog.count(*) FROM pgrst_source)".to_string()
+        } else {
+            "NULL::bigint".to_string()
+        };
         (
-            source,
+            format!("pgrst_source AS ({source})"),
+            total,
             body_expr(media, shape, head || func.returns_void),
             func.returns_void,
         )
     };
-    let statement = wrap(
-        &format!("pgrst_source AS ({source})"),
-        "NULL::bigint",
-        &body,
-        "NULL::text",
-    );
+    let statement = wrap(&ctes, &total, &body, "NULL::text");
     Ok((statement, read_only, void))
 }
 

@@ -19,12 +19,21 @@ cols AS (
            'name', a.attname,
            'type', format_type(a.atttypid, a.atttypmod),
            'nullable', NOT a.attnotnull,
-           'default', pg_get_expr(d.adbin, d.adrelid),
+           -- As PostgREST: a domain's default, an identity column's sequence, none for a
+           -- generated column, else the column default.
+           'default', CASE
+             WHEN t.typbasetype <> 0 AND d.adbin IS NULL THEN pg_get_expr(t.typdefaultbin, 0)
+             WHEN a.attidentity = 'd' THEN
+               format('nextval(%L)', pg_get_serial_sequence(a.attrelid::regclass::text, a.attname)::regclass)
+             WHEN a.attgenerated = 's' THEN NULL
+             ELSE pg_get_expr(d.adbin, d.adrelid)
+           END,
            'generated', a.attgenerated <> '',
            'description', col_description(a.attrelid, a.attnum)
          ) ORDER BY a.attnum) AS columns
   FROM pg_attribute a
   LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+  JOIN pg_type t ON t.oid = a.atttypid
   WHERE a.attrelid IN (SELECT oid FROM rels) AND a.attnum > 0 AND NOT a.attisdropped
   GROUP BY a.attrelid
 ),
