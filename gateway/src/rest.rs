@@ -90,6 +90,7 @@ pub async fn handle(
             None
         },
         profile,
+        content_type: header(&req, "content-type"),
         body: &body,
     };
     let schema = state.schema();

@@ -474,3 +474,111 @@ async fn function_counts_and_ranges() {
     let r = anon.get("/rest/v1/rpc/all_nicknames").await;
     assert_eq!(r.header("content-range"), Some("0-2/*"));
 }
+
+#[tokio::test]
+async fn functions_resolve_as_postgrest_finds_them() {
+    let gw = &fixture();
+    let anon = Api::anon(gw);
+    let post = async |path: &str, ctype: &str, body: &str| {
+        anon.post_raw(path, ctype, body.as_bytes().to_vec()).await
+    };
+    // One unnamed parameter: the whole body, by its Content-Type.
+    let r = post("/rest/v1/rpc/echo_text", "text/plain", "hello, world").await;
+    assert_eq!((r.status, r.text.as_str()), (200, "\"hello, world\""));
+    let r = post(
+        "/rest/v1/rpc/echo_json",
+        "application/json",
+        "[1, {\"a\": 2}]",
+    )
+    .await;
+    assert_eq!((r.status, r.json()), (200, json!([1, {"a": 2}])));
+    let r = post("/rest/v1/rpc/echo_json", "application/json", "{\"a\": 1}").await;
+    assert_eq!(r.json(), json!({"a": 1}));
+    let r = post("/rest/v1/rpc/echo_xml", "text/xml", "<a>1</a>").await;
+    assert_eq!(r.text, "\"<a>1</a>\"");
+    let r = anon
+        .post_raw(
+            "/rest/v1/rpc/echo_bytes",
+            "application/octet-stream",
+            vec![0, 1, 2, 255],
+        )
+        .await;
+    assert_eq!((r.status, r.text.as_str()), (200, "4"));
+    // postgrest-js's rpc('f', {'': value}) names the unnamed parameter with an empty key.
+    let r = post(
+        "/rest/v1/rpc/echo_text",
+        "application/json",
+        r#"{"": "foo"}"#,
+    )
+    .await;
+    assert_eq!((r.status, r.text.as_str()), (200, "\"foo\""), "{}", r.text);
+
+    // Overloads that cannot be told apart: 300 PGRST203.
+    let r = post("/rest/v1/rpc/twin", "application/json", r#"{"a": 1}"#).await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            300,
+            json!({"code": "PGRST203", "details": null,
+                   "hint": "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+                   "message": "Could not choose the best candidate function between: public.twin(a => integer), public.twin(a => text)"})
+        )
+    );
+    // Defaults: the overloads the keys match; both match `a` alone.
+    assert_eq!(anon.get("/rest/v1/rpc/opt").await.text, "1");
+    assert_eq!(anon.get("/rest/v1/rpc/opt?a=1&b=5").await.text, "6");
+    let r = anon.get("/rest/v1/rpc/opt?a=4").await;
+    assert_eq!(
+        (r.status, r.json()["code"].clone()),
+        (300, json!("PGRST203"))
+    );
+
+    // None: PGRST202 with PostgREST's words.
+    let r = anon.get("/rest/v1/rpc/nothing_here").await;
+    assert_eq!(
+        (
+            r.status,
+            r.json()["message"].clone(),
+            r.json()["details"].clone()
+        ),
+        (
+            404,
+            json!(
+                "Could not find the function public.nothing_here without parameters in the schema cache"
+            ),
+            json!(
+                "Searched for the function public.nothing_here without parameters, but no matches were found in the schema cache."
+            )
+        )
+    );
+    let r = post(
+        "/rest/v1/rpc/twin",
+        "application/json",
+        r#"{"a": 1, "zz": 2}"#,
+    )
+    .await;
+    assert_eq!(
+        (
+            r.status,
+            r.json()["message"].clone(),
+            r.json()["details"].clone()
+        ),
+        (
+            404,
+            json!("Could not find the function public.twin(a, zz) in the schema cache"),
+            json!(
+                "Searched for the function public.twin with parameters a, zz or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
+            )
+        )
+    );
+    let r = post("/rest/v1/rpc/twin", "text/plain", "x").await;
+    assert_eq!(
+        (r.json()["message"].clone(), r.json()["details"].clone()),
+        (
+            json!("Could not find the function public.twin in the schema cache"),
+            json!(
+                "Searched for the function public.twin with a single unnamed text parameter, but no matches were found in the schema cache."
+            )
+        )
+    );
+}

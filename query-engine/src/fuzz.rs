@@ -186,6 +186,7 @@ fn fuzz_the_grammar_and_planner() {
                         prefer,
                         range: None,
                         profile: None,
+                        content_type: None,
                         body: body.as_bytes(),
                     };
                     plan(&input, &cache, &cfg).map(|p| p.statement.sql.len())

@@ -29,6 +29,8 @@ pub struct Input<'a> {
     pub range: Option<&'a str>,
     /// `Accept-Profile` (reads) or `Content-Profile` (writes).
     pub profile: Option<&'a str>,
+    /// `Content-Type` of the body (a function's single unnamed parameter depends on it).
+    pub content_type: Option<&'a str>,
     pub body: &'a [u8],
 }
 
@@ -1257,6 +1259,127 @@ fn delete_sql(
     mutation_wrap(cache, table, q, &mutation, media, return_, false, sql)
 }
 
+/// How a function's arguments arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Content {
+    /// GET/HEAD: the query string.
+    Query,
+    /// POST with a JSON body (named arguments, or the body for one unnamed json/jsonb one).
+    Json,
+    /// POST with a raw body for one unnamed parameter of this type.
+    Raw(&'static str),
+}
+
+fn hex_encode(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Picks the overload a call means, as PostgREST's findProc: the overloads whose parameters
+/// the given keys match; failing those, one taking a single unnamed parameter of the body's
+/// type; more than one candidate is ambiguous (300 PGRST203), none is PGRST202.
+fn resolve_function<'f>(
+    overloads: &[&'f Function],
+    schema: &str,
+    name: &str,
+    given: &[&str],
+    content: Content,
+) -> Result<&'f Function, ApiError> {
+    let matching: Vec<&Function> = overloads
+        .iter()
+        .copied()
+        .filter(|f| {
+            if f.args.is_empty() {
+                given.is_empty() && !matches!(content, Content::Raw(_))
+            } else {
+                f.accepts(given)
+            }
+        })
+        .collect();
+    let single_unnamed: Vec<&Function> = overloads
+        .iter()
+        .copied()
+        .filter(|f| {
+            f.args.len() == 1
+                && f.args[0].name.is_empty()
+                && match content {
+                    Content::Json => matches!(f.args[0].data_type.as_str(), "json" | "jsonb"),
+                    Content::Raw(t) => f.args[0].data_type == t,
+                    Content::Query => false,
+                }
+        })
+        .collect();
+    let ambiguous = |fs: &[&Function]| {
+        let list = fs
+            .iter()
+            .map(|f| {
+                let params = f
+                    .args
+                    .iter()
+                    .map(|a| format!("{} => {}", a.name, a.data_type))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!("{}.{}({params})", f.schema, f.name)
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        ApiError::new(
+            300,
+            "PGRST203",
+            format!("Could not choose the best candidate function between: {list}"),
+        )
+        .hint("Try renaming the parameters or the function itself in the database so function overloading can be resolved")
+    };
+    match (matching.as_slice(), single_unnamed.as_slice()) {
+        ([f], _) | ([], [f]) => Ok(f),
+        ([], []) => Err(no_function(schema, name, given, content)),
+        ([], many) | (many, _) => Err(ambiguous(many)),
+    }
+}
+
+/// PGRST202 with PostgREST's message and details.
+fn no_function(schema: &str, name: &str, given: &[&str], content: Content) -> ApiError {
+    let func = format!("{schema}.{name}");
+    let keys = given.join(", ");
+    let with_params = if given.is_empty() {
+        " without parameters".to_string()
+    } else if given.len() > 1 {
+        format!(" with parameters {keys}")
+    } else {
+        format!(" with parameter {keys}")
+    };
+    let (message, searched) = match content {
+        Content::Raw(t) => (
+            format!("Could not find the function {func} in the schema cache"),
+            format!(" with a single unnamed {t} parameter"),
+        ),
+        Content::Json => (
+            format!(
+                "Could not find the function {func}{} in the schema cache",
+                if given.is_empty() {
+                    " without parameters".to_string()
+                } else {
+                    format!("({keys})")
+                }
+            ),
+            format!("{with_params} or with a single unnamed json/jsonb parameter"),
+        ),
+        Content::Query => (
+            format!(
+                "Could not find the function {func}{} in the schema cache",
+                if given.is_empty() {
+                    " without parameters".to_string()
+                } else {
+                    format!("({keys})")
+                }
+            ),
+            with_params,
+        ),
+    };
+    ApiError::new(404, "PGRST202", message).details(format!(
+        "Searched for the function {func}{searched}, but no matches were found in the schema cache."
+    ))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn call_sql(
     cache: &SchemaCache,
@@ -1272,28 +1395,56 @@ fn call_sql(
     let overloads = cache.functions(schema, name);
     let is_arg = |k: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == k));
     let q = parse_query(input.query, &|k| input.method.is_read() && is_arg(k))?;
-    let args: serde_json::Map<String, Value> = if input.method.is_read() {
-        q.rpc_args
+    let post = !input.method.is_read();
+    // A POST's body type: JSON (the default), or a raw body for one unnamed parameter.
+    let content = if post {
+        match input
+            .content_type
+            .map(|c| {
+                c.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase()
+            })
+            .as_deref()
+        {
+            Some("text/plain") => Content::Raw("text"),
+            Some("text/xml") => Content::Raw("xml"),
+            Some("application/octet-stream") => Content::Raw("bytea"),
+            _ => Content::Json,
+        }
+    } else {
+        Content::Query
+    };
+    let mut whole_body: Option<Value> = None;
+    let args: serde_json::Map<String, Value> = match content {
+        Content::Query => q
+            .rpc_args
             .iter()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect()
-    } else if input.body.iter().all(u8::is_ascii_whitespace) {
-        serde_json::Map::new()
-    } else {
-        match serde_json::from_slice::<Value>(input.body) {
-            Ok(Value::Object(m)) => m,
-            _ => return Err(ApiError::new(400, "PGRST102", "Empty or invalid json")),
-        }
+            .collect(),
+        Content::Raw(_) => serde_json::Map::new(),
+        Content::Json if input.body.iter().all(u8::is_ascii_whitespace) => serde_json::Map::new(),
+        Content::Json => match serde_json::from_slice::<Value>(input.body) {
+            Ok(Value::Object(m)) => {
+                whole_body = Some(Value::Object(m.clone()));
+                m
+            }
+            Ok(other) => {
+                whole_body = Some(other);
+                serde_json::Map::new()
+            }
+            Err(_) => return Err(ApiError::new(400, "PGRST102", "Empty or invalid json")),
+        },
     };
     let given: Vec<&str> = args.keys().map(String::as_str).collect();
-    let func: &Function = overloads.iter().find(|f| f.accepts(&given)).ok_or_else(|| {
-        ApiError::new(
-            404,
-            "PGRST202",
-            format!("Could not find the function {schema}.{name}({}) in the schema cache", given.join(", ")),
-        )
-        .hint("If a new function was created in the database with this name and parameters, try reloading the schema cache.")
-    })?;
+    let candidates: Vec<&Function> = overloads.iter().collect();
+    let func = resolve_function(&candidates, schema, name, &given, content)?;
+    let unnamed = func.args.len() == 1 && func.args[0].name.is_empty() && !given.contains(&"");
+    if whole_body.is_some() && !unnamed && !matches!(whole_body, Some(Value::Object(_))) {
+        return Err(ApiError::new(400, "PGRST102", "Empty or invalid json"));
+    }
     if input.prefer.affected_limit().is_some() && !func.returns_set {
         return Err(ApiError::new(
             400,
@@ -1302,11 +1453,27 @@ fn call_sql(
         ));
     }
     let read_only = input.method.is_read() || func.is_read_only();
-    let call_args: Vec<String> = given
-        .iter()
-        .map(|a| format!("{} := pgrst_args.{}", ident(a), ident(a)))
-        .collect();
-    let args_from = if given.is_empty() {
+    // Unnamed parameters are passed by position; the rest by name.
+    let arg_ref = |a: &str| {
+        if a.is_empty() {
+            "pgrst_args.pgrst_unnamed".to_string()
+        } else {
+            format!("{} := pgrst_args.{}", ident(a), ident(a))
+        }
+    };
+    let mut call_args: Vec<String> = given.iter().map(|a| arg_ref(a)).collect();
+    if unnamed {
+        // The whole body is the argument: JSON as sent, raw text, or bytes.
+        let data_type = func.args[0].data_type.as_str();
+        let value = match content {
+            Content::Raw("bytea") => format!("\\x{}", hex_encode(input.body)),
+            _ => std::str::from_utf8(input.body)
+                .map_err(|_| ApiError::new(400, "PGRST102", "The body is not valid UTF-8"))?
+                .to_string(),
+        };
+        call_args = vec![format!("{}::{data_type}", sql.param(value))];
+    }
+    let args_from = if given.is_empty() || unnamed {
         String::new()
     } else {
         let types = given
@@ -1318,11 +1485,20 @@ fn call_sql(
                     .find(|x| x.name == *a)
                     .map(|x| x.data_type.as_str())
                     .unwrap_or("text");
-                format!("{} {t}", ident(a))
+                let column = if a.is_empty() { "pgrst_unnamed" } else { a };
+                format!("{} {t}", ident(column))
             })
             .collect::<Vec<_>>()
             .join(", ");
-        let p = sql.param(Value::Object(args.clone()).to_string());
+        // An unnamed argument (`{"": …}`) is read under a name a record can have.
+        let named: serde_json::Map<String, Value> = args
+            .iter()
+            .map(|(k, v)| {
+                let k = if k.is_empty() { "pgrst_unnamed" } else { k };
+                (k.to_string(), v.clone())
+            })
+            .collect();
+        let p = sql.param(Value::Object(named).to_string());
         format!("json_to_record({p}::json) AS pgrst_args({types})")
     };
     let call = format!("{}({})", qualified(schema, name), call_args.join(", "));

@@ -403,6 +403,31 @@ impl<'a> Api<'a> {
         }
     }
 
+    /// A POST whose body is sent as is with this Content-Type.
+    pub async fn post_raw(&self, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
+        let res = self
+            .client
+            .post(format!("{}{}", self.gw.url, path))
+            .header("apikey", &self.gw.anon)
+            .header(
+                "authorization",
+                format!("Bearer {}", self.token.as_deref().unwrap_or(&self.gw.anon)),
+            )
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .expect("request");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let text = res.text().await.unwrap();
+        Reply {
+            status,
+            headers,
+            text,
+        }
+    }
+
     pub async fn get(&self, path: &str) -> Reply {
         self.send("GET", path, &[], None).await
     }

@@ -31,6 +31,7 @@ fn plan_for(
         prefer: parse_prefer([prefer]),
         range: None,
         profile: Some("public"),
+        content_type: None,
         body: body.as_bytes(),
     };
     plan(&input, &shop(), &cfg())
@@ -269,6 +270,7 @@ fn unknown_table_and_schema() {
         prefer: Preferences::default(),
         range: None,
         profile: Some("secret"),
+        content_type: None,
         body: b"",
     };
     let e = plan(&input, &shop(), &cfg()).unwrap_err();
@@ -287,6 +289,7 @@ fn rpc_calls() {
             prefer: Preferences::default(),
             range: None,
             profile: None,
+            content_type: None,
             body: body.as_bytes(),
         };
         plan(&input, &shop(), &cfg())
