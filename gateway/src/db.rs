@@ -71,6 +71,9 @@ pub struct RequestContext {
     pub search_path: String,
     /// Settings for this transaction: the role's own (statement_timeout…) and defaults.
     pub settings: Vec<(String, String)>,
+    /// db-pre-request: `SELECT <function>()` after the settings, before the main statement
+    /// (quoted, schema-qualified).
+    pub pre_request: Option<String>,
 }
 
 /// The setup statement for `n` role settings: search_path, role, claims, request info, then
@@ -258,8 +261,16 @@ pub async fn run_statement(
             sql: &setup_sql,
             params: &setup,
         },
-        Step { sql, params: &main },
     ];
+    let pre_request = ctx.pre_request.as_ref().map(|f| format!("SELECT {f}()"));
+    if let Some(pre) = &pre_request {
+        steps.push(Step {
+            sql: pre,
+            params: &[],
+        });
+    }
+    let main_index = steps.len();
+    steps.push(Step { sql, params: &main });
     if let Some(f) = finish {
         steps.push(Step {
             sql: f,
@@ -268,7 +279,7 @@ pub async fn run_statement(
     }
     let mut rows = session.pipeline(&steps).await?;
     let row = rows
-        .swap_remove(2)
+        .swap_remove(main_index)
         .ok_or_else(|| DbError::Unavailable("the statement returned no row".into()))?;
     Ok((row, if end.is_some() { None } else { Some(session) }))
 }

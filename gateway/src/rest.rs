@@ -108,6 +108,7 @@ pub async fn handle(
         headers: headers_json(&req, &client),
         search_path: state.config.search_path(&plan.outcome.schema),
         settings: state.role_settings(&identity.role),
+        pre_request: schema.db_setting("db_pre_request").map(quote_function),
     };
     // Only a singular response (PGRST116) or max-affected (PGRST124) can still turn a write
     // into a rollback; everything else is decided now, so the transaction ends in the same
@@ -161,6 +162,14 @@ pub async fn handle(
         Some(b) if method != Method::Head => out.body(b),
         _ => out.finish(),
     })
+}
+
+/// A function name from `pgrst.db_pre_request` (`check_request` or `api.check_request`), quoted.
+fn quote_function(name: &str) -> String {
+    name.split('.')
+        .map(|part| format!("\"{}\"", part.trim().trim_matches('"').replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// The main statement's row (total, page total, body, headers, status, location, inserted), in

@@ -1,4 +1,4 @@
-//! Loads the schema cache and keeps it fresh: reload on `NOTIFY pgrst, 'reload schema'` (sent by
+//! Loads the schema cache and keeps it fresh: reload on `NOTIFY pgrst, 'reload schema'` or `'reload config'` (sent by
 //! the DDL event trigger and after migrations), debounced; a failed reload keeps the old cache.
 
 use crate::listen::Event;
@@ -50,7 +50,10 @@ pub fn spawn_listener(state: Arc<AppState>, pg: tokio_postgres::Config) {
             match event {
                 // Anything may have changed while we were not listening.
                 Event::Connected => reload(&state).await,
-                Event::Notification(p) if p.is_empty() || p == "reload schema" => {
+                // The cache holds the in-database configuration too.
+                Event::Notification(p)
+                    if p.is_empty() || p == "reload schema" || p == "reload config" =>
+                {
                     // Debounce bursts of DDL into one reload.
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     while events.try_recv().is_ok() {}

@@ -582,3 +582,109 @@ async fn functions_resolve_as_postgrest_finds_them() {
         )
     );
 }
+
+/// Sets in-database configuration on the login role and waits until the gateways reload it.
+async fn db_config(gw: &support::Gateway, statements: &str, until: impl AsyncFn() -> bool) {
+    gw.sql(&format!("{statements}; NOTIFY pgrst, 'reload config'"))
+        .await;
+    for _ in 0..100 {
+        if until().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the configuration was not reloaded: {statements}");
+}
+
+#[tokio::test]
+async fn in_database_configuration() {
+    let gw = &fixture();
+    let svc = Api::service(gw);
+    let people = async || {
+        svc.get("/rest/v1/people?select=id")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .len()
+    };
+
+    // db-tx-end is commit by default: tx=rollback is ignored, as PostgREST.
+    let r = svc
+        .send(
+            "POST",
+            "/rest/v1/people",
+            &[("prefer", "tx=rollback")],
+            Some(r#"{"id":20,"name":"Kept"}"#),
+        )
+        .await;
+    assert_eq!((r.status, r.header("preference-applied")), (201, None));
+    assert_eq!(people().await, 4);
+
+    // commit-allow-override: tx=rollback answers but keeps nothing.
+    db_config(
+        gw,
+        "ALTER ROLE authenticator SET pgrst.db_tx_end = 'commit-allow-override'",
+        async || {
+            svc.send(
+                "GET",
+                "/rest/v1/people?select=id&limit=1",
+                &[("prefer", "tx=rollback")],
+                None,
+            )
+            .await
+            .header("preference-applied")
+                == Some("tx=rollback")
+        },
+    )
+    .await;
+    let r = svc
+        .send(
+            "DELETE",
+            "/rest/v1/people?id=eq.20",
+            &[("prefer", "tx=rollback, return=representation")],
+            None,
+        )
+        .await;
+    assert_eq!((r.status, r.json().as_array().unwrap().len()), (200, 1));
+    assert_eq!(people().await, 4, "rolled back");
+
+    // db-max-rows from the database, and a database-specific value over the role-wide one.
+    db_config(
+        gw,
+        "ALTER ROLE authenticator SET pgrst.db_max_rows = '2'",
+        async || people().await == 2,
+    )
+    .await;
+    db_config(
+        gw,
+        "DO $$ BEGIN EXECUTE format('ALTER ROLE authenticator IN DATABASE %I SET pgrst.db_max_rows = %L', current_database(), '1'); END $$",
+        async || people().await == 1,
+    )
+    .await;
+
+    // db-pre-request runs before every request, with its settings in place.
+    db_config(
+        gw,
+        "ALTER ROLE authenticator SET pgrst.db_pre_request = 'public.guard'",
+        async || {
+            svc.send("GET", "/rest/v1/people", &[("x-block", "1")], None)
+                .await
+                .status
+                == 400
+        },
+    )
+    .await;
+    let r = svc
+        .send("GET", "/rest/v1/people", &[("x-block", "1")], None)
+        .await;
+    assert_eq!(
+        (
+            r.status,
+            r.json()["code"].clone(),
+            r.json()["message"].clone()
+        ),
+        (400, json!("P0001"), json!("blocked by db-pre-request"))
+    );
+    assert_eq!(svc.get("/rest/v1/people?select=id").await.status, 200);
+}

@@ -19,6 +19,31 @@ pub struct EngineConfig {
     pub schemas: Vec<String>,
 }
 
+impl EngineConfig {
+    /// db-max-rows, from the database (`pgrst.db_max_rows` on the login role) over the
+    /// project's config.toml, as PostgREST reads its in-database configuration.
+    fn max_rows(&self, cache: &SchemaCache) -> Option<u64> {
+        match cache.db_setting("db_max_rows") {
+            Some(v) => v.trim().parse().ok().filter(|n| *n > 0),
+            None => self.max_rows,
+        }
+    }
+}
+
+/// Applies db-tx-end (`pgrst.db_tx_end`: commit, commit-allow-override, rollback,
+/// rollback-allow-override; PostgREST's default is commit) to the request's preferences: `tx=`
+/// counts only where overriding is allowed.
+fn transaction_end(prefer: &mut Preferences, cache: &SchemaCache) {
+    let tx_end = cache.db_setting("db_tx_end").unwrap_or("commit");
+    let allow = tx_end.ends_with("-allow-override");
+    let rollback_all = tx_end.starts_with("rollback");
+    if !allow {
+        prefer.applied.retain(|a| !a.starts_with("tx="));
+    }
+    prefer.tx_rollback =
+        (allow && prefer.tx_rollback) || (rollback_all && !(allow && prefer.tx_commit));
+}
+
 /// What the gateway received, already split into parts.
 pub struct Input<'a> {
     pub method: Method,
@@ -753,6 +778,7 @@ pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Pl
         echo_profile,
         prefer: input.prefer.clone(),
     };
+    transaction_end(&mut outcome.prefer, cache);
 
     let (text, read_only) = match &input.resource {
         Resource::Table(name) => {
@@ -884,7 +910,7 @@ fn read_sql(
             root.limit.get_or_insert(l);
         }
     }
-    if let Some(max) = cfg.max_rows {
+    if let Some(max) = cfg.max_rows(cache) {
         root.limit = Some(root.limit.map_or(max, |l| l.min(max)));
     }
     let offset = root.offset.unwrap_or(0);
@@ -1517,7 +1543,7 @@ fn call_sql(
         let alias = "pgrst_call".to_string();
         let mut root = build_node(cache, None, alias.clone(), &q.select, sql)?;
         attach_query(&mut root, &q)?;
-        if let Some(max) = cfg.max_rows.filter(|_| func.returns_set) {
+        if let Some(max) = cfg.max_rows(cache).filter(|_| func.returns_set) {
             root.limit = Some(root.limit.map_or(max, |l| l.min(max)));
         }
         outcome.offset = root.offset.unwrap_or(0);

@@ -63,7 +63,10 @@ pub struct Preferences {
     pub count: Option<Count>,
     pub resolution: Option<Resolution>,
     pub missing_default: bool,
+    /// `tx=rollback` (honoured only where db-tx-end allows overriding).
     pub tx_rollback: bool,
+    /// `tx=commit`.
+    pub tx_commit: bool,
     /// `handling=strict`: unknown preferences are an error and `max-affected` is enforced.
     pub strict: bool,
     /// `max-affected=N`, honoured with `handling=strict`.
@@ -171,6 +174,7 @@ pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferenc
         }),
         missing_default: missing == Some("missing=default"),
         tx_rollback: tx == Some("tx=rollback"),
+        tx_commit: tx == Some("tx=commit"),
         strict,
         max_affected,
         invalid: tokens

@@ -96,6 +96,18 @@ role_settings AS (
     AND pg_has_role(current_user, r.oid, 'MEMBER') AND r.rolname <> current_user
     AND (split_part(x, '=', 1) LIKE '%.%'
          OR EXISTS (SELECT 1 FROM pg_settings ps WHERE ps.name = split_part(x, '=', 1) AND ps.context = 'user'))
+),
+-- PostgREST's in-database configuration: `pgrst.*` settings of the login role itself
+-- (ALTER ROLE authenticator SET pgrst.db_aggregates_enabled = 'true'); database-specific ones
+-- sort last so they win.
+db_config AS (
+  SELECT substr(split_part(x, '=', 1), 7) AS key, substr(x, strpos(x, '=') + 1) AS value,
+         s.setdatabase <> 0 AS specific
+  FROM pg_db_role_setting s
+  CROSS JOIN LATERAL unnest(s.setconfig) AS x
+  WHERE s.setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+    AND s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+    AND split_part(x, '=', 1) LIKE 'pgrst.%'
 )
 SELECT json_build_object(
   'tables', coalesce((SELECT json_agg(json_build_object(
@@ -106,7 +118,8 @@ SELECT json_build_object(
     )) FROM rels r LEFT JOIN cols c ON c.oid = r.oid), '[]'),
   'foreign_keys', coalesce((SELECT json_agg(fk) FROM fks), '[]'),
   'functions', coalesce((SELECT json_agg(f) FROM funcs), '[]'),
-  'role_settings', coalesce((SELECT json_agg(rs ORDER BY rs.specific) FROM role_settings rs), '[]')
+  'role_settings', coalesce((SELECT json_agg(rs ORDER BY rs.specific) FROM role_settings rs), '[]'),
+  'db_config', coalesce((SELECT json_agg(d ORDER BY d.specific) FROM db_config d), '[]')
 )::text
 "#;
 
@@ -209,12 +222,20 @@ struct RoleSetting {
 }
 
 #[derive(Debug, Deserialize)]
+struct DbSetting {
+    key: String,
+    value: String,
+}
+
+#[derive(Debug, Deserialize)]
 struct Raw {
     tables: Vec<Table>,
     foreign_keys: Vec<ForeignKey>,
     functions: Vec<Function>,
     #[serde(default)]
     role_settings: Vec<RoleSetting>,
+    #[serde(default)]
+    db_config: Vec<DbSetting>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -224,6 +245,8 @@ pub struct SchemaCache {
     functions: HashMap<(String, String), Vec<Function>>,
     /// Role → its settings (name, value), in the order to apply them.
     role_settings: HashMap<String, Vec<(String, String)>>,
+    /// The login role's `pgrst.*` settings, without the prefix (`db_tx_end` → `commit`).
+    db_config: HashMap<String, String>,
 }
 
 impl SchemaCache {
@@ -245,6 +268,11 @@ impl SchemaCache {
         }
         Ok(SchemaCache {
             role_settings,
+            db_config: raw
+                .db_config
+                .into_iter()
+                .map(|d| (d.key, d.value))
+                .collect(),
             tables: raw
                 .tables
                 .into_iter()
@@ -253,6 +281,11 @@ impl SchemaCache {
             foreign_keys: raw.foreign_keys,
             functions,
         })
+    }
+
+    /// An in-database configuration value (`pgrst.<key>` on the login role).
+    pub fn db_setting(&self, key: &str) -> Option<&str> {
+        self.db_config.get(key).map(String::as_str)
     }
 
     /// The settings of an impersonated role (`ALTER ROLE … SET`), to apply per request.
