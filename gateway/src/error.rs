@@ -93,7 +93,7 @@ fn server_error(
 ) -> ApiError {
     let status = query_engine::error::status_for_sqlstate(code, message, is_anon);
     let mut err = ApiError::new(status, code, message);
-    err.details = details;
+    err.details = details.map(|d| Box::new(serde_json::Value::String(d)));
     err.hint = hint;
     err
 }

@@ -92,7 +92,10 @@ async fn one_connection_survives_every_kind_of_error() {
     let r = anon
         .send("POST", "/rest/v1/rpc/prepared_count", &[], Some("{}"))
         .await;
-    let n = r.json().as_i64().unwrap_or_else(|| panic!("not a count: {}", r.text));
+    let n = r
+        .json()
+        .as_i64()
+        .unwrap_or_else(|| panic!("not a count: {}", r.text));
     assert!((1..=8).contains(&n), "{n} prepared statements");
 }
 

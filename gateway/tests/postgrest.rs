@@ -688,3 +688,73 @@ async fn in_database_configuration() {
     );
     assert_eq!(svc.get("/rest/v1/people?select=id").await.status, 200);
 }
+
+#[tokio::test]
+async fn embedding_errors_as_postgrest_words_them() {
+    let gw = &fixture();
+    let anon = Api::anon(gw);
+    let sorted = |v: serde_json::Value| {
+        let mut a = v.as_array().unwrap().clone();
+        a.sort_by_key(|x| x["relationship"].as_str().unwrap().to_string());
+        serde_json::Value::Array(a)
+    };
+    // Two foreign keys: 300 PGRST201, the candidates as JSON details, a hint per constraint.
+    let r = anon.get("/rest/v1/matches?select=id,teams(name)").await;
+    assert_eq!(
+        (r.status, r.json()["code"].clone()),
+        (300, json!("PGRST201"))
+    );
+    let body = r.json();
+    assert_eq!(
+        body["message"],
+        "Could not embed because more than one relationship was found for 'matches' and 'teams'"
+    );
+    assert_eq!(
+        sorted(body["details"].clone()),
+        json!([
+            {"cardinality": "many-to-one", "embedding": "matches with teams",
+             "relationship": "matches_away_fkey using matches(away) and teams(id)"},
+            {"cardinality": "many-to-one", "embedding": "matches with teams",
+             "relationship": "matches_home_fkey using matches(home) and teams(id)"}
+        ])
+    );
+    let hint = body["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("Try changing 'teams' to one of the following: "),
+        "{hint}"
+    );
+    assert!(
+        hint.contains("'teams!matches_home_fkey'") && hint.contains("'teams!matches_away_fkey'")
+    );
+    assert!(hint.ends_with(". Find the desired relationship in the 'details' key."));
+    let r = anon.get("/rest/v1/teams?select=id,matches(id)").await;
+    assert_eq!(
+        sorted(r.json()["details"].clone())[1],
+        json!({"cardinality": "one-to-many", "embedding": "teams with matches",
+               "relationship": "matches_home_fkey using teams(id) and matches(home)"})
+    );
+    // The constraint name resolves it.
+    let r = anon
+        .get("/rest/v1/matches?select=id,home:teams!matches_home_fkey(name),away:teams!matches_away_fkey(name)")
+        .await;
+    assert_eq!(
+        r.json(),
+        json!([{"id": 1, "home": {"name": "Lilies"}, "away": {"name": "Roses"}}])
+    );
+    // No relationship: 400 PGRST200 with PostgREST's details.
+    let r = anon.get("/rest/v1/matches?select=id,people(*)").await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            400,
+            json!({"code": "PGRST200", "hint": null,
+                   "message": "Could not find a relationship between 'matches' and 'people' in the schema cache",
+                   "details": "Searched for a foreign key relationship between 'matches' and 'people' in the schema 'public', but no matches were found."})
+        )
+    );
+    let r = anon.get("/rest/v1/matches?select=id,teams!nope(*)").await;
+    assert_eq!(
+        r.json()["details"],
+        "Searched for a foreign key relationship between 'matches' and 'teams' using the hint 'nope' in the schema 'public', but no matches were found."
+    );
+}

@@ -1,6 +1,7 @@
 //! PostgREST's error body `{code, message, details, hint}` and HTTP status rules.
 
 use serde::Serialize;
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -9,7 +10,9 @@ pub struct ApiError {
     pub status: u16,
     pub code: String,
     pub message: String,
-    pub details: Option<String>,
+    /// Text, or JSON where PostgREST gives JSON (PGRST201's candidate relationships); boxed to
+    /// keep errors small.
+    pub details: Option<Box<Value>>,
     pub hint: Option<String>,
 }
 
@@ -25,8 +28,21 @@ impl ApiError {
     }
 
     pub fn details(mut self, d: impl Into<String>) -> Self {
-        self.details = Some(d.into());
+        self.details = Some(Box::new(Value::String(d.into())));
         self
+    }
+
+    pub fn details_json(mut self, d: Value) -> Self {
+        self.details = Some(Box::new(d));
+        self
+    }
+
+    /// The details as text (JSON details as their JSON text).
+    pub fn details_text(&self) -> Option<String> {
+        self.details.as_deref().map(|d| match d {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
     }
 
     pub fn hint(mut self, h: impl Into<String>) -> Self {

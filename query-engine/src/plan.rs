@@ -261,7 +261,17 @@ fn find_relationships<'c>(
                 parent.name, embed.relation
             ),
         )
-        .hint("Verify that the relationship exists and that the names in the request are right.")),
+        .details(format!(
+            "Searched for a foreign key relationship between '{}' and '{}'{} in the schema '{}', but no matches were found.",
+            parent.name,
+            embed.relation,
+            embed
+                .hint
+                .as_ref()
+                .map(|h| format!(" using the hint '{h}'"))
+                .unwrap_or_default(),
+            schema
+        ))),
         1 => {
             let (t, r, _) = candidates.pop().expect("one candidate");
             Ok((t, r))
@@ -269,28 +279,91 @@ fn find_relationships<'c>(
         _ => {
             let details: Vec<Value> = candidates
                 .iter()
-                .map(|(t, r, keys)| {
-                    let card = match r {
-                        Rel::ToOne { .. } => "many-to-one",
-                        Rel::ToMany { .. } => "one-to-many",
-                        Rel::ManyToMany { .. } => "many-to-many",
+                .map(|(t, r, _)| describe_relationship(&parent.name, &t.name, r))
+                .collect();
+            let hints: Vec<String> = candidates
+                .iter()
+                .map(|(t, r, _)| {
+                    let via = match r {
+                        Rel::ToOne { fk, .. } | Rel::ToMany { fk } => fk.name.as_str(),
+                        Rel::ManyToMany { junction, .. } => junction.name.as_str(),
                     };
-                    serde_json::json!({"cardinality": card, "embedding": format!("{} with {}", parent.name, t.name), "relationship": keys.join(" using ")})
+                    format!("'{}!{via}'", t.name)
                 })
                 .collect();
             Err(ApiError::new(
                 300,
                 "PGRST201",
-                format!("Could not embed because more than one relationship was found for '{}' and '{}'", parent.name, embed.relation),
+                format!(
+                    "Could not embed because more than one relationship was found for '{}' and '{}'",
+                    parent.name, embed.relation
+                ),
             )
-            .details(Value::Array(details).to_string())
+            .details_json(Value::Array(details))
             .hint(format!(
                 "Try changing '{}' to one of the following: {}. Find the desired relationship in the 'details' key.",
                 embed.relation,
-                candidates.iter().map(|(_, _, k)| format!("'{}!{}'", embed.relation, k[0])).collect::<Vec<_>>().join(", ")
+                hints.join(", ")
             )))
         }
     }
+}
+
+/// One candidate of an ambiguous embedding, as PostgREST lists it in PGRST201's details.
+fn describe_relationship(parent: &str, child: &str, r: &Rel) -> Value {
+    let cols = |c: &[String]| format!("({})", c.join(", "));
+    let (cardinality, relationship) = match r {
+        Rel::ToOne {
+            fk,
+            parent_holds_fk: true,
+        } => (
+            "many-to-one",
+            format!(
+                "{} using {parent}{} and {child}{}",
+                fk.name,
+                cols(&fk.columns),
+                cols(&fk.foreign_columns)
+            ),
+        ),
+        Rel::ToOne { fk, .. } => (
+            "one-to-one",
+            format!(
+                "{} using {parent}{} and {child}{}",
+                fk.name,
+                cols(&fk.foreign_columns),
+                cols(&fk.columns)
+            ),
+        ),
+        Rel::ToMany { fk } => (
+            "one-to-many",
+            format!(
+                "{} using {parent}{} and {child}{}",
+                fk.name,
+                cols(&fk.foreign_columns),
+                cols(&fk.columns)
+            ),
+        ),
+        Rel::ManyToMany {
+            junction,
+            to_parent,
+            to_child,
+        } => (
+            "many-to-many",
+            format!(
+                "{} using {}{} and {}{}",
+                junction.name,
+                to_parent.name,
+                cols(&to_parent.columns),
+                to_child.name,
+                cols(&to_child.columns)
+            ),
+        ),
+    };
+    serde_json::json!({
+        "cardinality": cardinality,
+        "embedding": format!("{parent} with {child}"),
+        "relationship": relationship,
+    })
 }
 
 fn build_node<'c>(

@@ -456,7 +456,7 @@ mod tests {
             )
         );
         assert_eq!(
-            e.details.as_deref(),
+            e.details_text().as_deref(),
             Some("Invalid preferences: anything, other=1")
         );
         assert!(

@@ -232,7 +232,10 @@ mod tests {
         o.media = MediaType::SingularJson;
         let e = build(&o, row(2, None, "{}")).unwrap_err();
         assert_eq!((e.status, e.code.as_str()), (406, "PGRST116"));
-        assert_eq!(e.details.as_deref(), Some("The result contains 2 rows"));
+        assert_eq!(
+            e.details_text().as_deref(),
+            Some("The result contains 2 rows")
+        );
         assert_eq!(
             build(&o, row(1, None, "{\"a\":1}"))
                 .unwrap()
