@@ -63,7 +63,7 @@ fks AS (
   WHERE con.contype = 'f' AND n1.nspname = ANY($1) AND n2.nspname = ANY($1)
 ),
 funcs AS (
-  SELECT json_build_object(
+  SELECT p.oid, json_build_object(
     'schema', n.nspname, 'name', p.proname,
     'args', (SELECT coalesce(json_agg(json_build_object('name', coalesce(a.name, ''), 'type', format_type(a.typ, NULL)) ORDER BY a.ord), '[]')
                FROM unnest(coalesce(p.proallargtypes, p.proargtypes::oid[]),
@@ -117,7 +117,8 @@ SELECT json_build_object(
       'unique_keys', coalesce((SELECT json_agg(k.columns) FROM keys k WHERE k.oid = r.oid), '[]')
     )) FROM rels r LEFT JOIN cols c ON c.oid = r.oid), '[]'),
   'foreign_keys', coalesce((SELECT json_agg(fk) FROM fks), '[]'),
-  'functions', coalesce((SELECT json_agg(f) FROM funcs), '[]'),
+  -- Overloads in the order they were created (PostgREST lists ambiguous ones so).
+  'functions', coalesce((SELECT json_agg(f.f ORDER BY f.oid) FROM funcs f), '[]'),
   'role_settings', coalesce((SELECT json_agg(rs ORDER BY rs.specific) FROM role_settings rs), '[]'),
   'db_config', coalesce((SELECT json_agg(d ORDER BY d.specific) FROM db_config d), '[]')
 )::text
