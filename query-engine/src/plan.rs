@@ -1446,34 +1446,24 @@ fn no_function(schema: &str, name: &str, given: &[&str], content: Content) -> Ap
     } else {
         format!(" with parameter {keys}")
     };
-    let (message, searched) = match content {
+    // With a raw body PostgREST names no parameters; otherwise the keys, or "without".
+    let named = if given.is_empty() {
+        " without parameters".to_string()
+    } else {
+        format!("({keys})")
+    };
+    let (named, searched) = match content {
         Content::Raw(t) => (
-            format!("Could not find the function {func} in the schema cache"),
+            String::new(),
             format!(" with a single unnamed {t} parameter"),
         ),
         Content::Json => (
-            format!(
-                "Could not find the function {func}{} in the schema cache",
-                if given.is_empty() {
-                    " without parameters".to_string()
-                } else {
-                    format!("({keys})")
-                }
-            ),
+            named,
             format!("{with_params} or with a single unnamed json/jsonb parameter"),
         ),
-        Content::Query => (
-            format!(
-                "Could not find the function {func}{} in the schema cache",
-                if given.is_empty() {
-                    " without parameters".to_string()
-                } else {
-                    format!("({keys})")
-                }
-            ),
-            with_params,
-        ),
+        Content::Query => (named, with_params),
     };
+    let message = format!("Could not find the function {func}{named} in the schema cache");
     ApiError::new(404, "PGRST202", message).details(format!(
         "Searched for the function {func}{searched}, but no matches were found in the schema cache."
     ))

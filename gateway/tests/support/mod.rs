@@ -375,6 +375,27 @@ impl<'a> Api<'a> {
         headers: &[(&str, &str)],
         body: Option<&str>,
     ) -> Reply {
+        let mut all: Vec<(&str, &str)> = headers.to_vec();
+        if body.is_some() {
+            all.push(("content-type", "application/json"));
+        }
+        let body = body.map(|b| b.as_bytes().to_vec());
+        self.request(method, path, &all, body).await
+    }
+
+    /// A POST whose body is sent as is with this Content-Type.
+    pub async fn post_raw(&self, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
+        self.request("POST", path, &[("content-type", content_type)], Some(body))
+            .await
+    }
+
+    async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Reply {
         let url = format!("{}{}", self.gw.url, path);
         let mut req = self
             .client
@@ -388,36 +409,9 @@ impl<'a> Api<'a> {
             req = req.header(*k, *v);
         }
         if let Some(b) = body {
-            req = req
-                .header("content-type", "application/json")
-                .body(b.to_string());
+            req = req.body(b);
         }
         let res = req.send().await.expect("request");
-        let status = res.status().as_u16();
-        let headers = res.headers().clone();
-        let text = res.text().await.unwrap();
-        Reply {
-            status,
-            headers,
-            text,
-        }
-    }
-
-    /// A POST whose body is sent as is with this Content-Type.
-    pub async fn post_raw(&self, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
-        let res = self
-            .client
-            .post(format!("{}{}", self.gw.url, path))
-            .header("apikey", &self.gw.anon)
-            .header(
-                "authorization",
-                format!("Bearer {}", self.token.as_deref().unwrap_or(&self.gw.anon)),
-            )
-            .header("content-type", content_type)
-            .body(body)
-            .send()
-            .await
-            .expect("request");
         let status = res.status().as_u16();
         let headers = res.headers().clone();
         let text = res.text().await.unwrap();
