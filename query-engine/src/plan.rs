@@ -1408,7 +1408,8 @@ fn resolve_function<'f>(
         })
         .collect();
     let ambiguous = |fs: &[&Function]| {
-        let list = fs
+        // Listed by signature, as PostgREST's message lists them.
+        let mut list: Vec<String> = fs
             .iter()
             .map(|f| {
                 let params = f
@@ -1419,8 +1420,9 @@ fn resolve_function<'f>(
                     .join(", ");
                 format!("{}.{}({params})", f.schema, f.name)
             })
-            .collect::<Vec<_>>()
-            .join(", ");
+            .collect();
+        list.sort();
+        let list = list.join(", ");
         ApiError::new(
             300,
             "PGRST203",

@@ -117,7 +117,6 @@ SELECT json_build_object(
       'unique_keys', coalesce((SELECT json_agg(k.columns) FROM keys k WHERE k.oid = r.oid), '[]')
     )) FROM rels r LEFT JOIN cols c ON c.oid = r.oid), '[]'),
   'foreign_keys', coalesce((SELECT json_agg(fk) FROM fks), '[]'),
-  -- Overloads in the order they were created (PostgREST lists ambiguous ones so).
   'functions', coalesce((SELECT json_agg(f.f ORDER BY f.oid) FROM funcs f), '[]'),
   'role_settings', coalesce((SELECT json_agg(rs ORDER BY rs.specific) FROM role_settings rs), '[]'),
   'db_config', coalesce((SELECT json_agg(d ORDER BY d.specific) FROM db_config d), '[]')
