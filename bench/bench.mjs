@@ -129,6 +129,16 @@ psql(gw, `
     SELECT p.id, c.id FROM public.products p JOIN public.categories c ON c.slug = 'bench-' || (1 + (substr(p.sku, 3)::int * 7) % 50)
     WHERE p.sku LIKE 'B-%' ON CONFLICT DO NOTHING;
   ANALYZE;`)
+// Scenario (d) rolls its inserts back with Prefer: tx=rollback, which PostgREST honours only where
+// db-tx-end allows overriding: set it in the database, as PostgREST reads it, and wait for the reload.
+psql(gw, "ALTER ROLE authenticator SET pgrst.db_tx_end = 'commit-allow-override'; NOTIFY pgrst, 'reload config'")
+for (let i = 0; ; i++) {
+  // curl, not fetch: no pooled connection is left to go stale before the next measurements.
+  const applied = execFileSync('curl', ['-s', '-o', '/dev/null', '-D', '-', '-H', `apikey: ${gw.anon}`, '-H', 'prefer: tx=rollback', `${gw.url}/rest/v1/categories?select=id&limit=1`], { encoding: 'utf8' })
+  if (/^preference-applied: tx=rollback\r?$/im.test(applied)) break
+  if (i === 100) throw new Error('pgrst.db_tx_end was not reloaded')
+  await new Promise((res) => setTimeout(res, 50))
+}
 const productId = psql(gw, "SELECT id FROM public.products WHERE sku = 'B-4242'").trim()
 const catId = psql(gw, "SELECT id FROM public.categories WHERE slug = 'bench-7'").trim()
 execFileSync(join(PG_BIN, 'pgbench'), ['-i', '-q', '-s', quick ? '1' : '10', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', 'postgres'], { stdio: 'ignore' })
