@@ -167,7 +167,7 @@ pub async fn handle(
 /// A function name from `pgrst.db_pre_request` (`check_request` or `api.check_request`), quoted.
 fn quote_function(name: &str) -> String {
     name.split('.')
-        .map(|part| format!("\"{}\"", part.trim().trim_matches('"').replace('"', "\"\"")))
+        .map(|part| crate::config::quote_ident(part.trim().trim_matches('"')))
         .collect::<Vec<_>>()
         .join(".")
 }

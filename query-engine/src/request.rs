@@ -106,45 +106,31 @@ pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferenc
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .collect();
-    let first = |options: &[&'static str]| -> Option<&'static str> {
+    // Each kind of preference with the tokens PostgREST accepts for it.
+    const KINDS: [&[&str]; 6] = [
+        &[
+            "resolution=merge-duplicates",
+            "resolution=ignore-duplicates",
+        ],
+        &["missing=default", "missing=null"],
+        &[
+            "return=representation",
+            "return=minimal",
+            "return=headers-only",
+        ],
+        &["count=exact", "count=planned", "count=estimated"],
+        &["tx=commit", "tx=rollback"],
+        &["handling=strict", "handling=lenient"],
+    ];
+    let [resolution, missing, return_, count, tx, handling] = KINDS.map(|options| {
         tokens
             .iter()
             .find_map(|t| options.iter().find(|o| **o == *t).copied())
-    };
-    let resolution = first(&[
-        "resolution=merge-duplicates",
-        "resolution=ignore-duplicates",
-    ]);
-    let missing = first(&["missing=default", "missing=null"]);
-    let return_ = first(&[
-        "return=representation",
-        "return=minimal",
-        "return=headers-only",
-    ]);
-    let count = first(&["count=exact", "count=planned", "count=estimated"]);
-    let tx = first(&["tx=commit", "tx=rollback"]);
-    let handling = first(&["handling=strict", "handling=lenient"]);
+    });
     let max_affected = tokens
         .iter()
         .find_map(|t| t.strip_prefix("max-affected="))
         .and_then(|n| n.parse::<i64>().ok());
-    const KNOWN: [&str; 15] = [
-        "resolution=merge-duplicates",
-        "resolution=ignore-duplicates",
-        "return=representation",
-        "return=minimal",
-        "return=headers-only",
-        "count=exact",
-        "count=planned",
-        "count=estimated",
-        "tx=commit",
-        "tx=rollback",
-        "missing=default",
-        "missing=null",
-        "handling=strict",
-        "handling=lenient",
-        "",
-    ];
     let strict = handling == Some("handling=strict");
     let mut applied: Vec<String> = [resolution, missing, return_, count, tx, handling]
         .into_iter()
@@ -180,7 +166,9 @@ pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferenc
         invalid: tokens
             .iter()
             .filter(|t| {
-                !KNOWN.contains(t) && !t.starts_with("timezone=") && !t.starts_with("max-affected=")
+                !KINDS.iter().any(|k| k.contains(t))
+                    && !t.starts_with("timezone=")
+                    && !t.starts_with("max-affected=")
             })
             .map(|t| t.to_string())
             .collect(),

@@ -5,7 +5,7 @@
 //! has arrived the parts are streamed, in order, into one new version (size, type and content
 //! checked as for any upload) and the parts are removed.
 
-use crate::{StorageError, keys};
+use crate::StorageError;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::Bytes;
@@ -238,11 +238,6 @@ pub async fn delete_parts(store: &dyn ObjectStore, parts: &[String]) {
             Err(e) => tracing::warn!("could not delete resumable upload part {p}: {e}"),
         }
     }
-}
-
-/// The object path a finished upload's bytes are written to.
-pub fn version_path(u: &Upload) -> Path {
-    keys::version_path(&u.version)
 }
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ async fn download(req: HttpRequest, state: Data, kind: Kind) -> Reply {
 }
 
 pub(super) fn http_date(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+    actix_web::http::header::HttpDate::from(std::time::SystemTime::from(t)).to_string()
 }
 
 /// `Content-Disposition: attachment` for a client-given file name: the plain `filename` keeps

@@ -443,7 +443,7 @@ async fn finish(state: &AppState, uploader: &Uploader, u: &Upload) -> Result<(),
         resumable::read_parts(state.store.clone(), u.parts.clone()).map_err(|e| e.to_string());
     let written = upload::write_stream(
         state.store.as_ref(),
-        &resumable::version_path(u),
+        &keys::version_path(&u.version),
         parts,
         size_limit(state, &bucket),
         &u.content_type,
