@@ -190,14 +190,13 @@ impl Config {
 
     /// The search_path of a request to `schema`: the schema, then [api] extra_search_path.
     pub fn search_path(&self, schema: &str) -> String {
-        let mut parts = vec![quote_ident(schema)];
-        for s in &self.extra_search_path {
-            let q = quote_ident(s);
-            if !parts.contains(&q) {
-                parts.push(q);
-            }
-        }
-        parts.join(", ")
+        // As PostgREST sets it: the schema, then the extra search path as configured (a repeat
+        // included, as EXPLAIN's settings show it).
+        std::iter::once(schema)
+            .chain(self.extra_search_path.iter().map(String::as_str))
+            .map(quote_ident)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether this gateway runs its own PostgreSQL.

@@ -254,8 +254,11 @@ impl EmbeddedPg {
         } else {
             "127.0.0.1".to_string()
         };
+        // effective_cache_size and compute_query_id as in the Supabase CLI's database image
+        // (EXPLAIN's settings and query identifier show them).
         let mut opts = format!(
             "-k {} -p {} -c listen_addresses={listen} -c max_connections=100 -c shared_buffers=128MB \
+             -c effective_cache_size=128MB -c compute_query_id=on \
              -c wal_level=logical -c max_replication_slots=64 -c max_slot_wal_keep_size=1GB",
             self.socket_dir.display(),
             self.port()

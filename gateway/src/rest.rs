@@ -107,14 +107,22 @@ pub async fn handle(
         path: req.path().to_string(),
         headers: headers_json(&req, &client),
         search_path: state.config.search_path(&plan.outcome.schema),
-        settings: state.role_settings(&identity.role),
+        settings: {
+            let mut settings = state.role_settings(&identity.role);
+            // Prefer: timezone=…, set for the transaction as PostgREST sets it.
+            if let Some(tz) = &plan.outcome.prefer.timezone {
+                settings.push(("timezone".into(), tz.clone()));
+            }
+            settings
+        },
         pre_request: schema.db_setting("db_pre_request").map(quote_function),
     };
-    // Only a singular response (PGRST116) or max-affected (PGRST124) can still turn a write
-    // into a rollback; everything else is decided now, so the transaction ends in the same
-    // pipeline.
-    let decided_later =
-        plan.outcome.media.is_singular() || plan.outcome.prefer.affected_limit().is_some();
+    // Only a singular response (PGRST116), max-affected (PGRST124) or a PUT whose body does not
+    // match its URL (PGRST115) can still turn a write into a rollback; everything else is
+    // decided now, so the transaction ends in the same pipeline.
+    let decided_later = plan.outcome.media.is_singular()
+        || plan.outcome.prefer.affected_limit().is_some()
+        || plan.outcome.kind == query_engine::plan::Kind::Put;
     let end = if decided_later && !plan.read_only {
         None
     } else {

@@ -45,13 +45,44 @@ impl Field {
 pub enum SelectItem {
     /// `*`
     Star,
+    /// `alias:field::cast.aggregate()::cast`; `count()` is the field `*` counted.
     Column {
         field: Field,
         alias: Option<String>,
         cast: Option<String>,
+        aggregate: Option<Aggregate>,
     },
     /// `alias:relation!hint!inner(select)`
     Embed(Embed),
+}
+
+/// An aggregate function over a selected column (PostgREST's `db-aggregates-enabled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggregateFn {
+    Sum,
+    Avg,
+    Count,
+    Max,
+    Min,
+}
+
+impl AggregateFn {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateFn::Sum => "sum",
+            AggregateFn::Avg => "avg",
+            AggregateFn::Count => "count",
+            AggregateFn::Max => "max",
+            AggregateFn::Min => "min",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Aggregate {
+    pub function: AggregateFn,
+    /// A cast of the aggregated value (`amount.sum()::int`).
+    pub cast: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +91,8 @@ pub struct Embed {
     pub relation: String,
     pub hint: Option<String>,
     pub inner: bool,
+    /// `...relation(cols)`: the embedded columns become the parent's own.
+    pub spread: bool,
     pub select: Vec<SelectItem>,
 }
 

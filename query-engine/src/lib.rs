@@ -5,8 +5,10 @@ pub mod ast;
 pub mod error;
 #[cfg(test)]
 mod fuzz;
+mod fuzzy;
 pub mod parser;
 pub mod plan;
+mod render;
 pub mod request;
 pub mod response;
 pub mod schema;

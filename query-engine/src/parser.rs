@@ -170,7 +170,7 @@ fn alias(i: &str) -> Res<'_, String> {
 
 fn embed(i: &str) -> Res<'_, SelectItem> {
     let (i, alias) = opt(alias).parse(i)?;
-    let (i, _) = opt(tag("...")).parse(i)?;
+    let (i, spread) = opt(tag("...")).parse(i)?;
     let (i, relation) = name(i)?;
     let (i, hints) = many0(preceded(char('!'), name)).parse(i)?;
     let (i, select) = delimited(
@@ -195,20 +195,64 @@ fn embed(i: &str) -> Res<'_, SelectItem> {
             relation,
             hint,
             inner,
+            spread: spread.is_some(),
             select,
         }),
     ))
 }
 
+fn aggregate_fn(i: &str) -> Res<'_, AggregateFn> {
+    terminated(
+        alt((
+            value(AggregateFn::Sum, tag("sum")),
+            value(AggregateFn::Avg, tag("avg")),
+            value(AggregateFn::Count, tag("count")),
+            value(AggregateFn::Max, tag("max")),
+            value(AggregateFn::Min, tag("min")),
+        )),
+        tag("()"),
+    )
+    .parse(i)
+}
+
+/// `alias:count()::cast`: all rows counted (before embeds, which `count()` also looks like).
+fn count_all(i: &str) -> Res<'_, SelectItem> {
+    map(
+        (opt(alias), preceded(tag("count()"), opt(cast))),
+        |(alias, cast)| SelectItem::Column {
+            field: Field::simple("*"),
+            alias,
+            cast: None,
+            aggregate: Some(Aggregate {
+                function: AggregateFn::Count,
+                cast,
+            }),
+        },
+    )
+    .parse(i)
+}
+
+/// `alias:field::cast.aggregate()::cast`.
 fn column(i: &str) -> Res<'_, SelectItem> {
-    map((opt(alias), field, opt(cast)), |(alias, field, cast)| {
-        SelectItem::Column { field, alias, cast }
-    })
+    map(
+        (
+            opt(alias),
+            field,
+            opt(cast),
+            opt(preceded(char('.'), (aggregate_fn, opt(cast)))),
+        ),
+        |(alias, field, cast, agg)| SelectItem::Column {
+            field,
+            alias,
+            cast,
+            aggregate: agg.map(|(function, cast)| Aggregate { function, cast }),
+        },
+    )
     .parse(i)
 }
 
 fn select_item(i: &str) -> Res<'_, SelectItem> {
-    alt((value(SelectItem::Star, char('*')), embed, column)).parse(i)
+    alt((value(SelectItem::Star, char('*')), count_all, embed, column)).parse(i)
 }
 
 pub fn parse_select(input: &str) -> Result<Vec<SelectItem>, ParseError> {
@@ -581,6 +625,7 @@ mod tests {
             field: Field::simple(n),
             alias: None,
             cast: None,
+            aggregate: None,
         }
     }
 
@@ -596,7 +641,8 @@ mod tests {
             vec![SelectItem::Column {
                 field: Field::simple("base_price"),
                 alias: Some("price".into()),
-                cast: Some("text".into())
+                cast: Some("text".into()),
+                aggregate: None,
             }]
         );
         let s = parse_select("data->a->>b,x:data->0").unwrap();
@@ -611,7 +657,8 @@ mod tests {
                     ]
                 },
                 alias: None,
-                cast: None
+                cast: None,
+                aggregate: None,
             }
         );
         assert!(

@@ -10,6 +10,7 @@ pub enum Method {
     Get,
     Head,
     Post,
+    Put,
     Patch,
     Delete,
 }
@@ -20,6 +21,7 @@ impl Method {
             "GET" => Method::Get,
             "HEAD" => Method::Head,
             "POST" => Method::Post,
+            "PUT" => Method::Put,
             "PATCH" => Method::Patch,
             "DELETE" => Method::Delete,
             _ => return None,
@@ -71,6 +73,8 @@ pub struct Preferences {
     pub strict: bool,
     /// `max-affected=N`, honoured with `handling=strict`.
     pub max_affected: Option<i64>,
+    /// `timezone=…`: the transaction's TimeZone (PostgreSQL refuses an unknown one).
+    pub timezone: Option<String>,
     /// Tokens PostgREST does not know (PGRST122 with `handling=strict`).
     pub invalid: Vec<String>,
     /// The preferences honoured, echoed in `Preference-Applied`, in PostgREST's order.
@@ -131,12 +135,19 @@ pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferenc
         .iter()
         .find_map(|t| t.strip_prefix("max-affected="))
         .and_then(|n| n.parse::<i64>().ok());
+    let timezone = tokens
+        .iter()
+        .find_map(|t| t.strip_prefix("timezone="))
+        .map(str::to_string);
     let strict = handling == Some("handling=strict");
     let mut applied: Vec<String> = [resolution, missing, return_, count, tx, handling]
         .into_iter()
         .flatten()
         .map(str::to_string)
         .collect();
+    if let Some(tz) = &timezone {
+        applied.push(format!("timezone={tz}"));
+    }
     if strict && let Some(n) = max_affected {
         applied.push(format!("max-affected={n}"));
     }
@@ -163,6 +174,7 @@ pub fn parse_prefer<'a>(headers: impl IntoIterator<Item = &'a str>) -> Preferenc
         tx_commit: tx == Some("tx=commit"),
         strict,
         max_affected,
+        timezone,
         invalid: tokens
             .iter()
             .filter(|t| {
@@ -188,11 +200,75 @@ pub enum MediaType {
     /// `application/geo+json` (PostGIS's `ST_AsGeoJSON` of each row).
     GeoJson,
     OpenApi,
+    /// `application/vnd.pgrst.plan` (text) or `+json`: the request's EXPLAIN, when the
+    /// database enables it (`pgrst.db_plan_enabled`).
+    Plan(Explain),
+}
+
+/// What EXPLAIN a plan media type asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Explain {
+    pub json: bool,
+    /// The media type whose query is explained (`for="…"`; JSON by default).
+    pub target: &'static str,
+    /// analyze, verbose, settings, buffers, wal: in this order, as PostgREST lists them.
+    pub options: [bool; 5],
+}
+
+impl Explain {
+    pub const OPTIONS: [&'static str; 5] = ["analyze", "verbose", "settings", "buffers", "wal"];
+
+    /// The media type of the explained query.
+    pub fn target_media(self) -> MediaType {
+        match self.target {
+            "application/vnd.pgrst.object+json" => MediaType::SingularJson,
+            "text/csv" => MediaType::Csv,
+            "application/geo+json" => MediaType::GeoJson,
+            _ => MediaType::Json,
+        }
+    }
+
+    /// EXPLAIN's option list: `FORMAT JSON, ANALYZE, …` (only fixed words).
+    pub fn sql_options(self) -> String {
+        let mut o = vec![
+            if self.json {
+                "FORMAT JSON"
+            } else {
+                "FORMAT TEXT"
+            }
+            .to_string(),
+        ];
+        for (name, on) in Self::OPTIONS.iter().zip(self.options) {
+            if on {
+                o.push(name.to_ascii_uppercase());
+            }
+        }
+        o.join(", ")
+    }
+
+    fn content_type(self) -> String {
+        let opts: Vec<&str> = Self::OPTIONS
+            .iter()
+            .zip(self.options)
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| *n)
+            .collect();
+        format!(
+            "application/vnd.pgrst.plan+{}; for=\"{}\"{}; charset=utf-8",
+            if self.json { "json" } else { "text" },
+            self.target,
+            if opts.is_empty() {
+                String::new()
+            } else {
+                format!("; options={}", opts.join("|"))
+            }
+        )
+    }
 }
 
 impl MediaType {
-    pub fn content_type(self) -> &'static str {
-        match self {
+    pub fn content_type(self) -> String {
+        let s = match self {
             MediaType::Json => "application/json; charset=utf-8",
             MediaType::JsonStripped => {
                 "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
@@ -204,7 +280,9 @@ impl MediaType {
             MediaType::Csv => "text/csv; charset=utf-8",
             MediaType::GeoJson => "application/geo+json; charset=utf-8",
             MediaType::OpenApi => "application/openapi+json; charset=utf-8",
-        }
+            MediaType::Plan(e) => return e.content_type(),
+        };
+        s.to_string()
     }
 
     /// One object, not an array (`.single()`): anything but exactly one row is PGRST116.
@@ -238,11 +316,39 @@ pub fn negotiate(accept: Option<&str>, allow_openapi: bool) -> Result<MediaType,
     for item in accept.split(',') {
         let mut parts = item.split(';');
         let mt = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let stripped = parts.any(|p| {
-            p.split_once('=').is_some_and(|(k, v)| {
-                k.trim().eq_ignore_ascii_case("nulls") && v.trim().trim_matches('"') == "stripped"
+        let params: Vec<(String, String)> = parts
+            .filter_map(|p| p.split_once('='))
+            .map(|(k, v)| {
+                (
+                    k.trim().to_ascii_lowercase(),
+                    v.trim().trim_matches('"').to_string(),
+                )
             })
-        });
+            .collect();
+        let param = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        let stripped = param("nulls") == Some("stripped");
+        let plan = |json: bool| {
+            let target = match param("for").map(str::to_ascii_lowercase).as_deref() {
+                None | Some("application/json") => Some("application/json"),
+                Some("application/vnd.pgrst.object+json") => {
+                    Some("application/vnd.pgrst.object+json")
+                }
+                Some("text/csv") => Some("text/csv"),
+                Some("application/geo+json") => Some("application/geo+json"),
+                Some(_) => None,
+            }?;
+            let asked: Vec<&str> = param("options").map_or(vec![], |o| o.split('|').collect());
+            Some(MediaType::Plan(Explain {
+                json,
+                target,
+                options: Explain::OPTIONS.map(|o| asked.contains(&o)),
+            }))
+        };
         let found = match mt.as_str() {
             "*/*" | "application/*" => Some(any),
             "application/json" => Some(MediaType::Json),
@@ -263,6 +369,8 @@ pub fn negotiate(accept: Option<&str>, allow_openapi: bool) -> Result<MediaType,
             "text/csv" => Some(MediaType::Csv),
             "application/geo+json" => Some(MediaType::GeoJson),
             "application/openapi+json" if allow_openapi => Some(MediaType::OpenApi),
+            "application/vnd.pgrst.plan" | "application/vnd.pgrst.plan+text" => plan(false),
+            "application/vnd.pgrst.plan+json" => plan(true),
             _ => None,
         };
         if let Some(m) = found {

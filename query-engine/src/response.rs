@@ -4,7 +4,7 @@ use bytes::Bytes;
 
 use crate::error::ApiError;
 use crate::plan::{Kind, Outcome};
-use crate::request::{Resolution, Return};
+use crate::request::{MediaType, Resolution, Return};
 use serde_json::Value;
 
 /// The row every main statement returns.
@@ -66,6 +66,14 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         )
         .details(format!("The query affects {} rows", row.page_total)));
     }
+    if let MediaType::Plan(_) = o.media {
+        return Ok(Response {
+            status: 200,
+            headers: vec![("Content-Type".into(), o.media.content_type())],
+            body: row.body,
+            commit: !o.prefer.tx_rollback,
+        });
+    }
     let mut headers: Vec<(String, String)> = Vec::new();
     let counting = o.prefer.count.is_some();
     let total = if counting { row.total } else { None };
@@ -115,6 +123,22 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
                 _ => (201, representation.then_some(row.body).flatten()),
             }
         }
+        // PUT: the one row named by the URL, inserted (201) or replaced (200); a body whose key
+        // differs from the URL's wrote nothing (PGRST115, rolled back).
+        Kind::Put => {
+            if row.page_total != 1 {
+                return Err(ApiError::new(
+                    400,
+                    "PGRST115",
+                    "Payload values do not match URL in primary key column(s)",
+                ));
+            }
+            match (representation, row.inserted.is_some_and(|n| n > 0)) {
+                (true, true) => (201, row.body),
+                (true, false) => (200, row.body),
+                (false, _) => (204, None),
+            }
+        }
         Kind::Update => {
             let written = counting.then_some(row.page_total);
             headers.push((
@@ -129,7 +153,7 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         }
     };
     if body.is_some() || matches!(o.kind, Kind::Read | Kind::Call { .. }) && status != 204 {
-        headers.push(("Content-Type".into(), o.media.content_type().into()));
+        headers.push(("Content-Type".into(), o.media.content_type()));
     }
     if o.echo_profile {
         headers.push(("Content-Profile".into(), o.schema.clone()));

@@ -60,7 +60,27 @@ fks AS (
   FROM pg_constraint con
   JOIN pg_class c1 ON c1.oid = con.conrelid JOIN pg_namespace n1 ON n1.oid = c1.relnamespace
   JOIN pg_class c2 ON c2.oid = con.confrelid JOIN pg_namespace n2 ON n2.oid = c2.relnamespace
-  WHERE con.contype = 'f' AND n1.nspname = ANY($1) AND n2.nspname = ANY($1)
+  -- Every schema's: a view of an exposed schema can relate through a table of another.
+  WHERE con.contype = 'f'
+),
+-- Which base column each column of an exposed view shows, as PostgREST finds view relationships:
+-- the view rule's target entries that are plain columns (resorigtbl/resorigcol), resolved
+-- through views of views by the cache.
+view_cols AS (
+  SELECT json_build_object(
+    'view_schema', n.nspname, 'view', c.relname,
+    'column', regexp_replace(m[1], '\\(.)', '\1', 'g'),
+    'table_schema', tn.nspname, 'table', tc.relname, 'table_column', ta.attname
+  ) AS vc
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  JOIN pg_rewrite r ON r.ev_class = c.oid AND r.rulename = '_RETURN'
+  CROSS JOIN LATERAL regexp_matches(r.ev_action::text,
+    ':resname ((?:\\.|[^ ])+) :ressortgroupref \d+ :resorigtbl (\d+) :resorigcol (\d+) :resjunk false', 'g') AS m
+  JOIN pg_class tc ON tc.oid = m[2]::oid
+  JOIN pg_namespace tn ON tn.oid = tc.relnamespace
+  JOIN pg_attribute ta ON ta.attrelid = tc.oid AND ta.attnum = m[3]::int
+  WHERE c.relkind IN ('v', 'm') AND n.nspname = ANY($1)
 ),
 funcs AS (
   SELECT p.oid, json_build_object(
@@ -75,13 +95,34 @@ funcs AS (
     'returns_set', p.proretset,
     'returns_rows', (t.typtype = 'c' OR p.prorettype = 'record'::regtype),
     'returns_void', p.prorettype = 'void'::regtype,
+    -- For computed relationships and embedding on a call's rows, as PostgREST: the relation
+    -- whose row type the single argument takes and the one whose rows it returns.
+    'arg_table', (SELECT json_build_array(an.nspname, ac.relname) FROM pg_class ac
+                    JOIN pg_namespace an ON an.oid = ac.relnamespace
+                   WHERE p.pronargs = 1 AND ac.reltype = p.proargtypes[0]
+                     AND ac.relkind IN ('r', 'v', 'm', 'f', 'p')),
+    'return_table', (SELECT json_build_array(rn.nspname, rc.relname) FROM pg_class rc
+                       JOIN pg_namespace rn ON rn.oid = rc.relnamespace
+                      WHERE rc.reltype = p.prorettype AND rc.relkind IN ('r', 'v', 'm', 'f', 'p')),
+    'single_row', NOT p.proretset OR p.prorows = 1,
+    -- Callable as PostgREST calls functions: unnamed parameters only as the single parameter
+    -- of a type a raw body can be (others are left out of the RPC schema cache, as PostgREST;
+    -- they can still be computed relationships).
+    'callable', (SELECT CASE count(*) WHEN 0 THEN true
+                  WHEN 1 THEN bool_and(u.typ IN ('bytea'::regtype, 'json'::regtype, 'jsonb'::regtype,
+                                                 'text'::regtype, 'xml'::regtype))
+                  ELSE false END
+           FROM unnest(coalesce(p.proallargtypes, p.proargtypes::oid[]),
+                       coalesce(p.proargmodes, array_fill('i'::"char", ARRAY[p.pronargs])),
+                       p.proargnames) AS u(typ, mode, name)
+          WHERE u.mode IN ('i', 'b', 'v') AND coalesce(u.name, '') = ''),
     'volatility', p.provolatile::text,
     'description', obj_description(p.oid, 'pg_proc')
   ) AS f
   FROM pg_proc p
   JOIN pg_namespace n ON n.oid = p.pronamespace
   JOIN pg_type t ON t.oid = p.prorettype
-  WHERE n.nspname = ANY($1) AND p.prokind = 'f'
+  WHERE n.nspname = ANY($1) AND p.prokind = 'f' AND p.prorettype <> 'trigger'::regtype
 ),
 -- Settings of the roles this login can switch to (ALTER ROLE anon SET statement_timeout = '3s'),
 -- applied to each request's transaction as PostgREST applies them. Only settings a session may
@@ -117,6 +158,7 @@ SELECT json_build_object(
       'unique_keys', coalesce((SELECT json_agg(k.columns) FROM keys k WHERE k.oid = r.oid), '[]')
     )) FROM rels r LEFT JOIN cols c ON c.oid = r.oid), '[]'),
   'foreign_keys', coalesce((SELECT json_agg(fk) FROM fks), '[]'),
+  'view_columns', coalesce((SELECT json_agg(vc) FROM view_cols), '[]'),
   'functions', coalesce((SELECT json_agg(f.f ORDER BY f.oid) FROM funcs f), '[]'),
   'role_settings', coalesce((SELECT json_agg(rs ORDER BY rs.specific) FROM role_settings rs), '[]'),
   'db_config', coalesce((SELECT json_agg(d ORDER BY d.specific) FROM db_config d), '[]')
@@ -193,6 +235,19 @@ pub struct Function {
     /// Returns rows of a composite type (a table, OUT parameters or TABLE(...)).
     pub returns_rows: bool,
     pub returns_void: bool,
+    /// The relation (schema, name) whose row is the single argument, if it is one.
+    #[serde(default)]
+    pub arg_table: Option<(String, String)>,
+    /// The relation (schema, name) whose rows it returns, if it does.
+    #[serde(default)]
+    pub return_table: Option<(String, String)>,
+    /// Returns one row at most (not SETOF, or declared `ROWS 1`).
+    #[serde(default)]
+    pub single_row: bool,
+    /// Callable through `/rpc` (see the introspection query); others can only be computed
+    /// relationships.
+    #[serde(default = "yes")]
+    pub callable: bool,
     /// i immutable, s stable, v volatile.
     pub volatility: String,
     #[serde(default)]
@@ -214,6 +269,10 @@ impl Function {
     }
 }
 
+fn yes() -> bool {
+    true
+}
+
 #[derive(Debug, Deserialize)]
 struct RoleSetting {
     role: String,
@@ -227,10 +286,103 @@ struct DbSetting {
     value: String,
 }
 
+/// A view column showing a column of a relation (a table, or another view).
+#[derive(Debug, Deserialize)]
+struct ViewColumn {
+    view_schema: String,
+    view: String,
+    column: String,
+    table_schema: String,
+    table: String,
+    table_column: String,
+}
+
+/// The foreign keys views inherit, as PostgREST's view relationships: a view showing every
+/// column of a foreign key's side (through views of views too) relates as that side does, under
+/// the constraint's name, to the other side and to the views of the other side.
+fn view_foreign_keys(fks: &[ForeignKey], view_columns: &[ViewColumn]) -> Vec<ForeignKey> {
+    // (view schema, view, column) → the base column it shows, following views of views.
+    let direct: HashMap<Key, Key> = view_columns
+        .iter()
+        .map(|v| {
+            (
+                (v.view_schema.as_str(), v.view.as_str(), v.column.as_str()),
+                (
+                    v.table_schema.as_str(),
+                    v.table.as_str(),
+                    v.table_column.as_str(),
+                ),
+            )
+        })
+        .collect();
+    type Key<'a> = (&'a str, &'a str, &'a str);
+    fn follow<'a>(direct: &HashMap<Key<'a>, Key<'a>>, mut key: Key<'a>) -> Key<'a> {
+        for _ in 0..16 {
+            match direct.get(&key) {
+                Some(next) => key = *next,
+                None => break,
+            }
+        }
+        key
+    }
+    let base = |key| follow(&direct, key);
+    let mut views: Vec<(&str, &str)> = view_columns
+        .iter()
+        .map(|v| (v.view_schema.as_str(), v.view.as_str()))
+        .collect();
+    views.sort();
+    views.dedup();
+    // The relations (the table itself, then views) showing all of `cols` of (schema, table).
+    let sides =
+        |schema: &str, table: &str, cols: &[String]| -> Vec<(String, String, Vec<String>)> {
+            let mut out = vec![(schema.to_string(), table.to_string(), cols.to_vec())];
+            for (vs, vn) in &views {
+                let shown: Option<Vec<String>> = cols
+                    .iter()
+                    .map(|c| {
+                        view_columns
+                            .iter()
+                            .filter(|v| v.view_schema == *vs && v.view == *vn)
+                            .find(|v| base((vs, vn, &v.column)) == (schema, table, c.as_str()))
+                            .map(|v| v.column.clone())
+                    })
+                    .collect();
+                if let Some(shown) = shown {
+                    out.push((vs.to_string(), vn.to_string(), shown));
+                }
+            }
+            out
+        };
+    let mut out = Vec::new();
+    for fk in fks {
+        let from = sides(&fk.schema, &fk.table, &fk.columns);
+        let to = sides(&fk.foreign_schema, &fk.foreign_table, &fk.foreign_columns);
+        for (i, (s1, t1, c1)) in from.iter().enumerate() {
+            for (j, (s2, t2, c2)) in to.iter().enumerate() {
+                if i == 0 && j == 0 {
+                    continue;
+                }
+                out.push(ForeignKey {
+                    name: fk.name.clone(),
+                    schema: s1.clone(),
+                    table: t1.clone(),
+                    columns: c1.clone(),
+                    foreign_schema: s2.clone(),
+                    foreign_table: t2.clone(),
+                    foreign_columns: c2.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
 #[derive(Debug, Deserialize)]
 struct Raw {
     tables: Vec<Table>,
     foreign_keys: Vec<ForeignKey>,
+    #[serde(default)]
+    view_columns: Vec<ViewColumn>,
     functions: Vec<Function>,
     #[serde(default)]
     role_settings: Vec<RoleSetting>,
@@ -243,6 +395,8 @@ pub struct SchemaCache {
     tables: HashMap<(String, String), Table>,
     pub foreign_keys: Vec<ForeignKey>,
     functions: HashMap<(String, String), Vec<Function>>,
+    /// Functions taking one row of a relation and returning rows of one: computed relationships.
+    computed: Vec<Function>,
     /// Role → its settings (name, value), in the order to apply them.
     role_settings: HashMap<String, Vec<(String, String)>>,
     /// The login role's `pgrst.*` settings, without the prefix (`db_tx_end` → `commit`).
@@ -253,7 +407,14 @@ impl SchemaCache {
     pub fn from_json(json: &str) -> Result<Self, serde_json::Error> {
         let raw: Raw = serde_json::from_str(json)?;
         let mut functions: HashMap<(String, String), Vec<Function>> = HashMap::new();
+        let mut computed = Vec::new();
         for f in raw.functions {
+            if f.args.len() == 1 && f.arg_table.is_some() && f.return_table.is_some() {
+                computed.push(f.clone());
+            }
+            if !f.callable {
+                continue;
+            }
             functions
                 .entry((f.schema.clone(), f.name.clone()))
                 .or_default()
@@ -278,8 +439,13 @@ impl SchemaCache {
                 .into_iter()
                 .map(|t| ((t.schema.clone(), t.name.clone()), t))
                 .collect(),
-            foreign_keys: raw.foreign_keys,
+            foreign_keys: {
+                let mut fks = view_foreign_keys(&raw.foreign_keys, &raw.view_columns);
+                fks.splice(0..0, raw.foreign_keys);
+                fks
+            },
             functions,
+            computed,
         })
     }
 
@@ -311,38 +477,39 @@ impl SchemaCache {
             .unwrap_or(&[])
     }
 
+    /// Computed relationships: functions taking a relation's row and returning a relation's rows.
+    pub fn computed_relationships(&self) -> &[Function] {
+        &self.computed
+    }
+
     pub fn all_functions(&self) -> impl Iterator<Item = &Function> {
         self.functions.values().flatten()
     }
 
-    /// The table name closest to `name` in `schema`, for PGRST205's hint.
+    /// The table name closest to `name` in `schema`, for PGRST205's hint (as PostgREST: a
+    /// fuzzy score of at least 0.75).
     pub fn closest_table(&self, schema: &str, name: &str) -> Option<&str> {
-        self.tables
-            .values()
-            .filter(|t| t.schema == schema)
-            .map(|t| (edit_distance(&t.name, name), t.name.as_str()))
-            .filter(|(d, n)| *d <= (n.len().max(name.len()) / 2).max(2))
-            .min()
-            .map(|(_, n)| n)
+        crate::fuzzy::best(
+            self.tables
+                .values()
+                .filter(|t| t.schema == schema)
+                .map(|t| t.name.as_str()),
+            name,
+            0.75,
+        )
+    }
+
+    /// Names of the functions `/rpc` can call in `schema`.
+    pub fn function_names(&self, schema: &str) -> impl Iterator<Item = &str> {
+        self.functions
+            .keys()
+            .filter(move |(s, _)| s == schema)
+            .map(|(_, n)| n.as_str())
     }
 
     pub fn table_count(&self) -> usize {
         self.tables.len()
     }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
