@@ -758,3 +758,490 @@ async fn embedding_errors_as_postgrest_words_them() {
         "Searched for a foreign key relationship between 'matches' and 'teams' using the hint 'nope' in the schema 'public', but no matches were found."
     );
 }
+
+#[tokio::test]
+async fn relationships_of_every_kind() {
+    let gw = &fixture();
+    let anon = Api::anon(gw);
+    let get = async |path: &str| {
+        let r = anon.get(path).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.text);
+        r.json()
+    };
+    // A table referencing itself: `authors(…)` are the children, `mentor_id(…)` the parent, and
+    // `authors!mentor_id(…)` the children by the referencing column.
+    assert_eq!(
+        get("/rest/v1/authors?select=name,mentor_id(name),authors(name)&order=id&authors.order=id")
+            .await,
+        json!([
+            {"name": "Ursula", "mentor_id": null, "authors": [{"name": "Octavia"}, {"name": "Nnedi"}]},
+            {"name": "Octavia", "mentor_id": {"name": "Ursula"}, "authors": []},
+            {"name": "Nnedi", "mentor_id": {"name": "Ursula"}, "authors": []}
+        ])
+    );
+    assert_eq!(
+        get("/rest/v1/authors?select=name,pupils:authors!mentor_id(name)&id=eq.1").await,
+        json!([{"name": "Ursula", "pupils": [{"name": "Octavia"}, {"name": "Nnedi"}]}])
+    );
+    // Computed relationships: a SETOF function embeds as an array, a single-row one as an object
+    // (a composite function without a row gives a row of nulls, as in PostgREST).
+    assert_eq!(
+        get("/rest/v1/authors?select=name,long_books(title),mentor(name)&order=id").await,
+        json!([
+            {"name": "Ursula", "long_books": [{"title": "Earthsea"}, {"title": "Lathe"}], "mentor": {"name": null}},
+            {"name": "Octavia", "long_books": [{"title": "Kindred"}], "mentor": {"name": "Ursula"}},
+            {"name": "Nnedi", "long_books": [], "mentor": {"name": "Ursula"}}
+        ])
+    );
+    // Through views: a renamed foreign key column, and a view of a table in an unexposed schema.
+    assert_eq!(
+        get("/rest/v1/book_list?select=title,writer,authors(name)&order=id&limit=2").await,
+        json!([
+            {"title": "Earthsea", "writer": 1, "authors": {"name": "Ursula"}},
+            {"title": "Lathe", "writer": 1, "authors": {"name": "Ursula"}}
+        ])
+    );
+    assert_eq!(
+        get("/rest/v1/authors?select=name,book_list(title)&id=eq.2").await,
+        json!([{"name": "Octavia", "book_list": [{"title": "Kindred"}]}])
+    );
+    assert_eq!(
+        get("/rest/v1/books?select=title,reviews(stars)&id=in.(1,2)&order=id&reviews.order=id")
+            .await,
+        json!([
+            {"title": "Earthsea", "reviews": [{"stars": 5}, {"stars": 4}]},
+            {"title": "Lathe", "reviews": []}
+        ])
+    );
+    // A function's rows embed like its table's.
+    assert_eq!(
+        get("/rest/v1/rpc/books_over?min_pages=190&select=title,authors(name)").await,
+        json!([
+            {"title": "Earthsea", "authors": {"name": "Ursula"}},
+            {"title": "Kindred", "authors": {"name": "Octavia"}}
+        ])
+    );
+    // PGRST200 suggests a close name, as PostgREST's fuzzy search does.
+    let r = anon.get("/rest/v1/books?select=title,autors(name)").await;
+    assert_eq!(
+        (r.status, r.json()["code"].clone(), r.json()["hint"].clone()),
+        (
+            400,
+            json!("PGRST200"),
+            json!("Perhaps you meant 'authors' instead of 'autors'.")
+        )
+    );
+    // Two embeds under one key: PostgreSQL's error, as PostgREST's statement gets it.
+    let r = anon
+        .get("/rest/v1/books?select=authors(name),authors(id)")
+        .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            400,
+            json!({"code": "42712", "details": null, "hint": null,
+                   "message": "table name \"books_authors_1\" specified more than once"})
+        )
+    );
+}
+
+#[tokio::test]
+async fn aggregates_and_spreads() {
+    let gw = &fixture();
+    let anon = Api::anon(gw);
+    // Off unless the database enables them, as PostgREST.
+    let r = anon.get("/rest/v1/books?select=pages.sum()").await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            400,
+            json!({"code": "PGRST123", "details": null, "hint": null,
+                   "message": "Use of aggregate functions is not allowed"})
+        )
+    );
+    db_config(
+        gw,
+        "ALTER ROLE authenticator SET pgrst.db_aggregates_enabled = 'true'",
+        async || anon.get("/rest/v1/books?select=count()").await.status == 200,
+    )
+    .await;
+    let get = async |path: &str| {
+        let r = anon.get(path).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.text);
+        r.json()
+    };
+    // Grouped by the other columns; named after the function unless aliased; casts of the
+    // column and of the result.
+    assert_eq!(
+        get("/rest/v1/books?select=genre,pages.sum(),count()&order=genre").await,
+        json!([
+            {"genre": "fantasy", "sum": 200, "count": 1},
+            {"genre": "scifi", "sum": 536, "count": 3}
+        ])
+    );
+    assert_eq!(
+        get("/rest/v1/books?select=total:pages.sum()::text,longest:pages::bigint.max()").await,
+        json!([{"total": "736", "longest": 260}])
+    );
+    // In an embed, per parent row.
+    assert_eq!(
+        get("/rest/v1/authors?select=name,books(count(),pages.avg()::int)&order=id").await,
+        json!([
+            {"name": "Ursula", "books": [{"count": 2, "avg": 190}]},
+            {"name": "Octavia", "books": [{"count": 1, "avg": 260}]},
+            {"name": "Nnedi", "books": [{"count": 1, "avg": 96}]}
+        ])
+    );
+    // Spreads: a to-one relation's columns join the parent's; a to-many's become arrays.
+    assert_eq!(
+        get("/rest/v1/books?select=title,...authors(author:name)&order=id&limit=2").await,
+        json!([
+            {"title": "Earthsea", "author": "Ursula"},
+            {"title": "Lathe", "author": "Ursula"}
+        ])
+    );
+    assert_eq!(
+        get("/rest/v1/authors?select=name,...books(title,pages)&id=eq.1&books.order=id").await,
+        json!([{"name": "Ursula", "title": ["Earthsea", "Lathe"], "pages": [200, 180]}])
+    );
+    assert_eq!(
+        get("/rest/v1/books?select=id,...authors(*)&id=eq.3").await,
+        json!([{"id": 2, "name": "Octavia", "mentor_id": 1}]),
+        "the spread's id is the author's (the later key wins in JSON)"
+    );
+    // An aggregate inside a to-one spread is the parent's: books' pages summed per author.
+    let mut per_author = get("/rest/v1/books?select=...authors(name),pages.sum()").await;
+    per_author
+        .as_array_mut()
+        .unwrap()
+        .sort_by_key(|r| r["name"].as_str().unwrap().to_string());
+    assert_eq!(
+        per_author,
+        json!([
+            {"name": "Nnedi", "sum": 96},
+            {"name": "Octavia", "sum": 260},
+            {"name": "Ursula", "sum": 380}
+        ])
+    );
+    // On a function's rows.
+    assert_eq!(
+        get("/rest/v1/rpc/books_over?min_pages=0&select=genre,count()&order=genre").await,
+        json!([{"genre": "fantasy", "count": 1}, {"genre": "scifi", "count": 3}])
+    );
+}
+
+#[tokio::test]
+async fn explain_and_planned_counts() {
+    let gw = &fixture();
+    let anon = Api::anon(gw);
+    let plan_json = "application/vnd.pgrst.plan+json";
+    // Off unless the database enables it.
+    let r = anon
+        .send("GET", "/rest/v1/books", &[("accept", plan_json)], None)
+        .await;
+    assert_eq!(
+        (
+            r.status,
+            r.json()["code"].clone(),
+            r.json()["message"].clone()
+        ),
+        (
+            406,
+            json!("PGRST107"),
+            json!("None of these media types are available: application/vnd.pgrst.plan+json")
+        )
+    );
+    db_config(
+        gw,
+        "ALTER ROLE authenticator SET pgrst.db_plan_enabled = 'true'",
+        async || {
+            anon.send("GET", "/rest/v1/books", &[("accept", plan_json)], None)
+                .await
+                .status
+                == 200
+        },
+    )
+    .await;
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/books?genre=eq.scifi",
+            &[("accept", plan_json)],
+            None,
+        )
+        .await;
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/vnd.pgrst.plan+json; for=\"application/json\"; charset=utf-8")
+    );
+    let plan = r.json();
+    assert_eq!(plan[0]["Plan"]["Node Type"], "Aggregate", "{plan}");
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/books",
+            &[("accept", "application/vnd.pgrst.plan")],
+            None,
+        )
+        .await;
+    assert!(r.text.starts_with("Aggregate  (cost="), "{}", r.text);
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/vnd.pgrst.plan+text; for=\"application/json\"; charset=utf-8")
+    );
+    let r = anon
+        .send(
+            "GET",
+            "/rest/v1/books",
+            &[(
+                "accept",
+                "application/vnd.pgrst.plan+json; for=\"text/csv\"; options=verbose|settings",
+            )],
+            None,
+        )
+        .await;
+    assert_eq!(
+        r.header("content-type"),
+        Some(
+            "application/vnd.pgrst.plan+json; for=\"text/csv\"; options=verbose|settings; charset=utf-8"
+        )
+    );
+    let plan = r.json();
+    assert!(plan[0]["Query Identifier"].is_number(), "{plan}");
+    assert_eq!(plan[0]["Settings"]["effective_cache_size"], "128MB");
+    // An explained write changes nothing.
+    let r = anon
+        .send(
+            "DELETE",
+            "/rest/v1/authors?id=eq.3",
+            &[("accept", plan_json)],
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        anon.get("/rest/v1/authors?id=eq.3").await.json()[0]["id"],
+        3
+    );
+
+    // Planned counts are the planner's estimate for the filtered rows.
+    gw.sql("ANALYZE public.books").await;
+    let head = async |path: &str, prefer: &str| {
+        let r = anon.send("HEAD", path, &[("prefer", prefer)], None).await;
+        (r.status, r.header("content-range").map(str::to_string))
+    };
+    assert_eq!(
+        head("/rest/v1/books", "count=planned").await,
+        (200, Some("0-3/4".into()))
+    );
+    assert_eq!(
+        head("/rest/v1/books?genre=eq.scifi", "count=planned").await,
+        (200, Some("0-2/3".into()))
+    );
+    // Estimated: exact up to db-max-rows, planned beyond it.
+    db_config(
+        gw,
+        "ALTER ROLE authenticator SET pgrst.db_max_rows = '2'",
+        async || {
+            anon.get("/rest/v1/books")
+                .await
+                .json()
+                .as_array()
+                .unwrap()
+                .len()
+                == 2
+        },
+    )
+    .await;
+    assert_eq!(
+        head("/rest/v1/books", "count=estimated").await,
+        (206, Some("0-1/4".into()))
+    );
+    assert_eq!(
+        head("/rest/v1/books?genre=eq.fantasy", "count=estimated").await,
+        (200, Some("0-0/1".into()))
+    );
+}
+
+#[tokio::test]
+async fn put_timezone_profiles_and_function_hints() {
+    let gw = &fixture();
+    let svc = Api::service(gw);
+    let put = async |path: &str, prefer: &str, body: &str| {
+        svc.send("PUT", path, &[("prefer", prefer)], Some(body))
+            .await
+    };
+    // PUT inserts (201) or replaces (200) the row its primary key names.
+    let r = put(
+        "/rest/v1/authors?id=eq.9",
+        "return=representation",
+        r#"{"id": 9, "name": "Kim"}"#,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (201, json!([{"id": 9, "name": "Kim", "mentor_id": null}]))
+    );
+    let r = put(
+        "/rest/v1/authors?id=eq.9",
+        "return=representation",
+        r#"{"id": 9, "name": "Kim S.", "mentor_id": 1}"#,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (200, json!([{"id": 9, "name": "Kim S.", "mentor_id": 1}]))
+    );
+    let r = put(
+        "/rest/v1/authors?id=eq.9",
+        "",
+        r#"{"id": 9, "name": "Kim"}"#,
+    )
+    .await;
+    assert_eq!((r.status, r.text.as_str()), (204, ""));
+    // A body whose key is not the URL's writes nothing.
+    let r = put("/rest/v1/authors?id=eq.9", "", r#"{"id": 10, "name": "X"}"#).await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            400,
+            json!({"code": "PGRST115", "details": null, "hint": null,
+                   "message": "Payload values do not match URL in primary key column(s)"})
+        )
+    );
+    assert_eq!(svc.get("/rest/v1/authors?id=eq.10").await.json(), json!([]));
+    let r = put(
+        "/rest/v1/authors?name=eq.Kim",
+        "",
+        r#"{"id": 9, "name": "Kim"}"#,
+    )
+    .await;
+    assert_eq!(
+        (
+            r.status,
+            r.json()["code"].clone(),
+            r.json()["message"].clone()
+        ),
+        (
+            405,
+            json!("PGRST105"),
+            json!("Filters must include all and only primary key columns with 'eq' operators")
+        )
+    );
+    let r = put(
+        "/rest/v1/authors?id=eq.9&limit=1",
+        "",
+        r#"{"id": 9, "name": "Kim"}"#,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["message"].clone()),
+        (
+            400,
+            json!("limit/offset querystring parameters are not allowed for PUT")
+        )
+    );
+    // Functions take GET, HEAD and POST only.
+    let r = svc
+        .send("PATCH", "/rest/v1/rpc/zone", &[], Some("{}"))
+        .await;
+    assert_eq!(
+        (
+            r.status,
+            r.json()["code"].clone(),
+            r.json()["message"].clone()
+        ),
+        (
+            405,
+            json!("PGRST101"),
+            json!("Cannot use the PATCH method on RPC")
+        )
+    );
+
+    // Prefer: timezone sets the transaction's TimeZone.
+    let r = svc
+        .send(
+            "GET",
+            "/rest/v1/rpc/zone",
+            &[("prefer", "timezone=America/Denver")],
+            None,
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.json(), r.header("preference-applied")),
+        (
+            200,
+            json!("America/Denver"),
+            Some("timezone=America/Denver")
+        )
+    );
+    let r = svc
+        .send(
+            "GET",
+            "/rest/v1/rpc/zone",
+            &[("prefer", "timezone=Nowhere/Atlantis")],
+            None,
+        )
+        .await;
+    assert_eq!((r.status, r.json()["code"].clone()), (400, json!("22023")));
+
+    // A second exposed schema by profile; an unexposed one is 406.
+    let r = svc
+        .send(
+            "GET",
+            "/rest/v1/notes",
+            &[("accept-profile", "extra")],
+            None,
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.json(), r.header("content-profile")),
+        (200, json!([{"id": 1, "body": "from extra"}]), Some("extra"))
+    );
+    let r = svc
+        .send(
+            "GET",
+            "/rest/v1/reviews",
+            &[("accept-profile", "private")],
+            None,
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            406,
+            json!({"code": "PGRST106", "details": null, "message": "Invalid schema: private",
+                   "hint": "Only the following schemas are exposed: public, extra"})
+        )
+    );
+
+    // PGRST202 hints: a close function name, or the closest parameters of the overloads.
+    let r = svc.get("/rest/v1/rpc/books_ovr?min_pages=1").await;
+    assert_eq!(
+        (r.status, r.json()["hint"].clone()),
+        (
+            404,
+            json!("Perhaps you meant to call the function public.books_over")
+        )
+    );
+    let r = svc.get("/rest/v1/rpc/books_over?min=1").await;
+    assert_eq!(
+        r.json()["hint"],
+        json!("Perhaps you meant to call the function public.books_over(min_pages)")
+    );
+    // An unnamed parameter of a type no raw body can be is not callable, as PostgREST.
+    let r = svc
+        .post_raw(
+            "/rest/v1/rpc/lone",
+            "application/json",
+            br#"{"": 1}"#.to_vec(),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.json()["message"].clone()),
+        (
+            404,
+            json!("Could not find the function public.lone() in the schema cache")
+        )
+    );
+}

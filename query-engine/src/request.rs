@@ -429,11 +429,9 @@ fn parse_u64(what: &str, v: &str) -> Result<u64, ApiError> {
 }
 
 /// Sorts the query pairs into select, filters, logic trees, order, limits and the rest.
-/// `is_rpc_arg` says which plain keys are function arguments (for GET /rpc).
-pub fn parse_query(
-    pairs: &[(String, String)],
-    is_rpc_arg: &dyn Fn(&str) -> bool,
-) -> Result<QueryParams, ApiError> {
+/// With `rpc_args` (GET /rpc), a parameter whose value is no filter (`q=rose`, not
+/// `price=lt.5`) is a function argument, as PostgREST tells them apart.
+pub fn parse_query(pairs: &[(String, String)], rpc_args: bool) -> Result<QueryParams, ApiError> {
     let mut q = QueryParams {
         select: vec![SelectItem::Star],
         ..Default::default()
@@ -445,7 +443,6 @@ pub fn parse_query(
             "on_conflict" => {
                 q.on_conflict = Some(parser::parse_name_list("on_conflict parameter", value)?)
             }
-            _ if is_rpc_arg(key) => q.rpc_args.push((key.clone(), value.clone())),
             _ => {
                 let mut path: Vec<String> = key.split('.').map(str::to_string).collect();
                 let last = path.pop().unwrap_or_default();
@@ -472,10 +469,11 @@ pub fn parse_query(
                             q.conditions
                                 .push((path, logic_param(&format!("not.{last}"), value)?));
                         } else {
-                            q.conditions.push((
-                                path,
-                                Condition::Filter(parser::parse_filter(&last, value)?),
-                            ));
+                            match parser::parse_filter(&last, value) {
+                                Ok(f) => q.conditions.push((path, Condition::Filter(f))),
+                                Err(_) if rpc_args => q.rpc_args.push((key.clone(), value.clone())),
+                                Err(e) => return Err(e.into()),
+                            }
                         }
                     }
                 }
@@ -629,7 +627,7 @@ mod tests {
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-        let q = parse_query(&pairs, &|_| false).unwrap();
+        let q = parse_query(&pairs, false).unwrap();
         assert_eq!(q.conditions.len(), 3);
         assert_eq!(q.conditions[1].0, vec!["categories"]);
         assert_eq!(q.order[0].0, vec!["categories"]);
@@ -638,7 +636,7 @@ mod tests {
             vec![(vec![], 5), (vec!["categories".to_string()], 2)]
         );
         assert_eq!(q.columns, Some(vec!["a".into(), "b".into()]));
-        let bad = parse_query(&[("limit".into(), "ten".into())], &|_| false).unwrap_err();
+        let bad = parse_query(&[("limit".into(), "ten".into())], false).unwrap_err();
         assert_eq!(bad.code, "PGRST100");
     }
 }

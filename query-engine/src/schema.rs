@@ -518,13 +518,18 @@ pub(crate) mod fixture {
 
     /// The shop's schema as the introspection query returns it.
     pub fn shop() -> SchemaCache {
+        shop_with(serde_json::json!([]))
+    }
+
+    /// The shop's schema with in-database configuration (`[{"key": …, "value": …}]`).
+    pub fn shop_with(db_config: serde_json::Value) -> SchemaCache {
         let col = |n: &str, t: &str, nullable: bool, default: Option<&str>| serde_json::json!({"name": n, "type": t, "nullable": nullable, "default": default});
         let json = serde_json::json!({
           "tables": [
             {"schema":"public","name":"categories","kind":"r","primary_key":["id"],"columns":[
               col("id","uuid",false,Some("gen_random_uuid()")), col("name","text",false,None),
               col("slug","text",false,None), col("order_by","integer",false,Some("0")),
-              col("is_available","boolean",false,Some("true"))]},
+              col("is_available","boolean",false,Some("true")), col("parent_id","uuid",true,None)]},
             {"schema":"public","name":"products","kind":"r","primary_key":["id"],"columns":[
               col("id","uuid",false,Some("gen_random_uuid()")), col("name","text",false,None),
               col("sku","text",true,None), col("base_price","numeric(10,2)",false,Some("0")),
@@ -536,6 +541,8 @@ pub(crate) mod fixture {
           "foreign_keys": [
             {"name":"products_category_id_fkey","schema":"public","table":"products","columns":["category_id"],
              "foreign_schema":"public","foreign_table":"categories","foreign_columns":["id"]},
+            {"name":"categories_parent_id_fkey","schema":"public","table":"categories","columns":["parent_id"],
+             "foreign_schema":"public","foreign_table":"categories","foreign_columns":["id"]},
             {"name":"product_categories_product_id_fkey","schema":"public","table":"product_categories","columns":["product_id"],
              "foreign_schema":"public","foreign_table":"products","foreign_columns":["id"]},
             {"name":"product_categories_category_id_fkey","schema":"public","table":"product_categories","columns":["category_id"],
@@ -545,8 +552,13 @@ pub(crate) mod fixture {
             {"schema":"public","name":"add","args":[{"name":"a","type":"integer"},{"name":"b","type":"integer"}],
              "defaults":1,"return_type":"integer","returns_set":false,"returns_rows":false,"returns_void":false,"volatility":"i"},
             {"schema":"public","name":"search_products","args":[{"name":"q","type":"text"}],
-             "defaults":0,"return_type":"products","returns_set":true,"returns_rows":true,"returns_void":false,"volatility":"s"}
-          ]
+             "defaults":0,"return_type":"products","returns_set":true,"returns_rows":true,"returns_void":false,"volatility":"s",
+             "return_table":["public","products"]},
+            {"schema":"public","name":"related","args":[{"name":"","type":"public.products"}],
+             "defaults":0,"return_type":"products","returns_set":true,"returns_rows":true,"returns_void":false,"volatility":"s",
+             "arg_table":["public","products"],"return_table":["public","products"],"single_row":false,"callable":false}
+          ],
+          "db_config": db_config
         });
         SchemaCache::from_json(&json.to_string()).unwrap()
     }

@@ -174,8 +174,7 @@ pub(super) fn plan<'c>(
     media: MediaType,
 ) -> Result<CallPlan<'c>, ApiError> {
     let overloads = cache.functions(schema, name);
-    let is_arg = |k: &str| overloads.iter().any(|f| f.args.iter().any(|a| a.name == k));
-    let q = parse_query(input.query, &|k| input.method.is_read() && is_arg(k))?;
+    let q = parse_query(input.query, input.method.is_read())?;
     let post = !input.method.is_read();
     // A POST's body type: JSON (the default), or a raw body for one unnamed parameter.
     let content = if post {

@@ -192,7 +192,7 @@ pub fn action<'c>(
     let action = match &input.resource {
         Resource::Table(name) => {
             let table = table_or_404(cache, &schema, name)?;
-            let q = parse_query(input.query, &|_| false)?;
+            let q = parse_query(input.query, false)?;
             write::refuse_unapplied(input.method, &q)?;
             let kind = match input.method {
                 Method::Get | Method::Head => Kind::Read,

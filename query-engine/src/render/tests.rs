@@ -3,7 +3,8 @@
 use crate::error::ApiError;
 use crate::plan::{EngineConfig, Input, Plan, plan};
 use crate::request::*;
-use crate::schema::fixture::shop;
+use crate::schema::SchemaCache;
+use crate::schema::fixture::{shop, shop_with};
 use proptest::prelude::*;
 
 fn cfg() -> EngineConfig {
@@ -26,19 +27,31 @@ fn plan_for(
     prefer: &str,
     body: &str,
 ) -> Result<Plan, ApiError> {
+    plan_with(&shop(), None, method, table, q, prefer, body)
+}
+
+fn plan_with(
+    cache: &SchemaCache,
+    accept: Option<&str>,
+    method: Method,
+    table: &str,
+    q: &[(&str, &str)],
+    prefer: &str,
+    body: &str,
+) -> Result<Plan, ApiError> {
     let query = pairs(q);
     let input = Input {
         method,
         resource: Resource::Table(table.into()),
         query: &query,
-        accept: None,
+        accept,
         prefer: parse_prefer([prefer]),
         range: None,
         profile: Some("public"),
         content_type: None,
         body: body.as_bytes(),
     };
-    plan(&input, &shop(), &cfg())
+    plan(&input, cache, &cfg())
 }
 
 const TAIL: &str = "nullif(current_setting('response.headers', true), '') AS response_headers, \
@@ -330,6 +343,127 @@ fn rpc_calls() {
             .contains("WHERE \"pgrst_call\".\"base_price\" < $")
     );
     assert_eq!(p.statement.params[0], r#"{"q":"rose"}"#);
+}
+
+#[test]
+fn golden_aggregates_spreads_and_computed_relationships() {
+    let cache = shop_with(serde_json::json!([{"key": "db_aggregates_enabled", "value": "true"}]));
+    let p = plan_with(
+        &cache,
+        None,
+        Method::Get,
+        "products",
+        &[("select", "is_available,n:count(),base_price::int.max()")],
+        "",
+        "",
+    )
+    .unwrap();
+    assert!(p.statement.sql.starts_with(
+        "WITH pgrst_source AS (SELECT \"products\".\"is_available\" AS \"is_available\", COUNT(*) AS \"n\", \
+         MAX(CAST(\"products\".\"base_price\" AS int)) AS \"max\" FROM \"public\".\"products\" AS \"products\" \
+         GROUP BY 1 LIMIT $1)"
+    ), "{}", p.statement.sql);
+    // A to-one spread: its columns come from the lateral row, its aggregates are the parent's.
+    let p = plan_with(
+        &cache,
+        None,
+        Method::Get,
+        "products",
+        &[(
+            "select",
+            "...categories!products_category_id_fkey(slug,base:order_by.sum())",
+        )],
+        "",
+        "",
+    )
+    .unwrap();
+    assert!(p.statement.sql.starts_with(
+        "WITH pgrst_source AS (SELECT \"pgrst_1\".\"slug\" AS \"slug\", SUM(\"pgrst_1\".\"base\") AS \"base\" \
+         FROM \"public\".\"products\" AS \"products\" LEFT JOIN LATERAL (SELECT \"categories_1\".\"slug\" AS \"slug\", \
+         \"categories_1\".\"order_by\" AS \"base\" FROM \"public\".\"categories\" AS \"categories_1\" \
+         WHERE \"categories_1\".\"id\" = \"products\".\"category_id\") AS \"pgrst_1\" ON TRUE GROUP BY 1 LIMIT $1)"
+    ), "{}", p.statement.sql);
+    // A to-many spread: each column an array.
+    let p = plan_for(
+        Method::Get,
+        "categories",
+        &[("select", "...products!products_category_id_fkey(name)")],
+        "",
+        "",
+    )
+    .unwrap();
+    assert!(p.statement.sql.contains(
+        "LEFT JOIN LATERAL (SELECT coalesce(json_agg(pgrst_row.\"name\"), '[]') AS \"name\" FROM \
+         (SELECT \"products_1\".\"name\" AS \"name\" FROM"
+    ), "{}", p.statement.sql);
+    // A computed relationship: the function called with the parent's row.
+    let p = plan_for(
+        Method::Get,
+        "products",
+        &[("select", "related(name)")],
+        "",
+        "",
+    )
+    .unwrap();
+    assert!(p.statement.sql.contains(
+        "FROM \"public\".\"related\"(\"products\"::public.products) AS \"products_1\") AS pgrst_row"
+    ), "{}", p.statement.sql);
+}
+
+#[test]
+fn golden_planned_counts_explain_and_put() {
+    // A planned count explains the count query, values inline.
+    let p = plan_for(
+        Method::Head,
+        "products",
+        &[("name", "eq.it's")],
+        "count=planned",
+        "",
+    )
+    .unwrap();
+    assert!(
+        p.statement
+            .sql
+            .contains("supagate.planned_rows($3::text) AS total_result_set"),
+        "{}",
+        p.statement.sql
+    );
+    assert_eq!(
+        p.statement.params[2],
+        "SELECT 1 FROM \"public\".\"products\" AS \"products\" WHERE \"products\".\"name\" = 'it''s'"
+    );
+    // A plan: the whole statement, values inline, as one value for supagate.explain.
+    let cache = shop_with(serde_json::json!([{"key": "db_plan_enabled", "value": "true"}]));
+    let p = plan_with(
+        &cache,
+        Some("application/vnd.pgrst.plan+json; options=analyze|verbose"),
+        Method::Get,
+        "products",
+        &[("name", "eq.x")],
+        "",
+        "",
+    )
+    .unwrap();
+    assert!(
+        p.statement.sql.starts_with(
+            "WITH pgrst_source AS (SELECT supagate.explain($1::text, $2::text) AS plan)"
+        )
+    );
+    assert!(p.statement.params[0].contains("\"products\".\"name\" = 'x' LIMIT '1000'"));
+    assert_eq!(p.statement.params[1], "FORMAT JSON, ANALYZE, VERBOSE");
+    // PUT: the body's row, if it matches the URL's key, inserted or merged.
+    let p = plan_for(
+        Method::Put,
+        "categories",
+        &[("id", "eq.k")],
+        "",
+        r#"{"id":"k","name":"N","slug":"n"}"#,
+    )
+    .unwrap();
+    assert!(p.statement.sql.contains(
+        "WHERE set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0) + 1)::text, true) <> '0' \
+         AND \"pgrst_body\".\"id\" = $2 ON CONFLICT (\"id\") DO UPDATE SET"
+    ), "{}", p.statement.sql);
 }
 
 proptest! {
