@@ -759,15 +759,18 @@ async fn embedding_errors_as_postgrest_words_them() {
     );
 }
 
+/// A GET that must answer 200, and its JSON.
+async fn ok_json(api: &Api<'_>, path: &str) -> serde_json::Value {
+    let r = api.get(path).await;
+    assert_eq!(r.status, 200, "{path}: {}", r.text);
+    r.json()
+}
+
 #[tokio::test]
 async fn relationships_of_every_kind() {
     let gw = &fixture();
     let anon = Api::anon(gw);
-    let get = async |path: &str| {
-        let r = anon.get(path).await;
-        assert_eq!(r.status, 200, "{path}: {}", r.text);
-        r.json()
-    };
+    let get = async |path: &str| ok_json(&anon, path).await;
     // A table referencing itself: `authors(…)` are the children, `mentor_id(…)` the parent, and
     // `authors!mentor_id(…)` the children by the referencing column.
     assert_eq!(
@@ -865,11 +868,7 @@ async fn aggregates_and_spreads() {
         async || anon.get("/rest/v1/books?select=count()").await.status == 200,
     )
     .await;
-    let get = async |path: &str| {
-        let r = anon.get(path).await;
-        assert_eq!(r.status, 200, "{path}: {}", r.text);
-        r.json()
-    };
+    let get = async |path: &str| ok_json(&anon, path).await;
     // Grouped by the other columns; named after the function unless aliased; casts of the
     // column and of the result.
     assert_eq!(
