@@ -11,7 +11,8 @@ use tokio_postgres::Client;
 pub async fn load(client: &Client, schemas: &[String]) -> Result<SchemaCache, String> {
     client
         .batch_execute(
-            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO pg_catalog",
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO pg_catalog; \
+             SET LOCAL jit = off",
         )
         .await
         .map_err(|e| e.to_string())?;
