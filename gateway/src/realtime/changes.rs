@@ -362,6 +362,15 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
         let mut open: Option<Txn> = None;
         let mut done: Vec<(String, Vec<Value>)> = Vec::new();
         let mut advance_to: Option<String> = None;
+        // Where the WAL ended before this peek. A peek that yields nothing has decoded all WAL
+        // up to there without a change to publish (a bulk load of unpublished tables, which
+        // pgoutput skips whole): the slot moves past it, or every poll would decode it again.
+        let wal_end: String = c
+            .query_one("SELECT pg_current_wal_lsn()::text", &[])
+            .await
+            .map_err(|e| e.to_string())?
+            .get(0);
+        let mut yielded = false;
         let rows = c
             .query_raw(
                 "SELECT lsn::text, data FROM pg_logical_slot_peek_binary_changes($1, NULL, $2, \
@@ -376,6 +385,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
         pin_mut!(rows);
         while let Some(row) = rows.next().await {
             let row = row.map_err(|e| e.to_string())?;
+            yielded = true;
             let lsn: String = row.get(0);
             let data: &[u8] = row.get(1);
             let msg = pgoutput::parse(data)?;
@@ -457,6 +467,14 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
             }
         }
         let Some(upto) = advance_to else {
+            if !yielded {
+                c.execute(
+                    "SELECT pg_replication_slot_advance($1, $2::text::pg_lsn)",
+                    &[&rt.slot, &wal_end],
+                )
+                .await
+                .map_err(|e| e.to_string())?;
+            }
             if last_prune.elapsed() > Duration::from_secs(10) {
                 prune(c).await?;
                 last_prune = std::time::Instant::now();
