@@ -356,6 +356,8 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .get(0);
     let mut last_prune = std::time::Instant::now();
+    // The WAL position an empty peek last advanced the slot to (idle polls need not repeat it).
+    let mut advanced: Option<String> = None;
     loop {
         let mut relations = Relations::default();
         let mut rls: HashMap<u32, bool> = HashMap::new();
@@ -467,13 +469,14 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
             }
         }
         let Some(upto) = advance_to else {
-            if !yielded {
+            if !yielded && advanced.as_ref() != Some(&wal_end) {
                 c.execute(
                     "SELECT pg_replication_slot_advance($1, $2::text::pg_lsn)",
                     &[&rt.slot, &wal_end],
                 )
                 .await
                 .map_err(|e| e.to_string())?;
+                advanced = Some(wal_end);
             }
             if last_prune.elapsed() > Duration::from_secs(10) {
                 prune(c).await?;
