@@ -17,15 +17,27 @@ pub enum Method {
 
 impl Method {
     pub fn parse(m: &str) -> Option<Method> {
-        Some(match m {
-            "GET" => Method::Get,
-            "HEAD" => Method::Head,
-            "POST" => Method::Post,
-            "PUT" => Method::Put,
-            "PATCH" => Method::Patch,
-            "DELETE" => Method::Delete,
-            _ => return None,
-        })
+        [
+            Method::Get,
+            Method::Head,
+            Method::Post,
+            Method::Put,
+            Method::Patch,
+            Method::Delete,
+        ]
+        .into_iter()
+        .find(|x| x.name() == m)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+        }
     }
 
     pub fn is_read(self) -> bool {
@@ -238,21 +250,20 @@ impl Explain {
             }
             .to_string(),
         ];
-        for (name, on) in Self::OPTIONS.iter().zip(self.options) {
-            if on {
-                o.push(name.to_ascii_uppercase());
-            }
-        }
+        o.extend(self.enabled().map(str::to_ascii_uppercase));
         o.join(", ")
     }
 
-    fn content_type(self) -> String {
-        let opts: Vec<&str> = Self::OPTIONS
-            .iter()
+    /// The options asked for, in PostgREST's order.
+    fn enabled(self) -> impl Iterator<Item = &'static str> {
+        Self::OPTIONS
+            .into_iter()
             .zip(self.options)
-            .filter(|(_, on)| *on)
-            .map(|(n, _)| *n)
-            .collect();
+            .filter_map(|(name, on)| on.then_some(name))
+    }
+
+    fn content_type(self) -> String {
+        let opts: Vec<&str> = self.enabled().collect();
         format!(
             "application/vnd.pgrst.plan+{}; for=\"{}\"{}; charset=utf-8",
             if self.json { "json" } else { "text" },

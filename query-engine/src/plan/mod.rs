@@ -212,11 +212,10 @@ pub fn action<'c>(
         }
         Resource::Rpc(name) => {
             if !matches!(input.method, Method::Get | Method::Head | Method::Post) {
-                let m = format!("{:?}", input.method).to_ascii_uppercase();
                 return Err(ApiError::new(
                     405,
                     "PGRST101",
-                    format!("Cannot use the {m} method on RPC"),
+                    format!("Cannot use the {} method on RPC", input.method.name()),
                 ));
             }
             let call = call::plan(cache, cfg, &schema, name, input, media)?;

@@ -196,7 +196,7 @@ pub(super) fn find<'c>(
     embed: &Embed,
 ) -> Result<(&'c Table, Rel<'c>), ApiError> {
     let all = all_from(cache, parent);
-    let has_relationships = !all.is_empty();
+    let related: Vec<&str> = all.iter().map(|c| c.target.name.as_str()).collect();
     let mut candidates: Vec<Candidate<'c>> = all
         .into_iter()
         .filter(|c| c.matches(&embed.relation, embed.hint.as_deref()))
@@ -223,7 +223,7 @@ pub(super) fn find<'c>(
                 parent.schema
             ));
             Err(
-                match no_relationship_hint(cache, parent, &embed.relation, has_relationships) {
+                match no_relationship_hint(cache, parent, &embed.relation, &related) {
                     Some(h) => e.hint(h),
                     None => e,
                 },
@@ -267,18 +267,16 @@ pub(super) fn find<'c>(
     }
 }
 
-/// PGRST200's hint, as PostgREST's: a related relation named like the embed (when the parent has
-/// relationships), else a relation with relationships named like the parent.
+/// PGRST200's hint, as PostgREST's: one of `related` (the parent's related relations) named like
+/// the embed, else (the parent has none) a relation with relationships named like the parent.
 fn no_relationship_hint(
     cache: &SchemaCache,
     parent: &Table,
     child: &str,
-    has_relationships: bool,
+    related: &[&str],
 ) -> Option<String> {
-    if has_relationships {
-        let related = all_from(cache, parent);
-        let names: Vec<&str> = related.iter().map(|c| c.target.name.as_str()).collect();
-        let (_, found) = crate::fuzzy::matches(names, child, 0.33)
+    if !related.is_empty() {
+        let (_, found) = crate::fuzzy::matches(related.iter().copied(), child, 0.33)
             .into_iter()
             .find(|(score, _)| *score < 1.0)?;
         Some(format!("Perhaps you meant '{found}' instead of '{child}'."))

@@ -26,9 +26,7 @@ pub(super) fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), Ap
             }
             return Ok(());
         }
-        Method::Post => "POST",
-        Method::Patch => "PATCH",
-        Method::Delete => "DELETE",
+        Method::Post | Method::Patch | Method::Delete => method.name(),
         Method::Get | Method::Head => {
             if let Some(what) = [
                 ("on_conflict", q.on_conflict.is_some()),
@@ -68,12 +66,23 @@ pub(super) fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), Ap
     Ok(())
 }
 
+/// How many rows a write's body may hold.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// POST: an object or an array of them.
+    Many,
+    /// PATCH: one object.
+    Object,
+    /// PUT: one row, as an object or an array of one.
+    One,
+}
+
 /// Parses the JSON body of a write: its rows as a JSON array text and the columns to write.
 fn body_rows(
     table: &Table,
     q: &QueryParams,
     body: &[u8],
-    single_only: bool,
+    rows: Rows,
 ) -> Result<(String, Vec<String>), ApiError> {
     let invalid = || ApiError::new(400, "PGRST102", "Empty or invalid json");
     let value: Value = serde_json::from_slice(body).map_err(|_| invalid())?;
@@ -84,7 +93,7 @@ fn body_rows(
             format!("[{}]", String::from_utf8_lossy(body)),
             keys_of(&value).unwrap_or_default(),
         ),
-        Value::Array(items) if !single_only => {
+        Value::Array(items) if rows == Rows::Many || (rows == Rows::One && items.len() == 1) => {
             let first = items
                 .first()
                 .map(keys_of)
@@ -210,7 +219,7 @@ pub(super) fn plan<'c>(
     let return_ = input.prefer.return_.unwrap_or(Return::Minimal);
     let write = match kind {
         Kind::Insert => {
-            let (rows, columns) = body_rows(table, q, input.body, false)?;
+            let (rows, columns) = body_rows(table, q, input.body, Rows::Many)?;
             let conflict = match input.prefer.resolution {
                 None => None,
                 Some(resolution) => {
@@ -238,10 +247,7 @@ pub(super) fn plan<'c>(
         }
         Kind::Put => {
             let conditions = put_filters(cache, table, q)?;
-            let (rows, columns) = body_rows(table, q, input.body, false)?;
-            if serde_json::from_str::<Vec<Value>>(&rows).map_or(0, |r| r.len()) != 1 {
-                return Err(ApiError::new(400, "PGRST102", "Empty or invalid json"));
-            }
+            let (rows, columns) = body_rows(table, q, input.body, Rows::One)?;
             Write::Insert {
                 rows,
                 columns,
@@ -254,7 +260,7 @@ pub(super) fn plan<'c>(
             }
         }
         Kind::Update => {
-            let (rows, columns) = body_rows(table, q, input.body, true)?;
+            let (rows, columns) = body_rows(table, q, input.body, Rows::Object)?;
             Write::Update {
                 rows,
                 columns,
