@@ -11,7 +11,7 @@ RUN npm run build -w frontend
 FROM rust:1-bookworm AS gateway
 WORKDIR /src
 COPY . .
-RUN cargo build --release -p gateway
+RUN cargo build --release -p supagate
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*

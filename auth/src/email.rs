@@ -6,10 +6,10 @@
 
 use crate::config::AuthConfig;
 use crate::error::{Result, api, too_frequent};
-use crate::mail::{Kind, MailJob};
 use crate::otp::{self, Slot};
 use crate::users::UserRow;
 use chrono::{DateTime, Utc};
+use mail::{Kind, MailJob};
 use serde_json::{Map, Value, json};
 use tokio_postgres::GenericClient;
 

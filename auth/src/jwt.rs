@@ -10,6 +10,13 @@ use serde_json::{Value, json};
 
 /// The Supabase CLI's well-known local development secret.
 pub const DEMO_JWT_SECRET: &str = "super-secret-jwt-token-with-at-least-32-characters-long";
+
+/// Roles a token may ask for; the database also checks that the API login may switch to them.
+pub const API_ROLES: [&str; 3] = ["anon", "authenticated", "service_role"];
+
+/// The Supabase CLI's default opaque keys, accepted beside the JWT keys with the demo secret.
+pub const CLI_PUBLISHABLE_KEY: &str = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
+pub const CLI_SECRET_KEY: &str = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz";
 /// Expiry the Supabase CLI puts in its demo API keys (2032-11-12).
 const API_KEY_EXP: i64 = 1_983_812_996;
 /// Clock skew allowed on exp / nbf / iat, as PostgREST allows.

@@ -11,7 +11,6 @@ pub mod error;
 pub mod hooks;
 pub mod jwt;
 pub mod limits;
-pub mod mail;
 pub mod mfa;
 pub mod otp;
 pub mod password;

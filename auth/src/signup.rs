@@ -5,8 +5,8 @@
 use crate::config::AuthConfig;
 use crate::email::{self, Flow};
 use crate::error::{Result, api};
-use crate::mail::MailJob;
 use crate::{hooks, pkce, sessions, users};
+use mail::MailJob;
 use serde_json::{Value, json};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;

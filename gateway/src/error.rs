@@ -2,7 +2,6 @@
 //! PostgREST `{code,message,details,hint}`, GoTrue `{code,error_code,msg,message}` or Storage
 //! `{statusCode,code,error,message}` or Realtime `{message}` (with `errors` for invalid input).
 
-use crate::db::DbError;
 use actix_web::{HttpResponse, ResponseError, http::StatusCode};
 use query_engine::ApiError;
 use serde_json::json;
@@ -62,7 +61,7 @@ impl GatewayError {
             auth::AuthError::Db(e) => {
                 tracing::error!(
                     "auth database error: {}",
-                    crate::migrate::describe_db_error(&e, None)
+                    pg::migrate::describe_db_error(&e, None)
                 );
                 GatewayError::Auth {
                     status: 500,
@@ -79,57 +78,6 @@ impl GatewayError {
 impl From<ApiError> for GatewayError {
     fn from(e: ApiError) -> Self {
         GatewayError::Rest(e)
-    }
-}
-
-/// A database error as PostgREST reports it; `is_anon` decides 401 vs 403 for 42501.
-/// A PostgreSQL error as PostgREST answers it: its SQLSTATE decides the status.
-fn server_error(
-    code: &str,
-    message: &str,
-    details: Option<String>,
-    hint: Option<String>,
-    is_anon: bool,
-) -> ApiError {
-    let status = query_engine::error::status_for_sqlstate(code, message, is_anon);
-    let mut err = ApiError::new(status, code, message);
-    err.details = details.map(|d| Box::new(serde_json::Value::String(d)));
-    err.hint = hint;
-    err
-}
-
-pub fn rest_db_error(e: DbError, is_anon: bool) -> ApiError {
-    match e {
-        DbError::PoolTimeout => ApiError::new(
-            504,
-            "PGRST003",
-            "Timed out acquiring connection from connection pool.",
-        ),
-        DbError::Unavailable(m) => ApiError::new(
-            503,
-            "PGRST001",
-            "Database client error. Retrying the connection.",
-        )
-        .details(m),
-        DbError::Server(e) => server_error(&e.code, &e.message, e.detail, e.hint, is_anon),
-        DbError::Postgres(e) => match e.as_db_error() {
-            Some(db) => server_error(
-                db.code().code(),
-                db.message(),
-                db.detail().map(str::to_string),
-                db.hint().map(str::to_string),
-                is_anon,
-            ),
-            None => {
-                tracing::warn!("database connection error: {e}");
-                ApiError::new(
-                    503,
-                    "PGRST001",
-                    "Database client error. Retrying the connection.",
-                )
-                .details(e.to_string())
-            }
-        },
     }
 }
 

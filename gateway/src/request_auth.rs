@@ -26,10 +26,6 @@ impl Identity {
             claims: auth::jwt::anon_claims(),
         }
     }
-
-    pub fn is_anon(&self) -> bool {
-        self.role == "anon"
-    }
 }
 
 fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {

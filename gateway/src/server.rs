@@ -39,10 +39,7 @@ fn cors() -> Cors {
 }
 
 async fn health(state: web::Data<Arc<AppState>>) -> HttpResponse {
-    let db_ok = match state.pool().get().await {
-        Ok(c) => c.simple_query("SELECT 1").await.is_ok(),
-        Err(_) => false,
-    };
+    let db_ok = state.rest.database_ok().await;
     let body = serde_json::json!({"status": if db_ok { "ok" } else { "degraded" }, "database": db_ok, "version": env!("CARGO_PKG_VERSION")});
     if db_ok {
         HttpResponse::Ok().json(body)
@@ -76,7 +73,7 @@ pub fn bind(
             // An API config.toml switches off is not there, as with the Supabase CLI.
             .configure(|c| {
                 if rest {
-                    c.service(web::resource("/rest/v1/{tail:.*}").to(crate::rest::handle));
+                    c.service(web::resource("/rest/v1/{tail:.*}").to(crate::rest_api::handle));
                 }
                 if auth {
                     crate::auth_api::routes(c);
@@ -85,7 +82,7 @@ pub fn bind(
                     crate::storage_api::routes(c);
                 }
                 if realtime {
-                    crate::realtime::routes(c);
+                    crate::realtime_api::routes(c);
                 }
             })
             .service(

@@ -454,6 +454,11 @@ impl SchemaCache {
         self.db_config.get(key).map(String::as_str)
     }
 
+    /// Every role's settings, by role.
+    pub fn all_role_settings(&self) -> &HashMap<String, Vec<(String, String)>> {
+        &self.role_settings
+    }
+
     /// The settings of an impersonated role (`ALTER ROLE … SET`), to apply per request.
     pub fn role_settings(&self, role: &str) -> &[(String, String)] {
         self.role_settings

@@ -11,6 +11,7 @@ pub mod keys;
 pub mod listing;
 pub mod meta;
 pub mod resumable;
+pub mod seed;
 pub mod signing;
 pub mod sweep;
 pub mod transform;

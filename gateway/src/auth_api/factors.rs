@@ -2,8 +2,8 @@
 //! issued) and unenroll MFA factors.
 
 use super::*;
-use auth::mail::Kind;
 use auth::{mfa, sessions, users};
+use mail::Kind;
 
 fn factor_id(req: &HttpRequest) -> Result<Uuid, GatewayError> {
     path_uuid(

@@ -12,13 +12,13 @@ mod signup;
 mod token;
 mod user;
 
-use crate::db;
 use crate::error::GatewayError;
 use crate::http_util::{BodyError, bearer_token, client_ip, header, read_body};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
-use auth::mail::MailJob;
 use auth::{AuthConfig, AuthError, api};
+use mail::MailJob;
+use pg as db;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use uuid::Uuid;

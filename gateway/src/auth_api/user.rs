@@ -4,9 +4,9 @@
 
 use super::*;
 use auth::email::{self as mails, Flow};
-use auth::mail::Kind;
 use auth::sessions::{self, LogoutScope};
 use auth::users;
+use mail::Kind;
 
 pub async fn get(req: HttpRequest, state: Data) -> Reply {
     let who = caller(&req, &state)?;

@@ -12,12 +12,12 @@ mod resumable;
 mod signed;
 mod upload;
 
-use crate::db;
 use crate::error::GatewayError;
 use crate::http_util::{BodyError, header, read_body};
 use crate::request_auth::{Identity, identify};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
+use pg as db;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;

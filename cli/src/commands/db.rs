@@ -1,0 +1,79 @@
+//! `db reset` and `migration new | list | up`.
+
+use super::{Prepare, with_database};
+use gateway::config::Config;
+use pg::connect;
+use pg::migrate::{self, template};
+use std::time::Instant;
+
+pub async fn reset(cfg: &Config) -> Result<(), String> {
+    if !cfg.embedded() {
+        return Err(
+            "db reset rebuilds the embedded database; it never touches a DATABASE_URL server"
+                .into(),
+        );
+    }
+    with_database(cfg, Prepare::Never, async |db| {
+        let t0 = Instant::now();
+        template::reset(&cfg.project, db, cfg.realtime_enabled)
+            .await
+            .map_err(|e| e.to_string())?;
+        // Bytes of the old database's objects mean nothing now.
+        if cfg.storage_backend == "file" {
+            let versions = cfg.data_dir.join("storage/versions");
+            if versions.exists() {
+                std::fs::remove_dir_all(&versions)
+                    .map_err(|e| format!("cannot clear {}: {e}", versions.display()))?;
+            }
+        }
+        let store = super::start::open_store(cfg)?;
+        let c = connect(&db.admin).await?;
+        storage::seed::upload_all(
+            &cfg.project,
+            cfg.storage_file_size_limit,
+            &c,
+            store.as_ref(),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        println!(
+            "Reset the database of {} in {} ms.",
+            cfg.project.name(),
+            t0.elapsed().as_millis()
+        );
+        Ok(())
+    })
+    .await
+}
+
+pub fn new_migration(cfg: &Config, name: &str) -> Result<(), String> {
+    let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+    let path = cfg
+        .project
+        .new_migration(name, &stamp)
+        .map_err(|e| e.to_string())?;
+    println!("Created new migration at {}", cfg.project.relative(&path));
+    Ok(())
+}
+
+pub async fn list(cfg: &Config) -> Result<(), String> {
+    with_database(cfg, Prepare::Never, async |db| {
+        let c = connect(&db.admin).await?;
+        let entries = migrate::project::list(&c, &cfg.project)
+            .await
+            .map_err(|e| e.to_string())?;
+        println!("   {:<14} | {:<14} | Name", "Local", "Remote");
+        println!("  {:-<16}|{:-<16}|{:-<20}", "", "", "");
+        for e in entries {
+            let local = if e.local { e.version.as_str() } else { "" };
+            let remote = if e.applied { e.version.as_str() } else { "" };
+            println!("   {local:<14} | {remote:<14} | {}", e.name);
+        }
+        Ok(())
+    })
+    .await
+}
+
+pub async fn up(cfg: &Config) -> Result<(), String> {
+    with_database(cfg, Prepare::Always, async |_| Ok(())).await
+}

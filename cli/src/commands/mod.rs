@@ -1,0 +1,60 @@
+//! The commands of the binary, named as the Supabase CLI names them.
+
+pub mod codegen;
+pub mod db;
+pub mod start;
+pub mod status;
+pub mod users;
+
+use gateway::config::Config;
+use pg::embedded::StopGuard;
+use pg::{Database, DbSettings, migrate};
+
+/// When a command brings the database up to date before it runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Prepare {
+    Never,
+    /// Unless a running gateway already did (it migrated and seeded when it started).
+    UnlessRunning,
+    Always,
+}
+
+/// Runs `f` against the project's database: the cluster a running gateway owns as it is, or the
+/// embedded cluster started for the duration of the command. A database nobody set up yet is
+/// created, migrated and seeded first, as `start` would.
+pub async fn with_database<F>(cfg: &Config, prepare: Prepare, f: F) -> Result<(), String>
+where
+    F: AsyncFnOnce(&Database) -> Result<(), String>,
+{
+    let db = open_database(cfg, false).await?;
+    let _guard = db.embedded.as_ref().map(StopGuard);
+    let running = cfg.embedded() && db.embedded.is_none();
+    if prepare == Prepare::Always || (prepare == Prepare::UnlessRunning && !running) {
+        let p = migrate::prepare(&cfg.project, &db, cfg.realtime_enabled)
+            .await
+            .map_err(|e| e.to_string())?;
+        for a in &p.applied {
+            println!("Applied {a}");
+        }
+    }
+    f(&db).await
+}
+
+/// The project's database, as `pg` opens it: `serving` when this process runs the API (and
+/// owns the embedded cluster); otherwise a cluster a running gateway owns is reached the way it
+/// published.
+pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, String> {
+    let published = if serving {
+        None
+    } else {
+        status::running_db_url(&cfg.data_dir)
+    };
+    let settings = DbSettings {
+        database_url: cfg.database_url.as_deref(),
+        pg_bin_dir: cfg.pg_bin_dir.as_deref(),
+        data_dir: &cfg.data_dir,
+        db_port: cfg.db_port,
+        pg_settings: &cfg.pg_settings,
+    };
+    Database::open(&settings, serving, published.as_deref()).await
+}

@@ -1,0 +1,281 @@
+//! `start`: the database (embedded or external) brought up to date, then the API until Ctrl-C,
+//! SIGTERM or `supagate stop`.
+
+use super::status;
+use crate::args::Output;
+use gateway::config::Config;
+use gateway::{server, state};
+use pg::database::remove_pid;
+use pg::embedded::StopGuard;
+use pg::{Database, Login, migrate};
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub fn api_url(cfg: &Config, port: u16) -> String {
+    cfg.api_external_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}:{port}", cfg.host))
+}
+
+/// One warning line naming the config.toml keys supagate ignores.
+pub fn warn_ignored_keys(cfg: &Config) {
+    if !cfg.project.ignored_keys.is_empty() {
+        tracing::warn!(
+            "{}: not implemented by supagate yet, ignored: {}",
+            cfg.project
+                .config_file
+                .as_ref()
+                .map(|f| cfg.project.relative(f))
+                .unwrap_or_default(),
+            cfg.project.ignored_keys.join(", ")
+        );
+    }
+}
+
+/// The public demo secret signs anyone's service_role token: it stays on loopback unless the
+/// operator insists.
+fn check_exposure(cfg: &Config) -> Result<(), String> {
+    let loopback = cfg.host == "localhost"
+        || cfg
+            .host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if cfg.jwt_secret.is_none() && !loopback {
+        if !cfg.insecure_demo_keys {
+            return Err(format!(
+                "refusing to listen on {} with the public demo JWT secret: anyone could sign a \
+                 service_role token. Set JWT_SECRET (32 or more random characters), or pass \
+                 --insecure-demo-keys for a throwaway setup",
+                cfg.host
+            ));
+        }
+        tracing::warn!(
+            "INSECURE: listening on {} with the PUBLIC demo JWT secret and keys \
+             (--insecure-demo-keys): anyone who can reach this port can sign a service_role token",
+            cfg.host
+        );
+    }
+    if let Some(s) = &cfg.jwt_secret
+        && s.len() < 32
+    {
+        tracing::warn!("the JWT secret has {} characters; use 32 or more", s.len());
+    }
+    Ok(())
+}
+
+pub async fn start(cfg: Config, output: Option<Output>) -> Result<(), String> {
+    let t0 = Instant::now();
+    check_exposure(&cfg)?;
+    warn_ignored_keys(&cfg);
+    let db = super::open_database(&cfg, true).await?;
+    // Stops the embedded cluster on every way out of here, panics included.
+    let _guard = db.embedded.as_ref().map(StopGuard);
+    let result = serve(&cfg, &db, t0, output).await;
+    status::remove_state(&cfg.data_dir);
+    remove_pid(&cfg.data_dir);
+    tracing::info!("stopped");
+    result
+}
+
+async fn wait_for_shutdown(stdin_close: bool) {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
+    let stdin_closed = async {
+        if !stdin_close {
+            return std::future::pending::<()>().await;
+        }
+        let mut buf = [0u8; 256];
+        let mut stdin = tokio::io::stdin();
+        while tokio::io::AsyncReadExt::read(&mut stdin, &mut buf)
+            .await
+            .is_ok_and(|n| n > 0)
+        {}
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term.recv() => {},
+        _ = stdin_closed => {},
+    }
+}
+
+/// Every few minutes, rate-limit windows long past are deleted (each replica may do it).
+fn spawn_rate_limit_pruner(admin: Login) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(300));
+        loop {
+            tick.tick().await;
+            match pg::connect(&admin).await {
+                Ok(c) => match auth::limits::prune(&c).await {
+                    Ok(n) if n > 0 => tracing::debug!("pruned {n} rate-limit windows"),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("pruning rate limits failed: {e}"),
+                },
+                Err(e) => tracing::debug!("pruning rate limits skipped: {e}"),
+            }
+        }
+    })
+}
+
+pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, String> {
+    let backend = match (cfg.storage_backend.as_str(), &cfg.storage_s3_bucket) {
+        ("file", _) => storage::backend::local(&cfg.data_dir.join("storage")),
+        ("s3", Some(bucket)) => storage::backend::BackendConfig::S3 {
+            bucket: bucket.clone(),
+        },
+        ("s3", None) => return Err("STORAGE_BACKEND=s3 needs STORAGE_S3_BUCKET".into()),
+        (other, _) => {
+            return Err(format!(
+                "unknown STORAGE_BACKEND {other:?} (use file or s3)"
+            ));
+        }
+    };
+    storage::backend::open(&backend).map_err(|e| format!("cannot open the object store: {e}"))
+}
+
+async fn serve(
+    cfg: &Config,
+    db: &Database,
+    t0: Instant,
+    output: Option<Output>,
+) -> Result<(), String> {
+    let prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
+        .await
+        .map_err(|e| e.to_string())?;
+    // From here on, a cluster that dies is started again (aborted before the planned stop).
+    let supervisor = db.embedded.clone().map(|pg| pg.supervise());
+    let result = serve_api(cfg, db, t0, output, prepared).await;
+    if let Some(s) = supervisor {
+        s.abort();
+    }
+    result
+}
+
+async fn serve_api(
+    cfg: &Config,
+    db: &Database,
+    t0: Instant,
+    output: Option<Output>,
+    prepared: migrate::Prepared,
+) -> Result<(), String> {
+    let store = open_store(cfg)?;
+    if cfg.storage_backend == "file" {
+        // This process owns the data directory: what an earlier one left half-written goes.
+        let c = pg::connect(&db.admin).await?;
+        match storage::sweep::local_versions(
+            &cfg.data_dir.join("storage"),
+            &c,
+            std::time::Duration::from_secs(300),
+        )
+        .await
+        {
+            Ok(s) if s != storage::sweep::Swept::default() => tracing::warn!(
+                "removed {} unfinished upload(s), {} unreferenced stored version(s) and {} \
+                 folder(s) of renderings or upload parts of versions that are gone",
+                s.staging,
+                s.orphans,
+                s.derived
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("could not check stored versions: {e}"),
+        }
+    }
+    if prepared.fresh {
+        let c = pg::connect(&db.admin).await?;
+        storage::seed::upload_all(
+            &cfg.project,
+            cfg.storage_file_size_limit,
+            &c,
+            store.as_ref(),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    }
+    let role_settings = pg::RoleSettings::new(cfg.statement_timeout_ms);
+    let rest = rest::Rest::start(
+        rest::RestSettings {
+            schemas: cfg.schemas(),
+            extra_search_path: cfg.extra_search_path.clone(),
+            max_rows: cfg.max_rows,
+            pool_size: cfg.db_pool,
+            workers: cfg.workers,
+            pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
+            statement_cache: cfg.statement_cache,
+            max_client_queries: cfg.max_client_queries,
+        },
+        &db.api,
+        role_settings.clone(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let keys = cfg.jwt_keys();
+    let realtime = if cfg.realtime_enabled {
+        let local = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
+        Some(realtime::Realtime::start(db.admin.clone(), keys, local).await?)
+    } else {
+        None
+    };
+    let mailer = Arc::new(mail::Mailer::new(&cfg.project, &db.admin).map_err(|e| e.to_string())?);
+    let state = Arc::new(state::AppState::new(
+        cfg.clone(),
+        &db.api,
+        state::Services {
+            rest: rest.clone(),
+            role_settings,
+            store,
+            realtime: realtime.clone(),
+            mailer: mailer.clone(),
+        },
+    ));
+    rest.spawn_listener(db.api.clone());
+    let pruner = spawn_rate_limit_pruner(db.admin.clone());
+    let outbox = mail::outbox::spawn(mailer.clone(), db.admin.clone());
+    let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
+    let handle = server.handle();
+    let running = tokio::spawn(server);
+    let api = api_url(cfg, port);
+    let mail = match cfg.mail_port {
+        Some(p) => {
+            let (server, port) = gateway::catcher::bind(mailer.catcher(), &cfg.host, p)
+                .map_err(|e| format!("cannot listen on {}:{p} (mail catcher): {e}", cfg.host))?;
+            Some((tokio::spawn(server), format!("http://{}:{port}", cfg.host)))
+        }
+        None => None,
+    };
+    let values = status::values(cfg, &api, &db.db_url, mail.as_ref().map(|m| m.1.as_str()));
+    status::write_state(&cfg.data_dir, &values)?;
+    match output {
+        Some(o) => status::print(&values, o, true),
+        None => {
+            println!(
+                "supagate {} is running {}.\n",
+                env!("CARGO_PKG_VERSION"),
+                cfg.project.name()
+            );
+            status::print(&values, Output::Pretty, false);
+            if cfg.site_dir.is_some() {
+                println!("{:>16}: {api}/", "Site");
+            }
+            println!("\nPress Ctrl-C to stop.");
+        }
+    }
+    let _ = std::io::stdout().flush();
+    tracing::info!("ready in {} ms", t0.elapsed().as_millis());
+    wait_for_shutdown(cfg.stop_on_stdin_close).await;
+    // stdout may be a closed pipe by now (a test harness that went away): never panic here.
+    if output.is_none() {
+        let _ = writeln!(std::io::stdout(), "\nStopping…");
+    }
+    if let Some(rt) = &realtime {
+        rt.shutdown().await;
+    }
+    handle.stop(true).await;
+    let _ = running.await;
+    if let Some((catcher, _)) = mail {
+        catcher.abort();
+    }
+    pruner.abort();
+    outbox.abort();
+    Ok(())
+}

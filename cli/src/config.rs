@@ -1,0 +1,118 @@
+//! Flags (and their environment variables) over the project's config.toml over the Supabase
+//! CLI's defaults: the settings a command runs with.
+
+use crate::args::Flags;
+use gateway::config::Config;
+use project::Project;
+
+fn default_workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+}
+
+/// Resolves the flags against the project.
+pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
+    let p = &project.config;
+    let data_dir = flags
+        .data_dir
+        .unwrap_or_else(|| project.supabase_dir.join(".temp/supagate"));
+    let data_dir = std::path::absolute(&data_dir).unwrap_or(data_dir);
+    let schemas: Vec<String> = match &flags.db_schemas {
+        Some(s) => s
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        None => p.api.schemas.clone(),
+    };
+    if schemas.is_empty() {
+        return Err("no schema to expose: give at least one in [api] schemas".into());
+    }
+    if let Some(e) = flags.jwt_expiry
+        && !(30..=604_800).contains(&e)
+    {
+        return Err(format!(
+            "--jwt-expiry {e}: must be from 30 to 604800 seconds"
+        ));
+    }
+    let signing_keys = match &p.auth.signing_keys_path {
+        Some(path) => {
+            let file = project.supabase_dir.join(path);
+            let text = std::fs::read_to_string(&file).map_err(|e| {
+                format!(
+                    "{}: auth.signing_keys_path: cannot read {}: {e}",
+                    project.relative(project.config_file.as_deref().unwrap_or(&file)),
+                    file.display()
+                )
+            })?;
+            auth::jwt::JwtKeys::with_signing_keys("", &text)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            Some(text)
+        }
+        None => None,
+    };
+    let mut auth = p.auth.clone();
+    auth.jwt_expiry = flags.jwt_expiry.unwrap_or(auth.jwt_expiry);
+    auth.enable_signup = auth.enable_signup && !flags.disable_signup;
+    if let Some(n) = flags.rate_limit_sign_in {
+        auth.rate_limit.sign_in_sign_ups = n;
+    }
+    if let Some(n) = flags.rate_limit_token_refresh {
+        auth.rate_limit.token_refresh = n;
+    }
+    if let Some(n) = flags.refresh_token_reuse_interval {
+        auth.refresh_token_reuse_interval = n;
+    }
+    Ok(Config {
+        data_dir,
+        host: flags.host,
+        port: flags.port.unwrap_or(p.api.port),
+        db_port: flags.db_port.unwrap_or(p.db.port),
+        pg_settings: flags.pg_settings,
+        database_url: flags.database_url.filter(|u| !u.is_empty()),
+        pg_bin_dir: flags.pg_bin_dir,
+        jwt_secret: flags
+            .jwt_secret
+            .filter(|s| !s.is_empty())
+            .or_else(|| p.auth.jwt_secret.clone())
+            .filter(|s| s != auth::jwt::DEMO_JWT_SECRET),
+        api_external_url: flags.api_external_url,
+        site_dir: flags.site_dir,
+        schemas,
+        extra_search_path: p.api.extra_search_path.clone(),
+        max_rows: flags.max_rows.unwrap_or(p.api.max_rows),
+        workers: flags.workers.unwrap_or_else(default_workers).max(1),
+        db_pool: flags.db_pool.max(1),
+        db_pool_timeout: flags.db_pool_timeout,
+        db_auth_pool: flags.db_auth_pool.max(1),
+        max_client_queries: flags
+            .max_client_queries
+            .unwrap_or(flags.db_pool.max(1).div_ceil(2)),
+        statement_cache: flags.statement_cache.max(1),
+        statement_timeout_ms: flags.statement_timeout_ms,
+        max_body_bytes: flags.max_body_bytes,
+        storage_file_size_limit: flags
+            .storage_file_size_limit
+            .unwrap_or(p.storage.file_size_limit),
+        storage_backend: flags.storage_backend,
+        storage_image_transformation: p.storage.image_transformation,
+        storage_s3_bucket: flags.storage_s3_bucket,
+        auth,
+        inbucket: p.inbucket.clone(),
+        signing_keys,
+        mail_port: (p.inbucket.enabled && p.auth.email.smtp.is_none())
+            .then(|| flags.mail_port.unwrap_or(p.inbucket.port)),
+        rate_limit_ip_header: flags.rate_limit_ip_header,
+        trusted_proxy_hops: flags.trusted_proxy_hops.max(1),
+        insecure_demo_keys: flags.insecure_demo_keys,
+        stop_on_stdin_close: flags.stop_on_stdin_close,
+        log_requests: flags.log_requests,
+        rest_enabled: p.api.enabled,
+        auth_enabled: p.auth.enabled,
+        storage_enabled: p.storage.enabled,
+        realtime_enabled: p.realtime.enabled,
+        realtime_max_header_length: p.realtime.max_header_length as usize,
+        project,
+    })
+}

@@ -1,0 +1,224 @@
+//! The built-in mail catcher on the mail port (54324, as the Supabase CLI's Mailpit): a page
+//! listing caught mail and showing each, and Mailpit's JSON API — list, read one (or
+//! `latest`), search (`to:`, `from:`, `subject:`, words), delete — plus Inbucket's mailbox API
+//! for tools written for older CLIs.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use mail::catcher::{Catcher, Mail};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+type Reply = Result<HttpResponse, actix_web::Error>;
+
+fn fail(e: impl std::fmt::Display) -> actix_web::Error {
+    actix_web::error::ErrorServiceUnavailable(e.to_string())
+}
+
+fn address(name: &str, address: &str) -> Value {
+    json!({"Name": name, "Address": address})
+}
+
+fn summary(m: &Mail) -> Value {
+    let snippet: String = m.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    json!({
+        "ID": m.id, "MessageID": m.message_id, "Read": m.read,
+        "From": address(&m.sender_name, &m.sender), "To": [address("", &m.to)],
+        "Cc": [], "Bcc": [], "ReplyTo": [], "Subject": m.subject,
+        "Created": m.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        "Tags": [], "Size": m.html.len() + m.text.len(), "Attachments": 0,
+        "Snippet": snippet.chars().take(250).collect::<String>(),
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct Page {
+    start: Option<i64>,
+    limit: Option<i64>,
+    query: Option<String>,
+}
+
+async fn list(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
+    let start = q.start.unwrap_or(0).max(0);
+    let limit = q.limit.unwrap_or(50).clamp(1, 1000);
+    let found = catcher
+        .find(q.query.as_deref().unwrap_or(""), start, limit)
+        .await
+        .map_err(fail)?;
+    let (mails, total, unread) = (found.mails, found.total, found.unread);
+    Ok(HttpResponse::Ok().json(json!({
+        "total": total, "unread": unread, "count": mails.len(), "messages_count": total,
+        "messages_unread": unread, "start": start, "tags": [],
+        "messages": mails.iter().map(summary).collect::<Vec<_>>(),
+    })))
+}
+
+async fn message(catcher: web::Data<Catcher>, id: web::Path<String>) -> Reply {
+    let Some(m) = catcher.open(&id).await.map_err(fail)? else {
+        return Ok(HttpResponse::NotFound().body("message not found"));
+    };
+    let mut v = summary(&m);
+    v["Date"] = v["Created"].clone();
+    v["ReturnPath"] = json!(m.sender);
+    v["Text"] = json!(m.text);
+    v["HTML"] = json!(m.html);
+    v["Inline"] = json!([]);
+    v["Attachments"] = json!([]);
+    Ok(HttpResponse::Ok().json(v))
+}
+
+async fn delete(catcher: web::Data<Catcher>, req: HttpRequest, body: web::Bytes) -> Reply {
+    let ids: Vec<Uuid> = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v.get("IDs").cloned())
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    let query = web::Query::<Page>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.query.clone());
+    catcher.delete(&ids, query.as_deref()).await.map_err(fail)?;
+    Ok(HttpResponse::Ok().content_type("text/plain").body("ok"))
+}
+
+/// Inbucket: the mails of one mailbox (the local part of the address).
+async fn mailbox(catcher: web::Data<Catcher>, name: web::Path<String>) -> Reply {
+    let list: Vec<Value> = catcher
+        .mailbox(&name)
+        .await
+        .map_err(fail)?
+        .into_iter()
+        .map(|m| {
+            json!({"mailbox": name.as_str(), "id": m.id, "from": format!("{} <{}>", m.sender_name, m.sender),
+                   "to": [format!("<{}>", m.to)], "subject": m.subject, "date": m.created.to_rfc3339(),
+                   "posix-millis": m.created.timestamp_millis(), "size": m.html.len(), "seen": m.read})
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(list))
+}
+
+async fn mailbox_message(catcher: web::Data<Catcher>, path: web::Path<(String, String)>) -> Reply {
+    let (name, id) = path.into_inner();
+    let Some(m) = catcher.open(&id).await.map_err(fail)? else {
+        return Ok(HttpResponse::NotFound().body("message not found"));
+    };
+    Ok(HttpResponse::Ok().json(json!({
+        "mailbox": name, "id": m.id, "from": format!("{} <{}>", m.sender_name, m.sender),
+        "to": [format!("<{}>", m.to)], "subject": m.subject, "date": m.created.to_rfc3339(),
+        "posix-millis": m.created.timestamp_millis(), "size": m.html.len(), "seen": true,
+        "header": {"Subject": [m.subject], "To": [m.to]},
+        "body": {"text": m.text, "html": m.html}, "attachments": [],
+    })))
+}
+
+async fn purge_mailbox(catcher: web::Data<Catcher>, name: web::Path<String>) -> Reply {
+    catcher.purge_mailbox(&name).await.map_err(fail)?;
+    Ok(HttpResponse::Ok().body("OK"))
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn page(title: &str, body: &str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header((
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src * data:; frame-src 'self'",
+        ))
+        .body(format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · supagate mail</title>\
+             <style>body{{font:15px system-ui,sans-serif;margin:2rem;color:#222}}table{{border-collapse:collapse;width:100%}}\
+             td,th{{padding:.4rem .6rem;border-bottom:1px solid #ddd;text-align:left}}tr.unread td{{font-weight:600}}\
+             a{{color:#8a1c4a}}iframe{{width:100%;height:60vh;border:1px solid #ccc}}pre{{white-space:pre-wrap}}</style>\
+             </head><body>{body}</body></html>",
+            escape(title)
+        ))
+}
+
+async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
+    let found = catcher
+        .find(q.query.as_deref().unwrap_or(""), 0, 200)
+        .await
+        .map_err(fail)?;
+    let (mails, total) = (found.mails, found.total);
+    let rows: String = mails
+        .iter()
+        .map(|m| {
+            format!(
+                "<tr class=\"{}\"><td>{}</td><td><a href=\"/view/{}\">{}</a></td><td>{}</td></tr>",
+                if m.read { "" } else { "unread" },
+                escape(&m.to),
+                m.id,
+                escape(&m.subject),
+                m.created.format("%Y-%m-%d %H:%M:%S UTC")
+            )
+        })
+        .collect();
+    Ok(page(
+        "Inbox",
+        &format!(
+            "<h1>Caught mail</h1><p>{total} message(s) sent by the auth API. \
+             <form method=\"get\"><input name=\"query\" placeholder=\"to:ann@example.com\" value=\"{}\"> \
+             <button>Search</button></form></p>\
+             <table><thead><tr><th>To</th><th>Subject</th><th>Received</th></tr></thead><tbody>{rows}</tbody></table>",
+            escape(q.query.as_deref().unwrap_or(""))
+        ),
+    ))
+}
+
+async fn view(catcher: web::Data<Catcher>, id: web::Path<String>) -> Reply {
+    let Some(m) = catcher.open(&id).await.map_err(fail)? else {
+        return Ok(HttpResponse::NotFound().body("message not found"));
+    };
+    Ok(page(
+        &m.subject,
+        &format!(
+            "<p><a href=\"/\">← All mail</a></p><h1>{}</h1><p>From {} &lt;{}&gt; to {} · {}</p>\
+             <h2>HTML</h2><iframe sandbox srcdoc=\"{}\" title=\"HTML body\"></iframe><h2>Text</h2><pre>{}</pre>",
+            escape(&m.subject),
+            escape(&m.sender_name),
+            escape(&m.sender),
+            escape(&m.to),
+            m.created.format("%Y-%m-%d %H:%M:%S UTC"),
+            escape(&m.html),
+            escape(&m.text)
+        ),
+    ))
+}
+
+/// Serves the catcher on `host:port`; returns the server and the port it got.
+pub fn bind(
+    catcher: Catcher,
+    host: &str,
+    port: u16,
+) -> std::io::Result<(actix_web::dev::Server, u16)> {
+    let data = web::Data::new(catcher);
+    let server = actix_web::HttpServer::new(move || {
+        actix_web::App::new()
+            .app_data(data.clone())
+            .wrap(actix_cors::Cors::permissive())
+            .route("/", web::get().to(index))
+            .route("/view/{id}", web::get().to(view))
+            .route("/livez", web::get().to(|| async { "ok" }))
+            .route("/readyz", web::get().to(|| async { "ok" }))
+            .route("/api/v1/messages", web::get().to(list))
+            .route("/api/v1/messages", web::delete().to(delete))
+            .route("/api/v1/search", web::get().to(list))
+            .route("/api/v1/search", web::delete().to(delete))
+            .route("/api/v1/message/{id}", web::get().to(message))
+            .route("/api/v1/mailbox/{name}", web::get().to(mailbox))
+            .route("/api/v1/mailbox/{name}", web::delete().to(purge_mailbox))
+            .route(
+                "/api/v1/mailbox/{name}/{id}",
+                web::get().to(mailbox_message),
+            )
+    })
+    .workers(1)
+    .disable_signals()
+    .bind((host, port))?;
+    let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);
+    Ok((server.run(), port))
+}

@@ -1,0 +1,17 @@
+//! The HTTP wiring of supagate: routing, reading typed requests off HTTP, calling the service
+//! crates (rest, auth, storage, realtime, mail), and rendering each API's errors in its own wire
+//! shape. Nothing here talks SQL or keeps state of its own beyond the services' handles.
+
+mod auth_api;
+pub mod catcher;
+pub mod config;
+mod error;
+mod guard;
+mod http_util;
+mod realtime_api;
+mod request_auth;
+mod rest_api;
+pub mod server;
+mod site;
+pub mod state;
+mod storage_api;

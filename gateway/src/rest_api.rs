@@ -1,0 +1,101 @@
+//! `/rest/v1`: the HTTP side of the REST service — who is asking, the headers PostgREST reads,
+//! the body (bounded in size and time) — and its answer written back.
+
+use crate::error::GatewayError;
+use crate::http_util::{BodyError, client_ip, header, headers_json, query_pairs, read_body};
+use crate::request_auth::identify;
+use crate::state::AppState;
+use actix_web::{HttpRequest, HttpResponse, web};
+use query_engine::ApiError;
+use query_engine::request::Method;
+use std::sync::Arc;
+
+pub async fn handle(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<Arc<AppState>>,
+) -> Result<HttpResponse, GatewayError> {
+    let Some(method) = Method::parse(req.method().as_str()) else {
+        return Err(ApiError::new(
+            405,
+            "PGRST117",
+            format!("Unsupported HTTP method: {}", req.method()),
+        )
+        .into());
+    };
+    let path = req.match_info().query("tail").to_string();
+    let identity = if path.trim_end_matches('/').is_empty() {
+        None
+    } else {
+        Some(identify(&req, &state.keys, state.local_keys())?)
+    };
+    let limit = state.config.max_body_bytes;
+    let body = if method.is_read() || identity.is_none() {
+        bytes::Bytes::new()
+    } else {
+        read_body(payload, limit).await.map_err(|e| match e {
+            BodyError::TooLarge => ApiError::new(
+                413,
+                "PGRST413",
+                format!("Request body is larger than {limit} bytes"),
+            ),
+            BodyError::TimedOut => {
+                ApiError::new(408, "PGRST000", "The request body did not arrive in time")
+            }
+            BodyError::Broken => {
+                ApiError::new(400, "PGRST102", "The request body could not be read")
+            }
+        })?
+    };
+    let query = query_pairs(req.query_string());
+    let client = client_ip(
+        &req,
+        state.config.rate_limit_ip_header.as_deref(),
+        state.config.trusted_proxy_hops,
+    );
+    let (role, claims) = identity
+        .map(|i| (i.role, i.claims.to_string()))
+        .unwrap_or_default();
+    let info = req.connection_info().clone();
+    let r = state
+        .rest
+        .handle(rest::RestRequest {
+            method,
+            method_name: req.method().as_str(),
+            path: &path,
+            query: &query,
+            accept: header(&req, "accept"),
+            prefer: req
+                .headers()
+                .get_all("prefer")
+                .filter_map(|v| v.to_str().ok())
+                .collect(),
+            range: header(&req, "range"),
+            accept_profile: header(&req, "accept-profile"),
+            content_profile: header(&req, "content-profile"),
+            content_type: header(&req, "content-type"),
+            body: &body,
+            role: &role,
+            claims: &claims,
+            client: &client,
+            request_path: req.path(),
+            headers_json: headers_json(&req, &client),
+            host: info.host(),
+        })
+        .await?;
+    if r.wrote
+        && let Some(rt) = &state.realtime
+    {
+        // What this request committed reaches change subscribers without waiting for a poll.
+        rt.committed();
+    }
+    let mut out =
+        HttpResponse::build(actix_web::http::StatusCode::from_u16(r.status).unwrap_or_default());
+    for (k, v) in &r.headers {
+        out.insert_header((k.as_str(), v.as_str()));
+    }
+    Ok(match r.body {
+        Some(b) => out.body(b),
+        None => out.finish(),
+    })
+}

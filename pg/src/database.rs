@@ -1,0 +1,145 @@
+//! The database supagate serves: its own embedded cluster (the default) or a server named by
+//! DATABASE_URL. Migrations and admin commands log in as the owner; the API pools log in as
+//! `authenticator`, which can only switch to the API roles.
+
+use crate::embedded::{self, EmbeddedPg};
+use crate::login::Login;
+use std::path::Path;
+
+/// Where the database is, from flags and config.toml.
+pub struct DbSettings<'a> {
+    /// An external server; None: the embedded cluster.
+    pub database_url: Option<&'a str>,
+    pub pg_bin_dir: Option<&'a Path>,
+    pub data_dir: &'a Path,
+    /// TCP port of the embedded cluster on 127.0.0.1 (0: unix socket only).
+    pub db_port: u16,
+    /// Extra `name=value` settings of the embedded cluster.
+    pub pg_settings: &'a str,
+}
+
+pub struct Database {
+    /// The owner (superuser of the embedded cluster) on the project's database.
+    pub admin: Login,
+    /// The login the API pools use (PostgREST's authenticator).
+    pub api: Login,
+    /// Password to give `authenticator` (external servers reached over TCP need one).
+    pub api_password: Option<String>,
+    pub embedded: Option<EmbeddedPg>,
+    /// The URL people and tools connect with.
+    pub db_url: String,
+}
+
+/// Name of the pid file of the process that owns a data directory.
+const PID_FILE: &str = "supagate.pid";
+
+/// The pid of the live supagate that owns this data directory, if any.
+pub fn owner_pid(data: &Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(data.join(PID_FILE))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    embedded::process_alive(pid, "supagate").then_some(pid)
+}
+
+pub fn write_pid(data: &Path) -> Result<(), String> {
+    std::fs::write(data.join(PID_FILE), std::process::id().to_string())
+        .map_err(|e| format!("cannot write {}: {e}", data.join(PID_FILE).display()))
+}
+
+pub fn remove_pid(data: &Path) {
+    if owner_pid(data) == Some(std::process::id()) {
+        let _ = std::fs::remove_file(data.join(PID_FILE));
+    }
+}
+
+impl Database {
+    /// Opens the database. `serving`: this process runs the API and owns the embedded cluster;
+    /// otherwise (admin commands) a cluster a running gateway owns is used as it is (neither
+    /// started nor stopped here) through `published_url`, the URL that gateway published, and
+    /// one nobody runs is started for the duration of the command.
+    pub async fn open(
+        s: &DbSettings<'_>,
+        serving: bool,
+        published_url: Option<&str>,
+    ) -> Result<Database, String> {
+        if let Some(url) = s.database_url {
+            return Self::external(url);
+        }
+        let bin = embedded::find_binaries(s.pg_bin_dir).map_err(|e| e.to_string())?;
+        let data = s.data_dir;
+        std::fs::create_dir_all(data)
+            .map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+        let pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
+        pg.ensure_initialized().await.map_err(|e| e.to_string())?;
+        let owner = owner_pid(data).filter(|p| *p != std::process::id());
+        if !serving
+            && owner.is_some()
+            && let Some(url) = published_url
+        {
+            // The cluster a running gateway owns, reached the way that gateway published.
+            let mut db = Self::external(url)?;
+            db.api_password = None;
+            return Ok(db);
+        }
+        if serving && let Some(pid) = owner {
+            return Err(format!(
+                "{} is in use by another supagate (pid {pid}); stop it first with `supagate stop`",
+                data.display()
+            ));
+        }
+        pg.start().await.map_err(|e| e.to_string())?;
+        if serving {
+            write_pid(data)?;
+        }
+        let admin = pg.login("postgres", "postgres");
+        let api = admin.with_user("authenticator");
+        let db_url = if pg.tcp_port() == 0 {
+            format!(
+                "postgresql://postgres@/postgres?host={}&port={}",
+                pg.socket_dir().display(),
+                pg.port()
+            )
+        } else {
+            format!(
+                "postgresql://postgres:{}@127.0.0.1:{}/postgres",
+                embedded::SUPERUSER_PASSWORD,
+                pg.tcp_port()
+            )
+        };
+        Ok(Database {
+            admin,
+            api,
+            api_password: None,
+            embedded: Some(pg),
+            db_url,
+        })
+    }
+
+    fn external(url: &str) -> Result<Database, String> {
+        let admin = Login::parse(url).map_err(|e| format!("DATABASE_URL: {e}"))?;
+        // As in a Supabase database, `authenticator` shares the owner's password unless told
+        // otherwise.
+        let api_password = std::env::var("AUTHENTICATOR_PASSWORD")
+            .ok()
+            .or_else(|| admin.password())
+            .filter(|p| !p.is_empty());
+        let mut api = admin.with_user("authenticator");
+        if let Some(p) = &api_password {
+            api = api.with_password(p);
+        }
+        Ok(Database {
+            admin,
+            api,
+            api_password,
+            embedded: None,
+            db_url: url.to_string(),
+        })
+    }
+
+    /// The owner's login on another database of the same server.
+    pub fn admin_on(&self, dbname: &str) -> Login {
+        self.admin.with_dbname(dbname)
+    }
+}

@@ -1,0 +1,344 @@
+//! The private PostgreSQL cluster supagate runs in its data directory when no DATABASE_URL is
+//! given: initdb on first start, pg_ctl start/stop, socket in the data directory, and a
+//! supervisor that starts it again when it dies.
+
+mod binaries;
+mod process;
+
+pub use binaries::find as find_binaries;
+pub use process::process_alive;
+
+use crate::login::Login;
+use process::{chown, is_root, sha2_hex};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use tokio::process::Command;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error(
+        "PostgreSQL server binaries (initdb, pg_ctl, postgres) were not found.\n\
+         Install them with `sudo apt-get install -y postgresql` (Debian/Ubuntu), or point \
+         PG_BIN_DIR at their folder, or set DATABASE_URL to use an existing server."
+    )]
+    NoBinaries,
+    #[error("{0} failed: {1}")]
+    Command(String, String),
+    #[error("cannot prepare the data directory {0}: {1}")]
+    Io(PathBuf, std::io::Error),
+}
+
+/// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
+pub const SUPERUSER_PASSWORD: &str = "postgres";
+
+#[derive(Clone)]
+pub struct EmbeddedPg {
+    bin: PathBuf,
+    pgdata: PathBuf,
+    socket_dir: PathBuf,
+    tcp_port: u16,
+    /// When running as root, PostgreSQL runs as this unprivileged user.
+    run_as: Option<String>,
+    /// Extra `name=value` settings.
+    settings: Vec<String>,
+}
+
+impl EmbeddedPg {
+    pub fn new(bin: PathBuf, data_dir: &Path, tcp_port: u16, settings: &str) -> Self {
+        let pgdata = data_dir.join("pg");
+        // Unix socket paths are limited to ~107 bytes; fall back to /tmp for deep data dirs.
+        let socket_dir = if pgdata.as_os_str().len() + 20 < 100 {
+            pgdata.clone()
+        } else {
+            let digest = sha2_hex(pgdata.to_string_lossy().as_bytes());
+            PathBuf::from(format!("/tmp/supagate-{}", &digest[..12]))
+        };
+        Self {
+            bin,
+            pgdata,
+            socket_dir,
+            tcp_port,
+            run_as: is_root().then(|| "postgres".to_string()),
+            settings: settings
+                .split_whitespace()
+                .filter(|s| s.contains('=') && !s.contains(['\'', '"', ';']))
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    pub fn socket_dir(&self) -> &Path {
+        &self.socket_dir
+    }
+
+    /// Port in the socket's file name; the TCP port when TCP is on.
+    pub fn port(&self) -> u16 {
+        if self.tcp_port == 0 {
+            5432
+        } else {
+            self.tcp_port
+        }
+    }
+
+    pub fn tcp_port(&self) -> u16 {
+        self.tcp_port
+    }
+
+    /// A login over the cluster's unix socket.
+    pub fn login(&self, user: &str, dbname: &str) -> Login {
+        Login::unix(&self.socket_dir, self.port(), user, dbname)
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let path = self.bin.join(program);
+        let mut c = match &self.run_as {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.arg("-u").arg(user).arg("--").arg(path);
+                c
+            }
+            None => Command::new(path),
+        };
+        c.stdin(Stdio::null()).kill_on_drop(false);
+        c
+    }
+
+    async fn run(&self, program: &str, args: &[&str]) -> Result<String, EmbeddedError> {
+        let out = self
+            .command(program)
+            .args(args)
+            .output()
+            .await
+            .map_err(|e| EmbeddedError::Command(program.into(), e.to_string()))?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if out.status.success() {
+            Ok(text)
+        } else {
+            Err(EmbeddedError::Command(
+                program.into(),
+                text.trim().to_string(),
+            ))
+        }
+    }
+
+    /// Runs initdb if the cluster does not exist yet. Returns true when it was created.
+    pub async fn ensure_initialized(&self) -> Result<bool, EmbeddedError> {
+        if self.pgdata.join("PG_VERSION").is_file() {
+            return Ok(false);
+        }
+        let io = |e| EmbeddedError::Io(self.pgdata.clone(), e);
+        std::fs::create_dir_all(&self.pgdata).map_err(io)?;
+        let pwfile = self.pgdata.with_file_name("pg-superuser-password");
+        std::fs::write(&pwfile, SUPERUSER_PASSWORD).map_err(io)?;
+        if let Some(user) = &self.run_as {
+            self.make_reachable_for(user, &pwfile)?;
+            chown(user, &self.pgdata)?;
+            chown(user, &pwfile)?;
+        }
+        let result = self
+            .run(
+                "initdb",
+                &[
+                    "-D",
+                    &self.pgdata.to_string_lossy(),
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C.UTF-8",
+                    "--auth-local=trust",
+                    "--auth-host=scram-sha-256",
+                    &format!("--pwfile={}", pwfile.display()),
+                    "--no-sync",
+                ],
+            )
+            .await;
+        let _ = std::fs::remove_file(&pwfile);
+        if let Err(e) = result {
+            // Leave nothing half-made behind, so the next start tries again from scratch.
+            let _ = std::fs::remove_dir_all(&self.pgdata);
+            return Err(e);
+        }
+        Ok(true)
+    }
+
+    /// PostgreSQL refuses to run as root; as root we run it as `postgres`, which must be able to
+    /// walk down to the data directory. Grant search (not read) permission where it is missing.
+    fn make_reachable_for(&self, user: &str, file: &Path) -> Result<(), EmbeddedError> {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = user;
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            if let Ok(meta) = std::fs::metadata(d) {
+                let mode = meta.permissions().mode();
+                if mode & 0o001 == 0 {
+                    tracing::info!("allowing the postgres user to traverse {}", d.display());
+                    let mut p = meta.permissions();
+                    p.set_mode(mode | 0o001);
+                    std::fs::set_permissions(d, p).map_err(|e| EmbeddedError::Io(d.into(), e))?;
+                }
+            }
+            dir = d.parent();
+        }
+        Ok(())
+    }
+
+    pub async fn is_running(&self) -> bool {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        self.run("pg_ctl", &["-D", &pgdata, "status"]).await.is_ok()
+    }
+
+    /// Starts the cluster and waits until it accepts connections. A server left running by a
+    /// crashed gateway is stopped first so that our options apply.
+    pub async fn start(&self) -> Result<(), EmbeddedError> {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        if self.postmaster_alive() && self.is_running().await {
+            // Left behind by a gateway that died (kill -9): stopped cleanly, started with our
+            // settings.
+            tracing::warn!("a PostgreSQL server was still running on {pgdata}; restarting it");
+            self.stop().await?;
+        }
+        self.launch().await
+    }
+
+    /// `pg_ctl start`, after clearing the lock file of a postmaster that is dead (a zombie
+    /// still passes PostgreSQL's own liveness check and would block the start).
+    async fn launch(&self) -> Result<(), EmbeddedError> {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        if !self.postmaster_alive() {
+            let _ = std::fs::remove_file(self.pgdata.join("postmaster.pid"));
+            let lock = format!(".s.PGSQL.{}.lock", self.port());
+            let _ = std::fs::remove_file(self.socket_dir.join(lock));
+        }
+        if self.socket_dir != self.pgdata {
+            std::fs::create_dir_all(&self.socket_dir)
+                .map_err(|e| EmbeddedError::Io(self.socket_dir.clone(), e))?;
+            if let Some(user) = &self.run_as {
+                chown(user, &self.socket_dir)?;
+            }
+        }
+        let listen = if self.tcp_port == 0 {
+            "''".to_string()
+        } else {
+            "127.0.0.1".to_string()
+        };
+        // effective_cache_size and compute_query_id as in the Supabase CLI's database image
+        // (EXPLAIN's settings and query identifier show them).
+        let mut opts = format!(
+            "-k {} -p {} -c listen_addresses={listen} -c max_connections=100 -c shared_buffers=128MB \
+             -c effective_cache_size=128MB -c compute_query_id=on \
+             -c wal_level=logical -c max_replication_slots=64 -c max_slot_wal_keep_size=1GB",
+            self.socket_dir.display(),
+            self.port()
+        );
+        for s in &self.settings {
+            opts.push_str(&format!(" -c {s}"));
+        }
+        let log = self.pgdata.join("server.log").to_string_lossy().to_string();
+        match self
+            .run(
+                "pg_ctl",
+                &[
+                    "-D", &pgdata, "-l", &log, "-o", &opts, "-w", "-t", "60", "start",
+                ],
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(EmbeddedError::Command(c, out)) => {
+                let tail = std::fs::read_to_string(&log)
+                    .map(|s| {
+                        s.lines()
+                            .rev()
+                            .take(8)
+                            .collect::<Vec<_>>()
+                            .into_iter()
+                            .rev()
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    })
+                    .unwrap_or_default();
+                Err(EmbeddedError::Command(c, format!("{out}\n{tail}")))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the postmaster named in `postmaster.pid` is a live process (not a zombie).
+    pub fn postmaster_alive(&self) -> bool {
+        std::fs::read_to_string(self.pgdata.join("postmaster.pid"))
+            .ok()
+            .and_then(|s| s.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
+            .is_some_and(|pid| process_alive(pid, "postgres"))
+    }
+
+    /// Watches the cluster and starts it again whenever it dies (a crash, an OOM kill, someone's
+    /// kill -9): PostgreSQL recovers from its WAL and the pools reconnect by themselves. Abort
+    /// the returned task before stopping the cluster on purpose.
+    pub fn supervise(self) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                if self.postmaster_alive() {
+                    continue;
+                }
+                let t0 = std::time::Instant::now();
+                tracing::error!("the embedded PostgreSQL stopped; starting it again");
+                loop {
+                    match self.launch().await {
+                        Ok(()) => {
+                            tracing::warn!(
+                                "the embedded PostgreSQL is back after {} ms",
+                                t0.elapsed().as_millis()
+                            );
+                            break;
+                        }
+                        Err(e) => {
+                            // Backends of the dead postmaster may still hold its shared memory
+                            // for a moment.
+                            tracing::warn!("restarting PostgreSQL failed, retrying: {e}");
+                            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    /// Fast shutdown: disconnects clients, checkpoints, exits.
+    pub async fn stop(&self) -> Result<(), EmbeddedError> {
+        let pgdata = self.pgdata.to_string_lossy().to_string();
+        self.run("pg_ctl", &["-D", &pgdata, "-m", "fast", "-w", "stop"])
+            .await
+            .map(|_| ())
+    }
+}
+
+/// Stops the cluster when dropped, even when the gateway unwinds from a panic, so that no
+/// PostgreSQL outlives the gateway that started it.
+pub struct StopGuard<'a>(pub &'a EmbeddedPg);
+
+impl Drop for StopGuard<'_> {
+    fn drop(&mut self) {
+        let pg = self.0;
+        let mut c = match &pg.run_as {
+            Some(user) => {
+                let mut c = std::process::Command::new("runuser");
+                c.arg("-u").arg(user).arg("--").arg(pg.bin.join("pg_ctl"));
+                c
+            }
+            None => std::process::Command::new(pg.bin.join("pg_ctl")),
+        };
+        let pgdata = pg.pgdata.to_string_lossy().to_string();
+        let _ = c
+            .args(["-D", &pgdata, "-m", "fast", "-w", "stop"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}

@@ -1,0 +1,173 @@
+//! What to tell a user whose migration asks for an extension this server lacks: which package
+//! provides it.
+
+/// Extensions a migration may ask for, and where they come from on Debian/Ubuntu.
+fn extension_source(name: &str, major: &str) -> Option<String> {
+    const CONTRIB: &[&str] = &[
+        "amcheck",
+        "autoinc",
+        "bloom",
+        "btree_gin",
+        "btree_gist",
+        "citext",
+        "cube",
+        "dblink",
+        "dict_int",
+        "dict_xsyn",
+        "earthdistance",
+        "file_fdw",
+        "fuzzystrmatch",
+        "hstore",
+        "insert_username",
+        "intagg",
+        "intarray",
+        "isn",
+        "lo",
+        "ltree",
+        "moddatetime",
+        "pageinspect",
+        "pg_buffercache",
+        "pg_freespacemap",
+        "pg_prewarm",
+        "pg_stat_statements",
+        "pg_surgery",
+        "pg_trgm",
+        "pg_visibility",
+        "pg_walinspect",
+        "pgcrypto",
+        "pgrowlocks",
+        "pgstattuple",
+        "postgres_fdw",
+        "refint",
+        "seg",
+        "sslinfo",
+        "tablefunc",
+        "tcn",
+        "tsm_system_rows",
+        "tsm_system_time",
+        "unaccent",
+        "uuid-ossp",
+        "xml2",
+    ];
+    // (extension, package suffix, whether Debian itself ships it; the others come from the
+    // PostgreSQL project's apt repository, apt.postgresql.org).
+    const PACKAGED: &[(&str, &str, bool)] = &[
+        ("postgis", "postgis-3", true),
+        ("postgis_raster", "postgis-3", true),
+        ("postgis_topology", "postgis-3", true),
+        ("postgis_tiger_geocoder", "postgis-3", true),
+        ("address_standardizer", "postgis-3", true),
+        ("vector", "pgvector", false),
+        ("pg_cron", "cron", true),
+        ("pgtap", "pgtap", true),
+        ("http", "http", false),
+        ("hypopg", "hypopg", true),
+        ("plpgsql_check", "plpgsql-check", true),
+        ("pgaudit", "pgaudit", true),
+        ("pg_repack", "repack", true),
+        ("pgrouting", "pgrouting", true),
+        ("pg_partman", "partman", true),
+        ("orafce", "orafce", true),
+        ("rum", "rum", true),
+        ("plv8", "plv8", false),
+        ("pg_hint_plan", "pg-hint-plan", false),
+        ("h3", "h3", false),
+        ("pgq", "pgq3", true),
+        ("prefix", "prefix", true),
+        ("ip4r", "ip4r", true),
+        ("pg_squeeze", "squeeze", false),
+    ];
+    const SUPABASE_ONLY: &[&str] = &[
+        "pg_graphql",
+        "pg_net",
+        "pgsodium",
+        "supabase_vault",
+        "pg_jsonschema",
+        "wrappers",
+        "index_advisor",
+        "pgjwt",
+        "pg_tle",
+        "pg_stat_monitor",
+        "pgmq",
+        "timescaledb",
+        "pg_hashids",
+        "pg_session_jwt",
+    ];
+    if CONTRIB.contains(&name) {
+        return Some(format!(
+            "it is one of PostgreSQL's contrib modules; install them (Debian: postgresql-contrib, \
+             part of postgresql-{major})"
+        ));
+    }
+    if let Some((_, pkg, debian)) = PACKAGED.iter().find(|(n, _, _)| *n == name) {
+        let pkg = format!("postgresql-{major}-{pkg}");
+        let from = if *debian {
+            ""
+        } else {
+            ", from the PostgreSQL project's apt repository (apt.postgresql.org)"
+        };
+        return Some(format!(
+            "install the package {pkg}{from} (sudo apt-get install -y {pkg})"
+        ));
+    }
+    SUPABASE_ONLY.contains(&name).then(|| {
+        "Supabase builds it into its own PostgreSQL image; it has no Debian package, so this \
+         server cannot provide it"
+            .to_string()
+    })
+}
+
+/// For "extension X is not available" errors: which package provides X.
+pub fn missing_extension_hint(message: &str, detail: Option<&str>) -> Option<String> {
+    let text = format!("{message} {}", detail.unwrap_or(""));
+    let (name, major) = if let Some(i) = text.find("/extension/") {
+        // could not open extension control file "/usr/share/postgresql/15/extension/x.control"
+        let rest = &text[i + "/extension/".len()..];
+        let name = rest.split(".control").next()?;
+        let major = text[..i]
+            .rsplit('/')
+            .find(|s| s.chars().all(|c| c.is_ascii_digit()) && !s.is_empty())
+            .unwrap_or("15");
+        (name.to_string(), major.to_string())
+    } else if let Some(rest) = text.strip_prefix("extension \"") {
+        let name = rest.split('"').next()?;
+        if !text.contains("is not available") {
+            return None;
+        }
+        (name.to_string(), "15".to_string())
+    } else {
+        return None;
+    };
+    let source = extension_source(&name, &major)
+        .unwrap_or_else(|| format!("look for a package of the extension for PostgreSQL {major}"));
+    Some(format!(
+        "the extension \"{name}\" is not installed on this PostgreSQL server: {source}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_extension_hint;
+
+    #[test]
+    fn missing_extensions_name_their_package() {
+        let h = missing_extension_hint(
+            "could not open extension control file \"/usr/share/postgresql/15/extension/postgis.control\": No such file or directory",
+            None,
+        )
+        .unwrap();
+        assert!(
+            h.contains("\"postgis\"") && h.contains("postgresql-15-postgis-3"),
+            "{h}"
+        );
+        let h = missing_extension_hint(
+            "extension \"vector\" is not available",
+            Some("Could not open extension control file \"/usr/share/postgresql/16/extension/vector.control\": No such file or directory."),
+        )
+        .unwrap();
+        assert!(h.contains("postgresql-16-pgvector"), "{h}");
+        let h = missing_extension_hint("extension \"pg_net\" is not available", None).unwrap();
+        assert!(h.contains("no Debian package"), "{h}");
+        assert!(missing_extension_hint("relation \"x\" does not exist", None).is_none());
+    }
+}

@@ -1,0 +1,158 @@
+//! Brings a database to what the platform and the project say: the platform migrations
+//! (embedded), the project's `supabase/migrations`, its seed files on a new database, its
+//! buckets (`objects_path` uploads are storage's). The embedded cluster keeps a template database built from all of that, so a new or
+//! reset database is a cheap clone.
+
+pub mod platform;
+pub mod project;
+pub mod template;
+
+pub mod extensions;
+
+use crate::database::Database;
+use crate::login::connect;
+use ::project::Project;
+use tokio_postgres::Client;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("{file} failed: {message}")]
+    Failed { file: String, message: String },
+    #[error("database error: {}", describe_db_error(.0, None))]
+    Db(#[from] tokio_postgres::Error),
+    #[error(transparent)]
+    Project(#[from] ::project::ProjectError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// What `prepare` did.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    /// The database was created (or rebuilt) now, seed included.
+    pub fresh: bool,
+    pub applied: Vec<String>,
+}
+
+/// Arbitrary constant key of the advisory lock replicas serialise their migrations on.
+const LOCK_KEY: i64 = 7_354_321;
+
+/// Formats a PostgreSQL error with its detail, hint and, given the SQL, the line it points at.
+pub fn describe_db_error(e: &tokio_postgres::Error, sql: Option<&str>) -> String {
+    let Some(db) = e.as_db_error() else {
+        return e.to_string();
+    };
+    let mut s = format!("{} (SQLSTATE {})", db.message(), db.code().code());
+    if let (Some(tokio_postgres::error::ErrorPosition::Original(pos)), Some(sql)) =
+        (db.position(), sql)
+    {
+        // PostgreSQL counts characters, from 1.
+        let offset = sql
+            .char_indices()
+            .nth((*pos as usize).saturating_sub(1))
+            .map_or(sql.len(), |(i, _)| i);
+        let line = sql[..offset].matches('\n').count() + 1;
+        s.push_str(&format!("\n  at line {line}"));
+        let statements = ::project::sql::split(sql);
+        if let Some(st) = ::project::sql::statement_at(&statements, offset) {
+            let first: String = st
+                .text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(120)
+                .collect();
+            s.push_str(&format!(
+                ", in the statement starting on line {}: {first}",
+                st.line
+            ));
+        }
+    }
+    if let Some(d) = db.detail() {
+        s.push_str(&format!("\n  detail: {d}"));
+    }
+    if let Some(h) = db.hint() {
+        s.push_str(&format!("\n  hint: {h}"));
+    }
+    if let Some(hint) = extensions::missing_extension_hint(db.message(), db.detail()) {
+        s.push_str(&format!("\n  {hint}"));
+    }
+    s
+}
+
+async fn with_lock<T>(
+    c: &mut Client,
+    f: impl AsyncFnOnce(&mut Client) -> Result<T, MigrateError>,
+) -> Result<T, MigrateError> {
+    c.execute("SELECT pg_advisory_lock($1)", &[&LOCK_KEY])
+        .await?;
+    let result = f(c).await;
+    let _ = c
+        .execute("SELECT pg_advisory_unlock($1)", &[&LOCK_KEY])
+        .await;
+    result
+}
+
+/// Applies what is pending to the database the gateway serves. An embedded cluster whose
+/// database was never set up is built from the template; a new external database is migrated
+/// and seeded in place. `slot`: a new database gets realtime's replication slot at once.
+pub async fn prepare(
+    project: &Project,
+    db: &Database,
+    slot: bool,
+) -> Result<Prepared, MigrateError> {
+    if db.embedded.is_some() {
+        let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+        if platform::is_fresh(&c).await? {
+            drop(c);
+            template::reset(project, db, slot).await?;
+            return Ok(Prepared {
+                fresh: true,
+                applied: Vec::new(),
+            });
+        }
+        let applied = with_lock(&mut c, async |c| {
+            migrate_in_place(c, project, db, false).await
+        })
+        .await?;
+        return Ok(Prepared {
+            fresh: false,
+            applied,
+        });
+    }
+    let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+    let (fresh, applied) = with_lock(&mut c, async |c| {
+        let fresh = platform::is_fresh(c).await?;
+        let applied = migrate_in_place(c, project, db, fresh).await?;
+        Ok((fresh, applied))
+    })
+    .await?;
+    if fresh {
+        tracing::info!("set up a new database for {}", project.name());
+    }
+    Ok(Prepared { fresh, applied })
+}
+
+/// Platform and project migrations, seeds when `seed`, settings and buckets, on `c`.
+pub async fn migrate_in_place(
+    c: &mut Client,
+    proj: &Project,
+    db: &Database,
+    seed: bool,
+) -> Result<Vec<String>, MigrateError> {
+    let mut applied = platform::apply(c).await?;
+    platform::settings(c, proj, db.api_password.as_deref()).await?;
+    if proj.config.db.migrations_enabled {
+        applied.extend(project::apply_migrations(c, proj).await?);
+    }
+    if seed && proj.config.db.seed_enabled {
+        project::seed(c, proj).await?;
+    }
+    project::sync_buckets(c, proj).await?;
+    if !applied.is_empty() {
+        // Running gateways (replicas) refresh their schema caches.
+        c.batch_execute("NOTIFY pgrst, 'reload schema'").await?;
+    }
+    Ok(applied)
+}

@@ -1,0 +1,126 @@
+//! The platform migrations embedded from `sql/` (roles, extensions, auth, storage), recorded in
+//! `supagate.platform_migrations`, and the per-database settings a Supabase database has.
+
+use super::MigrateError;
+use crate::quote_ident;
+use ::project::{Project, sha256_hex};
+use tokio_postgres::Client;
+
+include!(concat!(env!("OUT_DIR"), "/platform_migrations.rs"));
+
+/// A digest of every platform migration: a template built from other ones is stale.
+pub fn fingerprint() -> String {
+    let mut all = String::new();
+    for (name, sql) in PLATFORM_MIGRATIONS {
+        all.push_str(name);
+        all.push_str(&sha256_hex(sql.as_bytes()));
+    }
+    sha256_hex(all.as_bytes())
+}
+
+/// Whether the database has never been set up by supagate.
+pub async fn is_fresh(c: &Client) -> Result<bool, MigrateError> {
+    Ok(c.query_one(
+        "SELECT to_regclass('supagate.platform_migrations') IS NULL",
+        &[],
+    )
+    .await?
+    .get(0))
+}
+
+pub async fn apply(c: &mut Client) -> Result<Vec<String>, MigrateError> {
+    let old_layout: bool = c
+        .query_one("SELECT to_regclass('supagate.migrations') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    if old_layout {
+        return Err(MigrateError::Other(
+            "this database was set up by an earlier supagate that had the flower shop built in; \
+             start from a new database (`supagate db reset` for the embedded one, or a new \
+             DATABASE_URL)"
+                .into(),
+        ));
+    }
+    c.batch_execute(
+        "CREATE SCHEMA IF NOT EXISTS supagate;
+         CREATE TABLE IF NOT EXISTS supagate.platform_migrations (
+           name text PRIMARY KEY,
+           checksum text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now())",
+    )
+    .await?;
+    let done: Vec<(String, String)> = c
+        .query(
+            "SELECT name, checksum FROM supagate.platform_migrations",
+            &[],
+        )
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut applied = Vec::new();
+    for (name, sql) in PLATFORM_MIGRATIONS {
+        let checksum = sha256_hex(sql.as_bytes());
+        if let Some((_, old)) = done.iter().find(|(n, _)| n == name) {
+            if *old != checksum {
+                tracing::warn!(
+                    "platform migration {name} changed after it was applied; it is not run again"
+                );
+            }
+            continue;
+        }
+        let tx = c.transaction().await?;
+        if let Err(e) = tx.batch_execute(sql).await {
+            let message = super::describe_db_error(&e, Some(sql));
+            let _ = tx.rollback().await;
+            return Err(MigrateError::Failed {
+                file: format!("platform migration {name}"),
+                message,
+            });
+        }
+        tx.execute(
+            "INSERT INTO supagate.platform_migrations (name, checksum) VALUES ($1, $2)",
+            &[name, &checksum],
+        )
+        .await?;
+        tx.commit().await?;
+        applied.push(format!("platform {name}"));
+    }
+    Ok(applied)
+}
+
+/// Settings that belong to the database (so they are set again on every clone): the search_path
+/// migrations and seeds expect, the default privileges `[api] auto_expose_new_tables` asks for,
+/// and the API login's password on servers reached with one.
+pub async fn settings(
+    c: &Client,
+    project: &Project,
+    api_password: Option<&str>,
+) -> Result<(), MigrateError> {
+    let db: String = c.query_one("SELECT current_database()", &[]).await?.get(0);
+    let expose = if project.config.api.auto_expose_new_tables {
+        "GRANT ALL ON TABLES TO anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO anon, authenticated, service_role"
+    } else {
+        "REVOKE ALL ON TABLES FROM anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON SEQUENCES FROM anon, authenticated, service_role;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE EXECUTE ON FUNCTIONS FROM anon, authenticated, service_role"
+    };
+    let mut sql = format!(
+        "ALTER DATABASE {} SET search_path = \"$user\", public, extensions;
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public {expose};",
+        quote_ident(&db)
+    );
+    if let Some(pw) = api_password {
+        sql.push_str(&format!(
+            "ALTER ROLE authenticator WITH LOGIN PASSWORD '{}';",
+            pw.replace('\'', "''")
+        ));
+    }
+    c.batch_execute(&sql).await?;
+    // This session too: what runs next (migrations, seeds) finds extensions unqualified.
+    c.batch_execute("SET search_path = \"$user\", public, extensions")
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! The logical replication slot realtime reads changes from: one per database, made when the
+//! database is (re)created so that nothing committed before a gateway captures is lost.
+
+use tokio_postgres::Client;
+
+/// The slot of a database (slot names are per cluster): `supagate_<db>_<hash>`.
+pub fn slot_name(dbname: &str) -> String {
+    let clean: String = dbname
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let hash = project::sha256_hex(dbname.as_bytes());
+    format!("supagate_{clean}_{}", &hash[..8])
+}
+
+/// Creates the slot if missing. Ok(false): the server cannot decode (wal_level).
+pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, String> {
+    let level: String = c
+        .query_one("SHOW wal_level", &[])
+        .await
+        .map_err(|e| e.to_string())?
+        .get(0);
+    if level != "logical" {
+        return Ok(false);
+    }
+    let exists = c
+        .query_opt(
+            "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1",
+            &[&slot],
+        )
+        .await
+        .map_err(|e| e.to_string())?
+        .is_some();
+    if !exists {
+        c.execute(
+            "SELECT pg_create_logical_replication_slot($1, 'pgoutput')",
+            &[&slot],
+        )
+        .await
+        .map_err(|e| format!("cannot create the replication slot {slot}: {e}"))?;
+        tracing::info!("realtime: created replication slot {slot}");
+    }
+    Ok(true)
+}
+
+/// Creates the replication slot of the database `c` is connected to, when the server can
+/// decode.
+pub async fn prepare_slot(c: &Client) -> Result<(), String> {
+    let dbname: String = c
+        .query_one("SELECT current_database()", &[])
+        .await
+        .map_err(|e| e.to_string())?
+        .get(0);
+    ensure_slot(c, &slot_name(&dbname)).await.map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_names_are_valid_and_distinct() {
+        let a = slot_name("postgres");
+        let b = slot_name("Postgres");
+        assert!(a.starts_with("supagate_postgres_") && a != b && a.len() <= 63);
+        assert!(
+            slot_name(&"x-".repeat(60))
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        );
+    }
+}

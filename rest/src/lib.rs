@@ -1,0 +1,346 @@
+//! `/rest/v1`, as PostgREST answers it: the request (already read off HTTP) is planned by the
+//! query engine against the schema cache, run as one transaction — BEGIN, the role, claims,
+//! request info and the role's settings, the statement, COMMIT — pipelined with one Sync on a
+//! connection of this worker thread's pool, and shaped into PostgREST's response. A client
+//! address runs at most its fair share of requests at once ([`fairness`]); the schema cache is
+//! kept fresh by `NOTIFY pgrst` ([`schema_cache`]).
+
+pub mod fairness;
+mod openapi;
+mod result;
+pub mod schema_cache;
+
+use pg::pipeline::{self, Epoch};
+use pg::{DbError, Login, PerThread, Pool, RequestContext, RoleSettings};
+use query_engine::request::{Method, Resource, parse_prefer};
+use query_engine::{ApiError, EngineConfig, Input, SchemaCache};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+/// What config.toml and the flags say about the REST API.
+pub struct RestSettings {
+    /// `[api] schemas`.
+    pub schemas: Vec<String>,
+    /// `[api] extra_search_path`.
+    pub extra_search_path: Vec<String>,
+    /// `[api] max_rows` (0: none).
+    pub max_rows: u64,
+    /// Connections in all, shared out among `workers` threads.
+    pub pool_size: usize,
+    pub workers: usize,
+    pub pool_timeout: Duration,
+    /// Prepared statements a connection keeps.
+    pub statement_cache: usize,
+    /// Requests one client address runs at once (0: no limit).
+    pub max_client_queries: usize,
+}
+
+/// One REST request as read off HTTP: the part of the path after `/rest/v1/`, its query, the
+/// headers PostgREST reads, the body and who is asking.
+pub struct RestRequest<'a> {
+    pub method: Method,
+    /// The HTTP method as sent (PGRST117 names it).
+    pub method_name: &'a str,
+    pub path: &'a str,
+    pub query: &'a [(String, String)],
+    pub accept: Option<&'a str>,
+    pub prefer: Vec<&'a str>,
+    pub range: Option<&'a str>,
+    pub accept_profile: Option<&'a str>,
+    pub content_profile: Option<&'a str>,
+    pub content_type: Option<&'a str>,
+    pub body: &'a [u8],
+    pub role: &'a str,
+    /// The JWT claims as JSON text.
+    pub claims: &'a str,
+    /// The client address (fair shares) and what SQL sees of the request.
+    pub client: &'a str,
+    pub request_path: &'a str,
+    pub headers_json: String,
+    /// The Host the client used (the OpenAPI document's `host`).
+    pub host: &'a str,
+}
+
+/// PostgREST's answer.
+pub struct RestResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    /// None: no body (HEAD, 204).
+    pub body: Option<bytes::Bytes>,
+    /// A write was committed (change subscribers hear of it sooner).
+    pub wrote: bool,
+}
+
+pub struct Rest {
+    engine: EngineConfig,
+    extra_search_path: Vec<String>,
+    schema: RwLock<Arc<SchemaCache>>,
+    /// Each HTTP worker's pipelined connections.
+    pools: PerThread<pipeline::Pool>,
+    /// The schema generation REST connections prepare their statements under.
+    epoch: Epoch,
+    /// A few plain connections for schema reloads and health checks.
+    meta: Pool,
+    slots: Arc<fairness::ClientSlots>,
+    pool_timeout: Duration,
+    role_settings: RoleSettings,
+}
+
+impl Rest {
+    /// Loads the schema cache as `api` (the authenticator login) and prepares the pools.
+    pub async fn start(
+        s: RestSettings,
+        api: &Login,
+        role_settings: RoleSettings,
+    ) -> Result<Arc<Rest>, schema_cache::SchemaError> {
+        let epoch = Epoch::default();
+        let (login, statements, share, timeout, counter) = (
+            api.clone(),
+            s.statement_cache,
+            pg::pool::share(s.pool_size, s.workers),
+            s.pool_timeout,
+            epoch.0.clone(),
+        );
+        let pools = PerThread::new(move || {
+            pipeline::build_pool(login.clone(), share, timeout, statements, counter.clone())
+        });
+        let meta = Pool::new(api, 2, s.pool_timeout);
+        let cache = schema_cache::load(&meta, &s.schemas).await?;
+        role_settings.set(cache.all_role_settings().clone());
+        Ok(Arc::new(Rest {
+            engine: EngineConfig {
+                max_rows: (s.max_rows > 0).then_some(s.max_rows),
+                schemas: s.schemas,
+            },
+            extra_search_path: s.extra_search_path,
+            schema: RwLock::new(Arc::new(cache)),
+            pools,
+            epoch,
+            meta,
+            slots: fairness::ClientSlots::new(s.max_client_queries),
+            pool_timeout: s.pool_timeout,
+            role_settings,
+        }))
+    }
+
+    pub fn schema(&self) -> Arc<SchemaCache> {
+        self.schema.read().expect("schema lock").clone()
+    }
+
+    /// Replaces the schema cache (and the role settings read with it); statements prepared
+    /// before are dropped on next use, as their plans may name dropped objects.
+    fn set_schema(&self, cache: SchemaCache) {
+        self.role_settings.set(cache.all_role_settings().clone());
+        *self.schema.write().expect("schema lock") = Arc::new(cache);
+        self.epoch.bump();
+    }
+
+    /// Whether the database answers (the health check).
+    pub async fn database_ok(&self) -> bool {
+        match self.meta.get().await {
+            Ok(c) => c.simple_query("SELECT 1").await.is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// The search_path of a request to `schema`: the schema, then `[api] extra_search_path`,
+    /// as PostgREST sets it (a repeat included, as EXPLAIN's settings show it).
+    fn search_path(&self, schema: &str) -> String {
+        std::iter::once(schema)
+            .chain(self.extra_search_path.iter().map(String::as_str))
+            .map(pg::quote_ident)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Answers one request.
+    pub async fn handle(&self, r: RestRequest<'_>) -> Result<RestResponse, ApiError> {
+        let path = r.path.trim_end_matches('/');
+        if path.is_empty() {
+            return self.root(&r);
+        }
+        let resource = match path.strip_prefix("rpc/") {
+            Some(f) => Resource::Rpc(f.to_string()),
+            None if path.contains('/') => {
+                return Err(ApiError::new(
+                    404,
+                    "PGRST125",
+                    format!("Invalid path specified in request URL: /{path}"),
+                ));
+            }
+            None => Resource::Table(path.to_string()),
+        };
+        let read = r.method.is_read();
+        let input = Input {
+            method: r.method,
+            resource,
+            query: r.query,
+            accept: r.accept,
+            prefer: parse_prefer(r.prefer.iter().copied()),
+            range: if read { r.range } else { None },
+            profile: if read {
+                r.accept_profile
+            } else {
+                r.content_profile
+            },
+            content_type: r.content_type,
+            body: r.body,
+        };
+        let schema = self.schema();
+        let plan = query_engine::plan(&input, &schema, &self.engine)?;
+        let anon = r.role == "anon";
+        let fail = |e: DbError| db_error(e, anon);
+        let mut settings = self.role_settings.of(r.role);
+        // Prefer: timezone=…, set for the transaction as PostgREST sets it.
+        if let Some(tz) = &plan.outcome.prefer.timezone {
+            settings.push(("timezone".into(), tz.clone()));
+        }
+        let ctx = RequestContext {
+            role: r.role.to_string(),
+            claims: r.claims.to_string(),
+            method: r.method_name.to_string(),
+            path: r.request_path.to_string(),
+            headers: r.headers_json,
+            search_path: self.search_path(&plan.outcome.schema),
+            settings,
+            pre_request: schema.db_setting("db_pre_request").map(quote_function),
+        };
+        // Only a singular response (PGRST116), max-affected (PGRST124) or a PUT whose body does
+        // not match its URL (PGRST115) can still turn a write into a rollback; everything else
+        // is decided now, so the transaction ends in the same pipeline.
+        let decided_later = plan.outcome.media.is_singular()
+            || plan.outcome.prefer.affected_limit().is_some()
+            || plan.outcome.kind == query_engine::plan::Kind::Put;
+        let end = if decided_later && !plan.read_only {
+            None
+        } else {
+            Some(!plan.outcome.prefer.tx_rollback)
+        };
+        let _share = self
+            .slots
+            .acquire(r.client, self.pool_timeout)
+            .await
+            .ok_or_else(|| fail(DbError::PoolTimeout))?;
+        let (row, tx) = pg::tx::run_statement(
+            &self.pools.get(),
+            &ctx,
+            &plan.statement.sql,
+            &plan.statement.params,
+            plan.read_only,
+            end,
+        )
+        .await
+        .map_err(fail)?;
+        let built =
+            query_engine::response::build(&plan.outcome, result::result_row(row).map_err(fail)?);
+        if let Some(tx) = tx {
+            let commit = built.as_ref().map(|r| r.commit).unwrap_or(false);
+            tx.finish(commit).await.map_err(|e| fail(e.into()))?;
+        }
+        let out = built?;
+        Ok(RestResponse {
+            status: out.status,
+            headers: out.headers,
+            body: out.body.filter(|_| r.method != Method::Head),
+            wrote: !plan.read_only,
+        })
+    }
+
+    /// `GET /rest/v1/`: the OpenAPI description of the schema the profile names.
+    fn root(&self, r: &RestRequest<'_>) -> Result<RestResponse, ApiError> {
+        if !r.method.is_read() {
+            return Err(ApiError::new(
+                405,
+                "PGRST117",
+                format!("Unsupported HTTP method: {}", r.method_name),
+            ));
+        }
+        let schema_name = r
+            .accept_profile
+            .unwrap_or_else(|| {
+                self.engine
+                    .schemas
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or("public")
+            })
+            .to_string();
+        if !self.engine.schemas.contains(&schema_name) {
+            return Err(ApiError::new(
+                406,
+                "PGRST106",
+                format!("Invalid schema: {schema_name}"),
+            ));
+        }
+        let doc = openapi::document(&self.schema(), &schema_name, r.host);
+        Ok(RestResponse {
+            status: 200,
+            headers: vec![(
+                "Content-Type".into(),
+                "application/openapi+json; charset=utf-8".into(),
+            )],
+            body: Some(doc.to_string().into()),
+            wrote: false,
+        })
+    }
+}
+
+/// A function name from `pgrst.db_pre_request` (`check_request` or `api.check_request`), quoted.
+fn quote_function(name: &str) -> String {
+    name.split('.')
+        .map(|part| pg::quote_ident(part.trim().trim_matches('"')))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// A PostgreSQL error as PostgREST answers it: its SQLSTATE decides the status; `is_anon`
+/// decides 401 or 403 for 42501.
+fn server_error(
+    code: &str,
+    message: &str,
+    details: Option<String>,
+    hint: Option<String>,
+    is_anon: bool,
+) -> ApiError {
+    let status = query_engine::error::status_for_sqlstate(code, message, is_anon);
+    let mut err = ApiError::new(status, code, message);
+    err.details = details.map(|d| Box::new(serde_json::Value::String(d)));
+    err.hint = hint;
+    err
+}
+
+/// A database failure as PostgREST reports it.
+pub fn db_error(e: DbError, is_anon: bool) -> ApiError {
+    match e {
+        DbError::PoolTimeout => ApiError::new(
+            504,
+            "PGRST003",
+            "Timed out acquiring connection from connection pool.",
+        ),
+        DbError::Unavailable(m) => ApiError::new(
+            503,
+            "PGRST001",
+            "Database client error. Retrying the connection.",
+        )
+        .details(m),
+        DbError::Server(e) => server_error(&e.code, &e.message, e.detail, e.hint, is_anon),
+        DbError::Postgres(e) => match e.as_db_error() {
+            Some(db) => server_error(
+                db.code().code(),
+                db.message(),
+                db.detail().map(str::to_string),
+                db.hint().map(str::to_string),
+                is_anon,
+            ),
+            None => {
+                tracing::warn!("database connection error: {e}");
+                ApiError::new(
+                    503,
+                    "PGRST001",
+                    "Database client error. Retrying the connection.",
+                )
+                .details(e.to_string())
+            }
+        },
+    }
+}
