@@ -22,6 +22,15 @@ pub struct Hooks {
 /// `[auth.mfa]` as the project's config.toml gives it.
 pub use project::config::Mfa;
 
+/// `[auth.rate_limit]`: requests per address per window (5 minutes; anonymous sign-ins an hour).
+#[derive(Clone, Debug)]
+pub struct RateLimits {
+    pub sign_in_sign_ups: u32,
+    pub token_refresh: u32,
+    pub token_verifications: u32,
+    pub anonymous_users: u32,
+}
+
 #[derive(Clone)]
 pub struct AuthConfig {
     pub keys: JwtKeys,
@@ -53,4 +62,11 @@ pub struct AuthConfig {
     pub refresh_reuse_interval: i64,
     pub mfa: Mfa,
     pub hooks: Hooks,
+    pub rate_limits: RateLimits,
+    /// `[auth] enable_manual_linking`.
+    pub manual_linking: bool,
+    /// The issuer comes from a configured public URL (otherwise from the request's origin).
+    pub public_url: bool,
+    /// Client addresses come from a trusted proxy's header: loopback clients are limited too.
+    pub trusted_ip_header: bool,
 }

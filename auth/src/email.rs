@@ -5,6 +5,7 @@
 //! transaction commits.
 
 use crate::config::AuthConfig;
+use crate::error::ErrorCode;
 use crate::error::{Result, api, too_frequent};
 use crate::otp::{self, Slot};
 use crate::users::UserRow;
@@ -71,7 +72,7 @@ async fn may_send(
     {
         return Err(api(
             429,
-            "over_email_send_rate_limit",
+            ErrorCode::OverEmailSendRateLimit,
             "email rate limit exceeded",
         ));
     }
@@ -100,18 +101,28 @@ fn job(
     }
 }
 
-/// A link-and-code mail whose token lives in `slot` of the user row.
-#[allow(clippy::too_many_arguments)]
+/// What a link-and-code mail is: its template, the slot of the user row its token lives in,
+/// and the `type` of its link.
+struct Link {
+    kind: Kind,
+    slot: Slot,
+    link_type: &'static str,
+}
+
+/// A link-and-code mail.
 async fn linked(
     c: &impl GenericClient,
     cfg: &AuthConfig,
     user: &UserRow,
-    kind: Kind,
-    slot: Slot,
-    link_type: &str,
+    link: Link,
     flow: Flow,
     redirect_to: &str,
 ) -> Result<MailJob> {
+    let Link {
+        kind,
+        slot,
+        link_type,
+    } = link;
     let code = otp::generate(cfg.otp_length);
     let token = flow.token(otp::hash(&user.email, &code));
     otp::store(c, user.id, slot, &token, &user.email).await?;
@@ -144,9 +155,11 @@ pub async fn confirmation(
         c,
         cfg,
         user,
-        Kind::Confirmation,
-        Slot::Confirmation,
-        "signup",
+        Link {
+            kind: Kind::Confirmation,
+            slot: Slot::Confirmation,
+            link_type: "signup",
+        },
         flow,
         redirect_to,
     )
@@ -169,9 +182,11 @@ pub async fn invite(
         c,
         cfg,
         user,
-        Kind::Invite,
-        Slot::Confirmation,
-        "invite",
+        Link {
+            kind: Kind::Invite,
+            slot: Slot::Confirmation,
+            link_type: "invite",
+        },
         Flow::Implicit,
         redirect_to,
     )
@@ -190,9 +205,11 @@ pub async fn magic_link(
         c,
         cfg,
         user,
-        Kind::MagicLink,
-        Slot::Recovery,
-        "magiclink",
+        Link {
+            kind: Kind::MagicLink,
+            slot: Slot::Recovery,
+            link_type: "magiclink",
+        },
         flow,
         redirect_to,
     )
@@ -211,9 +228,11 @@ pub async fn recovery(
         c,
         cfg,
         user,
-        Kind::Recovery,
-        Slot::Recovery,
-        "recovery",
+        Link {
+            kind: Kind::Recovery,
+            slot: Slot::Recovery,
+            link_type: "recovery",
+        },
         flow,
         redirect_to,
     )

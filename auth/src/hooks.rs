@@ -3,6 +3,7 @@
 //! `{"error": {"http_code": …, "message": …}}` fails the flow with that status and message.
 
 use crate::config::HookFn;
+use crate::error::ErrorCode;
 use crate::error::{AuthError, Result, api};
 use serde_json::{Value, json};
 use tokio_postgres::GenericClient;
@@ -40,7 +41,7 @@ pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Resul
         .map_err(|e| {
             api(
                 500,
-                "unexpected_failure",
+                ErrorCode::UnexpectedFailure,
                 format!(
                     "Error running hook URI: pg-functions://postgres/{}/{}: {e}",
                     hook.schema, hook.function
@@ -57,16 +58,22 @@ pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Resul
         .as_deref()
         .map(serde_json::from_str)
         .transpose()
-        .map_err(|_| api(500, "unexpected_failure", "Error unmarshaling JSON output."))?
+        .map_err(|_| {
+            api(
+                500,
+                ErrorCode::UnexpectedFailure,
+                "Error unmarshaling JSON output.",
+            )
+        })?
         .unwrap_or(Value::Null);
     if let Some(message) = out["error"]["message"].as_str().filter(|m| !m.is_empty()) {
         let status = out["error"]["http_code"].as_u64().unwrap_or(500) as u16;
         return Err(AuthError::Api {
             status,
             code: if status == 500 {
-                "unexpected_failure"
+                ErrorCode::UnexpectedFailure
             } else {
-                "unknown"
+                ErrorCode::Unknown
             },
             message: message.to_string(),
         });
@@ -95,7 +102,7 @@ pub async fn custom_access_token(
         if claims.get(required).is_none() {
             return Err(api(
                 500,
-                "unexpected_failure",
+                ErrorCode::UnexpectedFailure,
                 format!(
                     "output claims do not conform to the expected schema: {required} is required"
                 ),

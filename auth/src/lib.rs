@@ -1,9 +1,10 @@
 //! GoTrue-compatible authentication: JWTs and signing keys, password rules, users, sessions,
 //! refresh-token rotation, e-mailed links and codes, PKCE, MFA, hooks and rate limits.
 //!
-//! The gateway owns the connection pool, the HTTP layer and mail delivery; this crate holds the
-//! rules and the SQL and works on any `tokio_postgres::GenericClient` it is handed. Flows that
-//! mail return the mails to send once their transaction commits.
+//! The rules and the SQL live in the modules named after them and work on any
+//! `tokio_postgres::GenericClient`; [`service`] runs GoTrue's endpoints with them (its
+//! transactions, rate limits and mail), one function per endpoint, over the typed bodies of
+//! [`params`]. The gateway only reads HTTP into those and renders what comes back.
 
 pub mod config;
 pub mod email;
@@ -13,17 +14,20 @@ pub mod jwt;
 pub mod limits;
 pub mod mfa;
 pub mod otp;
+pub mod params;
 pub mod password;
 pub mod pkce;
 pub mod redirect;
+pub mod service;
 pub mod sessions;
 pub mod signup;
 pub mod users;
 pub mod verify;
 
 pub use config::AuthConfig;
-pub use error::{AuthError, api};
+pub use error::{AuthError, ErrorCode, api};
 pub use jwt::{ApiKeys, JwtError, JwtKeys};
+pub use service::{Auth, Caller, Request};
 
 #[cfg(test)]
 pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
@@ -56,5 +60,14 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             web_authn_verify: false,
         },
         hooks: config::Hooks::default(),
+        rate_limits: config::RateLimits {
+            sign_in_sign_ups: 30,
+            token_refresh: 150,
+            token_verifications: 30,
+            anonymous_users: 30,
+        },
+        manual_linking: false,
+        public_url: true,
+        trusted_ip_header: false,
     }
 }

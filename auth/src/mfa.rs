@@ -3,6 +3,7 @@
 //! factors answer as GoTrue does when they are switched off.
 
 use crate::config::AuthConfig;
+use crate::error::ErrorCode;
 use crate::error::{Result, api, validation};
 use crate::hooks;
 use serde_json::{Value, json};
@@ -15,27 +16,35 @@ const CHALLENGE_SECS: f64 = 300.0;
 
 fn check_type(cfg: &AuthConfig, factor_type: &str, enroll: bool) -> Result<()> {
     let (on, name, code) = match (factor_type, enroll) {
-        ("totp", true) => (cfg.mfa.totp_enroll, "TOTP", "mfa_totp_enroll_not_enabled"),
-        ("totp", false) => (cfg.mfa.totp_verify, "TOTP", "mfa_totp_verify_not_enabled"),
+        ("totp", true) => (
+            cfg.mfa.totp_enroll,
+            "TOTP",
+            ErrorCode::MfaTotpEnrollNotEnabled,
+        ),
+        ("totp", false) => (
+            cfg.mfa.totp_verify,
+            "TOTP",
+            ErrorCode::MfaTotpVerifyNotEnabled,
+        ),
         ("phone", true) => (
             cfg.mfa.phone_enroll,
             "Phone",
-            "mfa_phone_enroll_not_enabled",
+            ErrorCode::MfaPhoneEnrollNotEnabled,
         ),
         ("phone", false) => (
             cfg.mfa.phone_verify,
             "Phone",
-            "mfa_phone_verify_not_enabled",
+            ErrorCode::MfaPhoneVerifyNotEnabled,
         ),
         ("webauthn", true) => (
             cfg.mfa.web_authn_enroll,
             "WebAuthn",
-            "mfa_webauthn_enroll_not_enabled",
+            ErrorCode::MfaWebauthnEnrollNotEnabled,
         ),
         ("webauthn", false) => (
             cfg.mfa.web_authn_verify,
             "WebAuthn",
-            "mfa_webauthn_verify_not_enabled",
+            ErrorCode::MfaWebauthnVerifyNotEnabled,
         ),
         _ => {
             return Err(validation(
@@ -102,7 +111,7 @@ pub async fn enroll(
     {
         return Err(api(
             422,
-            "mfa_factor_name_conflict",
+            ErrorCode::MfaFactorNameConflict,
             format!(
                 "A factor with the friendly name \"{friendly_name}\" for this user already exists"
             ),
@@ -112,14 +121,14 @@ pub async fn enroll(
     if factors.len() >= cfg.mfa.max_enrolled_factors as usize {
         return Err(api(
             422,
-            "too_many_enrolled_mfa_factors",
+            ErrorCode::TooManyEnrolledMfaFactors,
             "Maximum number of verified factors reached, unenroll to continue",
         ));
     }
     if verified > 0 && !session_aal2 {
         return Err(api(
             403,
-            "insufficient_aal",
+            ErrorCode::InsufficientAal,
             "AAL2 required to enroll a new factor",
         ));
     }
@@ -141,7 +150,13 @@ pub async fn enroll(
         escape(&issuer)
     );
     let qr = qrcode::QrCode::new(uri.as_bytes())
-        .map_err(|_| api(500, "unexpected_failure", "Error generating QR Code"))?
+        .map_err(|_| {
+            api(
+                500,
+                ErrorCode::UnexpectedFailure,
+                "Error generating QR Code",
+            )
+        })?
         .render::<qrcode::render::svg::Color>()
         .min_dimensions(200, 200)
         .build();
@@ -175,7 +190,7 @@ async fn factor(
     )
     .await?
     .map(|r| (r.get(0), r.get(1), r.get(2)))
-    .ok_or_else(|| api(404, "mfa_factor_not_found", "Factor not found"))
+    .ok_or_else(|| api(404, ErrorCode::MfaFactorNotFound, "Factor not found"))
 }
 
 /// `POST /factors/{id}/challenge`.
@@ -227,14 +242,14 @@ pub async fn verify(
         .ok_or_else(|| {
             api(
                 422,
-                "mfa_factor_not_found",
+                ErrorCode::MfaFactorNotFound,
                 "MFA factor with the provided challenge ID not found",
             )
         })?;
     if row.get::<_, f64>(0) > CHALLENGE_SECS {
         return Err(api(
             422,
-            "mfa_challenge_expired",
+            ErrorCode::MfaChallengeExpired,
             format!(
                 "MFA challenge {challenge_id} has expired, verify against another challenge or create a new challenge."
             ),
@@ -246,7 +261,7 @@ pub async fn verify(
         .ok_or_else(|| {
             api(
                 500,
-                "unexpected_failure",
+                ErrorCode::UnexpectedFailure,
                 "Database error verifying MFA TOTP secret",
             )
         })?;
@@ -254,13 +269,13 @@ pub async fn verify(
     if let Some(hook) = &cfg.hooks.mfa_verification_attempt {
         let input = json!({"user_id": user_id, "factor_id": factor_id, "factor_type": factor_type, "valid": valid});
         if let Err((message, _)) = hooks::verification_attempt(c, hook, input).await? {
-            return Err(api(403, "mfa_verification_rejected", message));
+            return Err(api(403, ErrorCode::MfaVerificationRejected, message));
         }
     }
     if !valid {
         return Err(api(
             422,
-            "mfa_verification_failed",
+            ErrorCode::MfaVerificationFailed,
             "Invalid TOTP code entered",
         ));
     }
@@ -284,7 +299,7 @@ pub async fn unenroll(
     if verified && !session_aal2 {
         return Err(api(
             422,
-            "insufficient_aal",
+            ErrorCode::InsufficientAal,
             "AAL2 required to unenroll verified factor",
         ));
     }

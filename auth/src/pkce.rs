@@ -2,6 +2,7 @@
 //! app exchanges, with the verifier, for the session (`grant_type=pkce`). Flow states live in
 //! `auth.flow_state` for five minutes.
 
+use crate::error::ErrorCode;
 use crate::error::{Result, api, validation};
 use base64::Engine;
 use sha2::{Digest, Sha256};
@@ -74,9 +75,7 @@ pub async fn issue_code(c: &impl GenericClient, user_id: Uuid, method: &str) -> 
     .await?
     .map(|r| r.get(0))
     .ok_or_else(|| {
-        api(
-            404,
-            "flow_state_not_found",
+        api(404, ErrorCode::FlowStateNotFound,
             "No associated flow state found. No valid flow state found for user.",
         )
     })
@@ -113,9 +112,7 @@ pub async fn exchange(
         )
         .await?
         .ok_or_else(|| {
-            api(
-                404,
-                "flow_state_not_found",
+            api(404, ErrorCode::FlowStateNotFound,
                 "invalid flow state, no valid flow state found",
             )
         })?;
@@ -129,21 +126,21 @@ pub async fn exchange(
     if age > EXPIRY_SECS {
         return Err(api(
             422,
-            "flow_state_expired",
+            ErrorCode::FlowStateExpired,
             "invalid flow state, flow state has expired",
         ));
     }
     if !matches(&challenge, &method, verifier) {
         return Err(api(
             400,
-            "bad_code_verifier",
+            ErrorCode::BadCodeVerifier,
             "code challenge does not match previously saved code verifier",
         ));
     }
     let user_id = user_id.ok_or_else(|| {
         api(
             404,
-            "flow_state_not_found",
+            ErrorCode::FlowStateNotFound,
             "invalid flow state, no valid flow state found",
         )
     })?;

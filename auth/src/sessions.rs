@@ -4,6 +4,7 @@
 //! token hook when one is configured.
 
 use crate::config::AuthConfig;
+use crate::error::ErrorCode;
 use crate::error::{Result, api, invalid_credentials};
 use crate::{hooks, users};
 use base64::Engine;
@@ -169,7 +170,7 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
     let not_found = || {
         api(
             400,
-            "refresh_token_not_found",
+            ErrorCode::RefreshTokenNotFound,
             "Invalid Refresh Token: Refresh Token Not Found",
         )
     };
@@ -210,12 +211,12 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
     if expired {
         return Err(api(
             400,
-            "session_expired",
+            ErrorCode::SessionExpired,
             "Invalid Refresh Token: Session Expired",
         ));
     }
     if banned {
-        return Err(api(400, "user_banned", "User is banned"));
+        return Err(api(400, ErrorCode::UserBanned, "User is banned"));
     }
     let next = if revoked {
         // Two tabs refreshing at once, or a client that lost the rotation's response: within
@@ -240,7 +241,7 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
             }
             return Err(api(
                 400,
-                "refresh_token_already_used",
+                ErrorCode::RefreshTokenAlreadyUsed,
                 "Invalid Refresh Token: Already Used",
             ));
         }
@@ -277,7 +278,7 @@ pub async fn check(
     let user = users::user_json(c, user_id).await?.ok_or_else(|| {
         api(
             403,
-            "user_not_found",
+            ErrorCode::UserNotFound,
             "User from sub claim in JWT does not exist",
         )
     })?;
@@ -288,7 +289,7 @@ pub async fn check(
     {
         return Err(api(
             403,
-            "session_not_found",
+            ErrorCode::SessionNotFound,
             "Session from session_id claim in JWT does not exist",
         ));
     }

@@ -4,6 +4,7 @@
 
 use crate::config::AuthConfig;
 use crate::email::{self, Flow};
+use crate::error::ErrorCode;
 use crate::error::{Result, api};
 use crate::{hooks, pkce, sessions, users};
 use mail::MailJob;
@@ -17,14 +18,16 @@ pub fn check_password(pw: &str, cfg: &AuthConfig) -> Result<()> {
         crate::password::PasswordError::Weak { message, reasons } => {
             crate::error::AuthError::WeakPassword { message, reasons }
         }
-        crate::password::PasswordError::TooLong => api(422, "validation_failed", e.to_string()),
+        crate::password::PasswordError::TooLong => {
+            api(422, ErrorCode::ValidationFailed, e.to_string())
+        }
     })
 }
 
 fn signup_disabled() -> crate::error::AuthError {
     api(
         422,
-        "signup_disabled",
+        ErrorCode::SignupDisabled,
         "Signups not allowed for this instance",
     )
 }
@@ -71,7 +74,7 @@ pub async fn create(
         // Two sign-ups of one address at the same moment: the unique index decides.
         Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => Err(api(
             422,
-            "email_exists",
+            ErrorCode::EmailExists,
             "A user with this email address has already been registered",
         )),
         Err(e) => Err(e.into()),
@@ -90,18 +93,27 @@ fn obfuscated(email: &str, data: &Value) -> Value {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The account a sign-up asks for.
+pub struct NewUser<'a> {
+    pub email: &'a str,
+    pub password_hash: &'a str,
+    pub data: &'a Value,
+}
+
 pub async fn with_email(
     c: &impl GenericClient,
     cfg: &AuthConfig,
-    email: &str,
-    password_hash: &str,
-    data: &Value,
+    new: NewUser<'_>,
     challenge: Option<(&str, &str)>,
     redirect_to: &str,
     user_agent: Option<&str>,
     ip: Option<&str>,
 ) -> Result<(Signed, Vec<MailJob>)> {
+    let NewUser {
+        email,
+        password_hash,
+        data,
+    } = new;
     if cfg.disable_signup {
         return Err(signup_disabled());
     }
@@ -110,7 +122,11 @@ pub async fn with_email(
     let user = match existing {
         Some(u) if u.confirmed => {
             if cfg.autoconfirm {
-                return Err(api(422, "user_already_exists", "User already registered"));
+                return Err(api(
+                    422,
+                    ErrorCode::UserAlreadyExists,
+                    "User already registered",
+                ));
             }
             return Ok((Signed::User(obfuscated(email, data)), Vec::new()));
         }

@@ -1,5 +1,6 @@
 //! Users and identities in `auth.users` / `auth.identities`, as GoTrue stores and shows them.
 
+use crate::error::ErrorCode;
 use crate::error::{Result, api, user_not_found};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -314,7 +315,7 @@ pub async fn update(
         Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
             return Err(api(
                 422,
-                "email_exists",
+                ErrorCode::EmailExists,
                 "A user with this email address has already been registered",
             ));
         }

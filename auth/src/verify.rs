@@ -3,6 +3,7 @@
 //! recovery signed in, an e-mail change confirmed (one half of it, with double confirmation).
 
 use crate::config::AuthConfig;
+use crate::error::ErrorCode;
 use crate::error::{Result, api, link_expired, otp_expired, validation};
 use crate::otp::{self, Slot};
 use crate::users::{self, UserRow};
@@ -32,7 +33,7 @@ impl Type {
             "sms" | "phone_change" => {
                 return Err(api(
                     400,
-                    "phone_provider_disabled",
+                    ErrorCode::PhoneProviderDisabled,
                     "Unsupported phone provider",
                 ));
             }
@@ -118,7 +119,7 @@ pub async fn by_link(
         .await?
         .ok_or_else(link_expired)?;
     if user.banned {
-        return Err(api(403, "user_banned", "User is banned"));
+        return Err(api(403, ErrorCode::UserBanned, "User is banned"));
     }
     if expired(sent_at(&user, kind, token), cfg) {
         return Err(link_expired());
@@ -141,7 +142,7 @@ pub async fn by_code(
     }
     .ok_or_else(otp_expired)?;
     if user.banned {
-        return Err(api(403, "user_banned", "User is banned"));
+        return Err(api(403, ErrorCode::UserBanned, "User is banned"));
     }
     let hash = otp::hash(email, code);
     let stored: Vec<&str> = match kind {
@@ -224,9 +225,7 @@ pub async fn change_email(c: &impl GenericClient, id: uuid::Uuid) -> Result<()> 
         )
         .await
         .map_err(|e| match e.code() {
-            Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => api(
-                422,
-                "email_exists",
+            Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => api(422, ErrorCode::EmailExists,
                 "A user with this email address has already been registered",
             ),
             _ => e.into(),

@@ -7,6 +7,7 @@
 mod args;
 mod commands;
 mod config;
+mod services;
 
 use args::{Cli, Command, DbCommand, GenCommand, MigrationCommand, UsersCommand};
 use clap::Parser;

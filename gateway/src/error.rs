@@ -14,7 +14,7 @@ pub enum GatewayError {
     #[error("{message}")]
     Auth {
         status: u16,
-        code: String,
+        code: auth::ErrorCode,
         message: String,
         legacy: bool,
         /// For weak_password: GoTrue's `weak_password.reasons`.
@@ -39,38 +39,17 @@ pub enum GatewayError {
 impl GatewayError {
     /// An auth error in the body shape the client asked for.
     pub fn from_auth(e: auth::AuthError, legacy: bool) -> Self {
-        match e {
-            auth::AuthError::Api {
-                status,
-                code,
-                message,
-            } => GatewayError::Auth {
-                status,
-                code: code.into(),
-                message,
-                legacy,
-                reasons: Vec::new(),
-            },
-            auth::AuthError::WeakPassword { message, reasons } => GatewayError::Auth {
-                status: 422,
-                code: "weak_password".into(),
-                message,
-                legacy,
-                reasons,
-            },
-            auth::AuthError::Db(e) => {
-                tracing::error!(
-                    "auth database error: {}",
-                    pg::migrate::describe_db_error(&e, None)
-                );
-                GatewayError::Auth {
-                    status: 500,
-                    code: "unexpected_failure".into(),
-                    message: "Internal Server Error".into(),
-                    legacy,
-                    reasons: Vec::new(),
-                }
-            }
+        let (status, code, message) = e.parts();
+        let reasons = match e {
+            auth::AuthError::WeakPassword { reasons, .. } => reasons,
+            _ => Vec::new(),
+        };
+        GatewayError::Auth {
+            status,
+            code,
+            message,
+            legacy,
+            reasons,
         }
     }
 }
@@ -117,12 +96,12 @@ impl ResponseError for GatewayError {
             GatewayError::Auth { status, code, message, legacy, reasons } => {
                 r.insert_header(("x-sb-error-code", code.as_str()));
                 let mut body = if *legacy {
-                    json!({"code": status, "error_code": code, "msg": message})
+                    json!({"code": status, "error_code": code.as_str(), "msg": message})
                 } else {
                     r.insert_header(("X-Supabase-Api-Version", "2024-01-01"));
-                    json!({"code": code, "message": message})
+                    json!({"code": code.as_str(), "message": message})
                 };
-                if code == "weak_password" {
+                if *code == auth::ErrorCode::WeakPassword {
                     body["weak_password"] = json!({ "reasons": reasons });
                 }
                 r.content_type("application/json").body(body.to_string())

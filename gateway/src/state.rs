@@ -13,9 +13,10 @@ pub struct AppState {
     pub rest: Arc<rest::Rest>,
     /// The settings each role's transactions run with (read with the schema cache).
     pub role_settings: RoleSettings,
-    /// Each worker's connections for storage, and the auth API's own.
+    /// Each worker's connections for storage.
     storage_pool: PerThread<Pool>,
-    auth_pool: PerThread<Pool>,
+    /// `/auth/v1`: GoTrue's flows.
+    pub auth: Arc<auth::Auth>,
     /// The public URL clients use; None means "the origin the site was loaded from".
     pub public_url: Option<String>,
     /// The site served at `/`, when there is one.
@@ -24,10 +25,6 @@ pub struct AppState {
     pub store: Arc<dyn object_store::ObjectStore>,
     /// Realtime, unless config.toml switches it off.
     pub realtime: Option<Arc<realtime::Realtime>>,
-    /// The auth flows' settings (links and `iss` use the public URL when there is one).
-    pub auth: auth::AuthConfig,
-    /// Where the auth flows' mail goes.
-    pub mailer: Arc<mail::Mailer>,
 }
 
 /// The services a gateway wires up.
@@ -36,49 +33,7 @@ pub struct Services {
     pub role_settings: RoleSettings,
     pub store: Arc<dyn object_store::ObjectStore>,
     pub realtime: Option<Arc<realtime::Realtime>>,
-    pub mailer: Arc<mail::Mailer>,
-}
-
-/// The auth crate's view of `[auth]`.
-fn auth_config(config: &Config, keys: &JwtKeys, public_url: Option<&str>) -> auth::AuthConfig {
-    let a = &config.auth;
-    let hook = |name: &str| {
-        a.hooks.get(name).map(|h| auth::config::HookFn {
-            schema: h.schema.clone(),
-            function: h.function.clone(),
-        })
-    };
-    auth::AuthConfig {
-        keys: keys.clone(),
-        jwt_expiry: a.jwt_expiry,
-        issuer: format!(
-            "{}/auth/v1",
-            public_url.unwrap_or(&format!("http://{}:{}", config.host, config.port))
-        ),
-        site_url: a.site_url.clone(),
-        additional_redirect_urls: a.additional_redirect_urls.clone(),
-        password: auth::password::Policy::new(a.minimum_password_length, &a.password_requirements),
-        disable_signup: !a.enable_signup,
-        email_enabled: a.email.enable_signup,
-        anonymous_enabled: a.enable_anonymous_sign_ins,
-        autoconfirm: !a.email.enable_confirmations,
-        double_confirm_changes: a.email.double_confirm_changes,
-        secure_password_change: a.email.secure_password_change,
-        max_frequency: a.email.max_frequency as i64,
-        otp_length: a.email.otp_length,
-        otp_expiry: a.email.otp_expiry as i64,
-        email_sent_per_hour: a.rate_limit.email_sent,
-        rotation: a.enable_refresh_token_rotation,
-        refresh_reuse_interval: a.refresh_token_reuse_interval,
-        mfa: a.mfa.clone(),
-        hooks: auth::config::Hooks {
-            custom_access_token: hook("custom_access_token"),
-            before_user_created: hook("before_user_created"),
-            send_email: hook("send_email"),
-            password_verification_attempt: hook("password_verification_attempt"),
-            mfa_verification_attempt: hook("mfa_verification_attempt"),
-        },
-    }
+    pub auth: Arc<auth::Auth>,
 }
 
 impl AppState {
@@ -87,7 +42,6 @@ impl AppState {
         let keys = config.jwt_keys();
         let api_keys = keys.api_keys();
         let public_url = config.api_external_url.clone();
-        let auth = auth_config(&config, &keys, public_url.as_deref());
         let site = config
             .site_dir
             .as_deref()
@@ -99,7 +53,6 @@ impl AppState {
         };
         AppState {
             storage_pool: per_thread(config.db_pool.div_ceil(2).max(2)),
-            auth_pool: per_thread(config.db_auth_pool),
             config,
             keys,
             rest: services.rest,
@@ -108,20 +61,13 @@ impl AppState {
             site,
             store: services.store,
             realtime: services.realtime,
-            auth,
-            mailer: services.mailer,
+            auth: services.auth,
         }
     }
 
     /// This thread's pool for storage: half as many connections as REST's (at least two).
     pub fn pool(&self) -> Pool {
         self.storage_pool.get()
-    }
-
-    /// This thread's share of the auth API's own connections: sign-in and token refresh keep
-    /// working while REST requests hold every connection of the REST pools.
-    pub fn auth_pool(&self) -> Pool {
-        self.auth_pool.get()
     }
 
     /// The settings of a transaction run as `role`: its own (`ALTER ROLE … SET`), and the

@@ -216,6 +216,17 @@ async fn serve_api(
         None
     };
     let mailer = Arc::new(mail::Mailer::new(&cfg.project, &db.admin).map_err(|e| e.to_string())?);
+    let auth = Arc::new(auth::Auth::new(
+        crate::services::auth_config(cfg, &cfg.jwt_keys()),
+        auth::service::Connections {
+            login: db.api.clone(),
+            pool_size: cfg.db_auth_pool,
+            workers: cfg.workers,
+            pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
+        },
+        role_settings.clone(),
+        mailer.clone(),
+    ));
     let state = Arc::new(state::AppState::new(
         cfg.clone(),
         &db.api,
@@ -224,7 +235,7 @@ async fn serve_api(
             role_settings,
             store,
             realtime: realtime.clone(),
-            mailer: mailer.clone(),
+            auth,
         },
     ));
     rest.spawn_listener(db.api.clone());

@@ -1,0 +1,326 @@
+//! The admin API (service_role; the HTTP edge checks the role): users (list, create, read,
+//! update, delete), their factors, invitations and generated links.
+
+use super::{Auth, Request, hash_password, never};
+use crate::email::{self as mails, Flow};
+use crate::error::{AuthError, ErrorCode, api, user_not_found, validation};
+use crate::params::{
+    AdminUserParams, GenerateLinkParams, InviteParams, UserListQuery, object, text,
+};
+use crate::users::{self, UserRow};
+use mail::MailJob;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// A page of users, with what GoTrue's `X-Total-Count` and `Link` headers say.
+pub struct UserPage {
+    pub body: Value,
+    pub total: i64,
+    /// The `Link` header: the next page (if any) and the last.
+    pub links: String,
+}
+
+/// A user id from the path (404 `user_not_found` otherwise).
+pub fn user_id(raw: &str) -> Result<Uuid, AuthError> {
+    Uuid::parse_str(raw).map_err(|_| user_not_found())
+}
+
+fn email(raw: &str) -> Result<String, AuthError> {
+    users::normalize_email(raw).map_err(|e| validation(e.to_string()))
+}
+
+fn email_exists() -> AuthError {
+    api(
+        422,
+        ErrorCode::EmailExists,
+        "A user with this email address has already been registered",
+    )
+}
+
+async fn set_ban(c: &tokio_postgres::Client, id: Uuid, ban: Option<&str>) -> Result<(), AuthError> {
+    if let Some(b) = ban {
+        let until = if b == "none" { None } else { Some(b) };
+        c.execute(
+            "UPDATE auth.users SET banned_until = now() + $2::text::interval WHERE id = $1",
+            &[&id, &until],
+        )
+        .await
+        .map_err(|_| validation("invalid format for ban duration"))?;
+    }
+    Ok(())
+}
+
+/// What a generated link carries besides the user.
+fn link_properties(job: &MailJob, kind: &str, redirect: &str) -> Value {
+    json!({
+        "action_link": job.var("ConfirmationURL"),
+        "email_otp": job.var("Token"),
+        "hashed_token": job.var("TokenHash"),
+        "verification_type": kind,
+        "redirect_to": redirect,
+    })
+}
+
+impl Auth {
+    /// `GET /admin/users?page=&per_page=`; `path` is the request's path (for the links).
+    pub async fn list_users(&self, q: UserListQuery, path: &str) -> Result<UserPage, AuthError> {
+        let num = |v: &Option<String>, default: u32| match v.as_deref().filter(|v| !v.is_empty()) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<u32>()
+                .map_err(|e| validation(format!("Bad Pagination Parameters: {e}"))),
+        };
+        let page = i64::from(num(&q.page, 1)?.max(1));
+        let per_page = i64::from(num(&q.per_page, 50)?.clamp(1, 1000));
+        let (list, total) = self
+            .in_tx(never, async |c| users::list(c, page, per_page).await)
+            .await?;
+        let last = ((total + per_page - 1) / per_page).max(1);
+        let mut links = vec![format!(
+            "<{path}?page={last}&per_page={per_page}>; rel=\"last\""
+        )];
+        if page < last {
+            links.insert(
+                0,
+                format!(
+                    "<{path}?page={}&per_page={per_page}>; rel=\"next\"",
+                    page + 1
+                ),
+            );
+        }
+        Ok(UserPage {
+            body: json!({"users": list, "aud": "authenticated"}),
+            total,
+            links: links.join(", "),
+        })
+    }
+
+    pub async fn create_user(&self, r: &Request, p: AdminUserParams) -> Result<Value, AuthError> {
+        let cfg = self.cfg(r);
+        if !text(&p.phone).is_empty() && p.email.is_none() {
+            return Err(api(
+                400,
+                ErrorCode::PhoneProviderDisabled,
+                "Phone signups are disabled",
+            ));
+        }
+        let address = email(text(&p.email))?;
+        let hash = match p.password.as_deref() {
+            Some(pw) => {
+                crate::signup::check_password(pw, &cfg)?;
+                hash_password(pw.to_string()).await
+            }
+            None => String::new(),
+        };
+        let confirm = p.email_confirm.unwrap_or(false);
+        let meta = object(&p.user_metadata).unwrap_or(json!({}));
+        let app_meta = object(&p.app_metadata);
+        self.in_tx(never, async |c| {
+            if users::find_id_by_email(c, &address).await?.is_some() {
+                return Err(email_exists());
+            }
+            let id = crate::signup::create(c, &cfg, &address, &hash, &meta, confirm).await?;
+            set_ban(c, id, p.ban_duration.as_deref()).await?;
+            users::update(c, id, None, None, None, app_meta.as_ref()).await
+        })
+        .await
+    }
+
+    pub async fn get_user(&self, id: &str) -> Result<Value, AuthError> {
+        let id = user_id(id)?;
+        self.in_tx(never, async |c| users::require(c, id).await)
+            .await
+    }
+
+    pub async fn update_user_admin(
+        &self,
+        r: &Request,
+        id: &str,
+        p: AdminUserParams,
+    ) -> Result<Value, AuthError> {
+        let id = user_id(id)?;
+        let cfg = self.cfg(r);
+        let address = p.email.as_deref().map(email).transpose()?;
+        let hash = match p.password.as_deref() {
+            Some(pw) => {
+                crate::signup::check_password(pw, &cfg)?;
+                Some(hash_password(pw.to_string()).await)
+            }
+            None => None,
+        };
+        let meta = object(&p.user_metadata);
+        let app_meta = object(&p.app_metadata);
+        let confirm = p.email_confirm == Some(true);
+        self.in_tx(never, async |c| {
+            users::require(c, id).await?;
+            if confirm {
+                users::confirm(c, id).await?;
+            }
+            set_ban(c, id, p.ban_duration.as_deref()).await?;
+            users::update(
+                c,
+                id,
+                address.as_deref(),
+                hash.as_deref(),
+                meta.as_ref(),
+                app_meta.as_ref(),
+            )
+            .await
+        })
+        .await
+    }
+
+    pub async fn delete_user(&self, id: &str) -> Result<(), AuthError> {
+        let id = user_id(id)?;
+        let deleted = self
+            .in_tx(never, async |c| users::delete(c, id).await)
+            .await?;
+        if deleted {
+            Ok(())
+        } else {
+            Err(user_not_found())
+        }
+    }
+
+    pub async fn list_factors(&self, id: &str) -> Result<Value, AuthError> {
+        let user = self.get_user(id).await?;
+        Ok(user.get("factors").cloned().unwrap_or(json!([])))
+    }
+
+    pub async fn delete_factor(&self, id: &str, factor: &str) -> Result<Value, AuthError> {
+        let id = user_id(id)?;
+        let factor = super::factors::factor_id(factor)?;
+        self.in_tx(never, async |c| {
+            crate::mfa::unenroll(c, id, factor, true).await
+        })
+        .await?;
+        Ok(json!({ "id": factor }))
+    }
+
+    /// `POST /invite`: a user is made (if new) and mailed an invitation.
+    pub async fn invite(&self, r: &Request, p: InviteParams) -> Result<Value, AuthError> {
+        let cfg = self.cfg(r);
+        let address = email(text(&p.email))?;
+        let data = object(&p.data).unwrap_or(json!({}));
+        let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
+        self.in_tx_mail(never, async |c| {
+            let row = match users::row_by_email(c, &address).await? {
+                Some(u) if u.confirmed => return Err(email_exists()),
+                Some(u) => u,
+                None => {
+                    let id = crate::signup::create(c, &cfg, &address, "", &data, false).await?;
+                    users::row(c, id).await?
+                }
+            };
+            let mail = mails::invite(c, &cfg, &row, &redirect).await?;
+            Ok((users::require(c, row.id).await?, vec![mail]))
+        })
+        .await
+    }
+
+    /// `POST /admin/generate_link`: the link (and code) a mail would carry, without the mail.
+    pub async fn generate_link(
+        &self,
+        r: &Request,
+        p: GenerateLinkParams,
+    ) -> Result<Value, AuthError> {
+        let cfg = self.cfg(r);
+        let kind = text(&p.kind);
+        let address = email(text(&p.email))?;
+        let new_email = p.new_email.as_deref().map(email).transpose()?;
+        let data = object(&p.data).unwrap_or(json!({}));
+        let password = match p.password.as_deref() {
+            Some(pw) => hash_password(pw.to_string()).await,
+            None => hash_password(crate::otp::generate(33)).await,
+        };
+        let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
+        self.in_tx(never, async |c| {
+            let existing = users::row_by_email(c, &address).await?;
+            let (kind, row) = match (kind, existing) {
+                ("magiclink" | "signup", None) => {
+                    let id =
+                        crate::signup::create(c, &cfg, &address, &password, &data, false).await?;
+                    ("signup", users::row(c, id).await?)
+                }
+                ("invite", None) => {
+                    let id = crate::signup::create(c, &cfg, &address, "", &data, false).await?;
+                    ("invite", users::row(c, id).await?)
+                }
+                ("invite" | "signup", Some(u)) if u.confirmed => return Err(email_exists()),
+                (k @ ("magiclink" | "signup" | "invite" | "recovery"), Some(u)) => (k, u),
+                ("recovery" | "email_change_current" | "email_change_new", None) => {
+                    return Err(api(
+                        404,
+                        ErrorCode::UserNotFound,
+                        "User with this email not found",
+                    ));
+                }
+                ("email_change_current" | "email_change_new", Some(u)) => ("email_change", u),
+                _ => return Err(validation("Invalid email action link type requested")),
+            };
+            let want_current = text(&p.kind) == "email_change_current";
+            let job = link_mail(
+                c,
+                &cfg,
+                kind,
+                &row,
+                new_email.as_deref(),
+                &redirect,
+                want_current,
+            )
+            .await?;
+            let mut user = users::require(c, row.id).await?;
+            let extra = link_properties(&job, kind, &redirect);
+            for (k, v) in extra.as_object().expect("object") {
+                user[k] = v.clone();
+            }
+            Ok(user)
+        })
+        .await
+    }
+}
+
+/// The mail `kind` would send `row`, made without sending it (nor the frequency check).
+async fn link_mail(
+    c: &tokio_postgres::Client,
+    cfg: &crate::config::AuthConfig,
+    kind: &str,
+    row: &UserRow,
+    new_email: Option<&str>,
+    redirect: &str,
+    want_current: bool,
+) -> Result<MailJob, AuthError> {
+    let reset = |column: &'static str| async move {
+        c.execute(
+            &format!("UPDATE auth.users SET {column} = NULL WHERE id = $1"),
+            &[&row.id],
+        )
+        .await?;
+        users::row(c, row.id).await
+    };
+    Ok(match kind {
+        "invite" => mails::invite(c, cfg, row, redirect).await?,
+        "signup" => {
+            let row = reset("confirmation_sent_at").await?;
+            mails::confirmation(c, cfg, &row, Flow::Implicit, redirect).await?
+        }
+        "magiclink" => {
+            let row = reset("recovery_sent_at").await?;
+            mails::magic_link(c, cfg, &row, Flow::Implicit, redirect).await?
+        }
+        "recovery" => {
+            let row = reset("recovery_sent_at").await?;
+            mails::recovery(c, cfg, &row, Flow::Implicit, redirect).await?
+        }
+        _ => {
+            let new = new_email.ok_or_else(|| {
+                validation("The new_email address is required for email change links")
+            })?;
+            let row = reset("email_change_sent_at").await?;
+            let jobs = mails::email_change(c, cfg, &row, new, Flow::Implicit, redirect).await?;
+            jobs.into_iter()
+                .find(|j| (j.to == row.email) == want_current)
+                .ok_or_else(|| validation("No current address to confirm"))?
+        }
+    })
+}

@@ -1,0 +1,343 @@
+//! The auth API's flows, one function per endpoint, as GoTrue runs them: each in a transaction
+//! as `supabase_auth_admin` on this worker's share of the auth connections, rate limits counted
+//! in the database, and the mail a flow produces sent once its transaction commits (or handed to
+//! the send-email hook inside it). The HTTP edge reads the request into [`Request`] and a typed
+//! body ([`crate::params`]) and renders what comes back.
+
+mod admin;
+mod factors;
+mod mails;
+mod signup;
+mod token;
+mod user;
+mod verify;
+
+pub use admin::UserPage;
+pub use token::Grant;
+pub use verify::Verified;
+
+use crate::config::AuthConfig;
+use crate::error::{AuthError, ErrorCode, api};
+use crate::params::Pkce;
+use mail::{MailJob, Mailer};
+use pg::{Login, PerThread, Pool, RoleSettings};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use uuid::Uuid;
+
+const ROLE: &str = "supabase_auth_admin";
+/// Windows of the per-address limits: 5 minutes, and an hour for anonymous sign-ins.
+const WINDOW_SECS: i32 = 300;
+const HOUR_SECS: i32 = 3600;
+
+/// How the auth service reaches the database.
+pub struct Connections {
+    /// The API login (`authenticator`, which may become the auth admin role).
+    pub login: Login,
+    /// Connections in all, shared out among `workers` threads.
+    pub pool_size: usize,
+    pub workers: usize,
+    pub pool_timeout: Duration,
+}
+
+pub struct Auth {
+    cfg: AuthConfig,
+    pools: PerThread<Pool>,
+    role_settings: RoleSettings,
+    mailer: Arc<Mailer>,
+}
+
+/// What the HTTP edge knows of a request.
+#[derive(Debug, Default, Clone)]
+pub struct Request {
+    /// The client address rate limits count (a trusted proxy's header, else the peer).
+    pub client_ip: String,
+    /// The peer address sessions record.
+    pub peer_ip: Option<String>,
+    pub user_agent: Option<String>,
+    /// `scheme://host` the request came to (used for links when no public URL is set).
+    pub origin: String,
+    /// The `Authorization: Bearer` token.
+    pub bearer: Option<String>,
+    /// `redirect_to` of the query string.
+    pub redirect_to: Option<String>,
+}
+
+/// The caller of an endpoint that needs a user: id and session of the access token.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    pub id: Uuid,
+    pub session: Option<Uuid>,
+}
+
+fn never(_: &AuthError) -> bool {
+    false
+}
+
+/// `(method, challenge)` of a PKCE request, checked.
+fn challenge(p: &Pkce) -> Result<Option<(String, String)>, AuthError> {
+    let method = p.code_challenge_method.as_deref();
+    let challenge = p.code_challenge.as_deref();
+    crate::pkce::validate(method, challenge)?;
+    Ok(method
+        .zip(challenge)
+        .filter(|(_, c)| !c.is_empty())
+        .map(|(m, c)| (m.to_string(), c.to_string())))
+}
+
+/// A password hashed off the async threads (bcrypt is slow by design).
+async fn hash_password(pw: String) -> String {
+    tokio::task::spawn_blocking(move || crate::password::hash(&pw))
+        .await
+        .expect("hashing thread")
+}
+
+async fn verify_password(pw: String, stored: String) -> bool {
+    tokio::task::spawn_blocking(move || crate::password::verify(&pw, &stored))
+        .await
+        .unwrap_or(false)
+}
+
+impl Auth {
+    pub fn new(
+        cfg: AuthConfig,
+        conn: Connections,
+        role_settings: RoleSettings,
+        mailer: Arc<Mailer>,
+    ) -> Auth {
+        let (login, size, wait) = (
+            conn.login,
+            pg::pool::share(conn.pool_size, conn.workers),
+            conn.pool_timeout,
+        );
+        Auth {
+            cfg,
+            pools: PerThread::new(move || Pool::new(&login, size, wait)),
+            role_settings,
+            mailer,
+        }
+    }
+
+    /// The project's auth settings.
+    pub fn config(&self) -> &AuthConfig {
+        &self.cfg
+    }
+
+    /// The settings of this request: links in mails and tokens' `iss` on the URL clients use.
+    fn cfg(&self, r: &Request) -> AuthConfig {
+        let mut cfg = self.cfg.clone();
+        if !self.cfg.public_url && !r.origin.is_empty() {
+            cfg.issuer = format!("{}/auth/v1", r.origin);
+        }
+        cfg
+    }
+
+    /// Runs `f` in a transaction as the auth admin role; commits when `f` succeeds (or when
+    /// `keep` says the failure must be kept, like a revoked token family). The mails it returns
+    /// go out after the commit — or to the send-email hook, inside the transaction, when one
+    /// is set.
+    async fn in_tx_mail<T, F>(&self, keep: fn(&AuthError) -> bool, f: F) -> Result<T, AuthError>
+    where
+        F: AsyncFnOnce(&tokio_postgres::Client) -> Result<(T, Vec<MailJob>), AuthError>,
+    {
+        let tx = pg::begin_as(&self.pools.get(), ROLE, "{}", &self.role_settings.of(ROLE))
+            .await
+            .map_err(db_fail)?;
+        let mut result = f(tx.pg()).await;
+        if let (Ok((_, jobs)), Some(hook)) = (&mut result, &self.cfg.hooks.send_email) {
+            for job in std::mem::take(jobs) {
+                if let Err(e) = send_email_hook(tx.pg(), hook, &job).await {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let commit = match &result {
+            Ok(_) => true,
+            Err(e) => keep(e),
+        };
+        tx.finish(commit).await.map_err(db_fail)?;
+        let (value, jobs) = result?;
+        if let Err(e) = self.mailer.deliver(&jobs).await {
+            tracing::error!("mail delivery failed: {e}");
+            let what = jobs.first().map(|j| j.kind.action_type()).unwrap_or("");
+            return Err(api(
+                500,
+                ErrorCode::UnexpectedFailure,
+                format!("Error sending {what} email"),
+            ));
+        }
+        Ok(value)
+    }
+
+    /// `in_tx_mail` for flows that send no mail.
+    async fn in_tx<T, F>(&self, keep: fn(&AuthError) -> bool, f: F) -> Result<T, AuthError>
+    where
+        F: AsyncFnOnce(&tokio_postgres::Client) -> Result<T, AuthError>,
+    {
+        self.in_tx_mail(keep, async |c| Ok((f(c).await?, Vec::new())))
+            .await
+    }
+
+    /// Counts the request in a shared, committed window; 429 past the limit. Like GoTrue under
+    /// the Supabase CLI (which limits per address only by a proxy's header), requests from this
+    /// machine are not limited unless a trusted header names the client.
+    async fn limit(
+        &self,
+        r: &Request,
+        bucket: &str,
+        max: u32,
+        window: i32,
+    ) -> Result<(), AuthError> {
+        if !self.cfg.trusted_ip_header
+            && r.client_ip
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|a| a.is_loopback())
+        {
+            return Ok(());
+        }
+        let key = format!("{bucket}:{}", r.client_ip);
+        let allowed = self
+            .in_tx(never, async |c| {
+                crate::limits::allow(c, &key, max, window).await
+            })
+            .await?;
+        if allowed {
+            Ok(())
+        } else {
+            Err(api(
+                429,
+                ErrorCode::OverRequestRateLimit,
+                "Request rate limit reached",
+            ))
+        }
+    }
+
+    async fn limit_sign_in(&self, r: &Request) -> Result<(), AuthError> {
+        let n = self.cfg.rate_limits.sign_in_sign_ups;
+        self.limit(r, "signin", n, WINDOW_SECS).await
+    }
+
+    /// Where the flow may send the browser back to: `redirect_to` when allowed, else the site.
+    fn redirect_to(&self, cfg: &AuthConfig, r: &Request, body: Option<&str>) -> String {
+        let asked = r.redirect_to.as_deref().or(body);
+        crate::redirect::resolve(cfg, asked)
+    }
+
+    /// The caller of an endpoint that needs a user, from the bearer token.
+    pub fn caller(&self, r: &Request) -> Result<Caller, AuthError> {
+        let token = r.bearer.as_deref().ok_or_else(|| {
+            api(
+                401,
+                ErrorCode::NoAuthorization,
+                "This endpoint requires a valid Bearer token",
+            )
+        })?;
+        let claims = self.cfg.keys.verify(token).map_err(|e| {
+            api(
+                403,
+                ErrorCode::BadJwt,
+                format!("invalid JWT: unable to parse or verify signature, {e}"),
+            )
+        })?;
+        let id = claims["sub"]
+            .as_str()
+            .and_then(|s| Uuid::parse_str(s).ok())
+            .ok_or_else(|| api(403, ErrorCode::BadJwt, "invalid claim: missing sub claim"))?;
+        let session = claims["session_id"]
+            .as_str()
+            .and_then(|s| Uuid::parse_str(s).ok());
+        Ok(Caller { id, session })
+    }
+
+    /// `GET /settings`: the providers and switches clients read.
+    pub fn settings(&self) -> Value {
+        let a = &self.cfg;
+        let mut external = serde_json::Map::new();
+        for p in PROVIDERS {
+            external.insert(p.into(), json!(false));
+        }
+        external.insert("email".into(), json!(a.email_enabled));
+        external.insert("phone".into(), json!(false));
+        external.insert("anonymous_users".into(), json!(a.anonymous_enabled));
+        json!({
+            "external": external,
+            "disable_signup": a.disable_signup,
+            "mailer_autoconfirm": a.autoconfirm,
+            "phone_autoconfirm": false,
+            "sms_provider": "",
+            "saml_enabled": false,
+        })
+    }
+
+    /// `GET /authorize?provider=…` (and linking an identity): no OAuth provider can be on.
+    pub fn authorize(&self, provider: &str) -> AuthError {
+        let why = if PROVIDERS.contains(&provider) {
+            "provider is not enabled".to_string()
+        } else {
+            format!("Provider {provider} could not be found")
+        };
+        crate::error::validation(format!("Unsupported provider: {why}"))
+    }
+}
+
+/// The OAuth providers GoTrue knows; all off here.
+const PROVIDERS: [&str; 24] = [
+    "apple",
+    "azure",
+    "bitbucket",
+    "discord",
+    "facebook",
+    "figma",
+    "fly",
+    "github",
+    "gitlab",
+    "google",
+    "keycloak",
+    "kakao",
+    "linkedin",
+    "linkedin_oidc",
+    "notion",
+    "slack",
+    "slack_oidc",
+    "snapchat",
+    "spotify",
+    "twitch",
+    "twitter",
+    "x",
+    "workos",
+    "zoom",
+];
+
+fn db_fail(e: pg::DbError) -> AuthError {
+    tracing::error!("auth database error: {e}");
+    if e.is_unavailable() {
+        api(
+            503,
+            ErrorCode::UnexpectedFailure,
+            "The database is not available; try again shortly",
+        )
+    } else {
+        api(500, ErrorCode::UnexpectedFailure, "Internal Server Error")
+    }
+}
+
+/// The send-email hook gets what GoTrue gives it instead of a mail.
+async fn send_email_hook(
+    c: &tokio_postgres::Client,
+    hook: &crate::config::HookFn,
+    job: &MailJob,
+) -> Result<(), AuthError> {
+    let user = crate::users::require(c, job.user_id).await?;
+    let email_data = json!({
+        "token": job.var("Token"),
+        "token_hash": job.var("TokenHash"),
+        "redirect_to": job.var("RedirectTo"),
+        "email_action_type": job.kind.action_type(),
+        "site_url": job.var("SiteURL"),
+        "token_new": "",
+        "token_hash_new": "",
+    });
+    crate::hooks::send_email(c, hook, &user, &email_data).await
+}

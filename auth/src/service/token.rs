@@ -1,0 +1,235 @@
+//! `POST /token`: the password, refresh-token and PKCE grants; id_token and web3 answer as
+//! GoTrue does when their providers are off.
+
+use super::{Auth, Request, WINDOW_SECS, never, verify_password};
+use crate::error::{AuthError, ErrorCode, api, invalid_credentials, validation};
+use crate::params::{
+    IdTokenGrantParams, PasswordGrantParams, PkceGrantParams, RefreshTokenGrantParams, text,
+};
+use crate::sessions::{self, LogoutScope};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// What `POST /token` is asked for.
+pub enum Grant {
+    Password(PasswordGrantParams),
+    RefreshToken(RefreshTokenGrantParams),
+    Pkce(PkceGrantParams),
+    IdToken(IdTokenGrantParams),
+    Web3,
+}
+
+impl Grant {
+    /// The `grant_type` query parameter, and the body read as that grant's parameters.
+    pub fn parse(grant_type: &str, body: &[u8]) -> Result<Grant, AuthError> {
+        use crate::params::read;
+        Ok(match grant_type {
+            "password" => Grant::Password(read(body)?),
+            "refresh_token" => Grant::RefreshToken(read(body)?),
+            "pkce" => Grant::Pkce(read(body)?),
+            "id_token" => Grant::IdToken(read(body)?),
+            "web3" => Grant::Web3,
+            _ => {
+                return Err(api(
+                    400,
+                    ErrorCode::InvalidCredentials,
+                    "unsupported_grant_type",
+                ));
+            }
+        })
+    }
+}
+
+impl Auth {
+    pub async fn token(&self, r: &Request, grant: Grant) -> Result<Value, AuthError> {
+        match grant {
+            Grant::Password(p) => self.password_grant(r, p).await,
+            Grant::RefreshToken(p) => self.refresh_grant(r, p).await,
+            Grant::Pkce(p) => self.pkce_grant(r, p).await,
+            Grant::IdToken(p) => id_token(p),
+            Grant::Web3 => Err(api(
+                422,
+                ErrorCode::Web3ProviderDisabled,
+                "Web3 provider is disabled",
+            )),
+        }
+    }
+
+    async fn password_grant(
+        &self,
+        r: &Request,
+        p: PasswordGrantParams,
+    ) -> Result<Value, AuthError> {
+        self.limit_sign_in(r).await?;
+        let cfg = self.cfg(r);
+        let email = text(&p.email).trim().to_lowercase();
+        let phone = text(&p.phone);
+        if !email.is_empty() && !phone.is_empty() {
+            return Err(validation(
+                "Only an email address or phone number should be provided on login.",
+            ));
+        }
+        if !phone.is_empty() {
+            return Err(api(
+                422,
+                ErrorCode::PhoneProviderDisabled,
+                "Phone logins are disabled",
+            ));
+        }
+        if email.is_empty() {
+            return Err(validation("missing email or phone"));
+        }
+        if !cfg.email_enabled {
+            return Err(api(
+                422,
+                ErrorCode::EmailProviderDisabled,
+                "Email logins are disabled",
+            ));
+        }
+        let pw = text(&p.password).to_string();
+        let found = self
+            .in_tx(never, async |c| {
+                Ok(c.query_opt(
+                    "SELECT id, coalesce(encrypted_password, ''), coalesce(banned_until > now(), false),
+                            email_confirmed_at IS NOT NULL
+                     FROM auth.users WHERE lower(email) = lower($1) AND deleted_at IS NULL",
+                    &[&email],
+                )
+                .await?
+                .map(|r| {
+                    (
+                        r.get::<_, Uuid>(0),
+                        r.get::<_, String>(1),
+                        r.get::<_, bool>(2),
+                        r.get::<_, bool>(3),
+                    )
+                }))
+            })
+            .await?;
+        let Some((id, stored, banned, confirmed)) = found.filter(|f| !f.1.is_empty()) else {
+            // Unknown addresses verify against a dummy hash: same answer, similar time.
+            verify_password(String::new(), crate::password::dummy_hash().to_string()).await;
+            return Err(invalid_credentials());
+        };
+        if banned {
+            return Err(api(400, ErrorCode::UserBanned, "User is banned"));
+        }
+        let valid = verify_password(pw.clone(), stored).await;
+        let weak = valid
+            .then(|| cfg.password.check(&pw).err())
+            .flatten()
+            .and_then(|e| match e {
+                crate::password::PasswordError::Weak { message, reasons } => {
+                    Some(json!({"message": message, "reasons": reasons}))
+                }
+                _ => None,
+            });
+        // The hook sees every attempt, in a transaction of its own (what it records stays).
+        if let Some(hook) = &cfg.hooks.password_verification_attempt {
+            let input = json!({"user_id": id, "valid": valid});
+            let rejected = self
+                .in_tx(
+                    |_| true,
+                    async |c| match crate::hooks::verification_attempt(c, hook, input).await? {
+                        Err((message, logout)) => {
+                            if logout {
+                                sessions::logout(c, id, None, LogoutScope::Global).await?;
+                            }
+                            Ok(Some(message))
+                        }
+                        Ok(()) => Ok(None),
+                    },
+                )
+                .await?;
+            if let Some(message) = rejected {
+                return Err(api(400, ErrorCode::InvalidCredentials, message));
+            }
+        }
+        let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
+        let mut session = self
+            .in_tx(never, async |c| {
+                if !valid {
+                    return Err(invalid_credentials());
+                }
+                if !confirmed {
+                    return Err(api(
+                        400,
+                        ErrorCode::EmailNotConfirmed,
+                        "Email not confirmed",
+                    ));
+                }
+                sessions::start(c, &cfg, id, "password", ua, addr).await
+            })
+            .await?;
+        if let Some(w) = weak {
+            session["weak_password"] = w;
+        }
+        Ok(session)
+    }
+
+    async fn refresh_grant(
+        &self,
+        r: &Request,
+        p: RefreshTokenGrantParams,
+    ) -> Result<Value, AuthError> {
+        let n = self.cfg.rate_limits.token_refresh;
+        self.limit(r, "refresh", n, WINDOW_SECS).await?;
+        let cfg = self.cfg(r);
+        let token = text(&p.refresh_token).to_string();
+        // A reused token revokes its family: that must stick although the grant fails.
+        let keep = |e: &AuthError| {
+            matches!(
+                e,
+                AuthError::Api {
+                    code: ErrorCode::RefreshTokenAlreadyUsed,
+                    ..
+                }
+            )
+        };
+        self.in_tx(keep, async |c| sessions::refresh(c, &cfg, &token).await)
+            .await
+    }
+
+    async fn pkce_grant(&self, r: &Request, p: PkceGrantParams) -> Result<Value, AuthError> {
+        let cfg = self.cfg(r);
+        let (code, verifier) = (text(&p.auth_code), text(&p.code_verifier));
+        let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
+        self.in_tx(never, async |c| {
+            let (user, method) = crate::pkce::exchange(c, code, verifier).await?;
+            sessions::start(c, &cfg, user, &method, ua, addr).await
+        })
+        .await
+    }
+}
+
+/// Sign-in with another provider's ID token: no provider can be configured here, so GoTrue's
+/// answer for a switched-off one.
+fn id_token(p: IdTokenGrantParams) -> Result<Value, AuthError> {
+    if text(&p.id_token).is_empty() {
+        return Err(api(400, ErrorCode::InvalidRequest, "id_token required"));
+    }
+    let issuer = match text(&p.provider) {
+        "google" => "https://accounts.google.com",
+        "apple" => "https://appleid.apple.com",
+        "azure" => "https://login.microsoftonline.com/common/v2.0",
+        "facebook" => "https://www.facebook.com",
+        "kakao" => "https://kauth.kakao.com",
+        "" => {
+            return Err(api(
+                400,
+                ErrorCode::InvalidRequest,
+                "provider or client_id and issuer required",
+            ));
+        }
+        other => {
+            return Err(validation(format!(
+                "Custom OIDC provider \"{other}\" not allowed"
+            )));
+        }
+    };
+    Err(api(
+        400,
+        ErrorCode::ProviderDisabled,
+        format!("Provider (issuer \"{issuer}\") is not enabled"),
+    ))
+}

@@ -1,0 +1,57 @@
+//! The services `start` wires into the gateway, built from the resolved settings: REST (with
+//! the schema cache), auth, realtime and mail.
+
+use auth::jwt::JwtKeys;
+use gateway::config::Config;
+
+/// The auth crate's view of `[auth]`.
+pub fn auth_config(config: &Config, keys: &JwtKeys) -> auth::AuthConfig {
+    let public_url = config.api_external_url.as_deref();
+    let a = &config.auth;
+    let hook = |name: &str| {
+        a.hooks.get(name).map(|h| auth::config::HookFn {
+            schema: h.schema.clone(),
+            function: h.function.clone(),
+        })
+    };
+    auth::AuthConfig {
+        keys: keys.clone(),
+        jwt_expiry: a.jwt_expiry,
+        issuer: format!(
+            "{}/auth/v1",
+            public_url.unwrap_or(&format!("http://{}:{}", config.host, config.port))
+        ),
+        site_url: a.site_url.clone(),
+        additional_redirect_urls: a.additional_redirect_urls.clone(),
+        password: auth::password::Policy::new(a.minimum_password_length, &a.password_requirements),
+        disable_signup: !a.enable_signup,
+        email_enabled: a.email.enable_signup,
+        anonymous_enabled: a.enable_anonymous_sign_ins,
+        autoconfirm: !a.email.enable_confirmations,
+        double_confirm_changes: a.email.double_confirm_changes,
+        secure_password_change: a.email.secure_password_change,
+        max_frequency: a.email.max_frequency as i64,
+        otp_length: a.email.otp_length,
+        otp_expiry: a.email.otp_expiry as i64,
+        email_sent_per_hour: a.rate_limit.email_sent,
+        rotation: a.enable_refresh_token_rotation,
+        refresh_reuse_interval: a.refresh_token_reuse_interval,
+        mfa: a.mfa.clone(),
+        hooks: auth::config::Hooks {
+            custom_access_token: hook("custom_access_token"),
+            before_user_created: hook("before_user_created"),
+            send_email: hook("send_email"),
+            password_verification_attempt: hook("password_verification_attempt"),
+            mfa_verification_attempt: hook("mfa_verification_attempt"),
+        },
+        rate_limits: auth::config::RateLimits {
+            sign_in_sign_ups: a.rate_limit.sign_in_sign_ups,
+            token_refresh: a.rate_limit.token_refresh,
+            token_verifications: a.rate_limit.token_verifications,
+            anonymous_users: a.rate_limit.anonymous_users,
+        },
+        manual_linking: a.enable_manual_linking,
+        public_url: public_url.is_some(),
+        trusted_ip_header: config.rate_limit_ip_header.is_some(),
+    }
+}

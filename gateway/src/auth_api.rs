@@ -1,0 +1,408 @@
+//! `/auth/v1`: GoTrue's routes. Each handler reads its request — the caller's token, the
+//! client's address, a typed body — calls one function of the auth service, and writes the
+//! answer (or GoTrue's error body, old or new shape by `X-Supabase-Api-Version`).
+
+use crate::error::GatewayError;
+use crate::http_util::{BodyError, bearer_token, client_ip, header, query_pairs, read_body};
+use crate::state::AppState;
+use actix_web::{HttpRequest, HttpResponse, web};
+use auth::params::{self, UserListQuery, VerifyLinkQuery};
+use auth::service::{Grant, Verified};
+use auth::{AuthError, Caller, ErrorCode, api};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+type Data = web::Data<Arc<AppState>>;
+type Reply = Result<HttpResponse, GatewayError>;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/auth/v1")
+            .route("/health", web::get().to(health))
+            .route("/settings", web::get().to(settings))
+            .route("/.well-known/jwks.json", web::get().to(jwks))
+            .route("/authorize", web::get().to(authorize))
+            .route("/callback", web::to(authorize))
+            .route("/sso", web::post().to(sso))
+            .route("/sso/saml/metadata", web::get().to(sso))
+            .route("/sso/saml/acs", web::post().to(sso))
+            .route("/signup", web::post().to(signup))
+            .route("/token", web::post().to(token))
+            .route("/otp", web::post().to(otp))
+            .route("/magiclink", web::post().to(magiclink))
+            .route("/recover", web::post().to(recover))
+            .route("/resend", web::post().to(resend))
+            .route("/verify", web::get().to(verify_link))
+            .route("/verify", web::post().to(verify_code))
+            .route("/reauthenticate", web::get().to(reauthenticate))
+            .route("/user", web::get().to(user))
+            .route("/user", web::put().to(update_user))
+            .route("/user/identities/authorize", web::get().to(link_identity))
+            .route("/user/identities/{id}", web::delete().to(unlink_identity))
+            .route("/logout", web::post().to(logout))
+            .route("/factors", web::post().to(enroll))
+            .route("/factors/{id}/challenge", web::post().to(challenge))
+            .route("/factors/{id}/verify", web::post().to(verify_factor))
+            .route("/factors/{id}", web::delete().to(unenroll))
+            .route("/invite", web::post().to(invite))
+            .route("/admin/generate_link", web::post().to(generate_link))
+            .route("/admin/users", web::get().to(list_users))
+            .route("/admin/users", web::post().to(create_user))
+            .route("/admin/users/{id}", web::get().to(get_user))
+            .route("/admin/users/{id}", web::put().to(update_user_admin))
+            .route("/admin/users/{id}", web::delete().to(delete_user))
+            .route("/admin/users/{id}/factors", web::get().to(list_factors))
+            .route(
+                "/admin/users/{id}/factors/{factor}",
+                web::delete().to(delete_factor),
+            )
+            .default_service(web::to(not_found)),
+    );
+}
+
+/// Whether the client wants GoTrue's legacy error body (it sent no API version).
+fn legacy(req: &HttpRequest) -> bool {
+    header(req, "x-supabase-api-version").is_none()
+}
+
+fn fail(req: &HttpRequest, e: AuthError) -> GatewayError {
+    GatewayError::from_auth(e, legacy(req))
+}
+
+fn ok_json(req: &HttpRequest, v: Value) -> HttpResponse {
+    let mut r = HttpResponse::Ok();
+    // Sessions and users carry tokens and personal data: never stored by a cache.
+    r.insert_header(("Cache-Control", "no-store"));
+    if !legacy(req) {
+        r.insert_header(("X-Supabase-Api-Version", "2024-01-01"));
+    }
+    r.json(v)
+}
+
+/// An answer, or the error in the body shape the client asked for.
+fn reply(req: &HttpRequest, r: Result<Value, AuthError>) -> Reply {
+    r.map(|v| ok_json(req, v)).map_err(|e| fail(req, e))
+}
+
+fn query(req: &HttpRequest, name: &str) -> Option<String> {
+    query_pairs(req.query_string())
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+/// What the service knows of the request.
+fn request(req: &HttpRequest, state: &AppState) -> auth::Request {
+    let info = req.connection_info();
+    auth::Request {
+        client_ip: client_ip(
+            req,
+            state.config.rate_limit_ip_header.as_deref(),
+            state.config.trusted_proxy_hops,
+        ),
+        peer_ip: req.peer_addr().map(|a| a.ip().to_string()),
+        user_agent: header(req, "user-agent").map(str::to_string),
+        origin: format!("{}://{}", info.scheme(), info.host()),
+        bearer: bearer_token(req).map(str::to_string),
+        redirect_to: query(req, "redirect_to"),
+    }
+}
+
+async fn raw_body(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+) -> Result<bytes::Bytes, GatewayError> {
+    read_body(payload, state.config.max_body_bytes)
+        .await
+        .map_err(|e| {
+            fail(
+                req,
+                match e {
+                    BodyError::TooLarge => {
+                        api(413, ErrorCode::RequestTooLarge, "Request body too large")
+                    }
+                    BodyError::TimedOut => api(
+                        408,
+                        ErrorCode::RequestTimeout,
+                        "The request body did not arrive in time",
+                    ),
+                    BodyError::Broken => api(
+                        400,
+                        ErrorCode::BadJson,
+                        "The request body could not be read",
+                    ),
+                },
+            )
+        })
+}
+
+/// The body, bounded in size and time, read as `T`.
+async fn body<T: serde::de::DeserializeOwned + Default>(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+) -> Result<T, GatewayError> {
+    let bytes = raw_body(req, payload, state).await?;
+    params::read(&bytes).map_err(|e| fail(req, e))
+}
+
+/// The signed-in caller.
+fn caller(req: &HttpRequest, state: &AppState) -> Result<(auth::Request, Caller), GatewayError> {
+    let r = request(req, state);
+    let who = state.auth.caller(&r).map_err(|e| fail(req, e))?;
+    Ok((r, who))
+}
+
+/// The admin API is for the service role.
+fn require_admin(req: &HttpRequest, state: &AppState) -> Result<auth::Request, GatewayError> {
+    let identity = crate::request_auth::identify(req, &state.keys, state.local_keys())
+        .map_err(|e| fail(req, api(401, ErrorCode::BadJwt, e.message)))?;
+    if identity.role != "service_role" {
+        return Err(fail(req, api(403, ErrorCode::NotAdmin, "User not allowed")));
+    }
+    Ok(request(req, state))
+}
+
+fn segment<'a>(req: &'a HttpRequest, name: &str) -> &'a str {
+    req.match_info().query(name)
+}
+
+async fn health() -> HttpResponse {
+    HttpResponse::Ok().json(
+        json!({"version": env!("CARGO_PKG_VERSION"), "name": "GoTrue",
+                                   "description": "supagate auth, GoTrue-compatible"}),
+    )
+}
+
+async fn settings(state: Data) -> HttpResponse {
+    HttpResponse::Ok().json(state.auth.settings())
+}
+
+async fn jwks(state: Data) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("Cache-Control", "public, max-age=600"))
+        .json(state.keys.jwks())
+}
+
+async fn authorize(req: HttpRequest, state: Data) -> Reply {
+    let provider = query(&req, "provider").unwrap_or_default();
+    Err(fail(&req, state.auth.authorize(&provider)))
+}
+
+/// `GET /user/identities/authorize`: linking an OAuth identity, likewise.
+async fn link_identity(req: HttpRequest, state: Data) -> Reply {
+    caller(&req, &state)?;
+    if !state.auth.config().manual_linking {
+        return Err(fail(
+            &req,
+            api(
+                404,
+                ErrorCode::ManualLinkingDisabled,
+                "Manual linking is disabled",
+            ),
+        ));
+    }
+    authorize(req, state).await
+}
+
+/// `/sso…`: SAML is off.
+async fn sso(req: HttpRequest) -> Reply {
+    Err(fail(
+        &req,
+        api(404, ErrorCode::SamlProviderDisabled, "SAML 2.0 is disabled"),
+    ))
+}
+
+async fn not_found(req: HttpRequest) -> Reply {
+    Err(fail(
+        &req,
+        api(
+            404,
+            ErrorCode::NotFound,
+            format!("Unhandled request: {} {}", req.method(), req.path()),
+        ),
+    ))
+}
+
+async fn signup(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.signup(&request(&req, &state), p).await)
+}
+
+async fn token(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let grant_type = query(&req, "grant_type").unwrap_or_default();
+    // An unknown grant type is refused before its body is read.
+    Grant::parse(&grant_type, b"").map_err(|e| fail(&req, e))?;
+    let bytes = raw_body(&req, payload, &state).await?;
+    let grant = Grant::parse(&grant_type, &bytes).map_err(|e| fail(&req, e))?;
+    reply(&req, state.auth.token(&request(&req, &state), grant).await)
+}
+
+async fn otp(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.otp(&request(&req, &state), p).await)
+}
+
+async fn magiclink(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.magiclink(&request(&req, &state), p).await)
+}
+
+async fn recover(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.recover(&request(&req, &state), p).await)
+}
+
+async fn resend(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.resend(&request(&req, &state), p).await)
+}
+
+/// `GET /verify`: the link in a mail; the browser goes back to the app (303).
+async fn verify_link(req: HttpRequest, state: Data) -> Reply {
+    let q = web::Query::<VerifyLinkQuery>::from_query(req.query_string())
+        .map(|q| q.into_inner())
+        .unwrap_or_default();
+    let to = state
+        .auth
+        .verify_link(&request(&req, &state), q)
+        .await
+        .map_err(|e| fail(&req, e))?;
+    Ok(HttpResponse::SeeOther()
+        .insert_header(("Location", to))
+        .insert_header(("Cache-Control", "no-store"))
+        .finish())
+}
+
+async fn verify_code(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let p = body(&req, payload, &state).await?;
+    let done = state.auth.verify_code(&request(&req, &state), p).await;
+    reply(
+        &req,
+        done.map(|v| match v {
+            Verified::Session(s) | Verified::OneOfTwo(s) => s,
+        }),
+    )
+}
+
+async fn reauthenticate(req: HttpRequest, state: Data) -> Reply {
+    let (r, who) = caller(&req, &state)?;
+    reply(&req, state.auth.reauthenticate(&r, who).await)
+}
+
+async fn user(req: HttpRequest, state: Data) -> Reply {
+    let (_, who) = caller(&req, &state)?;
+    reply(&req, state.auth.user(who).await)
+}
+
+async fn update_user(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let (r, who) = caller(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.update_user(&r, who, p).await)
+}
+
+async fn unlink_identity(req: HttpRequest, state: Data) -> Reply {
+    let (r, who) = caller(&req, &state)?;
+    let id = segment(&req, "id");
+    reply(&req, state.auth.unlink_identity(&r, who, id).await)
+}
+
+async fn logout(req: HttpRequest, state: Data) -> Reply {
+    let (_, who) = caller(&req, &state)?;
+    let scope = query(&req, "scope");
+    state
+        .auth
+        .logout(who, scope.as_deref())
+        .await
+        .map_err(|e| fail(&req, e))?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+async fn enroll(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let (r, who) = caller(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.enroll_factor(&r, who, p).await)
+}
+
+async fn challenge(req: HttpRequest, state: Data) -> Reply {
+    let (r, who) = caller(&req, &state)?;
+    let id = segment(&req, "id");
+    reply(&req, state.auth.challenge_factor(&r, who, id).await)
+}
+
+async fn verify_factor(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let (r, who) = caller(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
+    let id = segment(&req, "id");
+    reply(&req, state.auth.verify_factor(&r, who, id, p).await)
+}
+
+async fn unenroll(req: HttpRequest, state: Data) -> Reply {
+    let (r, who) = caller(&req, &state)?;
+    let id = segment(&req, "id");
+    reply(&req, state.auth.unenroll_factor(&r, who, id).await)
+}
+
+async fn invite(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let r = require_admin(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.invite(&r, p).await)
+}
+
+async fn generate_link(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let r = require_admin(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.generate_link(&r, p).await)
+}
+
+async fn list_users(req: HttpRequest, state: Data) -> Reply {
+    require_admin(&req, &state)?;
+    let q = web::Query::<UserListQuery>::from_query(req.query_string())
+        .map(|q| q.into_inner())
+        .unwrap_or_default();
+    let page = state
+        .auth
+        .list_users(q, req.path())
+        .await
+        .map_err(|e| fail(&req, e))?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("X-Total-Count", page.total.to_string()))
+        .insert_header(("Link", page.links))
+        .json(page.body))
+}
+
+async fn create_user(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let r = require_admin(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
+    reply(&req, state.auth.create_user(&r, p).await)
+}
+
+async fn get_user(req: HttpRequest, state: Data) -> Reply {
+    require_admin(&req, &state)?;
+    reply(&req, state.auth.get_user(segment(&req, "id")).await)
+}
+
+async fn update_user_admin(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let r = require_admin(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
+    let id = segment(&req, "id");
+    reply(&req, state.auth.update_user_admin(&r, id, p).await)
+}
+
+async fn delete_user(req: HttpRequest, state: Data) -> Reply {
+    require_admin(&req, &state)?;
+    let done = state.auth.delete_user(segment(&req, "id")).await;
+    reply(&req, done.map(|()| json!({})))
+}
+
+async fn list_factors(req: HttpRequest, state: Data) -> Reply {
+    require_admin(&req, &state)?;
+    reply(&req, state.auth.list_factors(segment(&req, "id")).await)
+}
+
+async fn delete_factor(req: HttpRequest, state: Data) -> Reply {
+    require_admin(&req, &state)?;
+    let (id, factor) = (segment(&req, "id"), segment(&req, "factor"));
+    reply(&req, state.auth.delete_factor(id, factor).await)
+}
