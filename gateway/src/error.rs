@@ -20,13 +20,8 @@ pub enum GatewayError {
         /// For weak_password: GoTrue's `weak_password.reasons`.
         reasons: Vec<&'static str>,
     },
-    #[error("{message}")]
-    Storage {
-        status: u16,
-        code: String,
-        error: String,
-        message: String,
-    },
+    #[error("{0}")]
+    Storage(storage::StorageError),
     #[error("{message}")]
     Realtime {
         status: u16,
@@ -54,6 +49,19 @@ impl GatewayError {
     }
 }
 
+impl From<storage::StorageError> for GatewayError {
+    /// Logged here: failures of the server, and database errors with what PostgreSQL said.
+    fn from(e: storage::StorageError) -> Self {
+        if let storage::StorageError::Db(db) = &e {
+            let detail = db.as_db_error().map(|d| d.message().to_string());
+            tracing::error!("storage: {e}: {}", detail.unwrap_or_default());
+        } else if e.parts().0 >= 500 {
+            tracing::error!("storage: {e}");
+        }
+        GatewayError::Storage(e)
+    }
+}
+
 impl From<ApiError> for GatewayError {
     fn from(e: ApiError) -> Self {
         GatewayError::Rest(e)
@@ -66,12 +74,9 @@ impl ResponseError for GatewayError {
             GatewayError::Rest(e) => e.status,
             GatewayError::Auth { status, .. } => *status,
             // storage-api answers 400 for every client error and keeps the real one in the body.
-            GatewayError::Storage { status, .. } => {
-                if *status >= 500 {
-                    *status
-                } else {
-                    400
-                }
+            GatewayError::Storage(e) => {
+                let status = e.parts().0;
+                if status >= 500 { status } else { 400 }
             }
             GatewayError::Realtime { status, .. } => *status,
         };
@@ -91,9 +96,16 @@ impl ResponseError for GatewayError {
                 if e.status == 401 {
                     r.insert_header(("WWW-Authenticate", www_authenticate(e)));
                 }
-                r.content_type("application/json; charset=utf-8").body(e.body())
+                r.content_type("application/json; charset=utf-8")
+                    .body(e.body())
             }
-            GatewayError::Auth { status, code, message, legacy, reasons } => {
+            GatewayError::Auth {
+                status,
+                code,
+                message,
+                legacy,
+                reasons,
+            } => {
                 r.insert_header(("x-sb-error-code", code.as_str()));
                 let mut body = if *legacy {
                     json!({"code": status, "error_code": code.as_str(), "msg": message})
@@ -106,10 +118,17 @@ impl ResponseError for GatewayError {
                 }
                 r.content_type("application/json").body(body.to_string())
             }
-            GatewayError::Storage { status, code, error, message } => r
-                .content_type("application/json; charset=utf-8")
-                .body(json!({"statusCode": status.to_string(), "code": code, "error": error, "message": message}).to_string()),
-            GatewayError::Realtime { message, errors, .. } => {
+            GatewayError::Storage(e) => {
+                let (status, code, error) = e.parts();
+                r.content_type("application/json; charset=utf-8").body(
+                    json!({"statusCode": status.to_string(), "code": code, "error": error,
+                           "message": e.message()})
+                    .to_string(),
+                )
+            }
+            GatewayError::Realtime {
+                message, errors, ..
+            } => {
                 let mut body = json!({ "message": message });
                 if let Some(e) = errors {
                     body["errors"] = e.clone();

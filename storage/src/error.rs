@@ -55,6 +55,18 @@ pub enum StorageError {
     BucketExists,
     #[error("database error: {0}")]
     Db(tokio_postgres::Error),
+    /// The database is down or restarting: come back shortly.
+    #[error("The database is not available; try again shortly")]
+    Unavailable,
+    /// A failure the client can do nothing about (logged where it happened).
+    #[error("Internal Server Error")]
+    Internal,
+    /// No route has this method and path.
+    #[error("Route {0} not found")]
+    NoRoute(String),
+    /// A tus protocol error: its status and message, answered as text.
+    #[error("{1}")]
+    Tus(u16, String),
     #[error("storage backend error: {0}")]
     Backend(#[from] object_store::Error),
 }
@@ -90,8 +102,23 @@ impl StorageError {
             StorageError::ImageProcessing(s, _) => (*s, "InvalidRequest", "InvalidRequest"),
             StorageError::BucketNotEmpty => (409, "ResourceNotEmpty", "ResourceNotEmpty"),
             StorageError::BucketExists => (409, "BucketAlreadyExists", "Duplicate"),
-            StorageError::Db(_) => (500, "DatabaseError", "Internal Server Error"),
+            StorageError::Db(_) | StorageError::Internal => {
+                (500, "DatabaseError", "Internal Server Error")
+            }
+            StorageError::Unavailable => (503, "DatabaseError", "Service Unavailable"),
+            StorageError::NoRoute(_) => (404, "NotFound", "not_found"),
+            StorageError::Tus(s, _) => (*s, "TusError", "TusError"),
             StorageError::Backend(_) => (500, "InternalError", "Internal Server Error"),
+        }
+    }
+}
+
+impl StorageError {
+    /// The message clients see: failures inside the server are not described to them.
+    pub fn message(&self) -> String {
+        match self {
+            StorageError::Db(_) | StorageError::Backend(_) => "Internal Server Error".into(),
+            other => other.to_string(),
         }
     }
 }

@@ -10,11 +10,14 @@ pub mod error;
 pub mod keys;
 pub mod listing;
 pub mod meta;
+pub mod params;
 pub mod resumable;
 pub mod seed;
+pub mod service;
 pub mod signing;
 pub mod sweep;
 pub mod transform;
 pub mod upload;
 
 pub use error::StorageError;
+pub use service::{Caller, Storage};

@@ -70,19 +70,30 @@ fn upload(r: &tokio_postgres::Row) -> Upload {
     }
 }
 
+/// A new upload's row.
+pub struct NewRow<'a> {
+    pub bucket: &'a str,
+    pub name: &'a str,
+    pub owner_id: Option<&'a str>,
+    pub upsert: bool,
+    pub length: i64,
+    pub content_type: &'a str,
+    pub cache_control: &'a str,
+    pub user_metadata: &'a Value,
+}
+
 /// Records a new upload; its id and expiry are chosen here.
-#[allow(clippy::too_many_arguments)]
-pub async fn create(
-    c: &impl GenericClient,
-    bucket: &str,
-    name: &str,
-    owner_id: Option<&str>,
-    upsert: bool,
-    length: i64,
-    content_type: &str,
-    cache_control: &str,
-    user_metadata: &Value,
-) -> Result<Upload, StorageError> {
+pub async fn create(c: &impl GenericClient, n: NewRow<'_>) -> Result<Upload, StorageError> {
+    let NewRow {
+        bucket,
+        name,
+        owner_id,
+        upsert,
+        length,
+        content_type,
+        cache_control,
+        user_metadata,
+    } = n;
     let version = uuid::Uuid::new_v4().to_string();
     let id = upload_id(bucket, name, &version);
     let row = c

@@ -227,13 +227,25 @@ async fn serve_api(
         role_settings.clone(),
         mailer.clone(),
     ));
+    let storage = Arc::new(storage::Storage::new(
+        storage::service::StorageSettings {
+            file_size_limit: cfg.storage_file_size_limit,
+            image_transformation: cfg.storage_image_transformation,
+            login: db.api.clone(),
+            // Half as many connections as REST's, at least two.
+            pool_size: cfg.db_pool.div_ceil(2).max(2),
+            workers: cfg.workers,
+            pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
+        },
+        store,
+        cfg.jwt_keys(),
+        role_settings,
+    ));
     let state = Arc::new(state::AppState::new(
         cfg.clone(),
-        &db.api,
         state::Services {
             rest: rest.clone(),
-            role_settings,
-            store,
+            storage,
             realtime: realtime.clone(),
             auth,
         },

@@ -2,18 +2,18 @@
 //! bare `/object/{bucket}/{path}`), and `GET /object/info/…`. Ranges and `Content-Disposition`
 //! use actix's header types.
 
-use super::{Data, Reader, Reply, err, find_object, path_parts, query, token, who};
+use super::{Data, Reply, path_parts, query, token, who};
 use crate::state::AppState;
 use actix_web::http::header::{
     Charset, ContentDisposition, DispositionParam, DispositionType, ExtendedValue, Range,
 };
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
-use object_store::{GetOptions, GetRange};
 use std::str::FromStr;
+use storage::keys;
 use storage::meta::{Bucket, Object};
-use storage::signing::{self, Scope};
-use storage::{StorageError, keys};
+use storage::service::Reader;
+use storage::signing::Scope;
 
 pub(super) fn routes(cfg: &mut web::ServiceConfig) {
     for (path, handler) in [
@@ -65,12 +65,13 @@ async fn download(req: HttpRequest, state: Data, kind: Kind) -> Reply {
         }
         Kind::Signed => {
             let token = token(&req)?;
-            signing::verify(&state.keys, &token, &bucket_id, &name, Scope::Download)
-                .map_err(err)?;
+            state
+                .storage
+                .verify_token(&token, &bucket_id, &name, Scope::Download)?;
             Reader::Signed
         }
     };
-    let (bucket, obj) = find_object(&state, reader, &bucket_id, &name).await?;
+    let (bucket, obj) = state.storage.find_object(reader, &bucket_id, &name).await?;
     serve(&req, &state, &bucket, &obj).await
 }
 
@@ -171,9 +172,7 @@ async fn serve(req: &HttpRequest, state: &AppState, bucket: &Bucket, obj: &Objec
             None => {}
         }
     }
-    let mut opts = GetOptions::default();
     if let Some((s, e)) = range {
-        opts.range = Some(GetRange::Bounded(s..e + 1));
         res.status(StatusCode::PARTIAL_CONTENT)
             .insert_header(("Content-Range", format!("bytes {s}-{e}/{size}")));
     }
@@ -183,20 +182,9 @@ async fn serve(req: &HttpRequest, state: &AppState, bucket: &Bucket, obj: &Objec
         let nothing = futures_util::stream::empty::<Result<bytes::Bytes, std::io::Error>>();
         return Ok(res.body(actix_web::body::SizedStream::new(len, nothing)));
     }
-    let got = state
-        .store
-        .get_opts(&keys::version_path(&obj.version), opts)
-        .await
-        .map_err(|e| {
-            tracing::error!(
-                "object {} of {} has no stored bytes: {e}",
-                obj.name,
-                obj.bucket_id
-            );
-            err(StorageError::NoSuchKey)
-        })?;
+    let bytes = state.storage.read(obj, range).await?;
     res.no_chunking(len);
-    Ok(res.streaming(got.into_stream()))
+    Ok(res.streaming(bytes))
 }
 
 /// The object's info as JSON, with the headers storage-api's info renderer sets.
@@ -210,14 +198,20 @@ fn info(obj: &Object) -> HttpResponse {
 
 async fn info_public(req: HttpRequest, state: Data) -> Reply {
     let (bucket_id, name) = path_parts(&req)?;
-    let (_, obj) = find_object(&state, Reader::Public, &bucket_id, &name).await?;
+    let (_, obj) = state
+        .storage
+        .find_object(Reader::Public, &bucket_id, &name)
+        .await?;
     Ok(info(&obj))
 }
 
 async fn info_authenticated(req: HttpRequest, state: Data) -> Reply {
     let (bucket_id, name) = path_parts(&req)?;
     let id = who(&req, &state)?;
-    let (_, obj) = find_object(&state, Reader::Caller(&id), &bucket_id, &name).await?;
+    let (_, obj) = state
+        .storage
+        .find_object(Reader::Caller(&id), &bucket_id, &name)
+        .await?;
     Ok(info(&obj))
 }
 

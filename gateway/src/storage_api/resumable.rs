@@ -1,17 +1,13 @@
 //! `/upload/resumable`: tus 1.0.0 resumable uploads (core, creation, expiration, termination),
-//! as Supabase Storage serves them to tus-js-client. The writer's RLS is tried at creation and
-//! before every chunk, as for any upload; the bytes of each chunk are kept even when its
-//! connection breaks, so the client resumes from the offset a `HEAD` reports; the object
-//! appears, in one transaction, only when the last byte has arrived. Under
-//! `/upload/resumable/sign` the writer is instead the holder of a signed upload token (sent as
-//! `x-signature`, issued under RLS by `createSignedUploadUrl`). Errors carry the logical status
-//! (403, 404, 409, 413, 415 …) and storage-api's message as text, as tus clients expect.
+//! as Supabase Storage serves them to tus-js-client: the tus headers here, the flow in the
+//! storage service. Under `/upload/resumable/sign` the writer is the holder of a signed upload
+//! token (sent as `x-signature`, issued under RLS by `createSignedUploadUrl`). Errors carry the
+//! logical status (403, 404, 409, 413, 415 …) and storage-api's message as text, as tus
+//! clients expect.
 
-use super::upload::{Mode, Target, cache_control, size_limit, write_row};
-use super::{Data, as_admin, err, owner, who};
+use super::{Data, caller, upsert};
 use crate::error::GatewayError;
 use crate::http_util::{BODY_IDLE, header, idle_timeout};
-use crate::request_auth::Identity;
 use crate::state::AppState;
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
@@ -19,10 +15,9 @@ use base64::Engine;
 use futures_util::TryStreamExt;
 use serde_json::json;
 use std::collections::HashMap;
-use storage::resumable::{self, Upload};
-use storage::signing::{self, Scope};
-use storage::{StorageError, keys, meta, upload};
-use uuid::Uuid;
+use storage::StorageError;
+use storage::resumable::Upload;
+use storage::service::{NewUpload, Uploader, cache_control};
 
 const TUS_VERSION: &str = "1.0.0";
 const PATH: &str = "/storage/v1/upload/resumable";
@@ -61,62 +56,20 @@ pub(super) fn routes(cfg: &mut web::ServiceConfig) {
     }
 }
 
-/// Who writes an upload.
-#[derive(Clone)]
-enum Uploader {
-    /// A caller: their RLS, their `sub` as owner.
-    Caller(Identity),
-    /// The holder of a signed upload token for the object: written as the storage admin.
-    Signed { owner: Option<String>, upsert: bool },
-}
-
-impl Uploader {
-    /// The caller, or the `x-signature` token checked against `bucket/name`.
-    fn of(
-        req: &HttpRequest,
-        state: &AppState,
-        signed: bool,
-        bucket: &str,
-        name: &str,
-    ) -> Result<Uploader, GatewayError> {
-        if !signed {
-            return Ok(Uploader::Caller(who(req, state)?));
-        }
-        let token = header(req, "x-signature").ok_or_else(|| {
-            err(StorageError::InvalidSignature(
-                "Missing x-signature header".into(),
-            ))
-        })?;
-        let grant =
-            signing::verify(&state.keys, token, bucket, name, Scope::Upload).map_err(err)?;
-        Ok(Uploader::Signed {
-            owner: grant.owner,
-            upsert: grant.upsert,
-        })
+/// The writer of an upload to `bucket/name`: the caller, or the `x-signature` token's holder.
+fn uploader(
+    req: &HttpRequest,
+    state: &AppState,
+    signed: bool,
+    bucket: &str,
+    name: &str,
+) -> Result<Uploader, StorageError> {
+    if !signed {
+        return Ok(Uploader::Caller(caller(req, state)?));
     }
-
-    fn owner_sub(&self) -> Option<&str> {
-        match self {
-            Uploader::Caller(id) => id.claims["sub"].as_str(),
-            Uploader::Signed { owner, .. } => owner.as_deref(),
-        }
-    }
-
-    fn target(&self, bucket_id: &str, name: &str, upsert: bool) -> Target<'_> {
-        let (writer, owner) = match self {
-            Uploader::Caller(id) => (Some(id), owner(id)),
-            Uploader::Signed { owner, .. } => {
-                (None, owner.as_deref().and_then(|o| Uuid::parse_str(o).ok()))
-            }
-        };
-        Target {
-            bucket_id: bucket_id.to_string(),
-            name: name.to_string(),
-            mode: if upsert { Mode::Upsert } else { Mode::Create },
-            writer,
-            owner,
-        }
-    }
+    let token = header(req, "x-signature")
+        .ok_or_else(|| StorageError::InvalidSignature("Missing x-signature header".into()))?;
+    state.storage.signed_uploader(token, bucket, name)
 }
 
 fn tus(status: StatusCode) -> HttpResponseBuilder {
@@ -129,11 +82,12 @@ fn tus(status: StatusCode) -> HttpResponseBuilder {
 /// A storage error as tus answers it: the logical status and the message as text.
 fn failure(e: GatewayError) -> HttpResponse {
     match e {
-        GatewayError::Storage {
-            status, message, ..
-        } => tus(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST))
-            .content_type("text/plain; charset=utf-8")
-            .body(message),
+        GatewayError::Storage(e) => {
+            let status = e.parts().0;
+            tus(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST))
+                .content_type("text/plain; charset=utf-8")
+                .body(e.message())
+        }
         other => actix_web::ResponseError::error_response(&other),
     }
 }
@@ -143,12 +97,7 @@ fn answer(r: Result<HttpResponse, GatewayError>) -> HttpResponse {
 }
 
 fn tus_error(status: u16, message: &str) -> GatewayError {
-    GatewayError::Storage {
-        status,
-        code: "TusError".into(),
-        error: "TusError".into(),
-        message: message.into(),
-    }
+    StorageError::Tus(status, message.into()).into()
 }
 
 /// Every request but OPTIONS must speak tus 1.0.0.
@@ -163,20 +112,18 @@ async fn options(state: Data) -> HttpResponse {
     tus(StatusCode::NO_CONTENT)
         .insert_header(("Tus-Version", TUS_VERSION))
         .insert_header(("Tus-Extension", "creation,expiration,termination"))
-        .insert_header((
-            "Tus-Max-Size",
-            state.config.storage_file_size_limit.to_string(),
-        ))
+        .insert_header(("Tus-Max-Size", state.storage.file_size_limit().to_string()))
         .finish()
 }
 
 /// `Upload-Metadata`: comma-separated `key base64(value)` pairs.
 fn parse_metadata(h: &str) -> Result<HashMap<String, String>, GatewayError> {
-    let bad = || {
-        err(StorageError::InvalidParameter {
+    let bad = || -> GatewayError {
+        StorageError::InvalidParameter {
             name: "upload-metadata".into(),
             message: Some("Invalid Upload-Metadata header".into()),
-        })
+        }
+        .into()
     };
     let mut out = HashMap::new();
     for pair in h.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -220,95 +167,53 @@ async fn create_upload(
         .filter(|l| *l >= 0)
         .ok_or_else(|| tus_error(400, "Upload-Length or Upload-Defer-Length header required"))?;
     let meta_in = parse_metadata(header(req, "upload-metadata").unwrap_or(""))?;
-    let (Some(bucket_id), Some(name)) = (meta_in.get("bucketName"), meta_in.get("objectName"))
-    else {
-        return Err(err(StorageError::InvalidRequest(
-            "Metadata header is required".into(),
-        )));
+    let (Some(bucket), Some(name)) = (meta_in.get("bucketName"), meta_in.get("objectName")) else {
+        return Err(StorageError::InvalidRequest("Metadata header is required".into()).into());
     };
-    keys::validate_key(name).map_err(err)?;
-    let uploader = Uploader::of(req, state, signed, bucket_id, name)?;
-    let bucket = as_admin(state, async |c| meta::bucket(c, bucket_id).await).await?;
-    if length as u64 > size_limit(state, &bucket) {
-        return Err(err(StorageError::TooLarge));
-    }
-    let content_type = meta_in
-        .get("contentType")
-        .filter(|t| !t.is_empty())
-        .cloned()
-        .unwrap_or_else(|| "application/octet-stream".into());
-    if !keys::mime_allowed(&content_type, bucket.allowed_mime_types.as_deref()) {
-        return Err(err(StorageError::InvalidMimeType(content_type)));
-    }
-    let user_metadata = meta_in
-        .get("metadata")
-        .and_then(|m| serde_json::from_str(m).ok())
-        .unwrap_or(json!({}));
-    let upsert = match &uploader {
-        Uploader::Caller(_) => {
-            header(req, "x-upsert").is_some_and(|v| v.eq_ignore_ascii_case("true"))
-        }
-        Uploader::Signed { upsert, .. } => *upsert,
+    storage::keys::validate_key(name)?;
+    let writer = uploader(req, state, signed, bucket, name)?;
+    let new = NewUpload {
+        bucket: bucket.clone(),
+        name: name.clone(),
+        length,
+        content_type: meta_in
+            .get("contentType")
+            .filter(|t| !t.is_empty())
+            .cloned()
+            .unwrap_or_else(|| "application/octet-stream".into()),
+        cache_control: cache_control(meta_in.get("cacheControl").map(String::as_str)),
+        user_metadata: meta_in
+            .get("metadata")
+            .and_then(|m| serde_json::from_str(m).ok())
+            .unwrap_or(json!({})),
+        upsert: upsert(req),
     };
-    // May the caller write this object at all? (RLS and duplicates, rolled back.)
-    let t = uploader.target(bucket_id, name, upsert);
-    write_row(state, &t, "dry-run", &json!({}), true).await?;
-    // Whoever creates an upload also clears a few that expired, with their parts.
-    let expired = as_admin(state, async |c| resumable::remove_expired(c, 10).await).await?;
-    for u in &expired {
-        resumable::delete_parts(state.store.as_ref(), &u.parts).await;
-    }
-    let sub = uploader.owner_sub();
-    let cache = cache_control(meta_in.get("cacheControl").map(String::as_str));
-    let u = as_admin(state, async |c| {
-        resumable::create(
-            c,
-            bucket_id,
-            name,
-            sub,
-            upsert,
-            length,
-            &content_type,
-            &cache,
-            &user_metadata,
-        )
-        .await
-    })
-    .await?;
-    if length == 0 {
-        complete(state, &uploader, &u.id).await?;
-    }
+    let u = state.storage.create_resumable(&writer, new).await?;
     Ok(tus(StatusCode::CREATED)
         .insert_header(("Location", location(req, state, signed, &u.id)))
         .insert_header(("Upload-Expires", super::download::http_date(u.expires_at)))
         .finish())
 }
 
-/// The unexpired upload the URL names and who is writing it; someone else's upload is as good
-/// as missing.
+/// The unexpired upload the URL names and who is writing it.
 async fn own_upload(
     req: &HttpRequest,
     state: &AppState,
     signed: bool,
 ) -> Result<(Upload, Uploader), GatewayError> {
-    let upload_id = req.match_info().query("id").to_string();
-    let u = as_admin(state, async |c| resumable::get(c, &upload_id).await).await?;
-    let uploader = Uploader::of(req, state, signed, &u.bucket_id, &u.name)?;
-    if u.owner_id.as_deref() != uploader.owner_sub() {
-        return Err(err(StorageError::NoSuchUpload));
-    }
-    Ok((u, uploader))
+    let id = req.match_info().query("id");
+    Ok(state
+        .storage
+        .resumable_upload(id, |u| uploader(req, state, signed, &u.bucket_id, &u.name))
+        .await?)
 }
 
 async fn head(req: HttpRequest, state: Data, signed: bool) -> HttpResponse {
     answer(
         async {
             check_version(&req)?;
-            let (u, uploader) = own_upload(&req, &state, signed).await?;
-            if u.offset == u.length {
-                // Every byte arrived but the request that brought the last one died first.
-                complete(&state, &uploader, &u.id).await?;
-            }
+            let (u, writer) = own_upload(&req, &state, signed).await?;
+            state.storage.settle_upload(&u, &writer).await?;
             Ok(tus(StatusCode::OK)
                 .insert_header(("Upload-Offset", u.offset.to_string()))
                 .insert_header(("Upload-Length", u.length.to_string()))
@@ -326,10 +231,9 @@ async fn patch(req: HttpRequest, payload: web::Payload, state: Data, signed: boo
 async fn patch_upload(
     req: &HttpRequest,
     payload: web::Payload,
-    data: Data,
+    state: Data,
     signed: bool,
 ) -> Result<HttpResponse, GatewayError> {
-    let state: &AppState = &data;
     check_version(req)?;
     if header(req, "content-type") != Some("application/offset+octet-stream") {
         return Err(tus_error(
@@ -340,36 +244,26 @@ async fn patch_upload(
     let from: i64 = header(req, "upload-offset")
         .and_then(|o| o.trim().parse().ok())
         .ok_or_else(|| tus_error(403, "Upload-Offset header required"))?;
-    let (u, uploader) = own_upload(req, state, signed).await?;
-    if from != u.offset {
-        return Err(tus_error(409, "Upload-Offset conflict"));
-    }
-    // The writer's RLS, before any byte of this chunk is accepted.
-    let t = uploader.target(&u.bucket_id, &u.name, u.upsert);
-    write_row(state, &t, "dry-run", &json!({}), true).await?;
+    let (u, writer) = own_upload(req, &state, signed).await?;
+    state.storage.check_chunk(&u, &writer, from).await?;
     // The chunk is received by a task of its own: when the client's connection breaks, actix
     // drops this handler, but the task still keeps and records what arrived.
     let (length, expires_at) = (u.length, u.expires_at);
-    let task = actix_web::rt::spawn(receive_chunk(
-        data.get_ref().clone(),
-        uploader,
-        u,
-        from,
-        payload,
-    ));
-    let (offset, broken) = task.await.map_err(|e| {
-        err(StorageError::InvalidRequest(format!(
-            "the upload failed: {e}"
-        )))
-    })??;
-    if let Some(why) = broken {
-        return Err(err(StorageError::InvalidRequest(format!(
-            "the upload was interrupted at offset {offset}: {why}"
-        ))));
+    let body = Box::pin(idle_timeout(payload, BODY_IDLE).map_err(|e| e.to_string()));
+    let task = actix_web::rt::spawn(state.storage.clone().receive_chunk(writer, u, from, body));
+    let chunk = task
+        .await
+        .map_err(|e| StorageError::InvalidRequest(format!("the upload failed: {e}")))??;
+    if let Some(why) = chunk.broken {
+        return Err(StorageError::InvalidRequest(format!(
+            "the upload was interrupted at offset {}: {why}",
+            chunk.offset
+        ))
+        .into());
     }
     let mut res = tus(StatusCode::NO_CONTENT);
-    res.insert_header(("Upload-Offset", offset.to_string()));
-    if offset == length {
+    res.insert_header(("Upload-Offset", chunk.offset.to_string()));
+    if chunk.offset == length {
         res.insert_header(("Tus-Complete", "1"));
     } else {
         res.insert_header(("Upload-Expires", super::download::http_date(expires_at)));
@@ -377,112 +271,12 @@ async fn patch_upload(
     Ok(res.finish())
 }
 
-/// Writes one chunk as a part and records it if the offset it started from is still current;
-/// completes the upload when that was the last byte. Returns the new offset and, if the body
-/// broke off, why.
-async fn receive_chunk(
-    state: std::sync::Arc<AppState>,
-    uploader: Uploader,
-    u: Upload,
-    from: i64,
-    payload: web::Payload,
-) -> Result<(i64, Option<String>), GatewayError> {
-    let part = resumable::part_path(&u.version, from);
-    let body = idle_timeout(payload, BODY_IDLE).map_err(|e| e.to_string());
-    let (size, broken) = resumable::write_part(
-        state.store.as_ref(),
-        &part,
-        Box::pin(body),
-        (u.length - from) as u64,
-    )
-    .await
-    .map_err(err)?;
-    if size == 0 {
-        return Ok((from, broken));
-    }
-    let recorded = as_admin(&state, async |c| {
-        resumable::append(c, &u.id, from, size as i64, part.as_ref()).await
-    })
-    .await;
-    match recorded {
-        Ok(Some(offset)) if offset == u.length => {
-            complete(&state, &uploader, &u.id).await?;
-            Ok((offset, broken))
-        }
-        Ok(Some(offset)) => Ok((offset, broken)),
-        Ok(None) => {
-            resumable::delete_parts(state.store.as_ref(), &[part.to_string()]).await;
-            Err(tus_error(409, "Upload-Offset conflict"))
-        }
-        Err(e) => {
-            resumable::delete_parts(state.store.as_ref(), &[part.to_string()]).await;
-            Err(e)
-        }
-    }
-}
-
-/// The last byte is in: whoever removes the upload's row completes it (so it is completed once,
-/// even if a `HEAD` and a `PATCH` race), the parts become one version (size, type and content
-/// checked as for any upload) and the object row is written under the writer's RLS.
-async fn complete(
-    state: &AppState,
-    uploader: &Uploader,
-    upload_id: &str,
-) -> Result<(), GatewayError> {
-    let Some(u) = as_admin(state, async |c| resumable::remove(c, upload_id).await).await? else {
-        return Ok(());
-    };
-    let result = finish(state, uploader, &u).await;
-    resumable::delete_parts(state.store.as_ref(), &u.parts).await;
-    result
-}
-
-async fn finish(state: &AppState, uploader: &Uploader, u: &Upload) -> Result<(), GatewayError> {
-    let bucket = as_admin(state, async |c| meta::bucket(c, &u.bucket_id).await).await?;
-    let parts =
-        resumable::read_parts(state.store.clone(), u.parts.clone()).map_err(|e| e.to_string());
-    let written = upload::write_stream(
-        state.store.as_ref(),
-        &keys::version_path(&u.version),
-        parts,
-        size_limit(state, &bucket),
-        &u.content_type,
-    )
-    .await;
-    match written {
-        Err(e) => Err(err(e)),
-        Ok(written) => {
-            let metadata = meta::object_metadata(
-                &written,
-                &u.content_type,
-                &u.cache_control,
-                u.user_metadata.clone(),
-            );
-            let t = uploader.target(&u.bucket_id, &u.name, u.upsert);
-            match write_row(state, &t, &u.version, &metadata, false).await {
-                Ok((_, old)) => {
-                    upload::delete_versions(state.store.as_ref(), old).await;
-                    Ok(())
-                }
-                Err(e) => {
-                    upload::delete_versions(state.store.as_ref(), [u.version.clone()]).await;
-                    Err(e)
-                }
-            }
-        }
-    }
-}
-
 async fn terminate(req: HttpRequest, state: Data, signed: bool) -> HttpResponse {
     answer(
         async {
             check_version(&req)?;
             let (u, _) = own_upload(&req, &state, signed).await?;
-            if let Some(gone) =
-                as_admin(&state, async |c| resumable::remove(c, &u.id).await).await?
-            {
-                resumable::delete_parts(state.store.as_ref(), &gone.parts).await;
-            }
+            state.storage.terminate_upload(&u).await?;
             Ok(tus(StatusCode::NO_CONTENT).finish())
         }
         .await,
