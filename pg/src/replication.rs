@@ -3,6 +3,17 @@
 
 use tokio_postgres::Client;
 
+#[derive(Debug, thiserror::Error)]
+pub enum SlotError {
+    #[error(transparent)]
+    Db(#[from] tokio_postgres::Error),
+    #[error("cannot create the replication slot {slot}: {source}")]
+    Create {
+        slot: String,
+        source: tokio_postgres::Error,
+    },
+}
+
 /// The slot of a database (slot names are per cluster): `supagate_<db>_<hash>`.
 pub fn slot_name(dbname: &str) -> String {
     let clean: String = dbname
@@ -21,12 +32,8 @@ pub fn slot_name(dbname: &str) -> String {
 }
 
 /// Creates the slot if missing. Ok(false): the server cannot decode (wal_level).
-pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, String> {
-    let level: String = c
-        .query_one("SHOW wal_level", &[])
-        .await
-        .map_err(|e| e.to_string())?
-        .get(0);
+pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, SlotError> {
+    let level: String = c.query_one("SHOW wal_level", &[]).await?.get(0);
     if level != "logical" {
         return Ok(false);
     }
@@ -35,8 +42,7 @@ pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, String> {
             "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1",
             &[&slot],
         )
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
         .is_some();
     if !exists {
         c.execute(
@@ -44,7 +50,10 @@ pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, String> {
             &[&slot],
         )
         .await
-        .map_err(|e| format!("cannot create the replication slot {slot}: {e}"))?;
+        .map_err(|source| SlotError::Create {
+            slot: slot.to_string(),
+            source,
+        })?;
         tracing::info!("realtime: created replication slot {slot}");
     }
     Ok(true)
@@ -52,12 +61,8 @@ pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, String> {
 
 /// Creates the replication slot of the database `c` is connected to, when the server can
 /// decode.
-pub async fn prepare_slot(c: &Client) -> Result<(), String> {
-    let dbname: String = c
-        .query_one("SELECT current_database()", &[])
-        .await
-        .map_err(|e| e.to_string())?
-        .get(0);
+pub async fn prepare_slot(c: &Client) -> Result<(), SlotError> {
+    let dbname: String = c.query_one("SELECT current_database()", &[]).await?.get(0);
     ensure_slot(c, &slot_name(&dbname)).await.map(|_| ())
 }
 

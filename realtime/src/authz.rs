@@ -5,10 +5,11 @@
 use super::Realtime;
 use super::protocol::UserPayload;
 use super::tokens::Identity;
+use crate::error::RealtimeError;
 use tokio_postgres::Transaction;
 
 /// Sets the subscriber's role, claims and the topic, transaction-locally.
-async fn act_as(tx: &Transaction<'_>, who: &Identity, topic: &str) -> Result<(), String> {
+async fn act_as(tx: &Transaction<'_>, who: &Identity, topic: &str) -> Result<(), RealtimeError> {
     let claims = who.claims.to_string();
     let sub = who
         .claims
@@ -23,23 +24,25 @@ async fn act_as(tx: &Transaction<'_>, who: &Identity, topic: &str) -> Result<(),
          set_config('statement_timeout', '5s', true)",
         &[&who.role, &topic, &claims, &sub],
     )
-    .await
-    .map(|_| ())
-    .map_err(|e| e.to_string())
+    .await?;
+    Ok(())
 }
 
 /// Whether the subscriber may read broadcasts, and presences, of `topic`.
-pub async fn can_read(rt: &Realtime, who: &Identity, topic: &str) -> Result<(bool, bool), String> {
-    let mut c = rt.db.get().await.map_err(|e| e.to_string())?;
-    let tx = c.transaction().await.map_err(|e| e.to_string())?;
+pub async fn can_read(
+    rt: &Realtime,
+    who: &Identity,
+    topic: &str,
+) -> Result<(bool, bool), RealtimeError> {
+    let mut c = rt.db.get().await?;
+    let tx = c.transaction().await?;
     let ids = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
     tx.execute(
         "INSERT INTO realtime.messages (id, topic, extension) \
          VALUES ($1, $3, 'broadcast'), ($2, $3, 'presence')",
         &[&ids[0], &ids[1], &topic],
     )
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     act_as(&tx, who, topic).await?;
     let seen = match tx
         .query(
@@ -68,9 +71,9 @@ pub async fn can_write(
     who: &Identity,
     topic: &str,
     extension: &str,
-) -> Result<bool, String> {
-    let mut c = rt.db.get().await.map_err(|e| e.to_string())?;
-    let tx = c.transaction().await.map_err(|e| e.to_string())?;
+) -> Result<bool, RealtimeError> {
+    let mut c = rt.db.get().await?;
+    let tx = c.transaction().await?;
     act_as(&tx, who, topic).await?;
     let allowed = match tx
         .execute(
@@ -101,13 +104,12 @@ pub async fn store(
     topic: &str,
     event: &str,
     payload: &UserPayload,
-) -> Result<String, String> {
-    let mut c = rt.db.get().await.map_err(|e| e.to_string())?;
-    let tx = c.transaction().await.map_err(|e| e.to_string())?;
+) -> Result<String, RealtimeError> {
+    let mut c = rt.db.get().await?;
+    let tx = c.transaction().await?;
     act_as(&tx, who, topic).await?;
     tx.batch_execute("SELECT set_config('supagate.quiet', 'on', true)")
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     let (json, binary) = match payload {
         UserPayload::Json(j) => (Some(j.as_str()), None),
         UserPayload::Binary(b) => (None, Some(b.as_ref())),
@@ -120,10 +122,10 @@ pub async fn store(
         )
         .await
         .map_err(|e| match e.as_db_error().map(|d| d.code().code()) {
-            Some("42501") => "You do not have permissions to persist messages on this topic".to_string(),
-            _ => e.to_string(),
+            Some("42501") => RealtimeError::PersistDenied,
+            _ => e.into(),
         })?
         .get(0);
-    tx.commit().await.map_err(|e| e.to_string())?;
+    tx.commit().await?;
     Ok(id)
 }

@@ -4,6 +4,7 @@
 
 use super::Realtime;
 use super::protocol::{Broadcast, UserPayload};
+use crate::error::RealtimeError;
 use base64::Engine;
 use pg::listen::Event;
 use serde::{Deserialize, Serialize};
@@ -54,7 +55,7 @@ enum Note {
 async fn announce(rt: &Realtime, note: &Note) {
     let text = serde_json::to_string(note).expect("notes serialize");
     let result = async {
-        let c = rt.db.get().await.map_err(|e| e.to_string())?;
+        let c = rt.db.get().await?;
         let text = if text.len() <= INLINE_MAX {
             text
         } else {
@@ -63,14 +64,13 @@ async fn announce(rt: &Realtime, note: &Note) {
                     "INSERT INTO realtime.supagate_relay (body) VALUES ($1) RETURNING id",
                     &[&text],
                 )
-                .await
-                .map_err(|e| e.to_string())?
+                .await?
                 .get(0);
             serde_json::to_string(&Note::Relay { id }).expect("notes serialize")
         };
         c.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &text])
-            .await
-            .map_err(|e| e.to_string())
+            .await?;
+        Ok::<_, RealtimeError>(())
     }
     .await;
     if let Err(e) = result {
@@ -138,7 +138,7 @@ pub async fn changes_recorded(c: &tokio_postgres::Client) -> Result<(), tokio_po
         .map(|_| ())
 }
 
-async fn handle(rt: &Realtime, note: Note) -> Result<(), String> {
+async fn handle(rt: &Realtime, note: Note) -> Result<(), RealtimeError> {
     match note {
         Note::Broadcast { r, .. } | Note::Presence { r, .. } if r == rt.replica => {}
         Note::Broadcast {
@@ -146,13 +146,12 @@ async fn handle(rt: &Realtime, note: Note) -> Result<(), String> {
         } => {
             let payload = match (j, x) {
                 (Some(j), _) => UserPayload::Json(j),
-                (None, Some(x)) => UserPayload::Binary(
-                    base64::engine::general_purpose::STANDARD
-                        .decode(x)
-                        .map_err(|e| e.to_string())?
-                        .into(),
-                ),
-                (None, None) => return Err("broadcast note without payload".into()),
+                (None, Some(x)) => {
+                    UserPayload::Binary(base64::engine::general_purpose::STANDARD.decode(x)?.into())
+                }
+                (None, None) => {
+                    return Err(RealtimeError::Note("broadcast without a payload".into()));
+                }
             };
             let msg = Broadcast {
                 event: e,
@@ -163,24 +162,22 @@ async fn handle(rt: &Realtime, note: Note) -> Result<(), String> {
         }
         Note::Presence { t, p, d, .. } => rt.hub.presence_diff(&t, p, &d),
         Note::Relay { id } => {
-            let c = rt.db.get().await.map_err(|e| e.to_string())?;
+            let c = rt.db.get().await?;
             let row = c
                 .query_opt(
                     "SELECT body FROM realtime.supagate_relay WHERE id = $1",
                     &[&id],
                 )
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
             if let Some(row) = row {
-                let note: Note =
-                    serde_json::from_str(row.get(0)).map_err(|e| format!("relay {id}: {e}"))?;
+                let note: Note = serde_json::from_str(row.get(0))?;
                 if !matches!(note, Note::Relay { .. }) {
                     Box::pin(handle(rt, note)).await?;
                 }
             }
         }
         Note::Message { id, at } => {
-            let c = rt.db.get().await.map_err(|e| e.to_string())?;
+            let c = rt.db.get().await?;
             let row = c
                 .query_opt(
                     "SELECT topic, event, payload::text, binary_payload, coalesce(private, false) \
@@ -188,7 +185,7 @@ async fn handle(rt: &Realtime, note: Note) -> Result<(), String> {
                     &[&id, &at],
                 )
                 .await
-                .map_err(|e| e.to_string())?;
+                ?;
             if let Some(row) = row {
                 let payload = match (
                     row.get::<_, Option<String>>(2),

@@ -9,6 +9,7 @@
 use super::pgoutput::{self, Datum, Message, Relation, Relations};
 use super::values::{self, TypeInfo};
 use super::{ChangesStatus, Realtime, bus};
+use crate::error::RealtimeError;
 use futures_util::{StreamExt, pin_mut};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -24,15 +25,14 @@ const BATCH: i32 = 5000;
 /// Changes of one transaction sent at most; the rest are reported and skipped.
 const MAX_PER_TRANSACTION: usize = 10_000;
 
-async fn connect(rt: &Realtime) -> Result<Client, String> {
-    let client = rt.admin.connect().await.map_err(|e| e.to_string())?;
+async fn connect(rt: &Realtime) -> Result<Client, RealtimeError> {
+    let client = rt.admin.connect().await?;
     client
         .batch_execute(
             "SET application_name = 'supagate realtime'; SET TimeZone = 'UTC'; \
              SET statement_timeout = 0",
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     Ok(client)
 }
 
@@ -70,12 +70,11 @@ pub async fn start(rt: Arc<Realtime>) {
 }
 
 /// Some(connection holding the lock, slot ready) when this gateway is to capture changes.
-async fn become_leader(rt: &Realtime) -> Result<Option<Client>, String> {
+async fn become_leader(rt: &Realtime) -> Result<Option<Client>, RealtimeError> {
     let c = connect(rt).await?;
     let locked: bool = c
         .query_one("SELECT pg_try_advisory_lock($1)", &[&LEADER_LOCK])
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
         .get(0);
     if !locked {
         // Another gateway captures; this one delivers what it records.
@@ -99,8 +98,8 @@ async fn become_leader(rt: &Realtime) -> Result<Option<Client>, String> {
             Ok(None)
         }
         Err(e) => {
-            rt.set_changes_status(ChangesStatus::Unavailable(e.clone()));
-            Err(e)
+            rt.set_changes_status(ChangesStatus::Unavailable(e.to_string()));
+            Err(e.into())
         }
     }
 }
@@ -119,7 +118,7 @@ struct Catalog {
 }
 
 impl Catalog {
-    async fn learn(&mut self, c: &Client, rel: &Relation) -> Result<(), String> {
+    async fn learn(&mut self, c: &Client, rel: &Relation) -> Result<(), RealtimeError> {
         let mut missing: Vec<u32> = rel
             .columns
             .iter()
@@ -132,8 +131,7 @@ impl Catalog {
                     "SELECT oid, typname::text, typelem FROM pg_type WHERE oid = ANY($1)",
                     &[&missing],
                 )
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
             missing.clear();
             for r in rows {
                 let (oid, name, elem): (u32, String, u32) = (r.get(0), r.get(1), r.get(2));
@@ -285,12 +283,11 @@ async fn rls_enabled(c: &Client, cache: &mut HashMap<u32, bool>, rel: u32) -> bo
 }
 
 /// Reads the slot until the connection fails.
-async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
+async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
     let mut catalog = Catalog::default();
     let mut recorded_upto: Option<String> = c
         .query_one("SELECT max(lsn)::text FROM realtime.supagate_changes", &[])
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
         .get(0);
     let mut last_prune = std::time::Instant::now();
     // The WAL position an empty peek last advanced the slot to (idle polls need not repeat it).
@@ -306,8 +303,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
         // pgoutput skips whole): the slot moves past it, or every poll would decode it again.
         let wal_end: String = c
             .query_one("SELECT pg_current_wal_lsn()::text", &[])
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .get(0);
         let mut yielded = false;
         let rows = c
@@ -319,11 +315,10 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
                     &BATCH,
                 ],
             )
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         pin_mut!(rows);
         while let Some(row) = rows.next().await {
-            let row = row.map_err(|e| e.to_string())?;
+            let row = row?;
             yielded = true;
             let lsn: String = row.get(0);
             let data: &[u8] = row.get(1);
@@ -411,8 +406,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
                     "SELECT pg_replication_slot_advance($1, $2::text::pg_lsn)",
                     &[&rt.slot, &wal_end],
                 )
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
                 advanced = Some(wal_end);
             }
             if last_prune.elapsed() > Duration::from_secs(10) {
@@ -427,7 +421,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
             .flat_map(|(lsn, changes)| changes.into_iter().map(move |p| (lsn.clone(), p)))
             .unzip();
         if !payloads.is_empty() {
-            c.batch_execute("BEGIN").await.map_err(|e| e.to_string())?;
+            c.batch_execute("BEGIN").await?;
             let inserted = c
                 .execute(
                     "INSERT INTO realtime.supagate_changes (lsn, payload) \
@@ -438,10 +432,10 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
                 .await;
             let notified = bus::changes_recorded(c).await;
             match inserted.and(notified) {
-                Ok(_) => c.batch_execute("COMMIT").await.map_err(|e| e.to_string())?,
+                Ok(_) => c.batch_execute("COMMIT").await?,
                 Err(e) => {
                     let _ = c.batch_execute("ROLLBACK").await;
-                    return Err(e.to_string());
+                    return Err(e.into());
                 }
             }
             recorded_upto = lsns.last().cloned();
@@ -450,8 +444,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), String> {
             "SELECT pg_replication_slot_advance($1, $2::text::pg_lsn)",
             &[&rt.slot, &upto],
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     }
 }
 
@@ -480,13 +473,13 @@ async fn push(
 }
 
 /// Recorded changes are kept a minute; stored broadcasts three days, as Supabase keeps them.
-async fn prune(c: &Client) -> Result<(), String> {
+async fn prune(c: &Client) -> Result<(), RealtimeError> {
     c.batch_execute(
         "DELETE FROM realtime.supagate_changes WHERE created_at < now() - interval '1 minute';
          DELETE FROM realtime.messages WHERE inserted_at < now() - interval '3 days'",
     )
-    .await
-    .map_err(|e| e.to_string())
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

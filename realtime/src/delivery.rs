@@ -5,6 +5,7 @@
 use super::Realtime;
 use super::hub::Channel;
 use super::protocol::{Frame, message_raw};
+use crate::error::RealtimeError;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -62,15 +63,14 @@ pub fn spawn(rt: Arc<Realtime>, mut cursor: i64) {
     });
 }
 
-async fn next_batch(rt: &Realtime, cursor: i64) -> Result<Vec<(i64, Value)>, String> {
-    let c = rt.db.get().await.map_err(|e| e.to_string())?;
+async fn next_batch(rt: &Realtime, cursor: i64) -> Result<Vec<(i64, Value)>, RealtimeError> {
+    let c = rt.db.get().await?;
     let rows = c
         .query(
             "SELECT id, payload FROM realtime.supagate_changes WHERE id > $1 ORDER BY id LIMIT 500",
             &[&cursor],
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
@@ -81,7 +81,7 @@ struct Interest {
     groups: Vec<(Option<Vec<String>>, Vec<u32>)>,
 }
 
-async fn deliver(rt: &Realtime, change: &Value) -> Result<(), String> {
+async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
     let listeners = rt.hub.change_listeners();
     if listeners.is_empty() {
         return Ok(());
@@ -142,15 +142,14 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), String> {
         .collect();
     let list = format!("[{}]", list.join(","));
     let pk = change.get("pk").cloned().unwrap_or(Value::Null);
-    let c = rt.db.get().await.map_err(|e| e.to_string())?;
+    let c = rt.db.get().await?;
     let visible: Vec<i32> = c
         .query_one(
             "SELECT realtime.supagate_visible(format('%I.%I', $1::text, $2::text)::regclass, \
              $3, $4, $5::text::jsonb)",
             &[&schema, &table, &kind, &pk, &list],
         )
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
         .get(0);
     drop(c);
     let mut payloads: HashMap<Option<Vec<String>>, String> = HashMap::new();

@@ -1,36 +1,34 @@
 //! `postgres_changes` filters: `column=op.value` conditions joined by commas (all must hold),
-//! `not.` negating one, values quoted PostgREST-style, as realtime-js builds them. Evaluated on
-//! the change's record; a condition on a column the record lacks is not checked (Supabase joins
-//! conditions to the record's columns).
+//! `not.` negating one, values quoted PostgREST-style, as realtime-js builds them — read with
+//! the query engine's grammar ([`query_engine::parser::parse_filter_list`]) and evaluated here
+//! on the change's record. A condition on a column the record lacks is not checked (Supabase
+//! joins conditions to the record's columns).
 
+use query_engine::ast::{CmpOp, IsValue, Operation};
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Op {
-    Eq,
-    Neq,
-    Lt,
-    Lte,
-    Gt,
-    Gte,
-    In,
-    Like,
-    Ilike,
-    Match,
-    Imatch,
-    Is,
-    IsDistinct,
-}
+/// A filter Realtime cannot apply.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct FilterError(String);
 
 #[derive(Debug, Clone)]
 struct Condition {
     column: String,
-    op: Op,
     negate: bool,
-    values: Vec<String>,
-    pattern: Option<Regex>,
+    test: Test,
+}
+
+/// What Supabase Realtime evaluates: PostgREST's comparisons, `in`, `is` and `isdistinct`.
+#[derive(Debug, Clone)]
+enum Test {
+    Compare(CmpOp, String),
+    Pattern(Regex),
+    In(Vec<String>),
+    Is(IsValue),
+    IsDistinct(String),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -38,68 +36,8 @@ pub struct Filter {
     conditions: Vec<Condition>,
 }
 
-/// Splits on `sep` outside double quotes and parentheses.
-fn split_outside(s: &str, sep: char) -> Result<Vec<String>, String> {
-    let (mut parts, mut cur, mut depth, mut quoted, mut escaped) =
-        (Vec::new(), String::new(), 0i32, false, false);
-    for c in s.chars() {
-        if escaped {
-            cur.push(c);
-            escaped = false;
-            continue;
-        }
-        match c {
-            '\\' if quoted => {
-                cur.push(c);
-                escaped = true;
-            }
-            '"' => {
-                quoted = !quoted;
-                cur.push(c);
-            }
-            '(' if !quoted => {
-                depth += 1;
-                cur.push(c);
-            }
-            ')' if !quoted => {
-                depth -= 1;
-                if depth < 0 {
-                    return Err("unbalanced parentheses".into());
-                }
-                cur.push(c);
-            }
-            c if c == sep && !quoted && depth == 0 => parts.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
-    }
-    if quoted || depth != 0 {
-        return Err("unbalanced quotes or parentheses".into());
-    }
-    parts.push(cur);
-    Ok(parts)
-}
-
-/// A value, unquoted: `"a,b"` → `a,b`, with `\"` and `\\` unescaped.
-fn unquote(v: &str) -> String {
-    let Some(inner) = v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) else {
-        return v.to_string();
-    };
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            if let Some(n) = chars.next() {
-                out.push(n);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// A LIKE pattern as a regular expression (`%` any run, `_` one character).
-fn like_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, String> {
+fn like_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, FilterError> {
     let mut re = String::from("^");
     for c in pattern.chars() {
         match c {
@@ -112,81 +50,57 @@ fn like_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, String> {
     compile(&re, case_insensitive)
 }
 
-fn compile(re: &str, case_insensitive: bool) -> Result<Regex, String> {
+fn compile(re: &str, case_insensitive: bool) -> Result<Regex, FilterError> {
     RegexBuilder::new(re)
         .case_insensitive(case_insensitive)
         .size_limit(1 << 20)
         .build()
-        .map_err(|e| format!("invalid pattern: {e}"))
+        .map_err(|e| FilterError(format!("invalid pattern: {e}")))
+}
+
+fn test(op: Operation) -> Result<Test, FilterError> {
+    Ok(match op {
+        Operation::Compare(op @ (CmpOp::Like | CmpOp::Ilike), v) => {
+            Test::Pattern(like_regex(&v, op == CmpOp::Ilike)?)
+        }
+        Operation::Compare(op @ (CmpOp::Match | CmpOp::Imatch), v) => {
+            Test::Pattern(compile(&v, op == CmpOp::Imatch)?)
+        }
+        Operation::Compare(op, v) => Test::Compare(op, v),
+        Operation::In(values) => Test::In(values),
+        Operation::Is(IsValue::NotNull) => {
+            return Err(FilterError(
+                "invalid value for is filter: must be null, true, false, or unknown".into(),
+            ));
+        }
+        Operation::Is(v) => Test::Is(v),
+        Operation::IsDistinct(v) => Test::IsDistinct(v),
+        other => {
+            return Err(FilterError(format!("unsupported operator in {other:?}")));
+        }
+    })
 }
 
 impl Filter {
-    pub fn parse(s: &str) -> Result<Filter, String> {
-        let mut conditions = Vec::new();
-        if s.trim().is_empty() {
-            return Ok(Filter { conditions });
-        }
-        for part in split_outside(s, ',')? {
-            let (column, rest) = part
-                .split_once('=')
-                .ok_or_else(|| format!("\"{part}\" is not column=operator.value"))?;
-            let column = column.trim();
-            if column.is_empty() {
-                return Err(format!("\"{part}\" names no column"));
-            }
-            let (negate, rest) = match rest.strip_prefix("not.") {
-                Some(r) => (true, r),
-                None => (false, rest),
-            };
-            let (op, value) = rest
-                .split_once('.')
-                .ok_or_else(|| format!("\"{part}\" is not column=operator.value"))?;
-            let op = match op {
-                "eq" => Op::Eq,
-                "neq" => Op::Neq,
-                "lt" => Op::Lt,
-                "lte" => Op::Lte,
-                "gt" => Op::Gt,
-                "gte" => Op::Gte,
-                "in" => Op::In,
-                "like" => Op::Like,
-                "ilike" => Op::Ilike,
-                "match" => Op::Match,
-                "imatch" => Op::Imatch,
-                "is" => Op::Is,
-                "isdistinct" => Op::IsDistinct,
-                other => return Err(format!("unsupported operator \"{other}\"")),
-            };
-            let values = if op == Op::In {
-                let list = value
-                    .strip_prefix('(')
-                    .and_then(|v| v.strip_suffix(')'))
-                    .ok_or_else(|| format!("in needs a list: \"{value}\""))?;
-                split_outside(list, ',')?
-                    .iter()
-                    .map(|v| unquote(v.trim()))
-                    .collect()
-            } else {
-                vec![unquote(value)]
-            };
-            if op == Op::Is && !["null", "true", "false", "unknown"].contains(&values[0].as_str()) {
-                return Err(
-                    "invalid value for is filter: must be null, true, false, or unknown".into(),
-                );
-            }
-            let pattern = match op {
-                Op::Like | Op::Ilike => Some(like_regex(&values[0], op == Op::Ilike)?),
-                Op::Match | Op::Imatch => Some(compile(&values[0], op == Op::Imatch)?),
-                _ => None,
-            };
-            conditions.push(Condition {
-                column: column.to_string(),
-                op,
-                negate,
-                values,
-                pattern,
-            });
-        }
+    pub fn parse(s: &str) -> Result<Filter, FilterError> {
+        let parsed =
+            query_engine::parser::parse_filter_list(s).map_err(|e| FilterError(e.to_string()))?;
+        let conditions = parsed
+            .into_iter()
+            .map(|f| {
+                if !f.field.json_path.is_empty() {
+                    return Err(FilterError(format!(
+                        "JSON paths cannot be filtered on: {}",
+                        f.field.name
+                    )));
+                }
+                Ok(Condition {
+                    column: f.field.name,
+                    negate: f.negate,
+                    test: test(f.op)?,
+                })
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Filter { conditions })
     }
 
@@ -240,39 +154,40 @@ fn compare(v: &Value, filter: &str) -> Option<Ordering> {
 impl Condition {
     /// SQL's three-valued answer: None when the comparison is NULL.
     fn holds(&self, v: &Value) -> Option<bool> {
-        let first = &self.values[0];
-        let r = match self.op {
-            Op::Is => {
-                let r = match first.as_str() {
-                    "null" => v.is_null(),
-                    "true" => *v == Value::Bool(true),
-                    "false" => *v == Value::Bool(false),
+        let r = match &self.test {
+            Test::Is(what) => {
+                let r = match what {
+                    IsValue::True => *v == Value::Bool(true),
+                    IsValue::False => *v == Value::Bool(false),
                     _ => v.is_null(),
                 };
                 return Some(r != self.negate);
             }
-            Op::IsDistinct => {
-                let same = if first == "null" {
+            Test::IsDistinct(other) => {
+                let same = if other == "null" {
                     v.is_null()
                 } else {
-                    compare(v, first) == Some(Ordering::Equal)
+                    compare(v, other) == Some(Ordering::Equal)
                 };
                 return Some(same == self.negate);
             }
             _ if v.is_null() => return None,
-            Op::Eq => compare(v, first)? == Ordering::Equal,
-            Op::Neq => compare(v, first)? != Ordering::Equal,
-            Op::Lt => compare(v, first)? == Ordering::Less,
-            Op::Lte => compare(v, first)? != Ordering::Greater,
-            Op::Gt => compare(v, first)? == Ordering::Greater,
-            Op::Gte => compare(v, first)? != Ordering::Less,
-            Op::In => self
-                .values
+            Test::Compare(op, other) => {
+                let o = compare(v, other)?;
+                match op {
+                    CmpOp::Eq => o == Ordering::Equal,
+                    CmpOp::Neq => o != Ordering::Equal,
+                    CmpOp::Lt => o == Ordering::Less,
+                    CmpOp::Lte => o != Ordering::Greater,
+                    CmpOp::Gt => o == Ordering::Greater,
+                    CmpOp::Gte => o != Ordering::Less,
+                    _ => return None,
+                }
+            }
+            Test::In(values) => values
                 .iter()
                 .any(|f| compare(v, f) == Some(Ordering::Equal)),
-            Op::Like | Op::Ilike | Op::Match | Op::Imatch => {
-                self.pattern.as_ref().is_some_and(|p| p.is_match(&text(v)))
-            }
+            Test::Pattern(p) => p.is_match(&text(v)),
         };
         Some(r != self.negate)
     }

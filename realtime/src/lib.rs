@@ -6,12 +6,16 @@
 //! through a table), presences live in a table, and changes are decoded from one replication
 //! slot by whichever gateway holds an advisory lock, written to a table every gateway reads.
 
+pub mod api;
 pub mod authz;
 pub mod bus;
 mod changes;
 mod delivery;
+pub mod error;
 mod filters;
 pub mod hub;
+mod join;
+mod messages;
 mod pgoutput;
 mod presence;
 pub mod protocol;
@@ -20,6 +24,7 @@ pub mod tokens;
 mod values;
 
 use auth::jwt::JwtKeys;
+pub use error::RealtimeError;
 use pg::{Login, Pool};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -71,17 +76,11 @@ impl Realtime {
         admin: Login,
         keys: JwtKeys,
         local_keys: bool,
-    ) -> Result<Arc<Realtime>, String> {
+    ) -> Result<Arc<Realtime>, RealtimeError> {
         let db = Pool::new(&admin, 4, Duration::from_secs(5));
         let dbname: String = {
-            let c = db
-                .get()
-                .await
-                .map_err(|e| format!("realtime cannot connect: {e}"))?;
-            c.query_one("SELECT current_database()", &[])
-                .await
-                .map_err(|e| e.to_string())?
-                .get(0)
+            let c = db.get().await?;
+            c.query_one("SELECT current_database()", &[]).await?.get(0)
         };
         let (shutdown, _) = watch::channel(false);
         let rt = Arc::new(Realtime {

@@ -65,7 +65,24 @@ struct Reader<'a> {
     at: usize,
 }
 
-type R<T> = Result<T, String>;
+/// A message of the slot that cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(String);
+
+impl From<String> for DecodeError {
+    fn from(s: String) -> Self {
+        DecodeError(s)
+    }
+}
+
+impl From<&str> for DecodeError {
+    fn from(s: &str) -> Self {
+        DecodeError(s.to_string())
+    }
+}
+
+type R<T> = Result<T, DecodeError>;
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> R<&'a [u8]> {
@@ -110,7 +127,7 @@ impl<'a> Reader<'a> {
                         String::from_utf8_lossy(self.take(len)?).into_owned(),
                     ))
                 }
-                k => Err(format!("unknown tuple value kind {k}")),
+                k => Err(format!("unknown tuple value kind {k}").into()),
             })
             .collect()
     }
@@ -185,7 +202,7 @@ pub fn parse(b: &[u8]) -> R<Message> {
                     (Some(old), r.tuple()?)
                 }
                 b'N' => (None, r.tuple()?),
-                k => return Err(format!("unknown update tuple kind {k}")),
+                k => return Err(format!("unknown update tuple kind {k}").into()),
             };
             Message::Update { rel, old, new }
         }
@@ -196,11 +213,11 @@ pub fn parse(b: &[u8]) -> R<Message> {
                     rel,
                     old: r.tuple()?,
                 },
-                k => return Err(format!("unknown delete tuple kind {k}")),
+                k => return Err(format!("unknown delete tuple kind {k}").into()),
             }
         }
         b'T' | b'O' | b'Y' | b'M' => Message::Other,
-        k => return Err(format!("unknown pgoutput message {:?}", k as char)),
+        k => return Err(format!("unknown pgoutput message {:?}", k as char).into()),
     })
 }
 

@@ -5,6 +5,7 @@
 use super::Realtime;
 use super::bus;
 use super::hub::Channel;
+use crate::error::RealtimeError;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,28 +42,27 @@ fn with_ref(payload: &Value, presence_ref: &str, prev: Option<&str>) -> Value {
 }
 
 /// The presences on a topic, as `presence_state` carries them.
-pub async fn state(rt: &Realtime, sub_topic: &str, private: bool) -> Result<Value, String> {
-    let c = rt.db.get().await.map_err(|e| e.to_string())?;
+pub async fn state(rt: &Realtime, sub_topic: &str, private: bool) -> Result<Value, RealtimeError> {
+    let c = rt.db.get().await?;
     let rows = c
         .query(
             "SELECT key, meta FROM realtime.supagate_presences \
              WHERE topic = $1 AND private = $2 ORDER BY updated_at",
             &[&sub_topic, &private],
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     Ok(group(rows.iter().map(|r| (r.get(0), r.get(1)))))
 }
 
 /// Tracks `payload` for the channel (replacing what it tracked); unchanged payloads are no-ops.
-pub async fn track(rt: &Realtime, ch: &Channel, payload: Value) -> Result<(), String> {
+pub async fn track(rt: &Realtime, ch: &Channel, payload: Value) -> Result<(), RealtimeError> {
     let old = ch.tracked.lock().expect("tracked lock").clone();
     if old.as_ref().is_some_and(|(_, p)| *p == payload) {
         return Ok(());
     }
     let new = new_ref();
     let meta = with_ref(&payload, &new, old.as_ref().map(|(r, _)| r.as_str()));
-    let c = rt.db.get().await.map_err(|e| e.to_string())?;
+    let c = rt.db.get().await?;
     c.execute(
         "WITH gone AS (DELETE FROM realtime.supagate_presences WHERE presence_ref = $7) \
          INSERT INTO realtime.supagate_presences (presence_ref, topic, private, key, replica, meta) \
@@ -78,7 +78,7 @@ pub async fn track(rt: &Realtime, ch: &Channel, payload: Value) -> Result<(), St
         ],
     )
     .await
-    .map_err(|e| e.to_string())?;
+    ?;
     *ch.tracked.lock().expect("tracked lock") = Some((new, payload));
     let leaves = old.map(|(r, p)| (ch.presence_key.clone(), with_ref(&p, &r, None)));
     let diff = json!({
@@ -97,17 +97,16 @@ pub async fn track(rt: &Realtime, ch: &Channel, payload: Value) -> Result<(), St
 }
 
 /// Stops tracking what the channel tracks.
-pub async fn untrack(rt: &Realtime, ch: &Channel) -> Result<(), String> {
+pub async fn untrack(rt: &Realtime, ch: &Channel) -> Result<(), RealtimeError> {
     let Some((r, p)) = ch.tracked.lock().expect("tracked lock").take() else {
         return Ok(());
     };
-    let c = rt.db.get().await.map_err(|e| e.to_string())?;
+    let c = rt.db.get().await?;
     c.execute(
         "DELETE FROM realtime.supagate_presences WHERE presence_ref = $1",
         &[&r],
     )
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     let diff =
         json!({"joins": {}, "leaves": group([(ch.presence_key.clone(), with_ref(&p, &r, None))])});
     bus::presence_diff(
@@ -124,15 +123,14 @@ pub async fn untrack(rt: &Realtime, ch: &Channel) -> Result<(), String> {
 /// Removes a gateway's presences and tells everyone they left.
 pub async fn forget_replica(rt: &Realtime, replica: &str) {
     let result = async {
-        let c = rt.db.get().await.map_err(|e| e.to_string())?;
+        let c = rt.db.get().await?;
         let rows = c
             .query(
                 "DELETE FROM realtime.supagate_presences WHERE replica = $1 \
                  RETURNING topic, private, key, meta",
                 &[&replica],
             )
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         let mut by_topic: std::collections::BTreeMap<(String, bool), Vec<(String, Value)>> =
             Default::default();
         for r in &rows {
@@ -145,7 +143,7 @@ pub async fn forget_replica(rt: &Realtime, replica: &str) {
             let diff = json!({"joins": {}, "leaves": group(leaves)});
             bus::presence_diff(rt, replica, &topic, private, &diff.to_string()).await;
         }
-        Ok::<_, String>(())
+        Ok::<_, RealtimeError>(())
     }
     .await;
     if let Err(e) = result {
@@ -160,15 +158,15 @@ pub fn spawn_housekeeping(rt: Arc<Realtime>) {
         let mut tick = tokio::time::interval(CHECK_IN);
         loop {
             tick.tick().await;
-            let gone: Result<Vec<String>, String> = async {
-                let c = rt.db.get().await.map_err(|e| e.to_string())?;
+            let gone: Result<Vec<String>, RealtimeError> = async {
+                let c = rt.db.get().await?;
                 c.execute(
                     "INSERT INTO realtime.supagate_replicas (id) VALUES ($1) \
                      ON CONFLICT (id) DO UPDATE SET seen_at = now()",
                     &[&rt.replica],
                 )
                 .await
-                .map_err(|e| e.to_string())?;
+                ?;
                 let rows = c
                     .query(
                         &format!(
@@ -183,12 +181,12 @@ pub fn spawn_housekeeping(rt: Arc<Realtime>) {
                         &[],
                     )
                     .await
-                    .map_err(|e| e.to_string())?;
+                    ?;
                 c.batch_execute(
                     "DELETE FROM realtime.supagate_relay WHERE created_at < now() - interval '1 minute'",
                 )
                 .await
-                .map_err(|e| e.to_string())?;
+                ?;
                 Ok(rows.iter().map(|r| r.get(0)).collect())
             }
             .await;

@@ -4,6 +4,23 @@
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+/// A frame, or a serializer version, realtime-js would not send.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProtocolError(String);
+
+impl From<String> for ProtocolError {
+    fn from(s: String) -> Self {
+        ProtocolError(s)
+    }
+}
+
+impl From<&str> for ProtocolError {
+    fn from(s: &str) -> Self {
+        ProtocolError(s.to_string())
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vsn {
     V1,
@@ -11,11 +28,11 @@ pub enum Vsn {
 }
 
 impl Vsn {
-    pub fn parse(s: Option<&str>) -> Result<Vsn, String> {
+    pub fn parse(s: Option<&str>) -> Result<Vsn, ProtocolError> {
         match s {
             None | Some("1.0.0") => Ok(Vsn::V1),
             Some("2.0.0") => Ok(Vsn::V2),
-            Some(other) => Err(format!("unsupported serializer version {other:?}")),
+            Some(other) => Err(format!("unsupported serializer version {other:?}").into()),
         }
     }
 }
@@ -48,23 +65,23 @@ impl UserPayload {
     }
 }
 
-fn opt_string(v: &Value) -> Result<Option<String>, String> {
+fn opt_string(v: &Value) -> Result<Option<String>, ProtocolError> {
     match v {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s.clone())),
         Value::Number(n) => Ok(Some(n.to_string())),
-        other => Err(format!("expected a string reference, got {other}")),
+        other => Err(format!("expected a string reference, got {other}").into()),
     }
 }
 
-fn string(v: &Value, what: &str) -> Result<String, String> {
+fn string(v: &Value, what: &str) -> Result<String, ProtocolError> {
     v.as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("{what} must be a string"))
+        .ok_or_else(|| ProtocolError(format!("{what} must be a string")))
 }
 
 /// Decodes a text frame.
-pub fn decode_text(vsn: Vsn, text: &str) -> Result<Incoming, String> {
+pub fn decode_text(vsn: Vsn, text: &str) -> Result<Incoming, ProtocolError> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let (join_ref, msg_ref, topic, event, payload) = match (vsn, v) {
         (Vsn::V2, Value::Array(mut a)) if a.len() == 5 => {
@@ -100,10 +117,10 @@ const USER_BROADCAST_PUSH: u8 = 3;
 const USER_BROADCAST: u8 = 4;
 
 /// Decodes a binary frame: a user broadcast push (kind 3) is the only one clients send.
-pub fn decode_binary(b: &[u8]) -> Result<Incoming, String> {
-    let short = || "binary frame is shorter than its header says".to_string();
+pub fn decode_binary(b: &[u8]) -> Result<Incoming, ProtocolError> {
+    let short = || ProtocolError::from("binary frame is shorter than its header says");
     if b.first() != Some(&USER_BROADCAST_PUSH) {
-        return Err(format!("unknown binary frame kind {:?}", b.first()));
+        return Err(format!("unknown binary frame kind {:?}", b.first()).into());
     }
     if b.len() < 7 {
         return Err(short());
@@ -116,7 +133,7 @@ pub fn decode_binary(b: &[u8]) -> Result<Incoming, String> {
         let part = b.get(at..at + size).ok_or_else(short)?;
         parts.push(
             std::str::from_utf8(part)
-                .map_err(|_| "binary frame header is not UTF-8".to_string())?
+                .map_err(|_| ProtocolError::from("binary frame header is not UTF-8"))?
                 .to_string(),
         );
         at += size;
@@ -126,11 +143,11 @@ pub fn decode_binary(b: &[u8]) -> Result<Incoming, String> {
         0 => UserPayload::Binary(data),
         1 => {
             let text = String::from_utf8(data.to_vec())
-                .map_err(|_| "JSON payload is not UTF-8".to_string())?;
+                .map_err(|_| ProtocolError::from("JSON payload is not UTF-8"))?;
             serde_json::from_str::<Value>(&text).map_err(|e| format!("payload: {e}"))?;
             UserPayload::Json(text)
         }
-        other => return Err(format!("unknown payload encoding {other}")),
+        other => return Err(format!("unknown payload encoding {other}").into()),
     };
     let [join_ref, msg_ref, topic, event, meta] = <[String; 5]>::try_from(parts).expect("five");
     let meta: Value = if meta.is_empty() {

@@ -211,7 +211,11 @@ async fn serve_api(
     let keys = cfg.jwt_keys();
     let realtime = if cfg.realtime_enabled {
         let local = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
-        Some(realtime::Realtime::start(db.admin.clone(), keys, local).await?)
+        Some(
+            realtime::Realtime::start(db.admin.clone(), keys, local)
+                .await
+                .map_err(|e| format!("realtime cannot start: {e}"))?,
+        )
     } else {
         None
     };

@@ -1,24 +1,21 @@
-//! `/realtime/v1` routes: the socket, and broadcasting over HTTP as Supabase Realtime's API
-//! does it (`POST /api/broadcast` with a batch, `POST /api/broadcast/{topic}/events/{event}`
-//! with one JSON or binary payload). Private topics need RLS permission to write.
+//! `/realtime/v1` routes: the socket, and broadcasting over HTTP (`POST /api/broadcast` with a
+//! batch, `POST /api/broadcast/{topic}/events/{event}` with one JSON or binary payload), as
+//! Supabase Realtime serves them.
 
 mod socket;
 
 use crate::error::GatewayError;
-use crate::http_util::{BodyError, header, read_body};
+use crate::http_util::{BodyError, header, query_pairs, read_body};
 use crate::request_auth::identify;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
-use realtime::protocol::{Broadcast, UserPayload};
+use realtime::api::{BroadcastError, OneBroadcast};
 use realtime::tokens::Identity;
-use realtime::{MAX_BROADCAST, authz, bus};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
 type Data = web::Data<Arc<AppState>>;
 type Reply = Result<HttpResponse, GatewayError>;
-
-const MAX_MESSAGES: usize = 100;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -43,11 +40,13 @@ fn error(status: u16, message: impl Into<String>) -> GatewayError {
     }
 }
 
-fn invalid(errors: Value) -> GatewayError {
-    GatewayError::Realtime {
-        status: 422,
-        message: "Invalid request".into(),
-        errors: Some(errors),
+impl From<BroadcastError> for GatewayError {
+    fn from(e: BroadcastError) -> Self {
+        GatewayError::Realtime {
+            status: e.status(),
+            errors: e.errors().cloned(),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -85,76 +84,7 @@ async fn broadcast_batch(req: HttpRequest, payload: web::Payload, state: Data) -
     let rt = realtime(&state)?;
     let who = caller(&req, &state)?;
     let bytes = body(payload, &state).await?;
-    let doc: Value =
-        serde_json::from_slice(&bytes).map_err(|e| error(400, format!("invalid JSON: {e}")))?;
-    let Some(list) = doc.get("messages").and_then(Value::as_array) else {
-        return Err(invalid(json!({"messages": ["can't be blank"]})));
-    };
-    if list.len() > MAX_MESSAGES {
-        return Err(error(
-            429,
-            "Too many messages to broadcast, please reduce the batch size",
-        ));
-    }
-    let mut messages = Vec::with_capacity(list.len());
-    let mut errors = Vec::new();
-    for m in list {
-        let mut e = serde_json::Map::new();
-        for field in ["topic", "event"] {
-            if !m.get(field).is_some_and(Value::is_string) {
-                e.insert(field.into(), json!(["can't be blank"]));
-            }
-        }
-        match m.get("payload") {
-            Some(p) if p.is_object() => {
-                if p.to_string().len() > MAX_BROADCAST {
-                    e.insert(
-                        "payload".into(),
-                        json!(["Payload size exceeds tenant limit"]),
-                    );
-                }
-            }
-            Some(_) => {
-                e.insert("payload".into(), json!(["is invalid"]));
-            }
-            None => {
-                e.insert("payload".into(), json!(["can't be blank"]));
-            }
-        }
-        errors.push(Value::Object(e.clone()));
-        if e.is_empty() {
-            messages.push(m);
-        }
-    }
-    if messages.len() != list.len() {
-        return Err(invalid(json!({ "messages": errors })));
-    }
-    let mut allowed: std::collections::HashMap<String, bool> = Default::default();
-    for m in messages {
-        let topic = m["topic"].as_str().expect("checked");
-        let private = m.get("private").is_some_and(|p| p == &json!(true));
-        if private {
-            let ok = match allowed.get(topic) {
-                Some(ok) => *ok,
-                None => {
-                    let ok = authz::can_write(rt, &who, topic, "broadcast")
-                        .await
-                        .map_err(|e| error(503, e))?;
-                    allowed.insert(topic.to_string(), ok);
-                    ok
-                }
-            };
-            if !ok {
-                continue;
-            }
-        }
-        let msg = Broadcast {
-            event: m["event"].as_str().expect("checked").to_string(),
-            payload: UserPayload::Json(m["payload"].to_string()),
-            meta: m.get("id").map(|id| json!({ "id": id })),
-        };
-        bus::broadcast(rt, topic, private, &msg, None).await;
-    }
+    rt.broadcast_batch(&who, &bytes).await?;
     Ok(HttpResponse::Accepted().finish())
 }
 
@@ -169,55 +99,16 @@ async fn broadcast_one(
     let rt = realtime(&state)?;
     let who = caller(&req, &state)?;
     let (topic, event) = path.into_inner();
-    let query = crate::http_util::query_pairs(req.query_string());
+    let query = query_pairs(req.query_string());
     let param = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    let private = param("private") == Some("true");
-    let persist = param("persist") == Some("true") || param("persist[ttl]").is_some();
-    let content_type = header(&req, "content-type").unwrap_or("application/json");
-    let bytes = body(payload, &state).await?;
-    if bytes.len() > MAX_BROADCAST {
-        return Err(error(413, "Payload size exceeds tenant limit"));
-    }
-    let user = if content_type.starts_with("application/octet-stream") {
-        UserPayload::Binary(bytes)
-    } else if content_type.starts_with("application/json") {
-        serde_json::from_slice::<Value>(&bytes)
-            .map_err(|e| invalid(json!({"payload": [format!("is not valid JSON: {e}")]})))?;
-        UserPayload::Json(String::from_utf8_lossy(&bytes).into_owned())
-    } else {
-        return Err(error(
-            415,
-            "Content-Type must be application/json or application/octet-stream",
-        ));
-    };
-    if persist && !private {
-        return Err(invalid(
-            json!({"persist": ["is only allowed on private channels"]}),
-        ));
-    }
-    if private
-        && !authz::can_write(rt, &who, &topic, "broadcast")
-            .await
-            .map_err(|e| error(503, e))?
-    {
-        return Err(error(
-            401,
-            format!("You do not have permissions to write to this Channel topic: {topic}"),
-        ));
-    }
-    let meta = if persist {
-        let id = authz::store(rt, &who, &topic, &event, &user)
-            .await
-            .map_err(|e| error(401, e))?;
-        Some(json!({ "id": id }))
-    } else {
-        None
-    };
-    let msg = Broadcast {
+    let one = OneBroadcast {
+        topic,
         event,
-        payload: user,
-        meta,
+        private: param("private") == Some("true"),
+        persist: param("persist") == Some("true") || param("persist[ttl]").is_some(),
+        content_type: header(&req, "content-type").unwrap_or("application/json"),
+        body: body(payload, &state).await?,
     };
-    bus::broadcast(rt, &topic, private, &msg, None).await;
+    rt.broadcast_one(&who, one).await?;
     Ok(HttpResponse::Accepted().finish())
 }

@@ -49,7 +49,7 @@ pub async fn websocket(
             .unwrap_or_default();
     let vsn = match Vsn::parse(query.get("vsn").map(String::as_str)) {
         Ok(v) => v,
-        Err(e) => return Ok(refuse(400, &e)),
+        Err(e) => return Ok(refuse(400, &e.to_string())),
     };
     let token = query.get("apikey").cloned().or_else(|| {
         req.headers()

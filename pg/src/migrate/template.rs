@@ -178,7 +178,7 @@ pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), M
     if slot {
         crate::replication::prepare_slot(&c)
             .await
-            .map_err(MigrateError::Other)?;
+            .map_err(|e| MigrateError::Other(e.to_string()))?;
     }
     Ok(())
 }
