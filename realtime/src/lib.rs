@@ -16,6 +16,7 @@ mod filters;
 pub mod hub;
 mod join;
 mod messages;
+mod payload;
 mod pgoutput;
 mod presence;
 pub mod protocol;

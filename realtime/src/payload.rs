@@ -1,0 +1,339 @@
+//! A change as Supabase Realtime sends it, from pgoutput's messages: the record and old
+//! record as `to_jsonb` gives them, the columns with their type names, the commit time, and
+//! what delivery needs (the primary key, whether the table has row level security).
+
+use super::pgoutput::{Datum, Relation, Relations};
+use super::values::{self, TypeInfo};
+use crate::error::RealtimeError;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use tokio_postgres::Client;
+
+/// Changes of one transaction sent at most; the rest are reported and skipped.
+const MAX_PER_TRANSACTION: usize = 10_000;
+
+/// A transaction being read.
+pub(crate) struct Txn {
+    commit_time: i64,
+    pub changes: Vec<Value>,
+    pub dropped: usize,
+}
+
+/// Type names and element types, looked up once.
+#[derive(Default)]
+pub(crate) struct Catalog {
+    types: HashMap<u32, TypeInfo>,
+}
+
+impl Catalog {
+    pub async fn learn(&mut self, c: &Client, rel: &Relation) -> Result<(), RealtimeError> {
+        let mut missing: Vec<u32> = rel
+            .columns
+            .iter()
+            .map(|col| col.type_oid)
+            .filter(|o| !self.types.contains_key(o))
+            .collect();
+        while !missing.is_empty() {
+            let rows = c
+                .query(
+                    "SELECT oid, typname::text, typelem FROM pg_type WHERE oid = ANY($1)",
+                    &[&missing],
+                )
+                .await?;
+            missing.clear();
+            for r in rows {
+                let (oid, name, elem): (u32, String, u32) = (r.get(0), r.get(1), r.get(2));
+                if elem != 0 && !self.types.contains_key(&elem) {
+                    missing.push(elem);
+                }
+                self.types.insert(oid, TypeInfo { name, elem });
+            }
+        }
+        Ok(())
+    }
+
+    fn name(&self, oid: u32) -> String {
+        self.types
+            .get(&oid)
+            .map(|t| t.name.clone())
+            .unwrap_or_else(|| oid.to_string())
+    }
+}
+
+/// `2026-11-22T11:34:10.064Z` from microseconds since 2000-01-01.
+fn commit_timestamp(micros: i64) -> String {
+    const EPOCH_2000: i64 = 946_684_800;
+    let t = chrono::DateTime::from_timestamp_micros(micros + EPOCH_2000 * 1_000_000)
+        .unwrap_or_default();
+    t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn record(
+    rel: &Relation,
+    tuple: &[Datum],
+    catalog: &Catalog,
+    keys_only: bool,
+) -> Map<String, Value> {
+    let types = |oid: u32| catalog.types.get(&oid).cloned();
+    rel.columns
+        .iter()
+        .zip(tuple)
+        .filter(|(col, _)| !keys_only || col.key)
+        .filter_map(|(col, d)| {
+            let v = match d {
+                Datum::Null => Value::Null,
+                Datum::Unchanged => return None,
+                Datum::Text(t) => values::to_json(t, col.type_oid, &types),
+            };
+            Some((col.name.clone(), v))
+        })
+        .collect()
+}
+
+/// The payload Supabase Realtime sends for a change (`ids` are added per subscriber), plus the
+/// primary key and row level security flag delivery needs.
+fn change(
+    rel: &Relation,
+    kind: &str,
+    new: Option<&[Datum]>,
+    old: Option<(&[Datum], bool)>,
+    commit_time: i64,
+    catalog: &Catalog,
+    rls: bool,
+) -> Value {
+    let columns: Vec<Value> = rel
+        .columns
+        .iter()
+        .map(|c| json!({"name": c.name, "type": catalog.name(c.type_oid)}))
+        .collect();
+    let mut rec = new.map(|t| record(rel, t, catalog, false));
+    let mut old_rec = match (old, kind) {
+        // The whole old row (replica identity full), or only its key.
+        (Some((t, whole)), _) => Some(record(rel, t, catalog, !whole)),
+        // An update that kept the key: wal2json (Supabase's decoder) names the key.
+        (None, "UPDATE") => rec.as_ref().map(|r| {
+            rel.columns
+                .iter()
+                .filter(|c| c.key)
+                .filter_map(|c| r.get(&c.name).map(|v| (c.name.clone(), v.clone())))
+                .collect()
+        }),
+        _ => None,
+    };
+    // Unchanged TOASTed values are not sent; the old row has them when it is whole.
+    if let (Some(r), Some(o)) = (rec.as_mut(), old_rec.as_ref()) {
+        for col in &rel.columns {
+            if !r.contains_key(&col.name)
+                && let Some(v) = o.get(&col.name)
+            {
+                r.insert(col.name.clone(), v.clone());
+            }
+        }
+    }
+    // Deletes cannot be checked against RLS: their old record keeps the key only.
+    if kind == "DELETE"
+        && rls
+        && let Some(o) = old_rec.as_mut()
+    {
+        let keys: Vec<&str> = rel
+            .columns
+            .iter()
+            .filter(|c| c.key)
+            .map(|c| c.name.as_str())
+            .collect();
+        o.retain(|k, _| keys.contains(&k.as_str()));
+    }
+    let key_source = if kind == "DELETE" { &old_rec } else { &rec };
+    let pk: Map<String, Value> = rel
+        .columns
+        .iter()
+        .filter(|c| c.key)
+        .filter_map(|c| {
+            key_source
+                .as_ref()
+                .and_then(|r| r.get(&c.name))
+                .map(|v| (c.name.clone(), v.clone()))
+        })
+        .collect();
+    let mut out = json!({
+        "schema": rel.schema,
+        "table": rel.name,
+        "commit_timestamp": commit_timestamp(commit_time),
+        "type": kind,
+        "columns": columns,
+        "errors": null,
+        "pk": pk,
+    });
+    if let Some(r) = rec {
+        out["record"] = Value::Object(r);
+    }
+    if kind != "INSERT" {
+        out["old_record"] = Value::Object(old_rec.unwrap_or_default());
+    }
+    out
+}
+
+async fn rls_enabled(c: &Client, cache: &mut HashMap<u32, bool>, rel: u32) -> bool {
+    if let Some(v) = cache.get(&rel) {
+        return *v;
+    }
+    let v = c
+        .query_opt(
+            "SELECT relrowsecurity FROM pg_class WHERE oid = $1",
+            &[&rel],
+        )
+        .await
+        .ok()
+        .flatten()
+        .is_some_and(|r| r.get(0));
+    cache.insert(rel, v);
+    v
+}
+
+/// One peek's decoding: the relations announced so far, which have row level security, and
+/// the transaction being read.
+pub(crate) struct Decoder<'a> {
+    c: &'a Client,
+    catalog: &'a mut Catalog,
+    relations: Relations,
+    rls: HashMap<u32, bool>,
+    open: Option<Txn>,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(c: &'a Client, catalog: &'a mut Catalog) -> Self {
+        Decoder {
+            c,
+            catalog,
+            relations: Relations::default(),
+            rls: HashMap::new(),
+            open: None,
+        }
+    }
+
+    pub fn begin(&mut self, commit_time: i64) {
+        self.open = Some(Txn {
+            commit_time,
+            changes: Vec::new(),
+            dropped: 0,
+        });
+    }
+
+    pub async fn relation(&mut self, r: Relation) -> Result<(), RealtimeError> {
+        self.catalog.learn(self.c, &r).await?;
+        self.relations.insert(r);
+        Ok(())
+    }
+
+    /// A row change of relation `rel`: its new tuple, and the old key or row when sent.
+    pub async fn row(
+        &mut self,
+        rel: u32,
+        kind: &str,
+        new: Option<&[Datum]>,
+        old: Option<&[Datum]>,
+    ) {
+        let (Some(txn), Some(r)) = (self.open.as_mut(), self.relations.get(rel)) else {
+            return;
+        };
+        if txn.changes.len() >= MAX_PER_TRANSACTION {
+            txn.dropped += 1;
+            return;
+        }
+        let whole = r.replica_identity == b'f';
+        let on = rls_enabled(self.c, &mut self.rls, rel).await;
+        txn.changes.push(change(
+            r,
+            kind,
+            new,
+            old.map(|o| (o, whole)),
+            txn.commit_time,
+            self.catalog,
+            on,
+        ));
+    }
+
+    /// The transaction that committed (None if its begin was not seen).
+    pub fn commit(&mut self) -> Option<Txn> {
+        let t = self.open.take()?;
+        if t.dropped > 0 {
+            tracing::warn!(
+                "realtime: a transaction changed {} rows; only the first {MAX_PER_TRANSACTION} were sent",
+                t.changes.len() + t.dropped
+            );
+        }
+        Some(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgoutput::RelColumn;
+
+    fn rel(identity: u8) -> Relation {
+        let col = |name: &str, type_oid: u32, key: bool| RelColumn {
+            name: name.into(),
+            type_oid,
+            key,
+        };
+        Relation {
+            id: 1,
+            schema: "public".into(),
+            name: "todos".into(),
+            replica_identity: identity,
+            columns: vec![
+                col("id", 20, true),
+                col("task", 25, false),
+                col("done", 16, false),
+            ],
+        }
+    }
+
+    fn t(v: &str) -> Datum {
+        Datum::Text(v.into())
+    }
+
+    #[test]
+    fn payloads_are_shaped_as_supabase_sends_them() {
+        let cat = Catalog::default();
+        let r = rel(b'd');
+        let ins = change(
+            &r,
+            "INSERT",
+            Some(&[t("1"), t("a"), t("f")]),
+            None,
+            0,
+            &cat,
+            false,
+        );
+        assert_eq!(ins["record"], json!({"id": 1, "task": "a", "done": false}));
+        assert_eq!(ins["commit_timestamp"], "2000-01-01T00:00:00.000Z");
+        assert!(ins.get("old_record").is_none());
+        assert_eq!(ins["pk"], json!({"id": 1}));
+        let up = change(
+            &r,
+            "UPDATE",
+            Some(&[t("1"), t("b"), Datum::Unchanged]),
+            None,
+            0,
+            &cat,
+            false,
+        );
+        assert_eq!(up["old_record"], json!({"id": 1}));
+        assert_eq!(up["record"], json!({"id": 1, "task": "b"}));
+        let full = rel(b'f');
+        let old = [t("1"), t("a"), t("t")];
+        let del = change(&full, "DELETE", None, Some((&old, true)), 0, &cat, false);
+        assert_eq!(
+            del["old_record"],
+            json!({"id": 1, "task": "a", "done": true})
+        );
+        assert_eq!(del["pk"], json!({"id": 1}));
+        let del_rls = change(&full, "DELETE", None, Some((&old, true)), 0, &cat, true);
+        assert_eq!(del_rls["old_record"], json!({"id": 1}));
+        let key = [t("1"), Datum::Null, Datum::Null];
+        let del_key = change(&r, "DELETE", None, Some((&key, false)), 0, &cat, false);
+        assert_eq!(del_key["old_record"], json!({"id": 1}));
+    }
+}
