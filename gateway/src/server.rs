@@ -54,6 +54,7 @@ pub fn bind(
     port: u16,
 ) -> std::io::Result<(actix_web::dev::Server, u16)> {
     let data = web::Data::new(state.clone());
+    let site = web::Data::new(state.site.clone());
     let workers = state.config.workers.max(1);
     let (rest, auth, storage, realtime) = (
         state.config.rest_enabled,
@@ -65,6 +66,7 @@ pub fn bind(
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
+            .app_data(site.clone())
             .wrap(cors())
             .wrap(middleware::from_fn(move |req, next| {
                 crate::guard::guard(req, next, log_requests)

@@ -14,7 +14,7 @@ pub struct AppState {
     /// The public URL clients use; None means "the origin the site was loaded from".
     pub public_url: Option<String>,
     /// The site served at `/`, when there is one.
-    pub site: Option<crate::site::Site>,
+    pub site: Option<Arc<crate::site::Site>>,
     /// `/storage/v1`: buckets and objects.
     pub storage: Arc<storage::Storage>,
     /// Realtime, unless config.toml switches it off.
@@ -34,10 +34,13 @@ impl AppState {
         let keys = config.jwt_keys();
         let api_keys = keys.api_keys();
         let public_url = config.api_external_url.clone();
-        let site = config
-            .site_dir
-            .as_deref()
-            .map(|d| crate::site::Site::load(d, public_url.as_deref(), &api_keys.anon));
+        let site = config.site_dir.as_deref().map(|d| {
+            Arc::new(crate::site::Site::load(
+                d,
+                public_url.as_deref(),
+                &api_keys.anon,
+            ))
+        });
         AppState {
             config,
             keys,

@@ -7,6 +7,7 @@
 
 pub mod database;
 pub mod embedded;
+pub mod error;
 pub mod listen;
 pub mod login;
 pub mod migrate;
@@ -17,10 +18,11 @@ pub mod tls;
 pub mod tx;
 
 pub use database::{Database, DbSettings};
+pub use error::DbError;
 pub use login::{Login, LoginError, connect};
 pub use pool::{PerThread, Pool, RoleSettings};
 pub use tls::SslMode;
-pub use tx::{DbError, RequestContext, Tx, begin_as};
+pub use tx::{RequestContext, Tx, begin_as};
 
 /// An identifier quoted for SQL.
 pub fn quote_ident(s: &str) -> String {

@@ -2,8 +2,8 @@
 //! per HTTP worker thread so that a request and its connection live on one thread, and the
 //! per-role settings every API transaction applies.
 
+use crate::error::DbError;
 use crate::login::Login;
-use crate::tx::DbError;
 use deadpool_postgres::{Manager, ManagerConfig, Object, RecyclingMethod, Runtime, Timeouts};
 use std::any::Any;
 use std::cell::RefCell;

@@ -6,7 +6,8 @@
 //! used ones are closed), and a transaction abandoned mid-statement (the client went away) is
 //! cancelled on the server before its connection is dropped.
 
-use crate::pipeline::{self, PgError, ServerError, Step};
+use crate::error::DbError;
+use crate::pipeline::{self, Step};
 use crate::pool::Pool;
 use bytes::BytesMut;
 use deadpool_postgres::Object;
@@ -70,85 +71,6 @@ fn setup_sql(n: usize) -> String {
         ));
     }
     sql
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum DbError {
-    #[error("timed out waiting for a database connection")]
-    PoolTimeout,
-    /// The server cannot be reached, is starting or shutting down: worth retrying soon.
-    #[error("database unavailable: {0}")]
-    Unavailable(String),
-    #[error(transparent)]
-    Postgres(#[from] tokio_postgres::Error),
-    /// An error the server reported on a pipelined (REST) connection.
-    #[error("{}: {}", .0.code, .0.message)]
-    Server(ServerError),
-}
-
-impl From<PgError> for DbError {
-    fn from(e: PgError) -> Self {
-        match e {
-            PgError::Server(s) if UNAVAILABLE_STATES.contains(&s.code.as_str()) => {
-                DbError::Unavailable(s.message)
-            }
-            PgError::Server(s) => DbError::Server(s),
-            PgError::Io(e) => DbError::Unavailable(e.to_string()),
-            PgError::Protocol(m) => {
-                tracing::error!("PostgreSQL protocol: {m}");
-                DbError::Unavailable(m)
-            }
-            PgError::Tls(m) => DbError::Unavailable(format!("TLS: {m}")),
-        }
-    }
-}
-
-impl From<pipeline::PoolError> for DbError {
-    fn from(e: pipeline::PoolError) -> Self {
-        match e {
-            pipeline::PoolError::Timeout(deadpool::managed::TimeoutType::Wait) => {
-                DbError::PoolTimeout
-            }
-            pipeline::PoolError::Backend(e) => e.into(),
-            other => DbError::Unavailable(other.to_string()),
-        }
-    }
-}
-
-/// SQLSTATEs that mean "the server is not available right now" rather than "the request failed".
-const UNAVAILABLE_STATES: [&str; 5] = ["57P01", "57P02", "57P03", "08006", "08001"];
-
-impl DbError {
-    /// The server is down, restarting or unreachable (a 503 with Retry-After, not a 500).
-    pub fn is_unavailable(&self) -> bool {
-        match self {
-            DbError::Unavailable(_) => true,
-            DbError::PoolTimeout | DbError::Server(_) => false,
-            DbError::Postgres(e) => match e.as_db_error() {
-                Some(db) => UNAVAILABLE_STATES.contains(&db.code().code()),
-                None => true,
-            },
-        }
-    }
-}
-
-impl From<deadpool_postgres::PoolError> for DbError {
-    fn from(e: deadpool_postgres::PoolError) -> Self {
-        match e {
-            deadpool_postgres::PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
-                DbError::PoolTimeout
-            }
-            deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => {
-                let unavailable = DbError::Postgres(e);
-                if unavailable.is_unavailable() {
-                    DbError::Unavailable(unavailable.to_string())
-                } else {
-                    unavailable
-                }
-            }
-            other => DbError::Unavailable(other.to_string()),
-        }
-    }
 }
 
 /// A transaction in progress. Dropped before `finish` (the client went away mid-request), its

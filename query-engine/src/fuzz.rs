@@ -7,7 +7,8 @@
 //! `FUZZ_ITERATIONS=2000000` (and `--release`) for the long mode. Both print executions, crashes
 //! and how many requests planned versus were refused.
 
-use crate::plan::{EngineConfig, Input, plan};
+use crate::plan;
+use crate::plan::{EngineConfig, Input};
 use crate::request::{Method, Resource, parse_prefer};
 use crate::schema::fixture;
 

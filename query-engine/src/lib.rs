@@ -1,7 +1,9 @@
 //! PostgREST's request language turned into SQL: parse (nom) → plan against a schema cache →
-//! SQL text with bound parameters → response shaping. No I/O: the gateway runs what this builds.
+//! SQL text with bound parameters → response shaping. No I/O: the `rest` crate runs what this
+//! builds.
 
 pub mod ast;
+mod compile;
 pub mod error;
 #[cfg(test)]
 mod fuzz;
@@ -13,6 +15,8 @@ pub mod request;
 pub mod response;
 pub mod schema;
 
+pub use compile::{Plan, plan};
 pub use error::ApiError;
-pub use plan::{EngineConfig, Input, Plan, Statement, plan};
+pub use plan::{EngineConfig, Input};
+pub use render::Statement;
 pub use schema::SchemaCache;

@@ -9,7 +9,6 @@
 mod files;
 mod headers;
 
-use crate::state::AppState;
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use std::path::{Component, Path, PathBuf};
@@ -91,14 +90,16 @@ fn not_found() -> HttpResponse {
         .body("Not found")
 }
 
-pub async fn serve(req: HttpRequest, state: web::Data<Arc<AppState>>) -> HttpResponse {
+/// The site: registered as its own app data (`Option<Arc<Site>>`), so that this module needs
+/// nothing else of the gateway's state.
+pub async fn serve(req: HttpRequest, site: web::Data<Option<Arc<Site>>>) -> HttpResponse {
     if req.method() != actix_web::http::Method::GET && req.method() != actix_web::http::Method::HEAD
     {
         return HttpResponse::MethodNotAllowed()
             .insert_header(("Allow", "GET, HEAD"))
             .finish();
     }
-    let Some(site) = state.site.as_ref() else {
+    let Some(site) = site.as_ref().as_ref() else {
         // What the Supabase CLI's API gateway answers outside its routes.
         return HttpResponse::NotFound()
             .content_type("application/json; charset=utf-8")

@@ -1,6 +1,7 @@
 //! Planning: a parsed request resolved against the schema cache (tables, columns, relationships,
 //! function overloads) into a typed plan tree ([`tree`]), which [`crate::render`] turns into one
-//! SQL statement with bound parameters. As PostgREST: ApiRequest → Plan → Query.
+//! SQL statement with bound parameters ([`crate::compile`] does both). As PostgREST:
+//! ApiRequest → Plan → Query.
 
 mod call;
 mod read;
@@ -9,7 +10,6 @@ pub mod tree;
 mod write;
 
 use crate::error::ApiError;
-use crate::render;
 use crate::request::*;
 use crate::schema::{SchemaCache, Table};
 use tree::ActionPlan;
@@ -62,13 +62,6 @@ pub struct Input<'a> {
     pub body: &'a [u8],
 }
 
-/// SQL text and its parameters, all sent in text format.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Statement {
-    pub sql: String,
-    pub params: Vec<String>,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Read,
@@ -93,13 +86,6 @@ pub struct Outcome {
     pub schema: String,
     pub echo_profile: bool,
     pub prefer: Preferences,
-}
-
-#[derive(Debug, Clone)]
-pub struct Plan {
-    pub statement: Statement,
-    pub read_only: bool,
-    pub outcome: Outcome,
 }
 
 /// Names the planner gives the relations of a read (`products_1`), unique in one statement.
@@ -229,25 +215,6 @@ pub fn action<'c>(
     // After the resource was found, as PostgREST checks it.
     input.prefer.check_strict()?;
     Ok((action, outcome))
-}
-
-/// Plans a request and renders it as one statement.
-pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Plan, ApiError> {
-    let (action, outcome) = action(input, cache, cfg)?;
-    let read_only = match &action {
-        ActionPlan::Read(_) => true,
-        ActionPlan::Mutate(_) => false,
-        ActionPlan::Call(c) => input.method.is_read() || c.func.is_read_only(),
-    };
-    let explain = match outcome.media {
-        MediaType::Plan(e) => Some(e),
-        _ => None,
-    };
-    Ok(Plan {
-        statement: render::statement(&action, explain),
-        read_only,
-        outcome,
-    })
 }
 
 #[cfg(test)]

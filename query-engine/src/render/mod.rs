@@ -9,9 +9,15 @@ mod fragments;
 mod read;
 mod write;
 
-use crate::plan::Statement;
 use crate::plan::tree::ActionPlan;
 use crate::request::Explain;
+
+/// SQL text and its parameters, all sent in text format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    pub sql: String,
+    pub params: Vec<String>,
+}
 
 pub fn ident(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))

@@ -1,10 +1,11 @@
 //! Renderer tests: the exact SQL of planned requests.
 
 use crate::error::ApiError;
-use crate::plan::{EngineConfig, Input, Plan, plan};
+use crate::plan::{EngineConfig, Input};
 use crate::request::*;
 use crate::schema::SchemaCache;
 use crate::schema::fixture::{shop, shop_with};
+use crate::{Plan, plan};
 use proptest::prelude::*;
 
 fn cfg() -> EngineConfig {
