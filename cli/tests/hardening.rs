@@ -222,7 +222,17 @@ async fn one_address_cannot_hold_every_connection() {
         })
         .collect();
     let slow = tokio::spawn(futures_util::future::join_all(naps));
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Until the attacker's first nap is running on the server.
+    let t0 = std::time::Instant::now();
+    while gw
+        .sql("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%\"nap\"%'")
+        .await[0][0]
+        .as_deref()
+        == Some("0")
+    {
+        assert!(t0.elapsed() < Duration::from_secs(10), "the naps never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let other = from("127.0.0.2")
         .get(format!("{}/rest/v1/categories?select=slug&limit=1", gw.url))
         .header("apikey", &gw.anon)

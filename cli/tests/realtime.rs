@@ -146,7 +146,8 @@ async fn the_capturing_gateway_dying_loses_no_committed_change() {
     let topic = "realtime:failover";
     let mut on_b = Phx::connect(&b).await;
     on_b.join(topic, config("watcher")).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let subscribed = on_b.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(subscribed["status"], "ok", "{subscribed}");
     add_category(&b, "Before").await;
     let first = on_b
         .expect(topic, "postgres_changes", Duration::from_secs(10))

@@ -274,7 +274,22 @@ async fn an_interrupted_upload_leaves_no_row_and_no_bytes() {
     s.write_all(&vec![9u8; 300_000]).unwrap();
     s.flush().unwrap();
     drop(s);
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    // The upload's staging file appears as soon as its bytes are received (bounded wait: a
+    // gateway quicker than this loop may have removed it already), then goes once the gateway
+    // has noticed the cut connection.
+    let dir = gw.data_dir.join("storage/versions");
+    let staged = || std::fs::read_dir(&dir).is_ok_and(|d| d.flatten().next().is_some());
+    let t0 = std::time::Instant::now();
+    while !staged() && t0.elapsed() < std::time::Duration::from_secs(2) {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    while staged() {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(10),
+            "the cut upload's bytes stayed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let list = svc
         .send(
             "POST",

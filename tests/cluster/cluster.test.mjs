@@ -196,20 +196,30 @@ function subscribed(channel) {
   })
 }
 
+/** Subscribes a channel with postgres_changes bindings and waits until the server confirms them. */
+async function subscribedToChanges(channel) {
+  let confirmed = false
+  channel.on('system', {}, (p) => {
+    if (p.extension === 'postgres_changes' && p.status === 'ok') confirmed = true
+  })
+  await subscribed(channel)
+  await until(() => confirmed, 'the changes subscription')
+  return channel
+}
+
 test('a change or a broadcast reaches the clients of every replica', async () => {
   const changes = { r1: [], r2: [], r3: [] }
   const waves = { r1: [], r2: [], r3: [] }
   const channels = {}
   for (const r of cl.replicas) {
     const c = realtime(r)
-    channels[r.name] = await subscribed(
+    channels[r.name] = await subscribedToChanges(
       c
         .channel(`cluster-${r.name}`)
         .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'categories' }, (p) => changes[r.name].push(p.new.slug)),
     )
     channels[`lobby-${r.name}`] = await subscribed(c.channel('cluster-lobby').on('broadcast', { event: 'wave' }, (m) => waves[r.name].push(m.payload.from)))
   }
-  await sleep(500)
   const slug = `cluster-${Date.now()}`
   await insertCategory(r2, 'Cluster', slug)
   assert.equal(await channels['lobby-r1'].send({ type: 'broadcast', event: 'wave', payload: { from: 'r1' } }), 'ok')

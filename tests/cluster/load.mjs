@@ -2,7 +2,7 @@
 // cluster test checks and the cluster benchmark measures. Each write carries an id made by the
 // client, so that what PostgreSQL stored can be compared with what was acknowledged.
 import { randomUUID } from 'node:crypto'
-import { sleep } from '../support/wait.mjs'
+import { sleep, until } from '../support/wait.mjs'
 
 
 /**
@@ -15,9 +15,11 @@ export async function loadWithKill(cluster, { victim, workers, runMs, killAt, wr
     'create table if not exists public.load_writes (id uuid primary key, worker int not null, at timestamptz not null default now()); ' +
       'grant insert, select on public.load_writes to service_role;',
   )
-  // The replicas' schema caches learn of the table.
-  await sleep(300)
   const svc = { apikey: cluster.serviceKey, authorization: `Bearer ${cluster.serviceKey}` }
+  // Until every replica's schema cache knows the table.
+  for (const r of cluster.replicas) {
+    await until(async () => (await fetch(`${r.url}/rest/v1/load_writes?limit=0`, { headers: svc })).status === 200, `${r.name} knowing load_writes`)
+  }
   const t0 = performance.now()
   const requests = []
   let killedAt = null

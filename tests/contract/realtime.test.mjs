@@ -65,7 +65,17 @@ async function until(check, what, ms = 8000) {
   assert.fail(`timed out waiting for ${what}`)
 }
 
-const settle = (ms = 600) => new Promise((r) => setTimeout(r, ms))
+/**
+ * Subscribes a channel with postgres_changes bindings and waits for the server's confirmation
+ * (the `system` message realtime-js receives once the bindings are live): an event, not a pause.
+ */
+async function subscribeChanges(channel) {
+  const system = []
+  channel.on('system', {}, (p) => system.push(p))
+  const r = await subscribe(channel)
+  await until(() => system.some((m) => m.extension === 'postgres_changes'), 'the subscription confirmation')
+  return r
+}
 
 test('inserts, updates and deletes arrive shaped as Supabase sends them', async () => {
   const c = rt()
@@ -106,22 +116,23 @@ test('filters pick the rows a subscriber asked for', async () => {
   const room = []
   const many = []
   const listed = []
-  await subscribe(
+  await subscribeChanges(
     c
       .channel('board-filtered')
       .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.kitchen' }, (p) => room.push(p.new.body))
       .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'board', filter: 'votes=gt.5' }, (p) => many.push(p.new.votes))
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'body=in.(x,"y,z")' }, (p) => listed.push(p.new.body)),
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'body=in.(x,"y,z")' }, (p) => listed.push(p.new.body))
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.filters-done' }, () => room.push('marker')),
   )
-  await settle()
   const { data: rows } = await c
     .from('board')
     .insert([{ room: 'kitchen', body: 'x' }, { room: 'garden', body: 'y,z' }, { room: 'kitchen', body: 'w' }])
     .select()
   for (const [i, votes] of [3, 6, 9].entries()) await c.from('board').update({ votes }).eq('id', rows[i].id)
-  await until(() => room.length === 2 && many.length === 2 && listed.length === 2, 'the filtered changes')
-  await settle(300)
-  assert.deepEqual(room, ['x', 'w'])
+  // A last change every binding but one ignores: once it arrives, so has everything before it.
+  await c.from('board').insert({ room: 'filters-done', body: 'end' })
+  await until(() => room.includes('marker'), 'the marker change')
+  assert.deepEqual(room, ['x', 'w', 'marker'])
   assert.deepEqual(many, [6, 9])
   assert.deepEqual(listed, ['x', 'y,z'])
 })
@@ -147,14 +158,20 @@ test('row level security decides who hears of a change', async () => {
   const bob = await user()
   const anon = rt()
   const heard = { alice: [], bob: [], anon: [] }
+  const done = new Set()
   const watch = (c, who) =>
-    subscribe(c.channel(`notes-${who}`).on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'notes' }, (p) => heard[who].push(p.new.title)))
+    subscribeChanges(
+      c
+        .channel(`notes-${who}`)
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'notes' }, (p) => heard[who].push(p.new.title))
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.rls-done' }, () => done.add(who)),
+    )
   await Promise.all([watch(alice, 'alice'), watch(bob.c, 'bob'), watch(anon, 'anon')])
-  await settle()
   await alice.from('notes').insert({ title: 'alice only' })
   await bob.c.from('notes').insert({ title: 'bob only' })
-  await until(() => heard.alice.length === 1 && heard.bob.length === 1, 'each owner hearing of their note')
-  await settle()
+  // A change everyone may see, committed last: once each has it, each has all it will hear.
+  await rt(gw, gw.serviceKey).from('board').insert({ room: 'rls-done', body: 'end' })
+  await until(() => done.size === 3, 'everyone hearing of the last change')
   assert.deepEqual(heard, { alice: ['alice only'], bob: ['bob only'], anon: [] })
 })
 
@@ -170,9 +187,10 @@ test('broadcast between two clients honours self and ack', async () => {
   assert.deepEqual(gotB[0], { type: 'broadcast', event: 'wave', payload: { from: 'a' } })
   await chB.send({ type: 'broadcast', event: 'wave', payload: { from: 'b' } })
   await until(() => gotA.length === 2, 'a receiving b')
-  await settle(300)
-  // b did not ask for its own messages.
-  assert.equal(gotB.length, 1)
+  // b did not ask for its own messages: what b hears next is a's second wave, nothing between.
+  await chA.send({ type: 'broadcast', event: 'wave', payload: { from: 'a again' } })
+  await until(() => gotB.length === 2, 'b receiving a again')
+  assert.deepEqual(gotB.map((m) => m.payload.from), ['a', 'a again'])
   assert.equal(gotA[1].payload.from, 'b')
 })
 
@@ -243,8 +261,10 @@ test('private channels follow RLS on realtime.messages, and the database broadca
   await subscribe(rt().channel(`room:${carol.id}`).on('broadcast', { event: '*' }, (m) => pub.push(m)))
   await own.send({ type: 'broadcast', event: 'note', payload: { x: 2 } })
   await until(() => got.length === 3, 'the private broadcast')
-  await settle(300)
-  assert.equal(pub.length, 0)
+  // The public topic hears its own broadcast, sent after the private one, and nothing else.
+  await rt().channel(`room:${carol.id}`).httpSend('public-note', { x: 3 })
+  await until(() => pub.length > 0, 'the public broadcast')
+  assert.deepEqual(pub.map((m) => m.event), ['public-note'])
 })
 
 /** A token signed with the project's secret that expired two minutes ago. */
@@ -278,8 +298,7 @@ test('the 1.0.0 serializer works as well as 2.0.0', async () => {
     .channel('v1-room', { config: { broadcast: { self: true } } })
     .on('broadcast', { event: 'ping' }, (m) => got.push(m.payload))
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.v1' }, (p) => changes.push(p.new.body))
-  assert.equal((await subscribe(ch)).status, 'SUBSCRIBED')
-  await settle()
+  assert.equal((await subscribeChanges(ch)).status, 'SUBSCRIBED')
   await ch.send({ type: 'broadcast', event: 'ping', payload: { v: 1 } })
   await c.from('board').insert({ room: 'v1', body: 'old protocol' })
   await until(() => got.length === 1 && changes.length === 1, 'a broadcast and a change over 1.0.0')
@@ -306,8 +325,7 @@ test('after a gateway restart the client reconnects and no committed change is l
   try {
     const c = rt(g)
     const seen = []
-    await subscribe(c.channel('restart-watch').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.restart' }, (p) => seen.push(p.new.body)))
-    await settle()
+    await subscribeChanges(c.channel('restart-watch').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.restart' }, (p) => seen.push(p.new.body)))
     const writer = rt(g, g.serviceKey)
     await writer.from('board').insert({ room: 'restart', body: 'before' })
     await until(() => seen.includes('before'), 'the change before the restart')

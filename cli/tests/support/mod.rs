@@ -10,8 +10,10 @@
 //! json`), the same values `supagate status -o json` prints.
 #![allow(dead_code)]
 
+pub mod table;
+
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -179,16 +181,23 @@ pub fn start(args: &[&str]) -> Gateway {
     start_project(&repo_root(), args)
 }
 
-/// The cluster of this test binary: its first gateway built the shop's template database.
-fn cluster() -> &'static Gateway {
-    static C: OnceLock<Gateway> = OnceLock::new();
-    C.get_or_init(|| start(&[]))
+/// The cluster of this test binary for a project: its first gateway built the project's
+/// template database, which tests clone.
+fn cluster(workdir: &Path) -> &'static Gateway {
+    static CLUSTERS: OnceLock<Mutex<HashMap<PathBuf, &'static Gateway>>> = OnceLock::new();
+    let mut all = CLUSTERS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    all.entry(workdir.to_path_buf())
+        .or_insert_with(|| Box::leak(Box::new(start_project(workdir, &[]))))
 }
 
-/// A gateway of its own on a new database cloned from the shop's template, with extra flags.
-pub async fn shop_with(args: &[&str]) -> Gateway {
+/// A gateway of its own, with extra flags, on a new database cloned from the template of the
+/// project in `workdir`: a fresh copy of the project's database for one test (or table).
+pub async fn clone_of(workdir: &Path, args: &[&str]) -> Gateway {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let c = cluster();
+    let c = cluster(workdir);
     let dbname = format!(
         "t{}_{}",
         std::process::id(),
@@ -205,10 +214,15 @@ pub async fn shop_with(args: &[&str]) -> Gateway {
     );
     spawn(
         &new_data_dir("g"),
-        &repo_root(),
+        workdir,
         args,
         &[("DATABASE_URL", url.as_str())],
     )
+}
+
+/// A gateway of its own on a new database cloned from the shop's template, with extra flags.
+pub async fn shop_with(args: &[&str]) -> Gateway {
+    clone_of(&repo_root(), args).await
 }
 
 /// A gateway of its own on a new copy of the shop's database.
@@ -389,7 +403,7 @@ impl<'a> Api<'a> {
             .await
     }
 
-    async fn request(
+    pub async fn request(
         &self,
         method: &str,
         path: &str,
