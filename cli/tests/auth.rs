@@ -1,45 +1,54 @@
-//! /auth/v1 against a real gateway: token rotation and reuse, rate limits, error bodies.
+//! /auth/v1 against a real gateway, as tables of requests and GoTrue's answers: token claims,
+//! rotation and reuse, logout scopes, error bodies, rate limits. Each test has its own copy of
+//! the shop's database; rows that hand something on (a token) are run one by one.
 
 mod support;
 use serde_json::{Value, json};
-use support::{Api, Gateway, Reply};
+use support::table::{self, Case, get, send, with_json};
+use support::{Gateway, Reply};
 
-async fn post(gw: &Gateway, path: &str, body: Value, headers: &[(&str, &str)]) -> Reply {
-    let mut h: Vec<(&str, &str)> = vec![("x-supabase-api-version", "2024-01-01")];
-    h.extend_from_slice(headers);
-    Api::anon(gw)
-        .send("POST", path, &h, Some(&body.to_string()))
-        .await
+/// A GoTrue request as supabase-js sends it (with the API version, so errors are the new shape).
+fn gotrue(path: &str, body: Value) -> Case {
+    with_json("POST", path, &body.to_string()).header("x-supabase-api-version", "2024-01-01")
 }
 
-async fn sign_up(gw: &Gateway, email: &str) -> Value {
-    let r = post(
-        gw,
+fn signup(email: &str) -> Case {
+    gotrue(
         "/auth/v1/signup",
         json!({"email": email, "password": "secret123"}),
-        &[],
     )
-    .await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    r.json()
+    .says(&format!("signing up {email}"))
+    .status(200)
 }
 
-async fn refresh(gw: &Gateway, token: &str) -> Reply {
-    post(
-        gw,
+fn refresh(token: &str) -> Case {
+    gotrue(
         "/auth/v1/token?grant_type=refresh_token",
         json!({ "refresh_token": token }),
-        &[],
     )
-    .await
+}
+
+fn login(email: &str, password: &str) -> Case {
+    gotrue(
+        "/auth/v1/token?grant_type=password",
+        json!({"email": email, "password": password}),
+    )
+}
+
+fn field(r: &Reply, name: &str) -> String {
+    r.json()[name].as_str().unwrap_or_default().to_string()
 }
 
 #[tokio::test]
 async fn access_tokens_carry_gotrue_claims() {
     let gw = &support::shop().await;
-    let s = sign_up(gw, "claims@example.com").await;
+    let s = table::reply(
+        gw,
+        signup("claims@example.com").at("/expires_in", json!(3600)),
+    )
+    .await;
     let claims = auth::jwt::JwtKeys::new(gw.secret())
-        .verify(s["access_token"].as_str().unwrap())
+        .verify(&field(&s, "access_token"))
         .unwrap();
     for k in [
         "iss",
@@ -67,9 +76,8 @@ async fn access_tokens_carry_gotrue_claims() {
         claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap(),
         3600
     );
-    assert_eq!(s["expires_in"], 3600);
     // Stored hashed: the database never holds the token itself.
-    let rt = s["refresh_token"].as_str().unwrap();
+    let rt = field(&s, "refresh_token");
     let rows = gw
         .sql(&format!(
             "SELECT count(*) FROM auth.refresh_tokens WHERE token = '{rt}'"
@@ -84,104 +92,100 @@ async fn access_tokens_carry_gotrue_claims() {
 
 #[tokio::test]
 async fn rotation_reuse_window_and_family_revocation() {
-    let gw = support::shop_with(&[
+    let gw = &support::shop_with(&[
         "--refresh-token-reuse-interval",
         "2",
         "--rate-limit-token-refresh",
         "1000",
     ])
     .await;
-    let s = sign_up(&gw, "rotate@example.com").await;
-    let t1 = s["refresh_token"].as_str().unwrap().to_string();
-    let r = refresh(&gw, &t1).await;
-    assert_eq!(r.status, 200);
-    let t2 = r.json()["refresh_token"].as_str().unwrap().to_string();
+    let t1 = field(
+        &table::reply(gw, signup("rotate@example.com")).await,
+        "refresh_token",
+    );
+    let next = table::reply(gw, refresh(&t1).says("the first refresh").status(200)).await;
+    let t2 = field(&next, "refresh_token");
     assert_ne!(t1, t2);
     // Within the reuse interval the old token still yields a session (a racing tab).
-    let again = refresh(&gw, &t1).await;
-    assert_eq!(again.status, 200, "{}", again.text);
+    table::run(
+        gw,
+        vec![
+            refresh(&t1)
+                .says("the old token within the interval")
+                .status(200),
+        ],
+    )
+    .await;
     // After the interval, reusing it revokes every token of the session. The interval passes
     // by moving the rotation back in time rather than by waiting for it.
     gw.sql("UPDATE auth.refresh_tokens SET updated_at = updated_at - interval '3 seconds' WHERE revoked")
         .await;
-    let reuse = refresh(&gw, &t1).await;
-    assert_eq!(
-        (reuse.status, reuse.json()["code"].clone()),
-        (400, json!("refresh_token_already_used"))
-    );
-    assert_eq!(
-        reuse.json()["message"],
-        "Invalid Refresh Token: Already Used"
-    );
-    let family = refresh(&gw, &t2).await;
-    assert_eq!(
-        family.json()["code"],
-        "refresh_token_already_used",
-        "the whole family is revoked"
-    );
-    let unknown = refresh(&gw, "not-a-token").await;
-    assert_eq!(
-        (unknown.status, unknown.json()["message"].clone()),
-        (400, json!("Invalid Refresh Token: Refresh Token Not Found"))
-    );
+    table::run(
+        gw,
+        vec![
+            refresh(&t1)
+                .says("the old token after the interval")
+                .status(400)
+                .at("/code", json!("refresh_token_already_used"))
+                .at("/message", json!("Invalid Refresh Token: Already Used")),
+            refresh(&t2)
+                .says("the whole family is revoked")
+                .at("/code", json!("refresh_token_already_used")),
+            refresh("not-a-token")
+                .says("an unknown token")
+                .status(400)
+                .at(
+                    "/message",
+                    json!("Invalid Refresh Token: Refresh Token Not Found"),
+                ),
+        ],
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn logout_scopes_revoke_sessions() {
     let gw = &support::shop().await;
-    sign_up(gw, "scopes@example.com").await;
-    let login = || {
-        post(
+    table::reply(gw, signup("scopes@example.com")).await;
+    let mut sessions = Vec::new();
+    for which in ["a", "b", "c"] {
+        let s = table::reply(
             gw,
-            "/auth/v1/token?grant_type=password",
-            json!({"email":"scopes@example.com","password":"secret123"}),
-            &[],
+            login("scopes@example.com", "secret123")
+                .says(which)
+                .status(200),
         )
+        .await;
+        sessions.push((field(&s, "access_token"), field(&s, "refresh_token")));
+    }
+    let [(a_access, a_refresh), (_, b_refresh), _] = &sessions[..] else {
+        unreachable!()
     };
-    let a = login().await.json();
-    let b = login().await.json();
-    let c = login().await.json();
-    let bearer = |s: &Value| format!("Bearer {}", s["access_token"].as_str().unwrap());
-    let mut api = Api::anon(gw);
-    api.token = Some(a["access_token"].as_str().unwrap().to_string());
-    let r = api
-        .send("POST", "/auth/v1/logout?scope=others", &[], None)
-        .await;
-    assert_eq!(r.status, 204);
-    assert_eq!(
-        refresh(gw, b["refresh_token"].as_str().unwrap())
-            .await
-            .status,
-        400
-    );
-    assert_eq!(
-        refresh(gw, a["refresh_token"].as_str().unwrap())
-            .await
-            .status,
-        200
-    );
-    let r = api
-        .send(
-            "POST",
-            "/auth/v1/logout?scope=local",
-            &[("authorization", &bearer(&a))],
-            None,
-        )
-        .await;
-    assert_eq!(r.status, 204);
-    let user = api
-        .send(
-            "GET",
-            "/auth/v1/user",
-            &[("x-supabase-api-version", "2024-01-01")],
-            None,
-        )
-        .await;
-    assert_eq!(
-        (user.status, user.json()["code"].clone()),
-        (403, json!("session_not_found"))
-    );
-    let _ = c;
+    table::run(
+        gw,
+        vec![
+            send("POST", "/auth/v1/logout?scope=others")
+                .token(a_access)
+                .says("others signed out")
+                .status(204),
+            refresh(b_refresh)
+                .says("another session's token")
+                .status(400),
+            refresh(a_refresh).says("this session's token").status(200),
+            send("POST", "/auth/v1/logout?scope=local")
+                .token(a_access)
+                .says("this session signed out")
+                .status(204),
+            get("/auth/v1/user")
+                .token(a_access)
+                .header("x-supabase-api-version", "2024-01-01")
+                .says("its access token names a session that is gone")
+                .status(403)
+                .at("/code", json!("session_not_found")),
+        ],
+    )
+    .await;
+    // No bearer token at all (only the apikey).
     let r = reqwest::Client::new()
         .post(format!("{}/auth/v1/logout", gw.url))
         .header("apikey", &gw.anon)
@@ -195,149 +199,94 @@ async fn logout_scopes_revoke_sessions() {
 async fn error_bodies_follow_the_api_version() {
     let gw = &support::shop().await;
     let bad = json!({"email": "admin@example.com", "password": "wrong-password"});
-    let new = post(gw, "/auth/v1/token?grant_type=password", bad.clone(), &[]).await;
-    assert_eq!(
-        new.json(),
-        json!({"code":"invalid_credentials","message":"Invalid login credentials"})
-    );
-    assert_eq!(new.header("x-supabase-api-version"), Some("2024-01-01"));
-    let legacy = Api::anon(gw)
-        .send(
-            "POST",
-            "/auth/v1/token?grant_type=password",
-            &[],
-            Some(&bad.to_string()),
-        )
-        .await;
-    assert_eq!(
-        legacy.json(),
-        json!({"code":400,"error_code":"invalid_credentials","msg":"Invalid login credentials"})
-    );
-    let weak = post(
-        gw,
-        "/auth/v1/signup",
-        json!({"email":"weak@example.com","password":"12345"}),
-        &[],
-    )
-    .await;
-    assert_eq!(
-        (weak.status, weak.json()["weak_password"].clone()),
-        (422, json!({"reasons":["length"]}))
-    );
-    let long = post(
-        gw,
-        "/auth/v1/signup",
-        json!({"email":"long@example.com","password":"x".repeat(73)}),
-        &[],
-    )
-    .await;
-    assert_eq!(long.status, 422);
-    let grant = post(gw, "/auth/v1/token?grant_type=magic", json!({}), &[]).await;
-    assert_eq!(grant.json()["message"], "unsupported_grant_type");
-    let junk = Api::anon(gw)
-        .send(
-            "POST",
-            "/auth/v1/signup",
-            &[("x-supabase-api-version", "2024-01-01")],
-            Some("{nope"),
-        )
-        .await;
-    assert_eq!(
-        (junk.status, junk.json()["code"].clone()),
-        (400, json!("bad_json"))
-    );
-    let settings = Api::anon(gw).get("/auth/v1/settings").await.json();
-    assert_eq!(
-        (
-            settings["mailer_autoconfirm"].clone(),
-            settings["external"]["email"].clone()
-        ),
-        (json!(true), json!(true))
-    );
+    table::run(gw, vec![
+        gotrue("/auth/v1/token?grant_type=password", bad.clone()).says("the new shape")
+            .json(json!({"code":"invalid_credentials","message":"Invalid login credentials"}))
+            .has("x-supabase-api-version", Some("2024-01-01")),
+        with_json("POST", "/auth/v1/token?grant_type=password", &bad.to_string())
+            .says("the legacy shape without an API version")
+            .json(json!({"code":400,"error_code":"invalid_credentials","msg":"Invalid login credentials"})),
+        gotrue("/auth/v1/signup", json!({"email":"weak@example.com","password":"12345"}))
+            .says("a weak password").status(422).at("/weak_password", json!({"reasons":["length"]})),
+        gotrue("/auth/v1/signup", json!({"email":"long@example.com","password":"x".repeat(73)}))
+            .says("a password bcrypt would cut").status(422),
+        gotrue("/auth/v1/token?grant_type=magic", json!({})).says("an unknown grant")
+            .at("/message", json!("unsupported_grant_type")),
+        send("POST", "/auth/v1/signup").raw("application/json", b"{nope")
+            .header("x-supabase-api-version", "2024-01-01").says("a body that is not JSON")
+            .status(400).at("/code", json!("bad_json")),
+        get("/auth/v1/settings").says("the settings clients read")
+            .at("/mailer_autoconfirm", json!(true)).at("/external/email", json!(true)),
+    ]).await;
 }
 
 #[tokio::test]
 async fn sign_in_and_sign_up_are_rate_limited_per_address() {
-    let gw = support::shop_with(&[
+    let gw = &support::shop_with(&[
         "--rate-limit-sign-in",
         "3",
         "--rate-limit-ip-header",
         "X-Forwarded-For",
     ])
     .await;
-    let from = [("x-forwarded-for", "203.0.113.9")];
-    let bad = json!({"email":"nobody@example.com","password":"wrong-password"});
-    for _ in 0..3 {
-        assert_eq!(
-            post(
-                &gw,
-                "/auth/v1/token?grant_type=password",
-                bad.clone(),
-                &from
+    let bad =
+        || login("nobody@example.com", "wrong-password").header("x-forwarded-for", "203.0.113.9");
+    table::run(
+        gw,
+        vec![
+            bad().says("attempt 1").status(400),
+            bad().says("attempt 2").status(400),
+            bad().says("attempt 3").status(400),
+            bad()
+                .says("attempt 4, past the limit")
+                .status(429)
+                .at("/code", json!("over_request_rate_limit")),
+            gotrue(
+                "/auth/v1/signup",
+                json!({"email":"late@example.com","password":"secret123"}),
             )
-            .await
-            .status,
-            400
-        );
-    }
-    let r = post(
-        &gw,
-        "/auth/v1/token?grant_type=password",
-        bad.clone(),
-        &from,
+            .header("x-forwarded-for", "203.0.113.9")
+            .says("sign-up shares the bucket")
+            .status(429),
+        ],
     )
     .await;
-    assert_eq!(
-        (r.status, r.json()["code"].clone()),
-        (429, json!("over_request_rate_limit"))
-    );
-    let r = post(
-        &gw,
-        "/auth/v1/signup",
-        json!({"email":"late@example.com","password":"secret123"}),
-        &from,
-    )
-    .await;
-    assert_eq!(r.status, 429, "sign-up shares the bucket");
     // The counter lives in PostgreSQL, where every replica sees it.
     let rows = gw
         .sql("SELECT count FROM auth.rate_limits WHERE key LIKE 'signin:%'")
         .await;
     assert_eq!(rows[0][0].as_deref(), Some("5"));
     // This machine itself is not limited when no proxy header is configured (as under the CLI).
-    let local = support::shop_with(&["--rate-limit-sign-in", "1"]).await;
-    for _ in 0..3 {
-        let r = post(
-            &local,
-            "/auth/v1/token?grant_type=password",
-            bad.clone(),
-            &[],
-        )
-        .await;
-        assert_eq!(r.status, 400);
-    }
+    let local = &support::shop_with(&["--rate-limit-sign-in", "1"]).await;
+    let bad = || login("nobody@example.com", "wrong-password");
+    table::run(
+        local,
+        vec![
+            bad().says("from this machine, 1").status(400),
+            bad().says("from this machine, 2").status(400),
+            bad().says("from this machine, 3").status(400),
+        ],
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn sign_up_can_be_switched_off() {
-    let gw = support::shop_with(&["--disable-signup"]).await;
-    let r = post(
-        &gw,
-        "/auth/v1/signup",
-        json!({"email":"a@example.com","password":"secret123"}),
-        &[],
+    let gw: &Gateway = &support::shop_with(&["--disable-signup"]).await;
+    table::run(
+        gw,
+        vec![
+            gotrue(
+                "/auth/v1/signup",
+                json!({"email":"a@example.com","password":"secret123"}),
+            )
+            .says("sign-up refused")
+            .status(422)
+            .at("/message", json!("Signups not allowed for this instance")),
+            login("admin@example.com", "bloom-admin-123")
+                .says("existing users still sign in")
+                .status(200),
+        ],
     )
     .await;
-    assert_eq!(
-        (r.status, r.json()["message"].clone()),
-        (422, json!("Signups not allowed for this instance"))
-    );
-    let ok = post(
-        &gw,
-        "/auth/v1/token?grant_type=password",
-        json!({"email":"admin@example.com","password":"bloom-admin-123"}),
-        &[],
-    )
-    .await;
-    assert_eq!(ok.status, 200, "existing users still sign in");
 }
