@@ -3,6 +3,8 @@
 mod support;
 use serde_json::{Value, json};
 use support::Api;
+use support::Reply;
+use support::table::{self, get, send, with_json};
 
 const OBJ: (&str, &str) = ("accept", "application/vnd.pgrst.object+json");
 
@@ -398,176 +400,76 @@ async fn jwt_rules() {
 async fn writes_as_admin() {
     let gw = &support::shop().await;
     let admin_id = gw.create_user("writer-admin@example.com", true).await;
-    let admin = Api::user(gw, &admin_id);
-    let rep = ("prefer", "return=representation");
-    let r = admin
-        .send(
-            "POST",
+    let t = gw.user_token(&admin_id);
+    let admin = |c: table::Case| c.token(&t);
+    let cat = table::reply(
+        gw,
+        admin(table::post(
             "/rest/v1/categories?select=*",
-            &[OBJ, rep],
-            Some(r#"{"name":"Test Cat","slug":"test-cat","order_by":9}"#),
-        )
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
-    let cat = r.json();
-    assert_eq!(cat["is_available"], true, "defaults apply to absent keys");
+            r#"{"name":"Test Cat","slug":"test-cat","order_by":9}"#,
+        ))
+        .header(OBJ.0, OBJ.1)
+        .prefer("return=representation")
+        .says("a category inserted, returned as one object")
+        .status(201)
+        .at("/is_available", json!(true)),
+    )
+    .await
+    .json();
     let id = cat["id"].as_str().unwrap().to_string();
-    // Minimal return: 201 with no body.
-    let r = admin
-        .send(
-            "POST",
-            "/rest/v1/products",
-            &[],
-            Some(&format!(
-                r#"{{"name":"W1","sku":"W-1","base_price":5,"category_id":"{id}"}}"#
-            )),
-        )
-        .await;
-    assert_eq!((r.status, r.text.as_str()), (201, ""));
-    // Bulk insert with columns=: missing keys become NULL, not the default.
-    let r = admin
-        .send(
-            "POST",
-            "/rest/v1/products?columns=%22name%22%2C%22sku%22%2C%22description%22",
-            &[rep],
-            Some(r#"[{"name":"W2","sku":"W-2"},{"name":"W3","sku":"W-3","description":"d"}]"#),
-        )
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
-    assert_eq!(r.json()[0]["description"], Value::Null);
-    // Duplicate → 409 with Postgres' message.
-    let r = admin
-        .send(
-            "POST",
-            "/rest/v1/products",
-            &[],
-            Some(r#"{"name":"Dup","sku":"W-1"}"#),
-        )
-        .await;
-    assert_eq!((r.status, r.json()["code"].clone()), (409, json!("23505")));
-    // PostgreSQL leaves the key values out of the detail on tables under RLS.
-    assert_eq!(
-        r.json()["message"],
-        "duplicate key value violates unique constraint \"products_sku_key\""
-    );
-    // Unknown column in body → PGRST204.
-    let r = admin
-        .send("POST", "/rest/v1/products", &[], Some(r#"{"nam":"x"}"#))
-        .await;
-    assert_eq!(
-        (r.status, r.json()["code"].clone()),
-        (400, json!("PGRST204"))
-    );
-    // Update by sku with representation, then without.
-    let r = admin
-        .send(
-            "PATCH",
-            "/rest/v1/products?sku=eq.W-1&select=sku,base_price",
-            &[rep],
-            Some(r#"{"base_price":7.5}"#),
-        )
-        .await;
-    assert_eq!(
-        (r.status, r.json()),
-        (200, json!([{"sku":"W-1","base_price":7.50}]))
-    );
-    let r = admin
-        .send(
-            "PATCH",
-            "/rest/v1/products?sku=eq.W-2",
-            &[],
-            Some(r#"{"is_available":false}"#),
-        )
-        .await;
-    assert_eq!((r.status, r.header("content-range")), (204, Some("0-0/*")));
-    // Upserts.
-    let r = admin
-        .send(
-            "POST",
-            "/rest/v1/products?on_conflict=sku",
-            &[(
-                "prefer",
-                "resolution=merge-duplicates, return=representation",
-            )],
-            Some(r#"{"name":"W1 renamed","sku":"W-1"}"#),
-        )
-        .await;
-    // W-1 exists: an upsert that only updates answers 200, as PostgREST.
-    assert_eq!(
-        (r.status, r.json()[0]["name"].clone()),
-        (200, json!("W1 renamed"))
-    );
-    let r = admin
-        .send(
-            "POST",
-            "/rest/v1/products?on_conflict=sku",
-            &[(
-                "prefer",
-                "resolution=ignore-duplicates, return=representation",
-            )],
-            Some(r#"{"name":"ignored","sku":"W-1"}"#),
-        )
-        .await;
-    assert_eq!(r.json(), json!([]));
-    // A singular write that touches two rows is refused and rolled back.
-    let r = admin
-        .send(
-            "PATCH",
-            "/rest/v1/products?sku=in.%28W-2%2CW-3%29",
-            &[OBJ, rep],
-            Some(r#"{"description":"both"}"#),
-        )
-        .await;
-    assert_eq!(r.status, 406);
-    let check = admin
-        .get("/rest/v1/products?select=description&sku=eq.W-3")
-        .await
-        .json();
-    assert_eq!(check[0]["description"], "d");
-    // headers-only gives a Location.
-    let r = admin
-        .send(
-            "POST",
-            "/rest/v1/categories",
-            &[("prefer", "return=headers-only")],
-            Some(r#"{"name":"Loc","slug":"loc-cat"}"#),
-        )
-        .await;
-    assert!(
-        r.header("location")
-            .unwrap()
-            .starts_with("/categories?id=eq.")
-    );
-    // FK violation → 409; deleting the category sets products' category to NULL.
-    let r = admin.send("POST", "/rest/v1/product_categories", &[], Some(r#"{"product_id":"00000000-0000-0000-0000-000000000000","category_id":"00000000-0000-0000-0000-000000000000"}"#)).await;
-    assert_eq!((r.status, r.json()["code"].clone()), (409, json!("23503")));
-    let r = admin
-        .send(
-            "DELETE",
-            &format!("/rest/v1/categories?id=eq.{id}"),
-            &[("content-type", "application/json")],
-            None,
-        )
-        .await;
-    assert_eq!(r.status, 204);
-    let w1 = admin
-        .get("/rest/v1/products?select=category_id&sku=eq.W-1")
-        .await
-        .json();
-    assert_eq!(w1[0]["category_id"], Value::Null);
-    let r = admin
-        .send("DELETE", "/rest/v1/products?sku=like.W-*", &[rep], None)
-        .await;
-    assert_eq!(r.json().as_array().unwrap().len(), 3);
-    // CSV output.
-    let r = admin.send("GET", "/rest/v1/categories?select=slug,order_by&slug=in.%28plants%2Cseasonal%29&order=order_by", &[("accept", "text/csv")], None).await;
-    assert_eq!(
-        (r.header("content-type"), r.text.as_str()),
-        (
-            Some("text/csv; charset=utf-8"),
-            "slug,order_by\nseasonal,0\nplants,4"
-        )
-    );
+    table::run(gw, vec![
+        admin(table::post("/rest/v1/products", &format!(r#"{{"name":"W1","sku":"W-1","base_price":5,"category_id":"{id}"}}"#)))
+            .says("minimal return: 201 with no body").status(201).text(""),
+        admin(table::post("/rest/v1/products?columns=%22name%22%2C%22sku%22%2C%22description%22",
+            r#"[{"name":"W2","sku":"W-2"},{"name":"W3","sku":"W-3","description":"d"}]"#))
+            .prefer("return=representation")
+            .says("bulk insert with columns=: missing keys become NULL, not the default")
+            .status(201).at("/0/description", Value::Null),
+        // PostgreSQL leaves the key values out of the detail on tables under RLS.
+        admin(table::post("/rest/v1/products", r#"{"name":"Dup","sku":"W-1"}"#))
+            .says("a duplicate: 409 with PostgreSQL's message").status(409)
+            .at("/code", json!("23505"))
+            .at("/message", json!("duplicate key value violates unique constraint \"products_sku_key\"")),
+        admin(table::post("/rest/v1/products", r#"{"nam":"x"}"#)).says("an unknown column in the body")
+            .status(400).at("/code", json!("PGRST204")),
+        admin(with_json("PATCH", "/rest/v1/products?sku=eq.W-1&select=sku,base_price", r#"{"base_price":7.5}"#))
+            .prefer("return=representation").says("an update with representation")
+            .status(200).json(json!([{"sku":"W-1","base_price":7.50}])),
+        admin(with_json("PATCH", "/rest/v1/products?sku=eq.W-2", r#"{"is_available":false}"#))
+            .says("an update without").status(204).has("content-range", Some("0-0/*")),
+        // W-1 exists: an upsert that only updates answers 200, as PostgREST.
+        admin(table::post("/rest/v1/products?on_conflict=sku", r#"{"name":"W1 renamed","sku":"W-1"}"#))
+            .prefer("resolution=merge-duplicates, return=representation").says("an upsert that updates")
+            .status(200).at("/0/name", json!("W1 renamed")),
+        admin(table::post("/rest/v1/products?on_conflict=sku", r#"{"name":"ignored","sku":"W-1"}"#))
+            .prefer("resolution=ignore-duplicates, return=representation").says("an ignored duplicate")
+            .json(json!([])),
+        // A singular write that touches two rows is refused and rolled back.
+        admin(with_json("PATCH", "/rest/v1/products?sku=in.%28W-2%2CW-3%29", r#"{"description":"both"}"#))
+            .header(OBJ.0, OBJ.1).prefer("return=representation")
+            .says("a singular write of two rows").status(406),
+        admin(get("/rest/v1/products?select=description&sku=eq.W-3")).says("rolled back")
+            .at("/0/description", json!("d")),
+        admin(table::post("/rest/v1/categories", r#"{"name":"Loc","slug":"loc-cat"}"#))
+            .prefer("return=headers-only").says("headers-only gives a Location")
+            .check(|r: &Reply| {
+                r.header("location").is_some_and(|l| l.starts_with("/categories?id=eq."))
+                    .then_some(()).ok_or(format!("location {:?}", r.header("location")))
+            }),
+        // FK violation → 409; deleting the category sets products' category to NULL.
+        admin(table::post("/rest/v1/product_categories",
+            r#"{"product_id":"00000000-0000-0000-0000-000000000000","category_id":"00000000-0000-0000-0000-000000000000"}"#))
+            .says("a foreign key violation").status(409).at("/code", json!("23503")),
+        admin(send("DELETE", &format!("/rest/v1/categories?id=eq.{id}")))
+            .header("content-type", "application/json").says("the category deleted").status(204),
+        admin(get("/rest/v1/products?select=category_id&sku=eq.W-1"))
+            .says("its products keep no category").at("/0/category_id", Value::Null),
+        admin(send("DELETE", "/rest/v1/products?sku=like.W-*")).prefer("return=representation")
+            .says("a delete by pattern").rows(3),
+        admin(get("/rest/v1/categories?select=slug,order_by&slug=in.%28plants%2Cseasonal%29&order=order_by"))
+            .accept("text/csv").says("CSV output")
+            .has("content-type", Some("text/csv; charset=utf-8")).text("slug,order_by\nseasonal,0\nplants,4"),
+    ]).await;
 }
 
 #[tokio::test]
@@ -662,252 +564,138 @@ async fn rls_matrix() {
     let gw = &support::shop().await;
     let admin_id = gw.create_user("matrix-admin@example.com", true).await;
     let user_id = gw.create_user("matrix-user@example.com", false).await;
-    let roles: [(&str, Api); 4] = [
-        ("anon", Api::anon(gw)),
-        ("user", Api::user(gw, &user_id)),
-        ("admin", Api::user(gw, &admin_id)),
-        ("service", Api::service(gw)),
-    ];
-    let svc = Api::service(gw);
-    for (who, api) in &roles {
-        let may_write = matches!(*who, "admin" | "service");
-        // categories
-        let slug = format!("rls-{who}");
-        let r = api
-            .send(
-                "POST",
-                "/rest/v1/categories",
-                &[],
-                Some(&format!(
-                    r#"{{"name":"R","slug":"{slug}","is_available":false}}"#
-                )),
-            )
-            .await;
-        assert_eq!(
-            r.status,
-            if may_write {
-                201
-            } else if *who == "anon" {
-                401
-            } else {
-                403
-            },
-            "{who} insert categories: {}",
-            r.text
-        );
-        if !may_write {
-            assert_eq!(r.json()["code"], "42501");
-            svc.send(
-                "POST",
-                "/rest/v1/categories",
-                &[],
-                Some(&format!(
-                    r#"{{"name":"R","slug":"{slug}","is_available":false}}"#
-                )),
-            )
-            .await;
-        }
-        let hidden = api
-            .get(&format!("/rest/v1/categories?select=slug&slug=eq.{slug}"))
-            .await
-            .json();
-        assert_eq!(
-            hidden.as_array().unwrap().len(),
-            usize::from(may_write),
-            "{who} sees hidden categories"
-        );
-        let r = api
-            .send(
-                "PATCH",
-                &format!("/rest/v1/categories?slug=eq.{slug}"),
-                &[("prefer", "return=representation")],
-                Some(r#"{"name":"R2"}"#),
-            )
-            .await;
-        assert_eq!(
-            r.json().as_array().map(Vec::len),
-            Some(usize::from(may_write)),
-            "{who} update categories: {}",
-            r.text
-        );
-        let r = api
-            .send(
-                "DELETE",
-                &format!("/rest/v1/categories?slug=eq.{slug}"),
-                &[("prefer", "return=representation")],
-                None,
-            )
-            .await;
-        assert_eq!(
-            r.json().as_array().map(Vec::len),
-            Some(usize::from(may_write)),
-            "{who} delete categories"
-        );
-        svc.send(
-            "DELETE",
-            &format!("/rest/v1/categories?slug=eq.{slug}"),
-            &[],
-            None,
-        )
-        .await;
-
-        // products: everyone reads available ones; only admins see hidden ones.
-        let all = api
-            .send(
-                "HEAD",
-                "/rest/v1/products",
-                &[("prefer", "count=exact")],
-                None,
-            )
-            .await;
-        assert_eq!(
-            all.header("content-range"),
-            Some(if may_write { "0-23/24" } else { "0-20/21" }),
-            "{who} products"
-        );
-        let r = api
-            .send(
-                "POST",
-                "/rest/v1/products",
-                &[],
-                Some(&format!(r#"{{"name":"P","sku":"RLS-{who}"}}"#)),
-            )
-            .await;
-        assert_eq!(r.status >= 400, !may_write, "{who} insert products");
-        let r = api
-            .send(
+    for (who, token) in [
+        ("anon", None),
+        ("user", Some(gw.user_token(&user_id))),
+        ("admin", Some(gw.user_token(&admin_id))),
+        ("service", Some(gw.service.clone())),
+    ] {
+        table::run(gw, rls_rows(who, token.as_deref(), &user_id)).await;
+    }
+    table::run(
+        gw,
+        vec![
+            // The admin reads their own role row exactly like the shop's guard does.
+            get(&format!(
+                "/rest/v1/user_roles?select=role&user_id=eq.{admin_id}&role=eq.admin"
+            ))
+            .token(&gw.user_token(&admin_id))
+            .header(OBJ.0, OBJ.1)
+            .says("the admin reads their role as the shop's guard does")
+            .status(200)
+            .json(json!({"role":"admin"})),
+            with_json(
                 "PATCH",
                 "/rest/v1/products?sku=eq.SEA-001",
-                &[("prefer", "return=representation")],
-                Some(r#"{"is_featured":true}"#),
+                r#"{"is_featured":true}"#,
             )
-            .await;
-        assert_eq!(
-            r.json().as_array().map(Vec::len),
-            Some(usize::from(may_write)),
-            "{who} update products"
-        );
-        let r = api
-            .send(
-                "DELETE",
-                &format!("/rest/v1/products?sku=eq.RLS-{who}"),
-                &[("prefer", "return=representation")],
-                None,
-            )
-            .await;
-        assert_eq!(
-            r.json().as_array().map(Vec::len),
-            Some(usize::from(may_write)),
-            "{who} delete products"
-        );
-
-        // product_categories: links of hidden products are not public.
-        let links = api
-            .send(
-                "HEAD",
-                "/rest/v1/product_categories",
-                &[("prefer", "count=exact")],
-                None,
-            )
-            .await;
-        assert_eq!(
-            links.header("content-range"),
-            Some(if may_write { "0-9/10" } else { "0-8/9" }),
-            "{who} links"
-        );
-        let r = api
-            .send(
-                "DELETE",
-                "/rest/v1/product_categories?product_id=eq.00000000-0000-0000-0000-000000000000",
-                &[],
-                None,
-            )
-            .await;
-        assert_eq!(r.status, 204, "{who} delete links (nothing matches)");
-        let r = api
-            .send("POST", "/rest/v1/product_categories", &[], Some(r#"{"product_id":"00000000-0000-0000-0000-000000000000","category_id":"00000000-0000-0000-0000-000000000000"}"#))
-            .await;
-        assert_eq!(
-            r.status,
-            if may_write {
-                409
-            } else if *who == "anon" {
-                401
-            } else {
-                403
-            },
-            "{who} insert links"
-        );
-
-        // user_roles: a user sees only their own row; roles change only through the shop's
-        // staff functions (admins and the service role), never by a direct write from the API.
-        let mine = api
-            .get("/rest/v1/user_roles?select=user_id,role")
-            .await
-            .json();
-        let expected = match *who {
-            "anon" | "user" => 0,
-            _ => 2,
-        };
-        assert!(
-            mine.as_array().unwrap().len() >= expected,
-            "{who} roles: {mine}"
-        );
-        if *who == "user" || *who == "anon" {
-            assert!(mine.as_array().unwrap().is_empty());
-        }
-        let r = api
-            .send(
-                "POST",
-                "/rest/v1/user_roles",
-                &[],
-                Some(&format!(r#"{{"user_id":"{user_id}","role":"admin"}}"#)),
-            )
-            .await;
-        assert_eq!(r.status < 300, *who == "service", "{who} writes user_roles");
-        let rpc = api
-            .send(
-                "POST",
-                "/rest/v1/rpc/grant_admin",
-                &[],
-                Some(&format!(r#"{{"email":"{who}-matrix@example.com"}}"#)),
-            )
-            .await;
-        // Unknown e-mail: 404 for those allowed to call, 401/403 for the others.
-        assert_eq!(
-            rpc.status == 404,
-            may_write,
-            "{who} grant_admin: {}",
-            rpc.text
-        );
-        if r.status < 300 {
-            svc.send(
-                "DELETE",
-                &format!("/rest/v1/user_roles?user_id=eq.{user_id}"),
-                &[],
-                None,
-            )
-            .await;
-        }
-    }
-    // The admin reads their own role row exactly like the shop's guard does.
-    let admin = Api::user(gw, &admin_id);
-    let r = admin
-        .send(
-            "GET",
-            &format!("/rest/v1/user_roles?select=role&user_id=eq.{admin_id}&role=eq.admin"),
-            &[OBJ],
-            None,
-        )
-        .await;
-    assert_eq!((r.status, r.json()), (200, json!({"role":"admin"})));
-    svc.send(
-        "PATCH",
-        "/rest/v1/products?sku=eq.SEA-001",
-        &[],
-        Some(r#"{"is_featured":true}"#),
+            .service()
+            .says("put the featured product back"),
+        ],
     )
     .await;
+}
+
+/// What `who` (anon, a user, an admin of the shop, the service role) may do to each table,
+/// in the order the rows run: a row of another's making is set up and cleaned up by the service
+/// role.
+fn rls_rows(who: &'static str, token: Option<&str>, user_id: &str) -> Vec<table::Case> {
+    let may_write = matches!(who, "admin" | "service");
+    let denied = |write: bool| {
+        if write {
+            None
+        } else if who == "anon" {
+            Some(401)
+        } else {
+            Some(403)
+        }
+    };
+    let as_who = |c: table::Case| match token {
+        Some(t) => c.token(t).says(who),
+        None => c.says(who),
+    };
+    let n = usize::from(may_write);
+    let slug = format!("rls-{who}");
+    let category = format!(r#"{{"name":"R","slug":"{slug}","is_available":false}}"#);
+    let mut rows = vec![{
+        let r = as_who(table::post("/rest/v1/categories", &category))
+            .says(&format!("{who} inserts a hidden category"));
+        match denied(may_write) {
+            None => r.status(201),
+            Some(s) => r.status(s).at("/code", json!("42501")),
+        }
+    }];
+    if !may_write {
+        rows.push(
+            table::post("/rest/v1/categories", &category)
+                .service()
+                .says("setup: the category"),
+        );
+    }
+    rows.extend([
+        as_who(get(&format!("/rest/v1/categories?select=slug&slug=eq.{slug}")))
+            .says(&format!("{who} sees hidden categories: {may_write}")).rows(n),
+        as_who(with_json("PATCH", &format!("/rest/v1/categories?slug=eq.{slug}"), r#"{"name":"R2"}"#))
+            .prefer("return=representation").says(&format!("{who} updates categories: {may_write}")).rows(n),
+        as_who(send("DELETE", &format!("/rest/v1/categories?slug=eq.{slug}")))
+            .prefer("return=representation").says(&format!("{who} deletes categories: {may_write}")).rows(n),
+        send("DELETE", &format!("/rest/v1/categories?slug=eq.{slug}")).service().says("cleanup: the category"),
+        // products: everyone reads available ones; only admins see hidden ones.
+        as_who(send("HEAD", "/rest/v1/products")).prefer("count=exact")
+            .says(&format!("{who} counts products"))
+            .has("content-range", Some(if may_write { "0-23/24" } else { "0-20/21" })),
+        as_who(table::post("/rest/v1/products", &format!(r#"{{"name":"P","sku":"RLS-{who}"}}"#)))
+            .says(&format!("{who} inserts products: {may_write}"))
+            .check(move |r: &Reply| {
+                ((r.status >= 400) != may_write).then_some(()).ok_or(format!("status {}", r.status))
+            }),
+        as_who(with_json("PATCH", "/rest/v1/products?sku=eq.SEA-001", r#"{"is_featured":true}"#))
+            .prefer("return=representation").says(&format!("{who} updates products: {may_write}")).rows(n),
+        as_who(send("DELETE", &format!("/rest/v1/products?sku=eq.RLS-{who}")))
+            .prefer("return=representation").says(&format!("{who} deletes products: {may_write}")).rows(n),
+        // product_categories: links of hidden products are not public.
+        as_who(send("HEAD", "/rest/v1/product_categories")).prefer("count=exact")
+            .says(&format!("{who} counts links"))
+            .has("content-range", Some(if may_write { "0-9/10" } else { "0-8/9" })),
+        as_who(send("DELETE", "/rest/v1/product_categories?product_id=eq.00000000-0000-0000-0000-000000000000"))
+            .says(&format!("{who} deletes links (nothing matches)")).status(204),
+        as_who(table::post("/rest/v1/product_categories",
+            r#"{"product_id":"00000000-0000-0000-0000-000000000000","category_id":"00000000-0000-0000-0000-000000000000"}"#))
+            .says(&format!("{who} inserts links")).status(denied(may_write).unwrap_or(409)),
+        // user_roles: a user sees only their own row; roles change only through the shop's
+        // staff functions (admins and the service role), never by a direct write from the API.
+        as_who(get("/rest/v1/user_roles?select=user_id,role")).says(&format!("{who} reads roles"))
+            .check(move |r: &Reply| {
+                let len = r.json().as_array().map_or(0, Vec::len);
+                let ok = match who {
+                    "anon" | "user" => len == 0,
+                    _ => len >= 2,
+                };
+                ok.then_some(()).ok_or(format!("{len} roles"))
+            }),
+        as_who(table::post("/rest/v1/user_roles", &format!(r#"{{"user_id":"{user_id}","role":"admin"}}"#)))
+            .says(&format!("{who} writes user_roles directly: {}", who == "service"))
+            .check(move |r: &Reply| {
+                ((r.status < 300) == (who == "service")).then_some(()).ok_or(format!("status {}", r.status))
+            }),
+        // Unknown e-mail: 404 for those allowed to call, 401/403 for the others.
+        as_who(table::post("/rest/v1/rpc/grant_admin", &format!(r#"{{"email":"{who}-matrix@example.com"}}"#)))
+            .says(&format!("{who} calls grant_admin: {may_write}"))
+            .check(move |r: &Reply| {
+                ((r.status == 404) == may_write).then_some(()).ok_or(format!("status {}", r.status))
+            }),
+    ]);
+    if who == "service" {
+        rows.push(
+            send(
+                "DELETE",
+                &format!("/rest/v1/user_roles?user_id=eq.{user_id}"),
+            )
+            .service()
+            .says("cleanup: the role"),
+        );
+    }
+    rows
 }
 
 #[tokio::test]

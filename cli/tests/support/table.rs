@@ -142,6 +142,18 @@ impl Case {
         self
     }
 
+    /// The body is a JSON array of `n` rows.
+    pub fn rows(self, n: usize) -> Self {
+        self.check(move |r: &Reply| {
+            let got = serde_json::from_str::<Value>(&r.text)
+                .ok()
+                .and_then(|v| v.as_array().map(Vec::len));
+            (got == Some(n))
+                .then_some(())
+                .ok_or_else(|| format!("{got:?} rows (not {n})"))
+        })
+    }
+
     /// Any other condition on the reply.
     pub fn check(
         mut self,
