@@ -9,7 +9,7 @@ pub enum DbError {
     /// The server cannot be reached, is starting or shutting down: worth retrying soon.
     #[error("database unavailable: {0}")]
     Unavailable(String),
-    #[error(transparent)]
+    #[error("{}", crate::login::describe(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// An error the server reported on a pipelined (REST) connection.
     #[error("{}: {}", .0.code, .0.message)]

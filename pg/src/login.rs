@@ -267,13 +267,29 @@ impl Login {
     }
 }
 
+/// An error with the errors that caused it ("error performing TLS handshake: invalid peer
+/// certificate: UnknownIssuer").
+pub fn describe(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// A connection for administrative work (migrations, commands, housekeeping), quiet about
 /// notices such as migrations' "already exists, skipping".
 pub async fn connect(login: &Login) -> Result<Client, String> {
     let client = login
         .connect()
         .await
-        .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
+        .map_err(|e| format!("cannot connect to PostgreSQL: {}", describe(&e)))?;
     client
         .batch_execute("SET client_min_messages = warning")
         .await
