@@ -143,11 +143,11 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
             match msg {
                 Message::Begin { commit_time, .. } => decoder.begin(commit_time),
                 Message::Relation(r) => decoder.relation(r).await?,
-                Message::Insert { rel, new } => decoder.row(rel, "INSERT", Some(&new), None).await,
+                Message::Insert { rel, new } => decoder.row(rel, "INSERT", Some(&new), None),
                 Message::Update { rel, old, new } => {
-                    decoder.row(rel, "UPDATE", Some(&new), old.as_deref()).await
+                    decoder.row(rel, "UPDATE", Some(&new), old.as_deref())
                 }
-                Message::Delete { rel, old } => decoder.row(rel, "DELETE", None, Some(&old)).await,
+                Message::Delete { rel, old } => decoder.row(rel, "DELETE", None, Some(&old)),
                 Message::Commit { .. } => {
                     if let Some(t) = decoder.commit()
                         && !t.changes.is_empty()

@@ -141,13 +141,13 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
         })
         .collect();
     let list = format!("[{}]", list.join(","));
-    let pk = change.get("pk").cloned().unwrap_or(Value::Null);
+    let row_identity = change.get("identity").cloned().unwrap_or(Value::Null);
     let c = rt.db.get().await?;
     let visible: Vec<i32> = c
         .query_one(
             "SELECT realtime.supagate_visible(format('%I.%I', $1::text, $2::text)::regclass, \
              $3, $4, $5::text::jsonb)",
-            &[&schema, &table, &kind, &pk, &list],
+            &[&schema, &table, &kind, &row_identity, &list],
         )
         .await?
         .get(0);
@@ -176,15 +176,20 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
     Ok(())
 }
 
-/// The change as subscribers get it: without the bookkeeping key, limited to the selected
-/// columns (and the primary key) when the binding selects some.
+/// The change as subscribers get it: without delivery's bookkeeping (key columns, identity),
+/// limited to the selected columns (and the key) when the binding selects some.
 fn data(change: &Value, select: Option<&[String]>) -> String {
     let mut d = change.clone();
-    let pk: Vec<String> = d
-        .as_object_mut()
-        .and_then(|o| o.remove("pk"))
-        .and_then(|p| p.as_object().map(|m| m.keys().cloned().collect()))
-        .unwrap_or_default();
+    let mut pk: Vec<String> = Vec::new();
+    if let Some(o) = d.as_object_mut() {
+        o.remove("identity");
+        if let Some(Value::Array(keys)) = o.remove("pk") {
+            pk = keys
+                .into_iter()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect();
+        }
+    }
     if let Some(cols) = select {
         let keep = |name: &str| cols.iter().any(|c| c == name) || pk.iter().any(|k| k == name);
         for key in ["record", "old_record"] {
@@ -207,12 +212,12 @@ mod tests {
     #[test]
     fn selected_columns_keep_the_key() {
         let change = json!({
-            "schema": "public", "table": "t", "type": "UPDATE", "pk": {"id": 1},
+            "schema": "public", "table": "t", "type": "UPDATE", "pk": ["id"], "identity": {"id": "1"},
             "columns": [{"name": "id", "type": "int8"}, {"name": "a", "type": "text"}, {"name": "b", "type": "text"}],
             "record": {"id": 1, "a": "x", "b": "y"}, "old_record": {"id": 1}
         });
         let all: Value = serde_json::from_str(&data(&change, None)).unwrap();
-        assert!(all.get("pk").is_none());
+        assert!(all.get("pk").is_none() && all.get("identity").is_none());
         assert_eq!(all["record"], json!({"id": 1, "a": "x", "b": "y"}));
         let some: Value = serde_json::from_str(&data(&change, Some(&["a".to_string()]))).unwrap();
         assert_eq!(some["record"], json!({"id": 1, "a": "x"}));

@@ -1,6 +1,8 @@
 //! A change as Supabase Realtime sends it, from pgoutput's messages: the record and old
 //! record as `to_jsonb` gives them, the columns with their type names, the commit time, and
-//! what delivery needs (the primary key, whether the table has row level security).
+//! what delivery needs: the key columns (`pk`) and the row's identity (`identity`: the key's
+//! values, or every column's when the table has no key, as PostgreSQL wrote them), by which
+//! delivery finds the row again to ask row level security about it.
 
 use super::pgoutput::{Datum, Relation, Relations};
 use super::values::{self, TypeInfo};
@@ -68,6 +70,78 @@ fn commit_timestamp(micros: i64) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
+/// What delivery needs of a table beyond pgoutput's relation message.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TableInfo {
+    /// Row level security is on.
+    pub rls: bool,
+    /// The primary key's columns (none when the table has no primary key).
+    pub primary: Vec<String>,
+}
+
+impl TableInfo {
+    async fn load(c: &Client, rel: u32) -> Result<TableInfo, RealtimeError> {
+        let row = c
+            .query_opt(
+                "SELECT c.relrowsecurity,
+                        ARRAY(SELECT a.attname::text FROM pg_index i
+                              JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+                              WHERE i.indrelid = c.oid AND i.indisprimary ORDER BY a.attnum)
+                 FROM pg_class c WHERE c.oid = $1",
+                &[&rel],
+            )
+            .await?;
+        Ok(row.map_or_else(TableInfo::default, |r| TableInfo {
+            rls: r.get(0),
+            primary: r.get(1),
+        }))
+    }
+}
+
+/// The columns that name a row: the primary key; without one, the replica identity's index;
+/// none when neither exists (then the identity is the whole row).
+fn key_columns<'r>(rel: &'r Relation, table: &'r TableInfo) -> Vec<&'r str> {
+    if !table.primary.is_empty() {
+        return table.primary.iter().map(String::as_str).collect();
+    }
+    if rel.replica_identity == b'f' {
+        return Vec::new();
+    }
+    rel.columns
+        .iter()
+        .filter(|c| c.key)
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
+/// The row's identity as PostgreSQL wrote it (text, or null): the key columns' values, or every
+/// column's when there is no key. A value the change left out (unchanged TOAST) is taken from
+/// the whole old row when there is one, else left out.
+fn identity(
+    rel: &Relation,
+    keys: &[&str],
+    tuple: &[Datum],
+    whole_old: Option<&[Datum]>,
+) -> Map<String, Value> {
+    rel.columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| keys.is_empty() || keys.contains(&c.name.as_str()))
+        .filter_map(|(i, c)| {
+            let d = match tuple.get(i) {
+                Some(Datum::Unchanged) | None => whole_old.and_then(|o| o.get(i)),
+                d => d,
+            };
+            let v = match d? {
+                Datum::Text(t) => Value::String(t.clone()),
+                Datum::Null => Value::Null,
+                Datum::Unchanged => return None,
+            };
+            Some((c.name.clone(), v))
+        })
+        .collect()
+}
+
 fn record(
     rel: &Relation,
     tuple: &[Datum],
@@ -91,15 +165,15 @@ fn record(
 }
 
 /// The payload Supabase Realtime sends for a change (`ids` are added per subscriber), plus the
-/// primary key and row level security flag delivery needs.
+/// key columns and the row's identity delivery needs.
 fn change(
     rel: &Relation,
+    table: &TableInfo,
     kind: &str,
     new: Option<&[Datum]>,
     old: Option<(&[Datum], bool)>,
     commit_time: i64,
     catalog: &Catalog,
-    rls: bool,
 ) -> Value {
     let columns: Vec<Value> = rel
         .columns
@@ -130,31 +204,19 @@ fn change(
             }
         }
     }
+    let keys = key_columns(rel, table);
     // Deletes cannot be checked against RLS: their old record keeps the key only.
     if kind == "DELETE"
-        && rls
+        && table.rls
         && let Some(o) = old_rec.as_mut()
     {
-        let keys: Vec<&str> = rel
-            .columns
-            .iter()
-            .filter(|c| c.key)
-            .map(|c| c.name.as_str())
-            .collect();
         o.retain(|k, _| keys.contains(&k.as_str()));
     }
-    let key_source = if kind == "DELETE" { &old_rec } else { &rec };
-    let pk: Map<String, Value> = rel
-        .columns
-        .iter()
-        .filter(|c| c.key)
-        .filter_map(|c| {
-            key_source
-                .as_ref()
-                .and_then(|r| r.get(&c.name))
-                .map(|v| (c.name.clone(), v.clone()))
-        })
-        .collect();
+    let whole_old = old.filter(|(_, whole)| *whole).map(|(t, _)| t);
+    let ident = match (new, old) {
+        (Some(t), _) | (None, Some((t, _))) => identity(rel, &keys, t, whole_old),
+        (None, None) => Map::new(),
+    };
     let mut out = json!({
         "schema": rel.schema,
         "table": rel.name,
@@ -162,7 +224,8 @@ fn change(
         "type": kind,
         "columns": columns,
         "errors": null,
-        "pk": pk,
+        "pk": keys,
+        "identity": ident,
     });
     if let Some(r) = rec {
         out["record"] = Value::Object(r);
@@ -173,30 +236,13 @@ fn change(
     out
 }
 
-async fn rls_enabled(c: &Client, cache: &mut HashMap<u32, bool>, rel: u32) -> bool {
-    if let Some(v) = cache.get(&rel) {
-        return *v;
-    }
-    let v = c
-        .query_opt(
-            "SELECT relrowsecurity FROM pg_class WHERE oid = $1",
-            &[&rel],
-        )
-        .await
-        .ok()
-        .flatten()
-        .is_some_and(|r| r.get(0));
-    cache.insert(rel, v);
-    v
-}
-
-/// One peek's decoding: the relations announced so far, which have row level security, and
-/// the transaction being read.
+/// One peek's decoding: the relations announced so far, what delivery needs of their tables,
+/// and the transaction being read.
 pub(crate) struct Decoder<'a> {
     c: &'a Client,
     catalog: &'a mut Catalog,
     relations: Relations,
-    rls: HashMap<u32, bool>,
+    tables: HashMap<u32, TableInfo>,
     open: Option<Txn>,
 }
 
@@ -206,7 +252,7 @@ impl<'a> Decoder<'a> {
             c,
             catalog,
             relations: Relations::default(),
-            rls: HashMap::new(),
+            tables: HashMap::new(),
             open: None,
         }
     }
@@ -221,18 +267,14 @@ impl<'a> Decoder<'a> {
 
     pub async fn relation(&mut self, r: Relation) -> Result<(), RealtimeError> {
         self.catalog.learn(self.c, &r).await?;
+        self.tables
+            .insert(r.id, TableInfo::load(self.c, r.id).await?);
         self.relations.insert(r);
         Ok(())
     }
 
     /// A row change of relation `rel`: its new tuple, and the old key or row when sent.
-    pub async fn row(
-        &mut self,
-        rel: u32,
-        kind: &str,
-        new: Option<&[Datum]>,
-        old: Option<&[Datum]>,
-    ) {
+    pub fn row(&mut self, rel: u32, kind: &str, new: Option<&[Datum]>, old: Option<&[Datum]>) {
         let (Some(txn), Some(r)) = (self.open.as_mut(), self.relations.get(rel)) else {
             return;
         };
@@ -241,15 +283,15 @@ impl<'a> Decoder<'a> {
             return;
         }
         let whole = r.replica_identity == b'f';
-        let on = rls_enabled(self.c, &mut self.rls, rel).await;
+        let none = TableInfo::default();
         txn.changes.push(change(
             r,
+            self.tables.get(&rel).unwrap_or(&none),
             kind,
             new,
             old.map(|o| (o, whole)),
             txn.commit_time,
             self.catalog,
-            on,
         ));
     }
 
@@ -294,46 +336,116 @@ mod tests {
         Datum::Text(v.into())
     }
 
+    fn keyed(rls: bool) -> TableInfo {
+        TableInfo {
+            rls,
+            primary: vec!["id".into()],
+        }
+    }
+
     #[test]
     fn payloads_are_shaped_as_supabase_sends_them() {
         let cat = Catalog::default();
         let r = rel(b'd');
+        let t0 = keyed(false);
         let ins = change(
             &r,
+            &t0,
             "INSERT",
             Some(&[t("1"), t("a"), t("f")]),
             None,
             0,
             &cat,
-            false,
         );
         assert_eq!(ins["record"], json!({"id": 1, "task": "a", "done": false}));
         assert_eq!(ins["commit_timestamp"], "2000-01-01T00:00:00.000Z");
         assert!(ins.get("old_record").is_none());
-        assert_eq!(ins["pk"], json!({"id": 1}));
+        assert_eq!(ins["pk"], json!(["id"]));
+        assert_eq!(ins["identity"], json!({"id": "1"}));
         let up = change(
             &r,
+            &t0,
             "UPDATE",
             Some(&[t("1"), t("b"), Datum::Unchanged]),
             None,
             0,
             &cat,
-            false,
         );
         assert_eq!(up["old_record"], json!({"id": 1}));
         assert_eq!(up["record"], json!({"id": 1, "task": "b"}));
         let full = rel(b'f');
         let old = [t("1"), t("a"), t("t")];
-        let del = change(&full, "DELETE", None, Some((&old, true)), 0, &cat, false);
+        let del = change(&full, &t0, "DELETE", None, Some((&old, true)), 0, &cat);
         assert_eq!(
             del["old_record"],
             json!({"id": 1, "task": "a", "done": true})
         );
-        assert_eq!(del["pk"], json!({"id": 1}));
-        let del_rls = change(&full, "DELETE", None, Some((&old, true)), 0, &cat, true);
+        assert_eq!(del["pk"], json!(["id"]));
+        let del_rls = change(
+            &full,
+            &keyed(true),
+            "DELETE",
+            None,
+            Some((&old, true)),
+            0,
+            &cat,
+        );
         assert_eq!(del_rls["old_record"], json!({"id": 1}));
         let key = [t("1"), Datum::Null, Datum::Null];
-        let del_key = change(&r, "DELETE", None, Some((&key, false)), 0, &cat, false);
+        let del_key = change(&r, &t0, "DELETE", None, Some((&key, false)), 0, &cat);
         assert_eq!(del_key["old_record"], json!({"id": 1}));
+    }
+
+    #[test]
+    fn replica_identity_full_names_the_row_by_its_primary_key() {
+        let cat = Catalog::default();
+        let full = rel(b'f');
+        // pgoutput flags every column of a replica identity full table as part of the key.
+        let mut flagged = full.clone();
+        for c in &mut flagged.columns {
+            c.key = true;
+        }
+        let row = [t("7"), Datum::Null, t("f")];
+        let ins = change(&flagged, &keyed(true), "INSERT", Some(&row), None, 0, &cat);
+        assert_eq!(ins["pk"], json!(["id"]));
+        assert_eq!(ins["identity"], json!({"id": "7"}));
+        // Without a primary key the whole row names it, nulls included, as PostgreSQL wrote it.
+        let bare = TableInfo::default();
+        let ins = change(&flagged, &bare, "INSERT", Some(&row), None, 0, &cat);
+        assert_eq!(ins["pk"], json!([]));
+        assert_eq!(
+            ins["identity"],
+            json!({"id": "7", "task": null, "done": "f"})
+        );
+        // An unchanged TOASTed value comes from the whole old row.
+        let old = [t("7"), t("long text"), t("f")];
+        let new = [t("7"), Datum::Unchanged, t("t")];
+        let up = change(
+            &flagged,
+            &bare,
+            "UPDATE",
+            Some(&new),
+            Some((&old, true)),
+            0,
+            &cat,
+        );
+        assert_eq!(
+            up["identity"],
+            json!({"id": "7", "task": "long text", "done": "t"})
+        );
+        // Deletes under RLS keep nothing but the key: none without one.
+        let del = change(
+            &flagged,
+            &TableInfo {
+                rls: true,
+                primary: vec![],
+            },
+            "DELETE",
+            None,
+            Some((&old, true)),
+            0,
+            &cat,
+        );
+        assert_eq!(del["old_record"], json!({}));
     }
 }

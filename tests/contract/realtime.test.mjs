@@ -175,6 +175,41 @@ test('row level security decides who hears of a change', async () => {
   assert.deepEqual(heard, { alice: ['alice only'], bob: ['bob only'], anon: [] })
 })
 
+test('replica identity full with NULL columns: changes reach their owner only, keyed or not', async () => {
+  const [ann, ben] = [await user(), await user()]
+  const heard = { ann: [], ben: [] }
+  const watch = (u, who) =>
+    subscribeChanges(
+      u.c
+        .channel(`identity-${who}`)
+        .on('postgres_changes', { event: '*', schema: 'public', table: 'tasks' }, (p) =>
+          heard[who].push(`${p.eventType} task ${p.new.title ?? ''}`),
+        )
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'readings' }, (p) =>
+          heard[who].push(`INSERT reading ${p.new.sensor} ${p.new.value}`),
+        ),
+    )
+  await Promise.all([watch(ann, 'ann'), watch(ben, 'ben')])
+  // due and details stay NULL; the whole row is the replica identity.
+  const { data: task, error } = await ann.c.from('tasks').insert({ title: 'water the ferns' }).select().single()
+  assert.equal(error, null)
+  assert.equal(task.due, null)
+  assert.equal((await ann.c.from('tasks').update({ title: 'water the ficus' }).eq('id', task.id)).error, null)
+  assert.equal((await ben.c.from('tasks').insert({ title: 'ben', details: { n: 1 } })).error, null)
+  // Without a primary key, NULLs, a float and json included.
+  const reading = { sensor: 'greenhouse', value: 0.1, taken_at: null, raw: { a: [1, 2] } }
+  assert.equal((await ann.c.from('readings').insert(reading)).error, null)
+  assert.equal((await ann.c.from('readings').insert({ sensor: 'empty', value: null })).error, null)
+  await until(() => heard.ann.length === 4 && heard.ben.length === 1, 'each owner hearing of their changes')
+  assert.deepEqual(heard.ann, [
+    'INSERT task water the ferns',
+    'UPDATE task water the ficus',
+    'INSERT reading greenhouse 0.1',
+    'INSERT reading empty null',
+  ])
+  assert.deepEqual(heard.ben, ['INSERT task ben'])
+})
+
 test('broadcast between two clients honours self and ack', async () => {
   const [a, b] = [rt(), rt()]
   const gotA = []
