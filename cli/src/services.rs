@@ -4,6 +4,10 @@
 use auth::jwt::JwtKeys;
 use gateway::config::Config;
 
+/// The hourly e-mail limit the Supabase CLI gives GoTrue when mail is caught locally
+/// (`GOTRUE_RATE_LIMIT_EMAIL_SENT=360000`).
+const CAUGHT_EMAIL_PER_HOUR: u32 = 360_000;
+
 /// The auth crate's view of `[auth]`.
 pub fn auth_config(config: &Config, keys: &JwtKeys) -> auth::AuthConfig {
     let public_url = config.api_external_url.as_deref();
@@ -33,7 +37,13 @@ pub fn auth_config(config: &Config, keys: &JwtKeys) -> auth::AuthConfig {
         max_frequency: a.email.max_frequency as i64,
         otp_length: a.email.otp_length,
         otp_expiry: a.email.otp_expiry as i64,
-        email_sent_per_hour: a.rate_limit.email_sent,
+        // As the CLI's local stack: `[auth.rate_limit] email_sent` limits mail that leaves through
+        // `[auth.email.smtp]`; caught mail reaches nobody, so it passes at GoTrue's local rate.
+        email_sent_per_hour: if a.email.smtp.is_some() {
+            a.rate_limit.email_sent
+        } else {
+            CAUGHT_EMAIL_PER_HOUR
+        },
         rotation: a.enable_refresh_token_rotation,
         refresh_reuse_interval: a.refresh_token_reuse_interval,
         mfa: a.mfa.clone(),

@@ -296,3 +296,47 @@ sender_name = "Bluebell"
     let queued = gw.sql("SELECT has_function_privilege('service_role', 'supagate.send_mail(text, text, text)', 'execute'), has_function_privilege('anon', 'supagate.send_mail(text, text, text)', 'execute')").await;
     assert_eq!(queued, vec![vec![Some("f".into()), Some("f".into())]]);
 }
+
+/// Sign-ups with confirmations on: the mailed confirmation counts against the hourly e-mail
+/// limit. `[auth.rate_limit] email_sent` is 2 by default.
+async fn three_sign_ups(gw: &Gateway) -> Vec<support::Reply> {
+    let mut out = Vec::new();
+    for who in ["ada", "bea", "cy"] {
+        let body = json!({"email": format!("{who}@example.com"), "password": "secret123"});
+        out.push(post(gw, "/auth/v1/signup", body).await);
+    }
+    out
+}
+
+#[tokio::test]
+async fn caught_mail_passes_at_the_local_rate_and_smtp_mail_at_the_configured_one() {
+    const CONFIRM: &str = "[auth.email]\nenable_confirmations = true\n";
+    // Caught: as the CLI's local stack, no hourly limit a test suite would meet.
+    let dir = scratch_project(&[("supabase/config.toml", CONFIRM)]);
+    let gw = start_project(&dir, &[]);
+    for r in three_sign_ups(&gw).await {
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    let mailpit = &gw.status["MAILPIT_URL"];
+    let listed: Value = reqwest::get(format!("{mailpit}/api/v1/messages"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["total"], 3, "{listed}");
+
+    // Sent by SMTP: the configured limit holds.
+    let (port, mails) = smtp_server().await;
+    let smtp = format!(
+        "{CONFIRM}[auth.email.smtp]\nhost = \"127.0.0.1\"\nport = {port}\nadmin_email = \"shop@example.com\"\n"
+    );
+    let dir = scratch_project(&[("supabase/config.toml", smtp.as_str())]);
+    let gw = start_project(&dir, &[]);
+    let replies = three_sign_ups(&gw).await;
+    assert_eq!(replies[0].status, 200, "{}", replies[0].text);
+    assert_eq!(replies[1].status, 200, "{}", replies[1].text);
+    assert_eq!(replies[2].status, 429, "{}", replies[2].text);
+    assert_eq!(replies[2].json()["code"], "over_email_send_rate_limit");
+    assert_eq!(mails.lock().unwrap().len(), 2);
+}
