@@ -18,13 +18,16 @@ ensure_postgres() {
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || apt_install postgresql
 }
 
-# PostGIS for the PostgreSQL that is installed (the REST tests' GeoJSON responses need it).
-ensure_postgis() {
-  local bin major
+# Extensions from the distribution for the newest PostgreSQL installed: PostGIS (the REST tests'
+# GeoJSON responses) and pgTAP (database tests as `supabase test db` runs them).
+ensure_pg_extensions() {
+  local bin major missing=()
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   [ -n "$bin" ] || return 0
   major=$(basename "$(dirname "$bin")")
-  [ -f "/usr/share/postgresql/$major/extension/postgis.control" ] || apt_install "postgresql-$major-postgis-3"
+  [ -f "/usr/share/postgresql/$major/extension/postgis.control" ] || missing+=("postgresql-$major-postgis-3")
+  [ -f "/usr/share/postgresql/$major/extension/pgtap.control" ] || missing+=("postgresql-$major-pgtap")
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 }
 
 ensure_chromium() {

@@ -294,6 +294,14 @@ impl Gateway {
         )
     }
 
+    /// Stops the gateway as closing its stdin does, and waits until it (and the PostgreSQL it
+    /// runs) exited: its data directory is free for the next one.
+    pub fn stop(self) {
+        drop(self._stdin);
+        let mut child = self._child.into_inner().unwrap_or_else(|e| e.into_inner());
+        let _ = child.wait();
+    }
+
     /// The gateway process.
     pub fn pid(&self) -> u32 {
         self._child.lock().unwrap().id()

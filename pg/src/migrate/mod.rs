@@ -141,8 +141,12 @@ pub async fn migrate_in_place(
     db: &Database,
     seed: bool,
 ) -> Result<Vec<String>, MigrateError> {
-    let mut applied = platform::apply(c).await?;
-    platform::settings(c, proj, db.api_password.as_deref()).await?;
+    let platform = platform::apply(c).await?;
+    if platform.fresh {
+        platform::api_privileges(c, proj).await?;
+    }
+    let mut applied = platform.migrations;
+    platform::settings(c, db.api_password.as_deref()).await?;
     if proj.config.db.migrations_enabled {
         applied.extend(project::apply_migrations(c, proj).await?);
     }

@@ -28,7 +28,45 @@ pub async fn is_fresh(c: &Client) -> Result<bool, MigrateError> {
     .get(0))
 }
 
-pub async fn apply(c: &mut Client) -> Result<Vec<String>, MigrateError> {
+/// Makes `supabase_admin` what it is in a Supabase database, the superuser the platform's
+/// objects and extensions belong to, where this login may (a superuser's).
+const ADMIN_ROLE: &str = "DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'supabase_admin') THEN
+    CREATE ROLE supabase_admin NOLOGIN;
+  END IF;
+  IF (SELECT rolsuper FROM pg_roles WHERE rolname = session_user)
+     AND NOT (SELECT rolsuper FROM pg_roles WHERE rolname = 'supabase_admin') THEN
+    ALTER ROLE supabase_admin SUPERUSER CREATEDB CREATEROLE REPLICATION BYPASSRLS;
+  END IF;
+END
+$$";
+
+/// Whether this login can run platform migrations as a superuser `supabase_admin` (on a
+/// server where it cannot, they run as the login itself).
+async fn as_supabase_admin(c: &Client) -> Result<bool, MigrateError> {
+    c.batch_execute(ADMIN_ROLE).await?;
+    Ok(c.query_one(
+        "SELECT coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = 'supabase_admin'), false)
+                AND ((SELECT rolsuper FROM pg_roles WHERE rolname = session_user)
+                     OR pg_has_role(session_user, 'supabase_admin', 'MEMBER'))",
+        &[],
+    )
+    .await?
+    .get(0))
+}
+
+/// What `apply` did.
+pub struct Applied {
+    /// The database had no platform yet: it was set up now.
+    pub fresh: bool,
+    pub migrations: Vec<String>,
+}
+
+/// Applies the platform migrations the database has not had, in order, each in a transaction
+/// of its own, as `supabase_admin` where possible.
+pub async fn apply(c: &mut Client) -> Result<Applied, MigrateError> {
+    let fresh = is_fresh(c).await?;
     let old_layout: bool = c
         .query_one("SELECT to_regclass('supagate.migrations') IS NOT NULL", &[])
         .await?
@@ -59,6 +97,7 @@ pub async fn apply(c: &mut Client) -> Result<Vec<String>, MigrateError> {
         .map(|r| (r.get(0), r.get(1)))
         .collect();
     let mut applied = Vec::new();
+    let mut as_admin = None;
     for (name, sql) in PLATFORM_MIGRATIONS {
         let checksum = sha256_hex(sql.as_bytes());
         if let Some((_, old)) = done.iter().find(|(n, _)| n == name) {
@@ -69,7 +108,14 @@ pub async fn apply(c: &mut Client) -> Result<Vec<String>, MigrateError> {
             }
             continue;
         }
+        let admin = match as_admin {
+            Some(a) => a,
+            None => *as_admin.insert(as_supabase_admin(c).await?),
+        };
         let tx = c.transaction().await?;
+        if admin {
+            tx.batch_execute("SET LOCAL ROLE supabase_admin").await?;
+        }
         if let Err(e) = tx.batch_execute(sql).await {
             let message = super::describe_db_error(&e, Some(sql));
             let _ = tx.rollback().await;
@@ -86,30 +132,36 @@ pub async fn apply(c: &mut Client) -> Result<Vec<String>, MigrateError> {
         tx.commit().await?;
         applied.push(format!("platform {name}"));
     }
-    Ok(applied)
+    Ok(Applied {
+        fresh,
+        migrations: applied,
+    })
 }
 
-/// Settings that belong to the database (so they are set again on every clone): the search_path
-/// migrations and seeds expect, the default privileges `[api] auto_expose_new_tables` asks for,
-/// and the API login's password on servers reached with one.
-pub async fn settings(
-    c: &Client,
-    project: &Project,
-    api_password: Option<&str>,
-) -> Result<(), MigrateError> {
-    let db: String = c.query_one("SELECT current_database()", &[]).await?.get(0);
-    let expose = if project.config.api.auto_expose_new_tables {
-        "GRANT ALL ON TABLES TO anon, authenticated, service_role;
+/// The API roles' default privileges on what the project creates in `public`, set once, when
+/// the database is set up (as the Supabase CLI's `start` and `db reset` do), by the role that
+/// runs the project's migrations: `[api] auto_expose_new_tables = false` leaves them out.
+/// Never again afterwards, so what the project's migrations decide stands.
+pub async fn api_privileges(c: &Client, project: &Project) -> Result<(), MigrateError> {
+    if !project.config.api.auto_expose_new_tables {
+        return Ok(());
+    }
+    c.batch_execute(
+        "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO anon, authenticated, service_role;
          ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
-         ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT EXECUTE ON FUNCTIONS TO anon, authenticated, service_role"
-    } else {
-        "REVOKE ALL ON TABLES FROM anon, authenticated, service_role;
-         ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON SEQUENCES FROM anon, authenticated, service_role;
-         ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE EXECUTE ON FUNCTIONS FROM anon, authenticated, service_role"
-    };
+         ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON FUNCTIONS TO anon, authenticated, service_role",
+    )
+    .await?;
+    Ok(())
+}
+
+/// Settings kept outside the database's own catalog (so they are set again on every clone):
+/// the search_path migrations and seeds expect, and the API login's password on servers
+/// reached with one.
+pub async fn settings(c: &Client, api_password: Option<&str>) -> Result<(), MigrateError> {
+    let db: String = c.query_one("SELECT current_database()", &[]).await?.get(0);
     let mut sql = format!(
-        "ALTER DATABASE {} SET search_path = \"$user\", public, extensions;
-         ALTER DEFAULT PRIVILEGES IN SCHEMA public {expose};",
+        "ALTER DATABASE {} SET search_path = \"$user\", public, extensions;",
         quote_ident(&db)
     );
     if let Some(pw) = api_password {

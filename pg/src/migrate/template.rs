@@ -174,7 +174,7 @@ pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), M
         ))
         .await?;
     let c = connect(&db.admin).await.map_err(MigrateError::Other)?;
-    super::platform::settings(&c, project, db.api_password.as_deref()).await?;
+    super::platform::settings(&c, db.api_password.as_deref()).await?;
     if slot {
         crate::replication::prepare_slot(&c)
             .await
