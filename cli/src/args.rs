@@ -92,6 +92,8 @@ pub enum Output {
     Pretty,
     Env,
     Json,
+    Toml,
+    Yaml,
 }
 
 /// Flags override config.toml, which overrides the CLI's defaults.

@@ -53,6 +53,68 @@ async fn status_gen_types_and_db_reset_of_a_running_project() {
     }
     let env = gw.command(&root, &["status", "-o", "env"]);
     assert!(String::from_utf8_lossy(&env.stdout).contains(&format!("API_URL=\"{}\"", gw.url)));
+    let toml = gw.command(&root, &["status", "-o", "toml"]);
+    let toml: std::collections::BTreeMap<String, String> =
+        toml::from_str(&String::from_utf8_lossy(&toml.stdout)).unwrap();
+    assert_eq!(toml, gw.status);
+    let yaml = gw.command(&root, &["status", "-o", "yaml"]);
+    let yaml: std::collections::BTreeMap<String, String> = String::from_utf8_lossy(&yaml.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(yaml, gw.status);
+
+    // The tables, read the ways real setup scripts read the CLI's: cells split on "│" …
+    let pretty = gw.command(&root, &["status"]);
+    assert!(pretty.status.success(), "{}", text(&pretty));
+    assert!(
+        String::from_utf8_lossy(&pretty.stderr).contains("local development setup is running.")
+    );
+    let tables = String::from_utf8_lossy(&pretty.stdout).to_string();
+    assert!(!tables.contains('\x1b'), "no colours off a terminal");
+    let cell = |label: &str| {
+        tables.lines().find_map(|l| {
+            let cells: Vec<&str> = l
+                .split('│')
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect();
+            (cells.len() == 2 && cells[0] == label).then(|| cells[1].to_string())
+        })
+    };
+    for (label, key) in [
+        ("Project URL", "API_URL"),
+        ("REST", "REST_URL"),
+        ("URL", "DB_URL"),
+        ("Mailpit", "MAILPIT_URL"),
+        ("Publishable", "PUBLISHABLE_KEY"),
+        ("Secret", "SECRET_KEY"),
+    ] {
+        assert_eq!(cell(label).as_ref(), status.get(key), "{label}\n{tables}");
+    }
+    // … and with awk.
+    let mut awk = Command::new("awk")
+        .args([
+            "-F",
+            "│",
+            "/│ Publishable/ { gsub(/ /, \"\", $3); print $3 }",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    awk.stdin
+        .take()
+        .unwrap()
+        .write_all(tables.as_bytes())
+        .unwrap();
+    let key = awk.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&key.stdout).trim(),
+        status["PUBLISHABLE_KEY"]
+    );
 
     // The committed types of the shop's front end are what the schema generates.
     let types = gw.command(&root, &["gen", "types", "typescript", "--local"]);

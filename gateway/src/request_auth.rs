@@ -2,16 +2,9 @@
 //! gateway reads them, the JWT verified, the role taken from its `role` claim.
 
 use actix_web::HttpRequest;
-use auth::jwt::{JwtError, JwtKeys};
+use auth::jwt::{API_ROLES, CLI_PUBLISHABLE_KEY, CLI_SECRET_KEY, JwtError, JwtKeys};
 use query_engine::ApiError;
 use serde_json::Value;
-
-/// Roles a token may ask for; the database also checks that the gateway's login may switch to them.
-pub const API_ROLES: [&str; 3] = ["anon", "authenticated", "service_role"];
-
-/// The Supabase CLI's default opaque keys, accepted beside the JWT keys.
-pub const CLI_PUBLISHABLE_KEY: &str = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
-pub const CLI_SECRET_KEY: &str = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz";
 
 #[derive(Debug, Clone)]
 pub struct Identity {

@@ -4,6 +4,7 @@ pub mod codegen;
 pub mod db;
 pub mod start;
 pub mod status;
+mod tables;
 pub mod users;
 
 use gateway::config::Config;

@@ -275,16 +275,17 @@ async fn serve_api(
     match output {
         Some(o) => status::print(&values, o, true),
         None => {
-            println!(
-                "supagate {} is running {}.\n",
+            // As the CLI: the news on stderr, the tables setup scripts parse on stdout.
+            eprintln!(
+                "Started supagate {} local development setup for {}.\n",
                 env!("CARGO_PKG_VERSION"),
                 cfg.project.name()
             );
             status::print(&values, Output::Pretty, false);
             if cfg.site_dir.is_some() {
-                println!("{:>16}: {api}/", "Site");
+                println!("The site is served at {api}/\n");
             }
-            println!("\nPress Ctrl-C to stop.");
+            eprintln!("Press Ctrl-C to stop.");
         }
     }
     let _ = std::io::stdout().flush();

@@ -1,10 +1,12 @@
 //! `status` and `stop`, and the values both print: the URLs and keys of a running project under
 //! the Supabase CLI's names. A running gateway keeps them in its data directory.
 
+use super::tables::{self, Group, Kind};
 use crate::args::Output;
 use gateway::config::Config;
 use pg::database::owner_pid as gateway_pid;
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -65,6 +67,69 @@ pub fn remove_state(data: &Path) {
     let _ = std::fs::remove_file(state_file(data));
 }
 
+/// The groups of tables the CLI's `status` and `start` print, from the values.
+fn groups(v: &Values) -> Vec<Group<'_>> {
+    let get = |k: &str| v.get(k).map(String::as_str);
+    // With a JWT secret of its own a project has no opaque keys (they are the CLI's demo keys):
+    // its JWT keys take their place.
+    let keys = if v.contains_key("PUBLISHABLE_KEY") {
+        vec![
+            ("Publishable", get("PUBLISHABLE_KEY"), Kind::Key),
+            ("Secret", get("SECRET_KEY"), Kind::Key),
+        ]
+    } else {
+        vec![
+            ("Anon key", get("ANON_KEY"), Kind::Key),
+            ("Service role key", get("SERVICE_ROLE_KEY"), Kind::Key),
+        ]
+    };
+    vec![
+        Group {
+            name: "🔧 Development Tools",
+            rows: vec![
+                ("Studio", get("STUDIO_URL"), Kind::Link),
+                ("Mailpit", get("MAILPIT_URL"), Kind::Link),
+                ("MCP", get("MCP_URL"), Kind::Link),
+            ],
+        },
+        Group {
+            name: "🌐 APIs",
+            rows: vec![
+                ("Project URL", get("API_URL"), Kind::Link),
+                ("REST", get("REST_URL"), Kind::Link),
+                ("GraphQL", get("GRAPHQL_URL"), Kind::Link),
+                ("Edge Functions", get("FUNCTIONS_URL"), Kind::Link),
+            ],
+        },
+        Group {
+            name: "⛁ Database",
+            rows: vec![("URL", get("DB_URL"), Kind::Link)],
+        },
+        Group {
+            name: "🔑 Authentication Keys",
+            rows: keys,
+        },
+        Group {
+            name: "📦 Storage (S3)",
+            rows: vec![
+                ("URL", get("STORAGE_S3_URL"), Kind::Link),
+                ("Access Key", get("S3_PROTOCOL_ACCESS_KEY_ID"), Kind::Key),
+                (
+                    "Secret Key",
+                    get("S3_PROTOCOL_ACCESS_KEY_SECRET"),
+                    Kind::Key,
+                ),
+                ("Region", get("S3_PROTOCOL_REGION"), Kind::Text),
+            ],
+        },
+    ]
+}
+
+/// Whether stdout is a terminal that takes colours (as lipgloss decides for the CLI).
+fn colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
 /// Prints the values as the CLI's `status -o …` does; `line`: JSON on one line.
 pub fn print(values: &Values, output: Output, line: bool) {
     match output {
@@ -75,24 +140,30 @@ pub fn print(values: &Values, output: Output, line: bool) {
         }
         Output::Json if line => println!("{}", serde_json::to_string(values).expect("json")),
         Output::Json => println!("{}", serde_json::to_string_pretty(values).expect("json")),
-        Output::Pretty => {
-            let rows = [
-                ("API URL", "API_URL"),
-                ("REST URL", "REST_URL"),
-                ("DB URL", "DB_URL"),
-                ("Mailpit URL", "MAILPIT_URL"),
-                ("Publishable key", "PUBLISHABLE_KEY"),
-                ("Secret key", "SECRET_KEY"),
-                ("JWT secret", "JWT_SECRET"),
-                ("anon key", "ANON_KEY"),
-                ("service_role key", "SERVICE_ROLE_KEY"),
-            ];
-            for (label, name) in rows {
-                if let Some(v) = values.get(name) {
-                    println!("{label:>16}: {v}");
-                }
+        Output::Toml => print!("{}", toml::to_string(values).expect("toml")),
+        Output::Yaml => {
+            for (k, v) in values {
+                println!("{k}: {}", yaml_scalar(v));
             }
         }
+        Output::Pretty => print!("{}", tables::render(&groups(values), colour())),
+    }
+}
+
+/// A string as YAML writes it: plain when it reads back as the same string, else quoted.
+fn yaml_scalar(v: &str) -> String {
+    let plain = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@?=&%+~".contains(c))
+        && v.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !matches!(
+            v.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "y" | "n"
+        );
+    if plain {
+        v.to_string()
+    } else {
+        serde_json::to_string(v).expect("string")
     }
 }
 
@@ -107,6 +178,9 @@ pub fn status(cfg: &Config, output: Output) -> Result<(), String> {
     let text = std::fs::read_to_string(state_file(&cfg.data_dir)).map_err(|_| not_running())?;
     let values: Values =
         serde_json::from_str(&text).map_err(|e| format!("unreadable status file: {e}"))?;
+    if output == Output::Pretty {
+        eprintln!("supagate local development setup is running.\n");
+    }
     print(&values, output, false);
     Ok(())
 }
