@@ -26,9 +26,16 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
             .collect(),
         None => p.api.schemas.clone(),
     };
-    if schemas.is_empty() {
-        return Err("no schema to expose: give at least one in [api] schemas".into());
-    }
+    let schemas = if schemas.is_empty() {
+        // Older CLI templates wrote `schemas = []` under "public and storage are always
+        // included"; such projects meant the default.
+        tracing::warn!(
+            "[api] schemas is empty: exposing public and graphql_public, as the CLI's defaults"
+        );
+        vec!["public".to_string(), "graphql_public".to_string()]
+    } else {
+        schemas
+    };
     if let Some(e) = flags.jwt_expiry
         && !(30..=604_800).contains(&e)
     {

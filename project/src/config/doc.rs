@@ -20,11 +20,21 @@ fn key_of(path: &[&str]) -> String {
 }
 
 impl Doc<'_> {
+    /// A bad value's error; one that came from `env(NAME)` says so, or that NAME is not set.
     pub(crate) fn err(&self, path: &[&str], reason: impl Into<String>) -> ConfigError {
+        let mut reason = reason.into();
+        if let Some(Value::String(raw)) = self.lookup(path)
+            && let Some(name) = env_reference(raw)
+        {
+            match (self.env)(name) {
+                Some(_) => reason.push_str(&format!(" (from the environment variable {name})")),
+                None => reason.push_str(&format!(" (the environment variable {name} is not set)")),
+            }
+        }
         ConfigError::Value {
             file: self.file.to_path_buf(),
             key: key_of(path),
-            reason: reason.into(),
+            reason,
         }
     }
 
@@ -85,13 +95,13 @@ impl Doc<'_> {
         };
         match v {
             Some(i) if (min..=max).contains(&i) => Ok(i),
-            _ => Err(self.err(
-                path,
-                format!(
-                    "expected a whole number from {min} to {max}, got {}",
-                    self.lookup(path).map(|v| v.to_string()).unwrap_or_default()
-                ),
-            )),
+            _ => {
+                let got = self.take(path).map(|v| v.to_string()).unwrap_or_default();
+                Err(self.err(
+                    path,
+                    format!("expected a whole number from {min} to {max}, got {got}"),
+                ))
+            }
         }
     }
 

@@ -467,6 +467,63 @@ mod tests {
     }
 
     #[test]
+    fn env_reads_into_every_kind_of_field() {
+        let env = |name: &str| {
+            [
+                ("PORT", "6100"),
+                ("ROWS", "25"),
+                ("OFF", "false"),
+                ("FREQ", "2s"),
+                ("SIZE", "5MiB"),
+                ("SCHEMA", "api"),
+            ]
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+        };
+        let text = r#"
+            [api]
+            port = "env(PORT)"
+            max_rows = "env(ROWS)"
+            schemas = ["public", "env(SCHEMA)"]
+            [auth]
+            enable_signup = "env(OFF)"
+            [auth.email]
+            max_frequency = "env(FREQ)"
+            [storage]
+            file_size_limit = "env(SIZE)"
+        "#;
+        let c = Config::parse(Path::new("supabase/config.toml"), text, &env)
+            .unwrap()
+            .config;
+        assert_eq!((c.api.port, c.api.max_rows), (6100, 25));
+        assert_eq!(c.api.schemas, ["public", "api"]);
+        assert!(!c.auth.enable_signup);
+        assert_eq!(c.auth.email.max_frequency, 2);
+        assert_eq!(c.storage.file_size_limit, 5 * 1024 * 1024);
+        let cases = [
+            (
+                "[api]\nport = \"env(NOPE)\"",
+                "the environment variable NOPE is not set",
+            ),
+            (
+                "[api]\nport = \"env(FREQ)\"",
+                "got \"2s\" (from the environment variable FREQ)",
+            ),
+            (
+                "[auth]\nenable_signup = \"env(PORT)\"",
+                "from the environment variable PORT",
+            ),
+        ];
+        for (text, says) in cases {
+            let e = Config::parse(Path::new("supabase/config.toml"), text, &env)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{text} → {e}");
+        }
+    }
+
+    #[test]
     fn bad_values_name_the_file_key_and_reason() {
         let cases = [
             ("[api]\nport = \"abc\"", "api.port", "whole number"),
