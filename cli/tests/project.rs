@@ -160,7 +160,15 @@ async fn an_empty_project_has_the_platform_and_no_public_table() {
     let rows = gw
         .sql("SELECT string_agg(extname, ',' ORDER BY extname) FROM pg_extension WHERE extnamespace = 'extensions'::regnamespace")
         .await;
-    assert_eq!(rows[0][0].as_deref(), Some("pgcrypto,uuid-ossp"));
+    assert_eq!(rows[0][0].as_deref(), Some("pg_net,pgcrypto,uuid-ossp"));
+    // Database webhooks and Vault, as a Supabase database has them from the start.
+    let rows = gw
+        .sql(
+            "SELECT to_regprocedure('supabase_functions.http_request()') IS NOT NULL,
+                     to_regclass('vault.decrypted_secrets') IS NOT NULL",
+        )
+        .await;
+    assert_eq!(rows[0], [Some("t".to_string()), Some("t".to_string())]);
     for role in [
         "anon",
         "authenticated",

@@ -62,7 +62,7 @@ async fn tls_server(dir: &Path) -> TlsServer {
     std::fs::create_dir_all(dir).unwrap();
     let (ca, cert, key) = certificates("supagate test CA", &["localhost"]);
     let port = free_port();
-    let bin = pg::embedded::find_binaries(None).expect("PostgreSQL's server programs");
+    let bin = pg::embedded::find_binaries(None, None, None).expect("PostgreSQL's server programs");
     let files = dir.join("tls");
     std::fs::create_dir_all(&files).unwrap();
     let (cert_file, key_file, ca_file) = (

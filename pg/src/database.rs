@@ -16,6 +16,10 @@ pub struct DbSettings<'a> {
     pub db_port: u16,
     /// Extra `name=value` settings of the embedded cluster.
     pub pg_settings: &'a str,
+    /// `[db] major_version`: the PostgreSQL to run when several are installed.
+    pub major_version: Option<u32>,
+    /// The project uses pg_cron: the embedded cluster preloads it.
+    pub cron: bool,
 }
 
 pub struct Database {
@@ -67,11 +71,13 @@ impl Database {
         if let Some(url) = s.database_url {
             return Self::external(url);
         }
-        let bin = embedded::find_binaries(s.pg_bin_dir).map_err(|e| e.to_string())?;
         let data = s.data_dir;
+        let bin =
+            embedded::find_binaries(s.pg_bin_dir, s.major_version, EmbeddedPg::data_major(data))
+                .map_err(|e| e.to_string())?;
         std::fs::create_dir_all(data)
             .map_err(|e| format!("cannot create {}: {e}", data.display()))?;
-        let pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
+        let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
         pg.ensure_initialized().await.map_err(|e| e.to_string())?;
         let owner = owner_pid(data).filter(|p| *p != std::process::id());
         if !serving
@@ -89,6 +95,7 @@ impl Database {
                 data.display()
             ));
         }
+        pg.install(s.cron).map_err(|e| e.to_string())?;
         pg.start().await.map_err(|e| e.to_string())?;
         if serving {
             write_pid(data)?;

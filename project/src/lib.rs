@@ -261,6 +261,19 @@ impl Project {
         Ok(path)
     }
 
+    /// Whether the project's migrations or seeds mention `word` (case-insensitively): how
+    /// supagate tells that a project uses pg_cron before its database exists.
+    pub fn mentions(&self, word: &str) -> bool {
+        let word = word.to_ascii_lowercase();
+        let migrations = self.migrations().map(|(m, _)| m).unwrap_or_default();
+        let seeds = self.seed_files().map(|(s, _)| s).unwrap_or_default();
+        migrations
+            .iter()
+            .map(|m| &m.sql)
+            .chain(seeds.iter().map(|s| &s.sql))
+            .any(|sql| sql.to_ascii_lowercase().contains(&word))
+    }
+
     /// A digest of everything a database built from this project depends on: its migrations,
     /// seeds and bucket settings.
     pub fn fingerprint(&self) -> Result<String, ProjectError> {
@@ -281,6 +294,10 @@ impl Project {
         }
         all.push_str(&format!("b:{:?}\n", self.config.storage.buckets));
         all.push_str(&format!("x:{}\n", self.config.api.auto_expose_new_tables));
+        all.push_str(&format!(
+            "v:{}\n",
+            sha256_hex(format!("{:?}", self.config.db.vault).as_bytes())
+        ));
         Ok(sha256_hex(all.as_bytes()))
     }
 }

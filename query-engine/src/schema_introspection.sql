@@ -14,8 +14,14 @@ cols AS (
            -- generated column, else the column default.
            'default', CASE
              WHEN t.typbasetype <> 0 AND d.adbin IS NULL THEN pg_get_expr(t.typdefaultbin, 0)
+             -- (The sequence found by its dependency, not by name: a name lookup needs USAGE
+             -- on the schema, which an app may have revoked from everyone but the API roles.)
              WHEN a.attidentity = 'd' THEN
-               format('nextval(%L)', pg_get_serial_sequence(a.attrelid::regclass::text, a.attname)::regclass)
+               (SELECT format('nextval(%L)', s.oid::regclass)
+                FROM pg_depend dep JOIN pg_class s ON s.oid = dep.objid AND s.relkind = 'S'
+                WHERE dep.classid = 'pg_class'::regclass AND dep.refclassid = 'pg_class'::regclass
+                  AND dep.refobjid = a.attrelid AND dep.refobjsubid = a.attnum
+                  AND dep.deptype = 'i')
              WHEN a.attgenerated = 's' THEN NULL
              ELSE pg_get_expr(d.adbin, d.adrelid)
            END,

@@ -13,7 +13,7 @@ use std::time::Duration;
 pub enum SchemaError {
     #[error("the API login cannot connect: {0}")]
     Connect(#[from] pg::DbError),
-    #[error("cannot load the schema cache: {0}")]
+    #[error("cannot load the schema cache: {}", pg::login::describe(.0))]
     Query(#[from] tokio_postgres::Error),
     #[error("cannot load the schema cache: {0}")]
     Shape(#[from] serde_json::Error),

@@ -39,11 +39,17 @@ impl Ctx<'_> {
             return format!("{}[]", self.ts(element));
         }
         let included = |schema: &str| self.schemas.iter().any(|s| s == schema);
-        if let Some(t) = self
-            .cat
-            .types
-            .iter()
-            .find(|t| t.name == pg && !t.enums.is_empty())
+        // Of types sharing a name in several schemas (an app's `request_status` and pg_net's),
+        // the one in a schema the types are generated for.
+        let enums = || {
+            self.cat
+                .types
+                .iter()
+                .filter(|t| t.name == pg && !t.enums.is_empty())
+        };
+        if let Some(t) = enums()
+            .find(|t| included(&t.schema))
+            .or_else(|| enums().next())
         {
             return if included(&t.schema) {
                 format!("Database[{}][\"Enums\"][{}]", q(&t.schema), q(&t.name))

@@ -56,6 +56,8 @@ pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, Stri
         data_dir: &cfg.data_dir,
         db_port: cfg.db_port,
         pg_settings: &cfg.pg_settings,
+        major_version: cfg.project.config.db.major_version,
+        cron: cfg.project.mentions("pg_cron"),
     };
     Database::open(&settings, serving, published.as_deref()).await
 }

@@ -257,6 +257,7 @@ async fn serve_api(
     rest.spawn_listener(db.api.clone());
     let pruner = spawn_rate_limit_pruner(db.admin.clone());
     let outbox = mail::outbox::spawn(mailer.clone(), db.admin.clone());
+    let net = workers::net::spawn(db.admin.clone());
     let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let handle = server.handle();
@@ -305,5 +306,6 @@ async fn serve_api(
     }
     pruner.abort();
     outbox.abort();
+    net.abort();
     Ok(())
 }

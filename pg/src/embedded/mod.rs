@@ -3,9 +3,10 @@
 //! supervisor that starts it again when it dies.
 
 mod binaries;
+pub mod prefix;
 mod process;
 
-pub use binaries::find as find_binaries;
+pub use binaries::{Binaries, OLDEST_MAJOR, find as find_binaries};
 pub use process::process_alive;
 
 use crate::login::Login;
@@ -22,6 +23,14 @@ pub enum EmbeddedError {
          PG_BIN_DIR at their folder, or set DATABASE_URL to use an existing server."
     )]
     NoBinaries,
+    #[error(
+        "the data directory was made by PostgreSQL {0}, which is not installed: install it \
+         (`sudo apt-get install -y postgresql-{0}` from apt.postgresql.org on Debian/Ubuntu), \
+         point --pg-bin-dir at it, or remove the data directory to start afresh"
+    )]
+    WrongMajor(u32),
+    #[error("{0}")]
+    VaultKey(String),
     #[error("{0} failed: {1}")]
     Command(String, String),
     #[error("cannot prepare the data directory {0}: {1}")]
@@ -31,9 +40,32 @@ pub enum EmbeddedError {
 /// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
 pub const SUPERUSER_PASSWORD: &str = "postgres";
 
+/// Libraries a Supabase database preloads, where the installation has them: query statistics
+/// and plans (inert until configured), and pg_cron when the project uses it.
+fn preload(lib: &Path, cron: bool) -> Vec<&'static str> {
+    let mut names = vec!["pg_stat_statements", "auto_explain"];
+    if cron {
+        names.push("pg_cron");
+    }
+    names
+        .into_iter()
+        .filter(|n| {
+            ["so", "dylib"]
+                .iter()
+                .any(|x| lib.join(format!("{n}.{x}")).is_file())
+        })
+        .collect()
+}
+
 #[derive(Clone)]
 pub struct EmbeddedPg {
+    system: Binaries,
+    /// The programs the cluster runs with: the private installation's, or the system's.
     bin: PathBuf,
+    /// The installation's library folder.
+    lib: Option<PathBuf>,
+    /// The project uses pg_cron: it is preloaded, for the served database.
+    cron: bool,
     pgdata: PathBuf,
     socket_dir: PathBuf,
     tcp_port: u16,
@@ -44,7 +76,7 @@ pub struct EmbeddedPg {
 }
 
 impl EmbeddedPg {
-    pub fn new(bin: PathBuf, data_dir: &Path, tcp_port: u16, settings: &str) -> Self {
+    pub fn new(system: Binaries, data_dir: &Path, tcp_port: u16, settings: &str) -> Self {
         let pgdata = data_dir.join("pg");
         // Unix socket paths are limited to ~107 bytes; fall back to /tmp for deep data dirs.
         let socket_dir = if pgdata.as_os_str().len() + 20 < 100 {
@@ -54,7 +86,10 @@ impl EmbeddedPg {
             PathBuf::from(format!("/tmp/supagate-{}", &digest[..12]))
         };
         Self {
-            bin,
+            bin: system.dir.clone(),
+            lib: None,
+            cron: false,
+            system,
             pgdata,
             socket_dir,
             tcp_port,
@@ -65,6 +100,92 @@ impl EmbeddedPg {
                 .map(str::to_string)
                 .collect(),
         }
+    }
+
+    /// The installation's major version.
+    pub fn major(&self) -> u32 {
+        self.system.major
+    }
+
+    /// The major version a data directory was made by.
+    pub fn data_major(data_dir: &Path) -> Option<u32> {
+        std::fs::read_to_string(data_dir.join("pg/PG_VERSION"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Runs the cluster from a private installation under `<data dir>/postgres` that has
+    /// supagate's extensions besides the system's (see [`prefix`]); `cron`: the project uses
+    /// pg_cron, which is then preloaded. Call before [`EmbeddedPg::start`].
+    pub fn install(&mut self, cron: bool) -> Result<(), EmbeddedError> {
+        let root = self
+            .pgdata
+            .parent()
+            .map(|d| d.join("postgres"))
+            .unwrap_or_else(|| PathBuf::from("postgres"));
+        // Readable by everyone (the server only reads and runs it): no change of owner.
+        if let Some(layout) = prefix::prepare(&self.system, &root)? {
+            self.bin = layout.bin;
+            self.lib = Some(layout.lib);
+        } else {
+            self.lib = prefix::Layout::of(&self.system).map(|l| l.lib);
+        }
+        self.cron = cron;
+        Ok(())
+    }
+
+    /// The vault's root key, kept in the data directory (outside the database, readable by the
+    /// server only): SUPAGATE_VAULT_KEY (64 hex digits) when set, else made once at random. A
+    /// set key that differs from the one the secrets were encrypted with is refused.
+    fn ensure_vault_key(&self) -> Result<(), EmbeddedError> {
+        let path = self.pgdata.join("supagate_vault.key");
+        let given = std::env::var("SUPAGATE_VAULT_KEY")
+            .ok()
+            .map(|k| k.trim().to_ascii_lowercase())
+            .filter(|k| !k.is_empty());
+        if let Some(k) = &given
+            && (k.len() != 64 || !k.chars().all(|c| c.is_ascii_hexdigit()))
+        {
+            return Err(EmbeddedError::VaultKey(
+                "SUPAGATE_VAULT_KEY must be 64 hexadecimal digits (32 bytes)".into(),
+            ));
+        }
+        if let Ok(existing) = std::fs::read_to_string(&path) {
+            return match given {
+                Some(k) if k != existing.trim() => Err(EmbeddedError::VaultKey(format!(
+                    "SUPAGATE_VAULT_KEY differs from the key the vault's secrets are encrypted \
+                     with ({}); unset it, or remove the data directory to start afresh",
+                    path.display()
+                ))),
+                _ => Ok(()),
+            };
+        }
+        let key = match given {
+            Some(k) => k,
+            None => {
+                use std::io::Read;
+                let mut bytes = [0u8; 32];
+                std::fs::File::open("/dev/urandom")
+                    .and_then(|mut f| f.read_exact(&mut bytes))
+                    .map_err(|e| EmbeddedError::Io("/dev/urandom".into(), e))?;
+                bytes.iter().map(|b| format!("{b:02x}")).collect()
+            }
+        };
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut f| f.write_all(key.as_bytes()))
+            .map_err(|e| EmbeddedError::Io(path.clone(), e))?;
+        if let Some(user) = &self.run_as {
+            chown(user, &path)?;
+        }
+        Ok(())
     }
 
     pub fn socket_dir(&self) -> &Path {
@@ -90,7 +211,13 @@ impl EmbeddedPg {
     }
 
     fn command(&self, program: &str) -> Command {
-        let path = self.bin.join(program);
+        // initdb runs before the private installation is made; both have the same files.
+        let dir = if program == "initdb" {
+            &self.system.dir
+        } else {
+            &self.bin
+        };
+        let path = dir.join(program);
         let mut c = match &self.run_as {
             Some(user) => {
                 let mut c = Command::new("runuser");
@@ -209,6 +336,7 @@ impl EmbeddedPg {
     /// still passes PostgreSQL's own liveness check and would block the start).
     async fn launch(&self) -> Result<(), EmbeddedError> {
         let pgdata = self.pgdata.to_string_lossy().to_string();
+        self.ensure_vault_key()?;
         if !self.postmaster_alive() {
             let _ = std::fs::remove_file(self.pgdata.join("postmaster.pid"));
             let lock = format!(".s.PGSQL.{}.lock", self.port());
@@ -235,6 +363,24 @@ impl EmbeddedPg {
             self.socket_dir.display(),
             self.port()
         );
+        let libraries = self
+            .lib
+            .as_deref()
+            .map(|l| preload(l, self.cron))
+            .unwrap_or_default();
+        if !libraries.is_empty() {
+            opts.push_str(&format!(
+                " -c shared_preload_libraries={}",
+                libraries.join(",")
+            ));
+        }
+        if libraries.contains(&"pg_cron") {
+            // Jobs run in the database the API serves, in background workers (no login needed).
+            opts.push_str(
+                " -c cron.database_name=postgres -c cron.use_background_workers=on \
+                 -c max_worker_processes=20",
+            );
+        }
         for s in &self.settings {
             opts.push_str(&format!(" -c {s}"));
         }

@@ -95,27 +95,71 @@ fn extension_source(name: &str, major: &str) -> Option<String> {
     ];
     if CONTRIB.contains(&name) {
         return Some(format!(
-            "it is one of PostgreSQL's contrib modules; install them (Debian: postgresql-contrib, \
-             part of postgresql-{major})"
+            "it is one of PostgreSQL's contrib modules; install them (Debian/Ubuntu: part of \
+             postgresql-{major}; Fedora/RHEL: postgresql{major}-contrib; Homebrew: included)"
         ));
     }
     if let Some((_, pkg, debian)) = PACKAGED.iter().find(|(n, _, _)| *n == name) {
-        let pkg = format!("postgresql-{major}-{pkg}");
+        let deb = format!("postgresql-{major}-{pkg}");
         let from = if *debian {
             ""
         } else {
-            ", from the PostgreSQL project's apt repository (apt.postgresql.org)"
+            " from the PostgreSQL project's apt repository (apt.postgresql.org)"
         };
-        return Some(format!(
-            "install the package {pkg}{from} (sudo apt-get install -y {pkg})"
-        ));
+        let mut ways = vec![format!(
+            "Debian/Ubuntu: sudo apt-get install -y {deb}{from}"
+        )];
+        if let Some((_, formula)) = HOMEBREW.iter().find(|(n, _)| *n == name) {
+            ways.push(format!("macOS: brew install {formula}"));
+        }
+        if let Some((_, rpm)) = PGDG_RPM.iter().find(|(n, _)| *n == name) {
+            ways.push(format!(
+                "Fedora/RHEL: sudo dnf install -y {rpm}_{major} from the PostgreSQL project's \
+                 repository (download.postgresql.org)"
+            ));
+        }
+        return Some(format!("install it: {}", ways.join("; ")));
+    }
+    if ["pg_net", "supabase_vault", "pgjwt", "pgmq"].contains(&name) {
+        return Some(
+            "supagate brings it to the PostgreSQL cluster it runs itself (without DATABASE_URL); \
+             this server does not have it"
+                .into(),
+        );
     }
     SUPABASE_ONLY.contains(&name).then(|| {
-        "Supabase builds it into its own PostgreSQL image; it has no Debian package, so this \
-         server cannot provide it"
-            .to_string()
+        format!(
+            "Supabase builds it into its own PostgreSQL image and no distribution packages it; \
+             install a build of it for PostgreSQL {major} (its authors publish them with their \
+             releases) into the PostgreSQL supagate runs"
+        )
     })
 }
+
+/// Homebrew formulae of extensions (macOS).
+const HOMEBREW: &[(&str, &str)] = &[
+    ("vector", "pgvector"),
+    ("postgis", "postgis"),
+    ("postgis_raster", "postgis"),
+    ("postgis_topology", "postgis"),
+    ("pg_cron", "pg_cron"),
+];
+
+/// The PostgreSQL project's RPM names (Fedora/RHEL), without the `_<major>` suffix.
+const PGDG_RPM: &[(&str, &str)] = &[
+    ("vector", "pgvector"),
+    ("postgis", "postgis35"),
+    ("postgis_raster", "postgis35"),
+    ("postgis_topology", "postgis35"),
+    ("pg_cron", "pg_cron"),
+    ("http", "pgsql_http"),
+    ("hypopg", "hypopg"),
+    ("plpgsql_check", "plpgsql_check"),
+    ("pg_repack", "pg_repack"),
+    ("pg_partman", "pg_partman"),
+    ("plv8", "plv8"),
+    ("orafce", "orafce"),
+];
 
 /// For "extension X is not available" errors: which package provides X.
 pub fn missing_extension_hint(message: &str, detail: Option<&str>) -> Option<String> {
@@ -141,7 +185,8 @@ pub fn missing_extension_hint(message: &str, detail: Option<&str>) -> Option<Str
     let source = extension_source(&name, &major)
         .unwrap_or_else(|| format!("look for a package of the extension for PostgreSQL {major}"));
     Some(format!(
-        "the extension \"{name}\" is not installed on this PostgreSQL server: {source}"
+        "the extension \"{name}\" is not installed on this PostgreSQL server: {source}; then \
+         start again (supagate finds what is installed into the PostgreSQL it runs)"
     ))
 }
 
@@ -166,8 +211,13 @@ mod tests {
         )
         .unwrap();
         assert!(h.contains("postgresql-16-pgvector"), "{h}");
-        let h = missing_extension_hint("extension \"pg_net\" is not available", None).unwrap();
-        assert!(h.contains("no Debian package"), "{h}");
+        let h = missing_extension_hint("extension \"pg_graphql\" is not available", None).unwrap();
+        assert!(h.contains("no distribution packages it"), "{h}");
+        let h = missing_extension_hint("extension \"http\" is not available", None).unwrap();
+        assert!(
+            h.contains("postgresql-15-http") && h.contains("pgsql_http_15"),
+            "{h}"
+        );
         assert!(missing_extension_hint("relation \"x\" does not exist", None).is_none());
     }
 }

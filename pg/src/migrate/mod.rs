@@ -144,6 +144,7 @@ pub async fn migrate_in_place(
     let platform = platform::apply(c).await?;
     if platform.fresh {
         platform::api_privileges(c, proj).await?;
+        platform::vault_secrets(c, proj).await?;
     }
     let mut applied = platform.migrations;
     platform::settings(c, db.api_password.as_deref()).await?;
@@ -153,6 +154,7 @@ pub async fn migrate_in_place(
     if seed && proj.config.db.seed_enabled {
         project::seed(c, proj).await?;
     }
+    platform::expose_queues(c, proj).await?;
     project::sync_buckets(c, proj).await?;
     if !applied.is_empty() {
         // Running gateways (replicas) refresh their schema caches.

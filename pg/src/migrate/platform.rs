@@ -155,6 +155,62 @@ pub async fn api_privileges(c: &Client, project: &Project) -> Result<(), Migrate
     Ok(())
 }
 
+/// `[db.vault]`'s secrets, put into Supabase Vault when the database is set up (before the
+/// project's migrations, which may read them), as the CLI does: each is created, or updated
+/// when a secret of that name exists.
+pub async fn vault_secrets(c: &Client, project: &Project) -> Result<(), MigrateError> {
+    let secrets = &project.config.db.vault;
+    if secrets.is_empty() {
+        return Ok(());
+    }
+    let has_vault: bool = c
+        .query_one("SELECT to_regclass('vault.secrets') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    if !has_vault {
+        return Err(MigrateError::Other(
+            "[db.vault] has secrets, but this server has no Supabase Vault (supabase_vault)".into(),
+        ));
+    }
+    for (name, value) in secrets {
+        c.execute(
+            "SELECT CASE WHEN s.id IS NULL THEN vault.create_secret($2, $1)::text
+                         ELSE (vault.update_secret(s.id, $2))::text END
+             FROM (SELECT (SELECT id FROM vault.secrets WHERE name = $1) AS id) s",
+            &[name, value],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Supabase Queues exposed through the Data API when the project lists `pgmq_public` in
+/// `[api] schemas` (what Studio's "Expose Queues via PostgREST" does): its wrappers are made
+/// once pgmq is installed, unless the project's migrations made them already.
+pub async fn expose_queues(c: &Client, project: &Project) -> Result<(), MigrateError> {
+    if !project
+        .config
+        .api
+        .schemas
+        .iter()
+        .any(|s| s == "pgmq_public")
+    {
+        return Ok(());
+    }
+    let row = c
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pgmq'),
+                    to_regprocedure('pgmq_public.send(text, jsonb, integer)') IS NOT NULL",
+            &[],
+        )
+        .await?;
+    let (installed, made): (bool, bool) = (row.get(0), row.get(1));
+    if installed && !made {
+        c.batch_execute(include_str!("pgmq_public.sql")).await?;
+    }
+    Ok(())
+}
+
 /// Settings kept outside the database's own catalog (so they are set again on every clone):
 /// the search_path migrations and seeds expect, and the API login's password on servers
 /// reached with one.

@@ -1,7 +1,8 @@
-//! The embedded cluster keeps `supagate_template`: a database built from the platform
-//! migrations, the project's migrations, its seed and buckets. A new or reset database is a
-//! clone of it (CREATE DATABASE … TEMPLATE), which takes a fraction of a second; the template is
-//! rebuilt when any of those files change.
+//! The embedded cluster keeps `supagate_template`: a copy of the served database as the platform
+//! migrations, the project's migrations, its seed and buckets built it, taken right after the
+//! build. A reset database (and each test's database) is a clone of it (CREATE DATABASE …
+//! TEMPLATE), which takes a fraction of a second; when any of those files change, the served
+//! database is built again where it is served, and copied again.
 
 use super::MigrateError;
 use crate::database::Database;
@@ -112,67 +113,94 @@ async fn drop_database(maint: &Client, name: &str) -> Result<(), MigrateError> {
     Ok(())
 }
 
-/// Builds the template unless an up-to-date one exists. Returns whether it built one.
-pub async fn ensure(project: &Project, db: &Database) -> Result<bool, MigrateError> {
+/// Copies the served database, just built, into the template (nobody may be connected to a
+/// database while it is copied: sessions of running gateways are ended and reconnect).
+async fn snapshot(maint: &Client, fingerprint: &str) -> Result<(), MigrateError> {
+    drop_database(maint, BUILDING).await?;
+    maint
+        .batch_execute(&format!(
+            "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS false"
+        ))
+        .await?;
+    let copied = async {
+        maint
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = $1 AND pid <> pg_backend_pid()",
+                &[&SERVED],
+            )
+            .await?;
+        wait_for_no_connections(maint, SERVED).await?;
+        maint
+            .batch_execute(&format!(
+                "CREATE DATABASE \"{BUILDING}\" TEMPLATE \"{SERVED}\""
+            ))
+            .await?;
+        Ok::<(), MigrateError>(())
+    }
+    .await;
+    maint
+        .batch_execute(&format!(
+            "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS true"
+        ))
+        .await?;
+    copied?;
+    drop_database(maint, TEMPLATE).await?;
+    each(
+        maint,
+        &[
+            format!("ALTER DATABASE \"{BUILDING}\" RENAME TO \"{TEMPLATE}\""),
+            format!("ALTER DATABASE \"{TEMPLATE}\" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"),
+            format!("COMMENT ON DATABASE \"{TEMPLATE}\" IS 'supagate:{fingerprint}'"),
+        ],
+    )
+    .await
+}
+
+/// Replaces the served database by a fresh one: a clone of the template when it is up to date,
+/// else built where it is served (platform and project migrations, seed, buckets: pg_cron and
+/// pg_net's requests belong to the database of that name), then copied into the template. A
+/// failing build leaves the served database empty, never half-migrated: the next start sets
+/// it up again. Sessions on the old database are ended; running gateways reconnect by
+/// themselves. `slot`: realtime's replication slot is made at once, so no change committed
+/// before a gateway captures is lost.
+pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), MigrateError> {
     let maint = connect(&db.admin_on("template1"))
         .await
         .map_err(MigrateError::Other)?;
     let want = fingerprint(project)?;
-    if template_fingerprint(&maint).await?.as_deref() == Some(want.as_str()) {
-        return Ok(false);
-    }
-    let t0 = Instant::now();
-    drop_database(&maint, BUILDING).await?;
-    maint
-        .batch_execute(&format!(
-            "CREATE DATABASE \"{BUILDING}\" TEMPLATE template0"
-        ))
-        .await?;
-    {
-        let mut c = connect(&db.admin_on(BUILDING))
-            .await
-            .map_err(MigrateError::Other)?;
-        let built = super::migrate_in_place(&mut c, project, db, true).await;
-        drop(c);
+    let current = template_fingerprint(&maint).await?.as_deref() == Some(want.as_str());
+    drop_database(&maint, SERVED).await?;
+    if current {
+        maint
+            .batch_execute(&format!(
+                "CREATE DATABASE \"{SERVED}\" TEMPLATE \"{TEMPLATE}\""
+            ))
+            .await?;
+    } else {
+        let t0 = Instant::now();
+        maint
+            .batch_execute(&format!("CREATE DATABASE \"{SERVED}\" TEMPLATE template0"))
+            .await?;
+        let built = async {
+            let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+            super::migrate_in_place(&mut c, project, db, true).await
+        }
+        .await;
         if let Err(e) = built {
-            wait_for_no_connections(&maint, BUILDING).await?;
-            let _ = drop_database(&maint, BUILDING).await;
+            wait_for_no_connections(&maint, SERVED).await?;
+            drop_database(&maint, SERVED).await?;
+            maint
+                .batch_execute(&format!("CREATE DATABASE \"{SERVED}\" TEMPLATE template0"))
+                .await?;
             return Err(e);
         }
+        snapshot(&maint, &want).await?;
+        tracing::info!(
+            "built the database and its template in {} ms",
+            t0.elapsed().as_millis()
+        );
     }
-    wait_for_no_connections(&maint, BUILDING).await?;
-    drop_database(&maint, TEMPLATE).await?;
-    each(
-        &maint,
-        &[
-            format!("ALTER DATABASE \"{BUILDING}\" RENAME TO \"{TEMPLATE}\""),
-            format!("ALTER DATABASE \"{TEMPLATE}\" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"),
-            format!("COMMENT ON DATABASE \"{TEMPLATE}\" IS 'supagate:{want}'"),
-        ],
-    )
-    .await?;
-    tracing::info!(
-        "built the database template in {} ms",
-        t0.elapsed().as_millis()
-    );
-    Ok(true)
-}
-
-/// Replaces the served database by a fresh clone of the template (built first if needed).
-/// Sessions on the old database are ended; running gateways reconnect by themselves. `slot`:
-/// realtime's replication slot is made at once, so no change committed before a gateway
-/// captures is lost.
-pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), MigrateError> {
-    ensure(project, db).await?;
-    let maint = connect(&db.admin_on("template1"))
-        .await
-        .map_err(MigrateError::Other)?;
-    drop_database(&maint, SERVED).await?;
-    maint
-        .batch_execute(&format!(
-            "CREATE DATABASE \"{SERVED}\" TEMPLATE \"{TEMPLATE}\""
-        ))
-        .await?;
     let c = connect(&db.admin).await.map_err(MigrateError::Other)?;
     super::platform::settings(&c, db.api_password.as_deref()).await?;
     if slot {

@@ -67,6 +67,11 @@ impl Doc<'_> {
                 None => Value::String(s),
             },
             Value::Array(a) => Value::Array(a.into_iter().map(|v| self.substitute(v)).collect()),
+            Value::Table(t) => Value::Table(
+                t.into_iter()
+                    .map(|(k, v)| (k, self.substitute(v)))
+                    .collect(),
+            ),
             other => other,
         }
     }

@@ -61,6 +61,11 @@ pub struct Api {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Db {
     pub port: u16,
+    /// `major_version`: the PostgreSQL to run when several are installed.
+    pub major_version: Option<u32>,
+    /// `[db.vault]`: secrets put into Supabase Vault when the database is set up, by name
+    /// (those whose `env()` variable is unset are left out, as the CLI leaves them out).
+    pub vault: BTreeMap<String, String>,
     pub migrations_enabled: bool,
     pub seed_enabled: bool,
     /// Seed files or glob patterns, relative to the `supabase/` folder.
@@ -99,6 +104,8 @@ impl Default for Config {
             },
             db: Db {
                 port: 54322,
+                major_version: None,
+                vault: BTreeMap::new(),
                 migrations_enabled: true,
                 seed_enabled: true,
                 seed_paths: vec!["./seed.sql".into()],
@@ -165,11 +172,9 @@ const OUT_OF_SCOPE: &[&str] = &[
     "remotes",
     "db.pooler",
     "db.network_restrictions",
-    "db.vault",
     "db.ssl_enforcement",
     "db.shadow_port",
     "db.health_timeout",
-    "db.major_version",
     "db.root_key",
     "storage.analytics",
     "storage.vector",
@@ -304,8 +309,38 @@ impl Config {
                 return Err(doc.err(&["api", "schemas"], format!("\"{s}\" is not a schema name")));
             }
         }
+        let major_version = match doc.lookup(&["db", "major_version"]) {
+            Some(_) => Some(doc.int(&["db", "major_version"], 15, 13, 99)? as u32),
+            None => None,
+        };
+        let vault = match doc.take(&["db", "vault"]) {
+            None => BTreeMap::new(),
+            Some(Value::Table(t)) => {
+                let mut out = BTreeMap::new();
+                for (name, v) in t {
+                    match v {
+                        Value::String(s) if doc::env_reference(&s).is_some() => {}
+                        Value::String(s) => {
+                            out.insert(name, s);
+                        }
+                        other => {
+                            return Err(doc.err(
+                                &["db", "vault", &name],
+                                format!("expected a string, got {other}"),
+                            ));
+                        }
+                    }
+                }
+                out
+            }
+            Some(other) => {
+                return Err(doc.err(&["db", "vault"], format!("expected a table, got {other}")));
+            }
+        };
         let db = Db {
             port: port(&mut doc, &["db", "port"], d.db.port)?,
+            major_version,
+            vault,
             migrations_enabled: doc.bool(&["db", "migrations", "enabled"], true)?,
             seed_enabled: doc.bool(&["db", "seed", "enabled"], true)?,
             seed_paths: doc.strings(&["db", "seed", "sql_paths"], &d.db.seed_paths)?,
@@ -476,6 +511,7 @@ mod tests {
                 ("FREQ", "2s"),
                 ("SIZE", "5MiB"),
                 ("SCHEMA", "api"),
+                ("MAJOR", "17"),
             ]
             .iter()
             .find(|(n, _)| *n == name)
@@ -492,6 +528,12 @@ mod tests {
             max_frequency = "env(FREQ)"
             [storage]
             file_size_limit = "env(SIZE)"
+            [db]
+            major_version = "env(MAJOR)"
+            [db.vault]
+            project_url = "env(PORT)"
+            unset = "env(NOPE)"
+            plain = "x"
         "#;
         let c = Config::parse(Path::new("supabase/config.toml"), text, &env)
             .unwrap()
@@ -501,6 +543,13 @@ mod tests {
         assert!(!c.auth.enable_signup);
         assert_eq!(c.auth.email.max_frequency, 2);
         assert_eq!(c.storage.file_size_limit, 5 * 1024 * 1024);
+        assert_eq!(c.db.major_version, Some(17));
+        let vault: Vec<(&str, &str)> =
+            c.db.vault
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+        assert_eq!(vault, [("plain", "x"), ("project_url", "6100")]);
         let cases = [
             (
                 "[api]\nport = \"env(NOPE)\"",

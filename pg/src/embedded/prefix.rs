@@ -1,0 +1,281 @@
+//! A private installation of the server for the embedded cluster, so that supagate can give it
+//! extensions of its own (pg_net, supabase_vault, pgjwt, pgmq: see `extensions/`) without
+//! writing into the system's PostgreSQL. PostgreSQL finds `share/` and `lib/` relative to the
+//! `postgres` program it runs as, so the prefix holds that program (hard-linked, or copied when
+//! the data directory is on another file system) with `initdb` and `pg_ctl`, a link to the
+//! system's library folder, and a share folder whose entries link to the system's, with an
+//! `extension/` folder holding links to every system extension file beside supagate's own.
+//!
+//! It is made again whenever the system's installation or supagate's extensions change (a
+//! package installed with apt, a PostgreSQL upgrade), so what the system has is always there.
+
+use super::EmbeddedError;
+use super::binaries::Binaries;
+use super::process::sha2_hex;
+use std::path::{Component, Path, PathBuf};
+
+include!(concat!(env!("OUT_DIR"), "/extension_files.rs"));
+
+/// The programs the cluster is run with.
+const PROGRAMS: [&str; 3] = ["postgres", "pg_ctl", "initdb"];
+
+/// Where an installation keeps its programs, shared files and libraries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub bin: PathBuf,
+    pub share: PathBuf,
+    pub lib: PathBuf,
+}
+
+impl Layout {
+    /// From `pg_config`, else guessed from the folders around `bin`.
+    pub fn of(b: &Binaries) -> Option<Layout> {
+        Self::from_pg_config(&b.dir).or_else(|| Self::guess(&b.dir))
+    }
+
+    fn from_pg_config(dir: &Path) -> Option<Layout> {
+        let out = std::process::Command::new(dir.join("pg_config"))
+            .args(["--bindir", "--sharedir", "--pkglibdir"])
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines().map(|l| PathBuf::from(l.trim()));
+        let layout = Layout {
+            bin: lines.next()?,
+            share: lines.next()?,
+            lib: lines.next()?,
+        };
+        (layout.share.join("extension").is_dir() && layout.bin.join("postgres").is_file())
+            .then_some(layout)
+    }
+
+    fn guess(dir: &Path) -> Option<Layout> {
+        let up = dir.parent()?;
+        let share = [up.join("share/postgresql"), up.join("share")]
+            .into_iter()
+            .find(|s| s.join("extension/plpgsql.control").is_file())?;
+        let lib = [up.join("lib/postgresql"), up.join("lib")]
+            .into_iter()
+            .find(|l| {
+                ["plpgsql.so", "plpgsql.dylib"]
+                    .iter()
+                    .any(|f| l.join(f).is_file())
+            })?;
+        Some(Layout {
+            bin: dir.to_path_buf(),
+            share,
+            lib,
+        })
+    }
+
+    /// The same layout under `root`, each folder at its place relative to the others.
+    fn under(&self, root: &Path) -> Layout {
+        let common = common_prefix(&[&self.bin, &self.share, &self.lib]);
+        let place = |p: &Path| root.join(p.strip_prefix(&common).unwrap_or(p));
+        Layout {
+            bin: place(&self.bin),
+            share: place(&self.share),
+            lib: place(&self.lib),
+        }
+    }
+}
+
+fn common_prefix(paths: &[&Path]) -> PathBuf {
+    let mut common: Vec<Component> = paths[0].components().collect();
+    for p in &paths[1..] {
+        let n = common
+            .iter()
+            .zip(p.components())
+            .take_while(|(a, b)| **a == *b)
+            .count();
+        common.truncate(n);
+    }
+    common.iter().collect()
+}
+
+/// What the private installation is made from: it is made again when this changes.
+fn fingerprint(system: &Layout) -> String {
+    let stamp = |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| {
+                let t = m.modified()?;
+                Ok(format!(
+                    "{}:{}:{:?}",
+                    p.display(),
+                    m.len(),
+                    t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default()
+                ))
+            })
+            .unwrap_or_default()
+    };
+    let mut all = format!("v1\n{system:?}\n");
+    for p in [
+        system.bin.join("postgres"),
+        system.share.join("extension"),
+        system.lib.clone(),
+    ] {
+        all.push_str(&stamp(&p));
+        all.push('\n');
+    }
+    for (name, text) in EXTENSION_FILES {
+        all.push_str(name);
+        all.push_str(&sha2_hex(text.as_bytes()));
+    }
+    sha2_hex(all.as_bytes())
+}
+
+/// The files of supagate's extensions as they are installed: each file, and the script of an
+/// extension once more under every extra version its `.versions` file lists.
+pub fn extension_files() -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    for (name, text) in EXTENSION_FILES {
+        match name.strip_suffix(".versions") {
+            Some(ext) => {
+                let script = EXTENSION_FILES
+                    .iter()
+                    .find(|(n, _)| n.starts_with(&format!("{ext}--")) && n.ends_with(".sql"))
+                    .map(|(_, t)| *t)
+                    .unwrap_or_default();
+                for v in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                    out.push((format!("{ext}--{v}.sql"), script));
+                }
+            }
+            None => out.push((name.to_string(), *text)),
+        }
+    }
+    out
+}
+
+fn io(p: &Path) -> impl Fn(std::io::Error) -> EmbeddedError + '_ {
+    move |e| EmbeddedError::Io(p.to_path_buf(), e)
+}
+
+/// A hard link where the file systems allow, else a copy (keeping the program executable).
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), EmbeddedError> {
+    if std::fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    std::fs::copy(from, to).map_err(io(to))?;
+    Ok(())
+}
+
+fn build(system: &Layout, into: &Layout) -> Result<(), EmbeddedError> {
+    std::fs::create_dir_all(&into.bin).map_err(io(&into.bin))?;
+    for p in PROGRAMS {
+        link_or_copy(&system.bin.join(p), &into.bin.join(p))?;
+    }
+    if let Some(parent) = into.lib.parent() {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    std::os::unix::fs::symlink(&system.lib, &into.lib).map_err(io(&into.lib))?;
+    let ext = into.share.join("extension");
+    std::fs::create_dir_all(&ext).map_err(io(&ext))?;
+    for entry in std::fs::read_dir(&system.share).map_err(io(&system.share))? {
+        let entry = entry.map_err(io(&system.share))?;
+        if entry.file_name() != "extension" {
+            std::os::unix::fs::symlink(entry.path(), into.share.join(entry.file_name()))
+                .map_err(io(&into.share))?;
+        }
+    }
+    let system_ext = system.share.join("extension");
+    for entry in std::fs::read_dir(&system_ext).map_err(io(&system_ext))? {
+        let entry = entry.map_err(io(&system_ext))?;
+        std::os::unix::fs::symlink(entry.path(), ext.join(entry.file_name())).map_err(io(&ext))?;
+    }
+    // supagate's own come last: where the system has an extension of the same name, the one
+    // supagate's gateways work with is installed.
+    for (name, text) in extension_files() {
+        let path = ext.join(&name);
+        let _ = std::fs::remove_file(&path);
+        std::fs::write(&path, text).map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+/// Makes (or reuses) the private installation of `system` under `root`. Returns where its
+/// programs are, or None when the system's layout cannot be told (then the system's programs
+/// run as they are, without supagate's extensions).
+pub fn prepare(system: &Binaries, root: &Path) -> Result<Option<Layout>, EmbeddedError> {
+    let Some(layout) = Layout::of(system) else {
+        tracing::warn!(
+            "cannot tell where the PostgreSQL in {} keeps its files (no pg_config): running it \
+             without supagate's extensions (pg_net, supabase_vault, pgjwt, pgmq)",
+            system.dir.display()
+        );
+        return Ok(None);
+    };
+    let want = fingerprint(&layout);
+    let stamp = root.join("fingerprint");
+    let private = layout.under(root);
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s == want) {
+        return Ok(Some(private));
+    }
+    let tmp = root.with_extension("new");
+    let _ = std::fs::remove_dir_all(&tmp);
+    build(&layout, &layout.under(&tmp))?;
+    std::fs::write(tmp.join("fingerprint"), &want).map_err(io(&tmp))?;
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::rename(&tmp, root).map_err(io(root))?;
+    Ok(Some(private))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_private_layout_keeps_the_systems_relative_places() {
+        let debian = Layout {
+            bin: "/usr/lib/postgresql/15/bin".into(),
+            share: "/usr/share/postgresql/15".into(),
+            lib: "/usr/lib/postgresql/15/lib".into(),
+        };
+        assert_eq!(
+            debian.under(Path::new("/d/postgres")),
+            Layout {
+                bin: "/d/postgres/lib/postgresql/15/bin".into(),
+                share: "/d/postgres/share/postgresql/15".into(),
+                lib: "/d/postgres/lib/postgresql/15/lib".into(),
+            }
+        );
+        let tarball = Layout {
+            bin: "/opt/pg/bin".into(),
+            share: "/opt/pg/share/postgresql".into(),
+            lib: "/opt/pg/lib/postgresql".into(),
+        };
+        assert_eq!(
+            tarball.under(Path::new("/p")).share,
+            Path::new("/p/share/postgresql")
+        );
+    }
+
+    #[test]
+    fn every_extension_has_its_script_and_extra_versions() {
+        let files = extension_files();
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        for ext in ["pg_net", "supabase_vault", "pgjwt", "pgmq"] {
+            let control = EXTENSION_FILES
+                .iter()
+                .find(|(n, _)| *n == format!("{ext}.control"))
+                .map(|(_, t)| *t)
+                .expect("control file");
+            let version = control
+                .lines()
+                .find_map(|l| l.strip_prefix("default_version = "))
+                .map(|v| v.trim_matches('\''))
+                .expect("default_version");
+            assert!(
+                names.contains(&format!("{ext}--{version}.sql").as_str()),
+                "{ext}"
+            );
+        }
+        let v144 = files
+            .iter()
+            .find(|(n, _)| n == "pgmq--1.4.4.sql")
+            .expect("pgmq 1.4.4");
+        assert!(v144.1.contains("create function pgmq.send("));
+    }
+}

@@ -1,0 +1,4 @@
+//! The database's workers: what a Supabase database does in background processes of its own,
+//! done by supagate beside the database. [`net`]: pg_net's requests.
+
+pub mod net;
