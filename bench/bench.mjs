@@ -356,9 +356,9 @@ ${existsSync(join(out, 'cluster-table.md')) ? readFileSync(join(out, 'cluster-ta
 | gateway RSS at idle | ${results.memory.idle_mb} MB | |
 | peak gateway RSS under REST load | ${results.memory.peak_rest_mb} MB | < 40 MB |
 | peak RSS, password grants / refresh grants | ${results.memory.auth_password_peak_mb} / ${results.memory.auth_refresh_peak_mb} MB | |
-| start to ready, existing data directory | ${results.start.existing_ms} ms | < 1000 ms |
+| start to ready, existing data directory | ${results.start.existing_ms} ms | < 300 ms |
 | start to ready, empty directory (initdb, migrations, demo data) | ${results.start.empty_ms} ms | < 5000 ms |
-| \`supagate db reset\` of the shop while it runs (template clone) | ${results.start.db_reset_ms} ms | < 1000 ms |
+| \`supagate db reset\` of the shop while it runs (template clone) | ${results.start.db_reset_ms} ms | < 300 ms |
 | home page script as transferred, brotli (${results.site.home_scripts.length} files) | ${results.site.home_js_br_kb} KB | ≤ 100 KB |
 | home page script as transferred, gzip only | ${results.site.home_js_gzip_kb} KB | ≤ 130 KB |
 | home page script uncompressed | ${results.site.home_js_identity_kb} KB | |

@@ -18,15 +18,18 @@ ensure_postgres() {
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || apt_install postgresql
 }
 
-# Extensions from the distribution for the newest PostgreSQL installed: PostGIS (the REST tests'
-# GeoJSON responses) and pgTAP (database tests as `supabase test db` runs them).
+# Extensions from the distribution for the newest PostgreSQL installed, those a Supabase database
+# has that Debian packages: PostGIS, pg_cron, pgTAP (database tests as `supabase test db` runs
+# them), plpgsql_check, HypoPG and pg_repack. (The contrib set comes with the server.)
 ensure_pg_extensions() {
-  local bin major missing=()
+  local bin major missing=() ext pkg
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   [ -n "$bin" ] || return 0
   major=$(basename "$(dirname "$bin")")
-  [ -f "/usr/share/postgresql/$major/extension/postgis.control" ] || missing+=("postgresql-$major-postgis-3")
-  [ -f "/usr/share/postgresql/$major/extension/pgtap.control" ] || missing+=("postgresql-$major-pgtap")
+  for ext in postgis:postgis-3 pg_cron:cron pgtap:pgtap plpgsql_check:plpgsql-check hypopg:hypopg pg_repack:repack; do
+    pkg="postgresql-$major-${ext#*:}"
+    [ -f "/usr/share/postgresql/$major/extension/${ext%%:*}.control" ] || missing+=("$pkg")
+  done
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 }
 

@@ -124,6 +124,34 @@ impl Database {
         })
     }
 
+    /// Restarts the embedded cluster a running gateway owns, when it runs pg_cron: its
+    /// scheduler ends for good with the database it serves, so a database made anew (a
+    /// `db reset`) needs the cluster restarted. The cluster is stopped here and started again
+    /// by the owner's supervisor (one starter, no race); this waits until it is back.
+    pub async fn restart_for_cron(s: &DbSettings<'_>, running: &Login) -> Result<(), String> {
+        if s.database_url.is_some() || !s.cron {
+            return Ok(());
+        }
+        let data = s.data_dir;
+        let bin =
+            embedded::find_binaries(s.pg_bin_dir, s.major_version, EmbeddedPg::data_major(data))
+                .map_err(|e| e.to_string())?;
+        let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
+        pg.install(true).map_err(|e| e.to_string())?;
+        if !pg.runs_cron() {
+            return Ok(());
+        }
+        pg.stop().await.map_err(|e| e.to_string())?;
+        let t0 = std::time::Instant::now();
+        while crate::connect(running).await.is_err() {
+            if t0.elapsed() > std::time::Duration::from_secs(60) {
+                return Err("the gateway did not start PostgreSQL again within 60 s".into());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        Ok(())
+    }
+
     fn external(url: &str) -> Result<Database, String> {
         let admin = Login::parse(url).map_err(|e| format!("DATABASE_URL: {e}"))?;
         // As in a Supabase database, `authenticator` shares the owner's password unless told

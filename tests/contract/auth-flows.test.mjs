@@ -7,9 +7,8 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { createHmac } from 'node:crypto'
-import { execFileSync } from 'node:child_process'
 import { startGateway, repoRoot } from '../support/gateway.mjs'
-import { client, uniqueEmail } from './helpers.mjs'
+import { client, uniqueEmail, psql as sqlAs } from './helpers.mjs'
 
 const WORKDIR = join(repoRoot, 'tests/fixtures/auth-flows')
 let gw
@@ -36,8 +35,7 @@ const codeOf = (mail) => mail.Text.match(/\b(\d{6})\b/)?.[1]
 const linkOf = (mail) => mail.HTML.match(/href="([^"]+)"/)[1].replaceAll('&amp;', '&')
 const hashOf = (mail) => new URL(linkOf(mail)).searchParams.get('token')
 
-const psql = (sql) =>
-  execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-c', sql], { encoding: 'utf8' }).trim()
+const psql = (sql) => sqlAs(gw, sql)
 
 /** A confirmed user, signed in. */
 async function confirmedUser(password = 'flows-pass-1') {

@@ -1,5 +1,6 @@
 import { createClient } from '@supabase/supabase-js'
 import WebSocket from 'ws'
+import { execFileSync } from 'node:child_process'
 
 /** A supabase-js client as the shop creates it, but with in-memory session storage. */
 export function client(gw, key = gw.anonKey, { autoRefreshToken = false } = {}) {
@@ -28,3 +29,7 @@ export async function signedIn(gw, email, password) {
 
 let n = 0
 export const uniqueEmail = (tag) => `${tag}-${Date.now()}-${n++}@example.com`
+
+/** Runs SQL as the database's owner (psql on the gateway's DB_URL); returns its output as text. */
+export const psql = (gw, sql) =>
+  execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' }).trim()

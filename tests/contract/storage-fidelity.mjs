@@ -5,10 +5,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import net from 'node:net'
-import { execFileSync } from 'node:child_process'
 import { Upload } from 'tus-js-client'
 import { bombPng, png } from '../support/png.mjs'
-import { client, uniqueEmail } from './helpers.mjs'
+import { client, uniqueEmail, psql as sqlAs } from './helpers.mjs'
 
 const stamp = () => `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`
 const file = (bytes, name = 'f.png', type = 'image/png') => new File([bytes], name, { type })
@@ -367,7 +366,7 @@ export function registerFidelityTests(ctx) {
 
   test('a resumable upload to a signed URL (x-signature) is written as the signer, only to its object', async () => {
     const { gw, admin } = ctx()
-    const psql = (sql) => execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-c', sql], { encoding: 'utf8' }).trim()
+    const psql = (sql) => sqlAs(gw, sql)
     const name = `tus/signed-${stamp()}.png`
     const { data, error } = await admin.storage.from('product-images').createSignedUploadUrl(name)
     assert.equal(error, null)
@@ -398,7 +397,7 @@ export function registerFidelityTests(ctx) {
 
   test('an expired resumable upload is refused, and swept with its parts', async () => {
     const { gw, admin } = ctx()
-    const psql = (sql) => execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-c', sql], { encoding: 'utf8' }).trim()
+    const psql = (sql) => sqlAs(gw, sql)
     const token = (await admin.auth.getSession()).data.session.access_token
     const head = { 'tus-resumable': '1.0.0', authorization: `Bearer ${token}`, apikey: gw.anonKey }
     const b64 = (v) => Buffer.from(v).toString('base64')

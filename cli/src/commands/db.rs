@@ -2,8 +2,8 @@
 
 use super::{Prepare, with_database};
 use gateway::config::Config;
-use pg::connect;
 use pg::migrate::{self, template};
+use pg::{Database, connect};
 use std::time::Instant;
 
 pub async fn reset(cfg: &Config) -> Result<(), String> {
@@ -18,6 +18,11 @@ pub async fn reset(cfg: &Config) -> Result<(), String> {
         template::reset(&cfg.project, db, cfg.realtime_enabled)
             .await
             .map_err(|e| e.to_string())?;
+        // A cluster started for this command stops after it; one a gateway runs is restarted
+        // when pg_cron's scheduler must start again on the new database.
+        if db.embedded.is_none() {
+            Database::restart_for_cron(&super::db_settings(cfg), &db.admin).await?;
+        }
         // Bytes of the old database's objects mean nothing now.
         if cfg.storage_backend == "file" {
             let versions = cfg.data_dir.join("storage/versions");

@@ -50,7 +50,12 @@ pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, Stri
     } else {
         status::running_db_url(&cfg.data_dir)
     };
-    let settings = DbSettings {
+    Database::open(&db_settings(cfg), serving, published.as_deref()).await
+}
+
+/// Where the project's database is, from the resolved settings.
+pub fn db_settings(cfg: &Config) -> DbSettings<'_> {
+    DbSettings {
         database_url: cfg.database_url.as_deref(),
         pg_bin_dir: cfg.pg_bin_dir.as_deref(),
         data_dir: &cfg.data_dir,
@@ -58,6 +63,5 @@ pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, Stri
         pg_settings: &cfg.pg_settings,
         major_version: cfg.project.config.db.major_version,
         cron: cfg.project.mentions("pg_cron"),
-    };
-    Database::open(&settings, serving, published.as_deref()).await
+    }
 }

@@ -435,6 +435,10 @@ impl EmbeddedPg {
                 let t0 = std::time::Instant::now();
                 tracing::error!("the embedded PostgreSQL stopped; starting it again");
                 loop {
+                    // Started meanwhile by someone else (a `db reset` restarting it).
+                    if self.postmaster_alive() {
+                        break;
+                    }
                     match self.launch().await {
                         Ok(()) => {
                             tracing::warn!(
@@ -453,6 +457,23 @@ impl EmbeddedPg {
                 }
             }
         })
+    }
+
+    /// Stops and starts the cluster (sessions end; pools reconnect by themselves): pg_cron's
+    /// scheduler, which ends with the database it serves, runs again on the new one.
+    pub async fn restart(&self) -> Result<(), EmbeddedError> {
+        self.stop().await?;
+        self.launch().await
+    }
+
+    /// Whether pg_cron's scheduler runs in this cluster: it ends for good when the database it
+    /// serves is dropped, so a database made again needs the cluster restarted.
+    pub fn runs_cron(&self) -> bool {
+        self.cron
+            && self
+                .lib
+                .as_deref()
+                .is_some_and(|l| preload(l, true).contains(&"pg_cron"))
     }
 
     /// Fast shutdown: disconnects clients, checkpoints, exits.

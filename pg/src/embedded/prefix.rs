@@ -171,6 +171,17 @@ fn build(system: &Layout, into: &Layout) -> Result<(), EmbeddedError> {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
     }
     std::os::unix::fs::symlink(&system.lib, &into.lib).map_err(io(&into.lib))?;
+    // What sits beside the library folder too: builds that carry their own shared libraries
+    // there find them relative to the program ($ORIGIN/../lib).
+    if let (Some(from), Some(to)) = (system.lib.parent(), into.lib.parent()) {
+        for entry in std::fs::read_dir(from).map_err(io(from))? {
+            let entry = entry.map_err(io(from))?;
+            let target = to.join(entry.file_name());
+            if !target.exists() && std::fs::symlink_metadata(&target).is_err() {
+                std::os::unix::fs::symlink(entry.path(), &target).map_err(io(&target))?;
+            }
+        }
+    }
     let ext = into.share.join("extension");
     std::fs::create_dir_all(&ext).map_err(io(&ext))?;
     for entry in std::fs::read_dir(&system.share).map_err(io(&system.share))? {
