@@ -343,3 +343,45 @@ async fn migration_new_and_list_and_users_create() {
         .unwrap();
     assert_eq!(r.status(), 200);
 }
+
+#[tokio::test]
+async fn the_distributions_extensions_work_in_the_served_database() {
+    let dir = support::scratch_project(&[(
+        "supabase/migrations/20240101000000_tools.sql",
+        "create extension if not exists pg_stat_statements with schema extensions;
+         create extension if not exists plpgsql_check with schema extensions;
+         create extension if not exists hypopg with schema extensions;
+         create extension if not exists pg_repack;
+         create extension if not exists postgis with schema extensions;
+         create table public.t (a int, b text);
+         create function public.broken() returns int language plpgsql as $$
+           begin return (select missing from public.t); end $$;",
+    )]);
+    let gw = support::start_project(&dir, &[]);
+    let one = |sql: &'static str| {
+        let gw = &gw;
+        async move { gw.sql(sql).await[0][0].clone().unwrap_or_default() }
+    };
+    assert!(
+        one("select count(*) > 0 from extensions.pg_stat_statements").await == "t",
+        "pg_stat_statements is preloaded"
+    );
+    assert!(
+        one("select string_agg(message, ' ') from extensions.plpgsql_check_function_tb('public.broken()')")
+            .await
+            .contains("column \"missing\" does not exist")
+    );
+    assert_eq!(
+        one("select count(*) from extensions.hypopg_create_index('create index on public.t (a)')")
+            .await,
+        "1"
+    );
+    assert_eq!(
+        one("select extensions.st_astext(extensions.st_point(1, 2))").await,
+        "POINT(1 2)"
+    );
+    assert_eq!(
+        one("select extowner::regrole::text from pg_extension where extname = 'pg_repack'").await,
+        "supabase_admin"
+    );
+}
