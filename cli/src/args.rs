@@ -136,6 +136,11 @@ pub struct Flags {
     /// Folder with PostgreSQL's initdb, pg_ctl and postgres (found automatically when unset).
     #[arg(long, env = "PG_BIN_DIR", global = true)]
     pub pg_bin_dir: Option<PathBuf>,
+    /// Where the private installations of PostgreSQL (the system's, with supagate's
+    /// extensions) are kept, shared by every project (default: $XDG_CACHE_HOME/supagate, else
+    /// ~/.cache/supagate).
+    #[arg(long, env = "SUPAGATE_CACHE_DIR", global = true)]
+    pub cache_dir: Option<PathBuf>,
     /// HS256 secret for access tokens and API keys (default: the Supabase CLI's demo secret).
     #[arg(long, env = "JWT_SECRET", global = true, hide_env_values = true)]
     pub jwt_secret: Option<String>,

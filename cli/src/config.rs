@@ -12,6 +12,16 @@ fn default_workers() -> usize {
 }
 
 /// Resolves the flags against the project.
+/// `$XDG_CACHE_HOME/supagate`, else `~/.cache/supagate`, else the data directory.
+fn default_cache_dir(data_dir: &std::path::Path) -> std::path::PathBuf {
+    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    non_empty("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| non_empty("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+        .map(|c| c.join("supagate"))
+        .unwrap_or_else(|| data_dir.join("cache"))
+}
+
 pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
     let p = &project.config;
     let data_dir = flags
@@ -71,6 +81,11 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
     if let Some(n) = flags.refresh_token_reuse_interval {
         auth.refresh_token_reuse_interval = n;
     }
+    let cache_dir = flags
+        .cache_dir
+        .clone()
+        .map(|d| std::path::absolute(&d).unwrap_or(d))
+        .unwrap_or_else(|| default_cache_dir(&data_dir));
     Ok(Config {
         data_dir,
         host: flags.host,
@@ -79,6 +94,7 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         pg_settings: flags.pg_settings,
         database_url: flags.database_url.filter(|u| !u.is_empty()),
         pg_bin_dir: flags.pg_bin_dir,
+        cache_dir,
         jwt_secret: flags
             .jwt_secret
             .filter(|s| !s.is_empty())

@@ -17,6 +17,7 @@ fn supagate(workdir: &Path, data_dir: &Path, args: &[&str]) -> std::process::Out
         .args(args)
         .env_remove("DATABASE_URL")
         .env("RUST_LOG", "warn")
+        .env("SUPAGATE_CACHE_DIR", support::pg_cache())
         .output()
         .expect("run supagate")
 }

@@ -14,6 +14,8 @@ pub struct Config {
     pub pg_settings: String,
     pub database_url: Option<String>,
     pub pg_bin_dir: Option<PathBuf>,
+    /// Where the private installations of PostgreSQL are kept.
+    pub cache_dir: PathBuf,
     /// None: the Supabase CLI's public demo secret.
     pub jwt_secret: Option<String>,
     pub api_external_url: Option<String>,

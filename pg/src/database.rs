@@ -20,6 +20,8 @@ pub struct DbSettings<'a> {
     pub major_version: Option<u32>,
     /// The project uses pg_cron: the embedded cluster preloads it.
     pub cron: bool,
+    /// Where private installations of PostgreSQL are kept (shared by every project).
+    pub cache_dir: &'a Path,
 }
 
 pub struct Database {
@@ -95,7 +97,7 @@ impl Database {
                 data.display()
             ));
         }
-        pg.install(s.cron).map_err(|e| e.to_string())?;
+        pg.install(s.cache_dir, s.cron).map_err(|e| e.to_string())?;
         pg.start().await.map_err(|e| e.to_string())?;
         if serving {
             write_pid(data)?;
@@ -137,7 +139,7 @@ impl Database {
             embedded::find_binaries(s.pg_bin_dir, s.major_version, EmbeddedPg::data_major(data))
                 .map_err(|e| e.to_string())?;
         let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
-        pg.install(true).map_err(|e| e.to_string())?;
+        pg.install(s.cache_dir, true).map_err(|e| e.to_string())?;
         if !pg.runs_cron() {
             return Ok(());
         }

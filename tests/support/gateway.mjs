@@ -57,6 +57,8 @@ export async function startGateway({ args = [], env = {}, site = false, dataDir:
         ...process.env,
         DATABASE_URL: '',
         RUST_LOG: 'warn',
+        // The private installations of PostgreSQL the tests' clusters share (not the user's cache).
+        SUPAGATE_CACHE_DIR: join(repoRoot, 'target/tmp/pg-cache'),
         // Tests sign in far more often than people do.
         RATE_LIMIT_SIGN_IN: '100000',
         RATE_LIMIT_TOKEN_REFRESH: '100000',

@@ -40,6 +40,11 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The private installations of PostgreSQL the tests' clusters share (not the user's cache).
+pub fn pg_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache")
+}
+
 fn tmp_root() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gateways");
     std::fs::create_dir_all(&root).unwrap();
@@ -99,6 +104,7 @@ fn spawn(data_dir: &Path, workdir: &Path, args: &[&str], env: &[(&str, &str)]) -
         .args(["start", "-o", "json"])
         .env_remove("DATABASE_URL")
         .env("RUST_LOG", "warn")
+        .env("SUPAGATE_CACHE_DIR", pg_cache())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
@@ -337,6 +343,7 @@ impl Gateway {
             .args(args)
             .env_remove("DATABASE_URL")
             .env("RUST_LOG", "warn")
+            .env("SUPAGATE_CACHE_DIR", pg_cache())
             .output()
             .expect("run supagate")
     }

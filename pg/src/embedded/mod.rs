@@ -116,17 +116,17 @@ impl EmbeddedPg {
             .ok()
     }
 
-    /// Runs the cluster from a private installation under `<data dir>/postgres` that has
-    /// supagate's extensions besides the system's (see [`prefix`]); `cron`: the project uses
-    /// pg_cron, which is then preloaded. Call before [`EmbeddedPg::start`].
-    pub fn install(&mut self, cron: bool) -> Result<(), EmbeddedError> {
-        let root = self
-            .pgdata
-            .parent()
-            .map(|d| d.join("postgres"))
-            .unwrap_or_else(|| PathBuf::from("postgres"));
-        // Readable by everyone (the server only reads and runs it): no change of owner.
-        if let Some(layout) = prefix::prepare(&self.system, &root)? {
+    /// Runs the cluster from a private installation (in `cache`, shared by every cluster of
+    /// the same PostgreSQL) that has supagate's extensions besides the system's (see
+    /// [`prefix`]); `cron`: the project uses pg_cron, which is then preloaded. Call before
+    /// [`EmbeddedPg::start`].
+    pub fn install(&mut self, cache: &Path, cron: bool) -> Result<(), EmbeddedError> {
+        // Readable by everyone (the server only reads and runs it): no change of owner, only
+        // a way in for the user PostgreSQL runs as.
+        if let Some(layout) = prefix::prepare(&self.system, cache)? {
+            if let Some(user) = &self.run_as {
+                self.make_reachable_for(user, &layout.bin.join("postgres"))?;
+            }
             self.bin = layout.bin;
             self.lib = Some(layout.lib);
         } else {
@@ -266,6 +266,7 @@ impl EmbeddedPg {
             chown(user, &self.pgdata)?;
             chown(user, &pwfile)?;
         }
+        let t0 = std::time::Instant::now();
         let result = self
             .run(
                 "initdb",
@@ -285,6 +286,7 @@ impl EmbeddedPg {
             )
             .await;
         let _ = std::fs::remove_file(&pwfile);
+        tracing::info!("initdb took {} ms", t0.elapsed().as_millis());
         if let Err(e) = result {
             // Leave nothing half-made behind, so the next start tries again from scratch.
             let _ = std::fs::remove_dir_all(&self.pgdata);

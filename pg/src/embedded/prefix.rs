@@ -6,8 +6,10 @@
 //! system's library folder, and a share folder whose entries link to the system's, with an
 //! `extension/` folder holding links to every system extension file beside supagate's own.
 //!
-//! It is made again whenever the system's installation or supagate's extensions change (a
-//! package installed with apt, a PostgreSQL upgrade), so what the system has is always there.
+//! It lives in a cache folder shared by every project, named by what it is made from: the
+//! system's installation and supagate's extensions. A change to either (a package installed
+//! with apt, a PostgreSQL upgrade, another supagate) makes a new one at the next start, so what
+//! the system has is always there.
 
 use super::EmbeddedError;
 use super::binaries::Binaries;
@@ -206,10 +208,15 @@ fn build(system: &Layout, into: &Layout) -> Result<(), EmbeddedError> {
     Ok(())
 }
 
-/// Makes (or reuses) the private installation of `system` under `root`. Returns where its
-/// programs are, or None when the system's layout cannot be told (then the system's programs
-/// run as they are, without supagate's extensions).
-pub fn prepare(system: &Binaries, root: &Path) -> Result<Option<Layout>, EmbeddedError> {
+/// Private installations not used for this long are removed when another one is made.
+const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
+/// Makes (or reuses) the private installation of `system` in `cache`, named by what it is made
+/// from (so every cluster of that PostgreSQL shares it, and several processes making it at once
+/// agree: each builds aside, the first to rename wins). Returns where its programs are, or None
+/// when the system's layout cannot be told (then the system's programs run as they are,
+/// without supagate's extensions).
+pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, EmbeddedError> {
     let Some(layout) = Layout::of(system) else {
         tracing::warn!(
             "cannot tell where the PostgreSQL in {} keeps its files (no pg_config): running it \
@@ -219,18 +226,53 @@ pub fn prepare(system: &Binaries, root: &Path) -> Result<Option<Layout>, Embedde
         return Ok(None);
     };
     let want = fingerprint(&layout);
+    let root = cache.join(format!("postgres-{}-{}", system.major, &want[..16]));
     let stamp = root.join("fingerprint");
-    let private = layout.under(root);
+    let private = layout.under(&root);
     if std::fs::read_to_string(&stamp).is_ok_and(|s| s == want) {
+        // Touched, so that it counts as in use.
+        let _ = std::fs::write(&stamp, &want);
         return Ok(Some(private));
     }
-    let tmp = root.with_extension("new");
+    let t0 = std::time::Instant::now();
+    std::fs::create_dir_all(cache).map_err(io(cache))?;
+    let tmp = cache.join(format!(".building-{}-{}", std::process::id(), &want[..16]));
     let _ = std::fs::remove_dir_all(&tmp);
     build(&layout, &layout.under(&tmp))?;
     std::fs::write(tmp.join("fingerprint"), &want).map_err(io(&tmp))?;
-    let _ = std::fs::remove_dir_all(root);
-    std::fs::rename(&tmp, root).map_err(io(root))?;
+    if std::fs::rename(&tmp, &root).is_err() {
+        // Made meanwhile by another process, or a broken one is in the way.
+        if std::fs::read_to_string(&stamp).is_ok_and(|s| s == want) {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Ok(Some(private));
+        }
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::rename(&tmp, &root).map_err(io(&root))?;
+    }
+    tracing::info!(
+        "made the private installation of PostgreSQL {} in {} ms ({})",
+        system.major,
+        t0.elapsed().as_millis(),
+        root.display()
+    );
+    remove_unused(cache, &root);
     Ok(Some(private))
+}
+
+/// Removes private installations nobody started a cluster with for [`UNUSED_FOR`].
+fn remove_unused(cache: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let old = std::fs::metadata(path.join("fingerprint"))
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().unwrap_or_default() > UNUSED_FOR);
+        if path != keep && old && e.file_name().to_string_lossy().starts_with("postgres-") {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 #[cfg(test)]
