@@ -32,15 +32,7 @@ pub async fn reset(cfg: &Config) -> Result<(), String> {
             }
         }
         let store = super::start::open_store(cfg)?;
-        let c = connect(&db.admin).await?;
-        storage::seed::upload_all(
-            &cfg.project,
-            cfg.storage_file_size_limit,
-            &c,
-            store.as_ref(),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+        super::start::upload_seed_objects(cfg, db, store.as_ref()).await?;
         println!(
             "Reset the database of {} in {} ms.",
             cfg.project.name(),

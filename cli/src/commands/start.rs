@@ -117,6 +117,18 @@ fn spawn_rate_limit_pruner(admin: Login) -> tokio::task::JoinHandle<()> {
     })
 }
 
+/// Uploads the `objects_path` files of `[storage.buckets.*]`, as a new or reset database gets them.
+pub async fn upload_seed_objects(
+    cfg: &Config,
+    db: &Database,
+    store: &dyn object_store::ObjectStore,
+) -> Result<(), String> {
+    let c = pg::connect(&db.admin).await?;
+    storage::seed::upload_all(&cfg.project, cfg.storage_file_size_limit, &c, store)
+        .await
+        .map_err(|e| e.to_string())
+}
+
 pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, String> {
     let backend = match (cfg.storage_backend.as_str(), &cfg.storage_s3_bucket) {
         ("file", _) => storage::backend::local(&cfg.data_dir.join("storage")),
@@ -181,15 +193,7 @@ async fn serve_api(
         }
     }
     if prepared.fresh {
-        let c = pg::connect(&db.admin).await?;
-        storage::seed::upload_all(
-            &cfg.project,
-            cfg.storage_file_size_limit,
-            &c,
-            store.as_ref(),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+        upload_seed_objects(cfg, db, store.as_ref()).await?;
     }
     let role_settings = pg::RoleSettings::new(cfg.statement_timeout_ms);
     let rest = rest::Rest::start(
