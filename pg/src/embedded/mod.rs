@@ -5,6 +5,7 @@
 mod binaries;
 pub mod prefix;
 mod process;
+mod vault_key;
 
 pub use binaries::{Binaries, OLDEST_MAJOR, find as find_binaries};
 pub use process::process_alive;
@@ -136,56 +137,12 @@ impl EmbeddedPg {
         Ok(())
     }
 
-    /// The vault's root key, kept in the data directory (outside the database, readable by the
-    /// server only): SUPAGATE_VAULT_KEY (64 hex digits) when set, else made once at random. A
-    /// set key that differs from the one the secrets were encrypted with is refused.
     fn ensure_vault_key(&self) -> Result<(), EmbeddedError> {
-        let path = self.pgdata.join("supagate_vault.key");
-        let given = std::env::var("SUPAGATE_VAULT_KEY")
-            .ok()
-            .map(|k| k.trim().to_ascii_lowercase())
-            .filter(|k| !k.is_empty());
-        if let Some(k) = &given
-            && (k.len() != 64 || !k.chars().all(|c| c.is_ascii_hexdigit()))
-        {
-            return Err(EmbeddedError::VaultKey(
-                "SUPAGATE_VAULT_KEY must be 64 hexadecimal digits (32 bytes)".into(),
-            ));
-        }
-        if let Ok(existing) = std::fs::read_to_string(&path) {
-            return match given {
-                Some(k) if k != existing.trim() => Err(EmbeddedError::VaultKey(format!(
-                    "SUPAGATE_VAULT_KEY differs from the key the vault's secrets are encrypted \
-                     with ({}); unset it, or remove the data directory to start afresh",
-                    path.display()
-                ))),
-                _ => Ok(()),
-            };
-        }
-        let key = match given {
-            Some(k) => k,
-            None => {
-                use std::io::Read;
-                let mut bytes = [0u8; 32];
-                std::fs::File::open("/dev/urandom")
-                    .and_then(|mut f| f.read_exact(&mut bytes))
-                    .map_err(|e| EmbeddedError::Io("/dev/urandom".into(), e))?;
-                bytes.iter().map(|b| format!("{b:02x}")).collect()
-            }
-        };
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .and_then(|mut f| f.write_all(key.as_bytes()))
-            .map_err(|e| EmbeddedError::Io(path.clone(), e))?;
-        if let Some(user) = &self.run_as {
-            chown(user, &path)?;
-        }
-        Ok(())
+        vault_key::ensure(
+            &self.pgdata,
+            self.run_as.as_deref(),
+            std::env::var("SUPAGATE_VAULT_KEY").ok(),
+        )
     }
 
     pub fn socket_dir(&self) -> &Path {
