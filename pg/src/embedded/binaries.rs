@@ -7,7 +7,7 @@ use super::EmbeddedError;
 use std::path::{Path, PathBuf};
 
 /// The oldest major version supagate runs on.
-pub const OLDEST_MAJOR: u32 = 15;
+const OLDEST_MAJOR: u32 = 15;
 
 /// An installation's server programs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@ pub mod prefix;
 mod process;
 mod vault_key;
 
-pub use binaries::{Binaries, OLDEST_MAJOR, find as find_binaries};
+pub use binaries::{Binaries, find as find_binaries};
 pub use process::process_alive;
 
 use crate::login::Login;
@@ -101,11 +101,6 @@ impl EmbeddedPg {
                 .map(str::to_string)
                 .collect(),
         }
-    }
-
-    /// The installation's major version.
-    pub fn major(&self) -> u32 {
-        self.system.major
     }
 
     /// The major version a data directory was made by.
