@@ -170,6 +170,15 @@ pub struct Flags {
     /// their turn without holding up other clients. 0 turns the limit off.
     #[arg(long, env = "MAX_CLIENT_QUERIES", global = true)]
     pub max_client_queries: Option<usize>,
+    /// Changes of one transaction realtime delivers one by one at most; a larger transaction
+    /// reaches each subscriber of its tables as one overflow system message.
+    #[arg(
+        long,
+        env = "REALTIME_MAX_TRANSACTION_CHANGES",
+        default_value_t = 10_000,
+        global = true
+    )]
+    pub realtime_max_transaction_changes: usize,
     /// Connections kept for the auth API apart from the pool, so that sign-in works while REST
     /// requests hold every pooled connection.
     #[arg(long, env = "DB_AUTH_POOL", default_value_t = 2, global = true)]

@@ -136,6 +136,7 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         storage_enabled: p.storage.enabled,
         realtime_enabled: p.realtime.enabled,
         realtime_max_header_length: p.realtime.max_header_length as usize,
+        realtime_max_transaction_changes: flags.realtime_max_transaction_changes.max(1),
         project,
     })
 }

@@ -22,10 +22,14 @@ struct Phx {
 
 impl Phx {
     async fn connect(gw: &Gateway) -> Phx {
+        Phx::connect_as(gw, &gw.service).await
+    }
+
+    /// Connected with this API key (its role decides what row level security shows).
+    async fn connect_as(gw: &Gateway, key: &str) -> Phx {
         let url = format!(
-            "{}/realtime/v1/websocket?apikey={}&vsn=2.0.0",
+            "{}/realtime/v1/websocket?apikey={key}&vsn=2.0.0",
             gw.url.replacen("http", "ws", 1),
-            gw.service
         );
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
@@ -173,4 +177,156 @@ async fn the_capturing_gateway_dying_loses_no_committed_change() {
         );
     }
     assert_eq!(seen, names, "every change, once, in commit order");
+}
+
+/// A published table for the tests below (on the gateway's own database).
+async fn published(gw: &Gateway, ddl: &str, table: &str) {
+    gw.sql(&format!(
+        "{ddl}; alter publication supabase_realtime add table public.{table}"
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn transactions_of_any_size_keep_changes_flowing() {
+    let gw = &support::shop_with(&["--realtime-max-transaction-changes", "1000"]).await;
+    published(
+        gw,
+        "create table public.bulk (id bigint generated always as identity primary key, n int)",
+        "bulk",
+    )
+    .await;
+    let topic = "realtime:bulk";
+    let mut ws = Phx::connect(gw).await;
+    ws.join(
+        topic,
+        json!({"postgres_changes": [{"event": "*", "schema": "public", "table": "bulk"}]}),
+    )
+    .await;
+    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    // 300 rows in one transaction (this stalled capture for good), each delivered.
+    gw.sql("insert into public.bulk (n) select g from generate_series(1, 300) g")
+        .await;
+    for n in 1..=300 {
+        let change = ws
+            .expect(topic, "postgres_changes", Duration::from_secs(30))
+            .await;
+        assert_eq!(change["data"]["record"]["n"], n);
+    }
+    // A million: one overflow message instead, then changes flow again.
+    gw.sql("insert into public.bulk (n) select g from generate_series(1, 1000000) g")
+        .await;
+    let overflow = ws.expect(topic, "system", Duration::from_secs(120)).await;
+    assert_eq!(overflow["status"], "error", "{overflow}");
+    assert!(
+        overflow["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("1000000 changes to public.bulk")),
+        "{overflow}"
+    );
+    gw.sql("insert into public.bulk (n) values (-1)").await;
+    let after = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(30))
+        .await;
+    assert_eq!(after["data"]["record"]["n"], -1);
+    // The slot kept up: nothing left behind it.
+    let lag = gw
+        .sql("select pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn) < 64 * 1024 * 1024 from pg_replication_slots where database = current_database()")
+        .await;
+    assert!(lag.iter().all(|r| r[0].as_deref() == Some("t")), "{lag:?}");
+}
+
+#[tokio::test]
+async fn row_level_security_is_decided_on_the_committed_row() {
+    let gw = &support::shop().await;
+    published(
+        gw,
+        "create table public.posts (id bigint primary key, body text not null, published boolean not null);
+         alter table public.posts replica identity full;
+         alter table public.posts enable row level security;
+         create policy \"Published posts\" on public.posts for select using (published);
+         grant select on public.posts to anon",
+        "posts",
+    )
+    .await;
+    let topic = "realtime:posts";
+    let mut ws = Phx::connect_as(gw, &gw.anon).await;
+    ws.join(
+        topic,
+        json!({"postgres_changes": [{"event": "*", "schema": "public", "table": "posts"}]}),
+    )
+    .await;
+    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    // A draft published at once: its insert (the draft) must not reach anon, whenever it is
+    // delivered; the update that published it does.
+    gw.sql("insert into public.posts values (1, 'draft: secret plans', false)")
+        .await;
+    gw.sql("update public.posts set body = 'spring opening', published = true where id = 1")
+        .await;
+    // Deleting a hidden post says nothing; deleting a published one is heard.
+    gw.sql("insert into public.posts values (2, 'hidden', false)")
+        .await;
+    gw.sql("delete from public.posts where id = 2").await;
+    gw.sql("delete from public.posts where id = 1").await;
+    let mut heard = Vec::new();
+    while heard.len() < 2 {
+        let c = ws
+            .expect(topic, "postgres_changes", Duration::from_secs(15))
+            .await;
+        let d = &c["data"];
+        heard.push(format!(
+            "{} {} {}",
+            d["type"].as_str().unwrap(),
+            d["record"]["id"]
+                .as_i64()
+                .or(d["old_record"]["id"].as_i64())
+                .unwrap(),
+            d["record"]["body"].as_str().unwrap_or("-")
+        ));
+    }
+    assert_eq!(heard, ["UPDATE 1 spring opening", "DELETE 1 -"]);
+}
+
+#[tokio::test]
+async fn postgres_killed_under_subscribers_changes_flow_again() {
+    // A cluster of its own: this test kills it.
+    let gw = support::start(&[]);
+    let topic = "realtime:outage";
+    let mut ws = Phx::connect(&gw).await;
+    ws.join(topic, config("watcher")).await;
+    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    add_category(&gw, "Before").await;
+    let first = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(10))
+        .await;
+    assert_eq!(first["data"]["record"]["name"], "Before");
+
+    let pid = gw.postmaster_pid();
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    // The first write the database takes once it is back must be heard.
+    let body = json!({"name": "After", "slug": "after"}).to_string();
+    let started = std::time::Instant::now();
+    loop {
+        let r = Api::service(&gw)
+            .send("POST", "/rest/v1/categories", &[], Some(&body))
+            .await;
+        if r.status == 201 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the database did not come back"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(30))
+        .await;
+    assert_eq!(after["data"]["record"]["name"], "After");
 }

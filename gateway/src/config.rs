@@ -56,6 +56,8 @@ pub struct Config {
     pub realtime_enabled: bool,
     /// Longest WebSocket upgrade request head ([realtime] max_header_length).
     pub realtime_max_header_length: usize,
+    /// Changes of one transaction delivered one by one at most.
+    pub realtime_max_transaction_changes: usize,
 }
 
 impl Config {

@@ -37,13 +37,26 @@ pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, SlotError> {
     if level != "logical" {
         return Ok(false);
     }
-    let exists = c
+    // A slot the server gave up on (behind by more than max_slot_wal_keep_size) can decode
+    // nothing any more: it is made again, and what it held back is lost, loudly.
+    let status: Option<Option<String>> = c
         .query_opt(
-            "SELECT 1 FROM pg_replication_slots WHERE slot_name = $1",
+            "SELECT wal_status FROM pg_replication_slots WHERE slot_name = $1",
             &[&slot],
         )
         .await?
-        .is_some();
+        .map(|r| r.get(0));
+    if let Some(Some(lost)) = &status
+        && lost == "lost"
+    {
+        tracing::error!(
+            "realtime: replication slot {slot} fell too far behind and was invalidated: \
+             changes committed while it lagged are lost; making it again"
+        );
+        c.execute("SELECT pg_drop_replication_slot($1)", &[&slot])
+            .await?;
+    }
+    let exists = matches!(&status, Some(s) if s.as_deref() != Some("lost"));
     if !exists {
         c.execute(
             "SELECT pg_create_logical_replication_slot($1, 'pgoutput')",

@@ -101,18 +101,30 @@ async fn become_leader(rt: &Realtime) -> Result<Option<Client>, RealtimeError> {
     }
 }
 
-/// Reads the slot until the connection fails.
+/// Reads the slot until the connection fails. The slot's messages stream in while they are
+/// decoded; what the decoder must look up (types, keys, RLS) is asked on a connection of its
+/// own, since the streaming one answers nothing else until its rows are all read.
 async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
+    let lookups = connect(rt).await?;
     let mut catalog = Catalog::default();
     let mut recorded_upto: Option<String> = c
-        .query_one("SELECT max(lsn)::text FROM realtime.supagate_changes", &[])
+        .query_one(
+            "SELECT greatest((SELECT max(lsn) FROM realtime.supagate_changes),
+                             (SELECT recorded_upto FROM realtime.supagate_capture WHERE slot = $1))::text",
+            &[&rt.slot],
+        )
         .await?
         .get(0);
     let mut last_prune = std::time::Instant::now();
     // The WAL position an empty peek last advanced the slot to (idle polls need not repeat it).
     let mut advanced: Option<String> = None;
+    let mut last_lag_check = std::time::Instant::now();
     loop {
-        let mut decoder = Decoder::new(c, &mut catalog);
+        if last_lag_check.elapsed() > Duration::from_secs(30) {
+            lag_alarm(c, &rt.slot).await?;
+            last_lag_check = std::time::Instant::now();
+        }
+        let mut decoder = Decoder::new(&lookups, &mut catalog, rt.settings.max_transaction_changes);
         let mut done: Vec<(String, Vec<Value>)> = Vec::new();
         let mut advance_to: Option<String> = None;
         // Where the WAL ended before this peek. A peek that yields nothing has decoded all WAL
@@ -189,8 +201,16 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
                     &[&lsns, &payloads, &recorded_upto],
                 )
                 .await;
+            let marked = c
+                .execute(
+                    "INSERT INTO realtime.supagate_capture (slot, recorded_upto)
+                     VALUES ($1, $2::text::pg_lsn)
+                     ON CONFLICT (slot) DO UPDATE SET recorded_upto = EXCLUDED.recorded_upto",
+                    &[&rt.slot, &lsns.last()],
+                )
+                .await;
             let notified = bus::changes_recorded(c).await;
-            match inserted.and(notified) {
+            match inserted.and(marked).and(notified) {
                 Ok(_) => c.batch_execute("COMMIT").await?,
                 Err(e) => {
                     let _ = c.batch_execute("ROLLBACK").await;
@@ -205,6 +225,30 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
         )
         .await?;
     }
+}
+
+/// How far behind the slot may fall before the log says so (the server gives it up at
+/// max_slot_wal_keep_size, 1 GB for the embedded cluster).
+const LAG_ALARM: i64 = 256 * 1024 * 1024;
+
+/// Says so in the log when the slot holds back more WAL than [`LAG_ALARM`].
+async fn lag_alarm(c: &Client, slot: &str) -> Result<(), RealtimeError> {
+    let lag: Option<i64> = c
+        .query_opt(
+            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint
+             FROM pg_replication_slots WHERE slot_name = $1",
+            &[&slot],
+        )
+        .await?
+        .and_then(|r| r.get(0));
+    if let Some(bytes) = lag.filter(|b| *b > LAG_ALARM) {
+        tracing::warn!(
+            "realtime: change capture is {} MB behind the database (slot {slot}); changes are \
+             delayed, and past max_slot_wal_keep_size they are lost",
+            bytes / (1024 * 1024)
+        );
+    }
+    Ok(())
 }
 
 /// Recorded changes are kept a minute; stored broadcasts three days, as Supabase keeps them.

@@ -87,7 +87,13 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
         return Ok(());
     }
     let s = |k: &str| change.get(k).and_then(Value::as_str).unwrap_or_default();
-    let (schema, table, kind) = (s("schema"), s("table"), s("type"));
+    let overflow = change.get("overflow").and_then(Value::as_u64);
+    let (schema, table) = (s("schema"), s("table"));
+    let kind = if overflow.is_some() {
+        "OVERFLOW"
+    } else {
+        s("type")
+    };
     let empty = Map::new();
     let record = change
         .get("record")
@@ -103,8 +109,15 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
         }
         let mut groups: Vec<(Option<Vec<String>>, Vec<u32>)> = Vec::new();
         for b in &ch.bindings {
-            // Deletes pass every filter, as in Supabase (their old record may lack the column).
-            if b.wants(schema, table, kind) && (kind == "DELETE" || b.filter.matches(record)) {
+            // Deletes pass every filter, as in Supabase (their old record may lack the column);
+            // an overflow reaches every binding on the table.
+            let wanted = match overflow {
+                Some(_) => b.watches(schema, table),
+                None => {
+                    b.wants(schema, table, kind) && (kind == "DELETE" || b.filter.matches(record))
+                }
+            };
+            if wanted {
                 match groups.iter_mut().find(|(s, _)| *s == b.select) {
                     Some((_, ids)) => ids.push(b.id),
                     None => groups.push((b.select.clone(), vec![b.id])),
@@ -141,13 +154,13 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
         })
         .collect();
     let list = format!("[{}]", list.join(","));
-    let row_identity = change.get("identity").cloned().unwrap_or(Value::Null);
+    let committed = change.get("row").cloned().unwrap_or(Value::Null);
     let c = rt.db.get().await?;
     let visible: Vec<i32> = c
         .query_one(
             "SELECT realtime.supagate_visible(format('%I.%I', $1::text, $2::text)::regclass, \
              $3, $4, $5::text::jsonb)",
-            &[&schema, &table, &kind, &row_identity, &list],
+            &[&schema, &table, &kind, &committed, &list],
         )
         .await?
         .get(0);
@@ -155,6 +168,13 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
     let mut payloads: HashMap<Option<Vec<String>>, String> = HashMap::new();
     for i in interests {
         if !visible.contains(&(i.identity as i32)) {
+            continue;
+        }
+        if let Some(count) = overflow {
+            i.ch.push(
+                "system",
+                &overflow_message(schema, table, count, &i.ch.sub_topic),
+            );
             continue;
         }
         for (select, ids) in i.groups {
@@ -176,13 +196,26 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
     Ok(())
 }
 
-/// The change as subscribers get it: without delivery's bookkeeping (key columns, identity),
+/// What a subscriber of a table hears of a transaction too large to send change by change.
+fn overflow_message(schema: &str, table: &str, count: u64, channel: &str) -> Value {
+    serde_json::json!({
+        "extension": "postgres_changes",
+        "status": "error",
+        "message": format!(
+            "{count} changes to {schema}.{table} were committed in one transaction, too many to \
+             send one by one: read the table again"
+        ),
+        "channel": channel,
+    })
+}
+
+/// The change as subscribers get it: without delivery's bookkeeping (key columns, row),
 /// limited to the selected columns (and the key) when the binding selects some.
 fn data(change: &Value, select: Option<&[String]>) -> String {
     let mut d = change.clone();
     let mut pk: Vec<String> = Vec::new();
     if let Some(o) = d.as_object_mut() {
-        o.remove("identity");
+        o.remove("row");
         if let Some(Value::Array(keys)) = o.remove("pk") {
             pk = keys
                 .into_iter()
@@ -212,12 +245,12 @@ mod tests {
     #[test]
     fn selected_columns_keep_the_key() {
         let change = json!({
-            "schema": "public", "table": "t", "type": "UPDATE", "pk": ["id"], "identity": {"id": "1"},
+            "schema": "public", "table": "t", "type": "UPDATE", "pk": ["id"], "row": {"id": "1", "a": "x", "b": "y"},
             "columns": [{"name": "id", "type": "int8"}, {"name": "a", "type": "text"}, {"name": "b", "type": "text"}],
             "record": {"id": 1, "a": "x", "b": "y"}, "old_record": {"id": 1}
         });
         let all: Value = serde_json::from_str(&data(&change, None)).unwrap();
-        assert!(all.get("pk").is_none() && all.get("identity").is_none());
+        assert!(all.get("pk").is_none() && all.get("row").is_none());
         assert_eq!(all["record"], json!({"id": 1, "a": "x", "b": "y"}));
         let some: Value = serde_json::from_str(&data(&change, Some(&["a".to_string()]))).unwrap();
         assert_eq!(some["record"], json!({"id": 1, "a": "x"}));

@@ -74,6 +74,12 @@ pub struct Binding {
 }
 
 impl Binding {
+    /// Whether the binding is on this table, whatever the event.
+    pub fn watches(&self, schema: &str, table: &str) -> bool {
+        (self.schema == schema || self.schema == "*")
+            && self.table.as_deref().is_none_or(|t| t == table || t == "*")
+    }
+
     pub fn wants(&self, schema: &str, table: &str, kind: &str) -> bool {
         (self.schema == schema || self.schema == "*")
             && self.table.as_deref().is_none_or(|t| t == table || t == "*")

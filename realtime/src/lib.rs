@@ -42,7 +42,24 @@ pub enum ChangesStatus {
     Unavailable(String),
 }
 
+/// What the operator may set.
+#[derive(Clone, Debug)]
+pub struct RealtimeSettings {
+    /// Changes of one transaction delivered one by one at most; a larger transaction reaches
+    /// its tables' subscribers as one overflow message each.
+    pub max_transaction_changes: usize,
+}
+
+impl Default for RealtimeSettings {
+    fn default() -> Self {
+        RealtimeSettings {
+            max_transaction_changes: 10_000,
+        }
+    }
+}
+
 pub struct Realtime {
+    settings: RealtimeSettings,
     /// This gateway among those sharing the database.
     pub replica: String,
     hub: hub::Hub,
@@ -77,6 +94,7 @@ impl Realtime {
         admin: Login,
         keys: JwtKeys,
         local_keys: bool,
+        settings: RealtimeSettings,
     ) -> Result<Arc<Realtime>, RealtimeError> {
         let db = Pool::new(&admin, 4, Duration::from_secs(5));
         let dbname: String = {
@@ -85,6 +103,7 @@ impl Realtime {
         };
         let (shutdown, _) = watch::channel(false);
         let rt = Arc::new(Realtime {
+            settings,
             replica: uuid::Uuid::new_v4().simple().to_string()[..12].to_string(),
             hub: hub::Hub::default(),
             db,

@@ -1,8 +1,11 @@
 //! A change as Supabase Realtime sends it, from pgoutput's messages: the record and old
 //! record as `to_jsonb` gives them, the columns with their type names, the commit time, and
-//! what delivery needs: the key columns (`pk`) and the row's identity (`identity`: the key's
-//! values, or every column's when the table has no key, as PostgreSQL wrote them), by which
-//! delivery finds the row again to ask row level security about it.
+//! what delivery needs: the key columns (`pk`) and the committed row as PostgreSQL wrote it
+//! (`row`: each column's text or null), against which row level security is decided.
+//!
+//! A transaction with more changes than the configured limit is not sent change by change: it
+//! becomes one overflow record per table it touched, which delivery turns into a system message
+//! to each subscriber of that table.
 
 use super::pgoutput::{Datum, Relation, Relations};
 use super::values::{self, TypeInfo};
@@ -11,14 +14,25 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use tokio_postgres::Client;
 
-/// Changes of one transaction sent at most; the rest are reported and skipped.
-const MAX_PER_TRANSACTION: usize = 10_000;
-
 /// A transaction being read.
 pub(crate) struct Txn {
     commit_time: i64,
     pub changes: Vec<Value>,
-    pub dropped: usize,
+    /// Past the limit: the changes per table, instead of the changes.
+    overflow: Option<Vec<(String, String, usize)>>,
+}
+
+impl Txn {
+    fn count(&mut self, schema: &str, table: &str) {
+        let per_table = self.overflow.get_or_insert_with(Vec::new);
+        match per_table
+            .iter_mut()
+            .find(|(s, t, _)| s == schema && t == table)
+        {
+            Some((_, _, n)) => *n += 1,
+            None => per_table.push((schema.to_string(), table.to_string(), 1)),
+        }
+    }
 }
 
 /// Type names and element types, looked up once.
@@ -99,7 +113,7 @@ impl TableInfo {
 }
 
 /// The columns that name a row: the primary key; without one, the replica identity's index;
-/// none when neither exists (then the identity is the whole row).
+/// none when neither exists.
 fn key_columns<'r>(rel: &'r Relation, table: &'r TableInfo) -> Vec<&'r str> {
     if !table.primary.is_empty() {
         return table.primary.iter().map(String::as_str).collect();
@@ -114,19 +128,13 @@ fn key_columns<'r>(rel: &'r Relation, table: &'r TableInfo) -> Vec<&'r str> {
         .collect()
 }
 
-/// The row's identity as PostgreSQL wrote it (text, or null): the key columns' values, or every
-/// column's when there is no key. A value the change left out (unchanged TOAST) is taken from
-/// the whole old row when there is one, else left out.
-fn identity(
-    rel: &Relation,
-    keys: &[&str],
-    tuple: &[Datum],
-    whole_old: Option<&[Datum]>,
-) -> Map<String, Value> {
+/// The committed row as PostgreSQL wrote it: each column's text, or null. A value the change
+/// left out (unchanged TOAST) comes from the whole old row when there is one; without one it is
+/// left out (unknown).
+fn row_texts(rel: &Relation, tuple: &[Datum], whole_old: Option<&[Datum]>) -> Map<String, Value> {
     rel.columns
         .iter()
         .enumerate()
-        .filter(|(_, c)| keys.is_empty() || keys.contains(&c.name.as_str()))
         .filter_map(|(i, c)| {
             let d = match tuple.get(i) {
                 Some(Datum::Unchanged) | None => whole_old.and_then(|o| o.get(i)),
@@ -165,7 +173,7 @@ fn record(
 }
 
 /// The payload Supabase Realtime sends for a change (`ids` are added per subscriber), plus the
-/// key columns and the row's identity delivery needs.
+/// key columns and the committed row delivery needs.
 fn change(
     rel: &Relation,
     table: &TableInfo,
@@ -213,8 +221,8 @@ fn change(
         o.retain(|k, _| keys.contains(&k.as_str()));
     }
     let whole_old = old.filter(|(_, whole)| *whole).map(|(t, _)| t);
-    let ident = match (new, old) {
-        (Some(t), _) | (None, Some((t, _))) => identity(rel, &keys, t, whole_old),
+    let committed = match (new, old) {
+        (Some(t), _) | (None, Some((t, _))) => row_texts(rel, t, whole_old),
         (None, None) => Map::new(),
     };
     let mut out = json!({
@@ -225,7 +233,7 @@ fn change(
         "columns": columns,
         "errors": null,
         "pk": keys,
-        "identity": ident,
+        "row": committed,
     });
     if let Some(r) = rec {
         out["record"] = Value::Object(r);
@@ -240,6 +248,8 @@ fn change(
 /// and the transaction being read.
 pub(crate) struct Decoder<'a> {
     c: &'a Client,
+    /// Changes of one transaction sent one by one at most.
+    limit: usize,
     catalog: &'a mut Catalog,
     relations: Relations,
     tables: HashMap<u32, TableInfo>,
@@ -247,9 +257,10 @@ pub(crate) struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    pub fn new(c: &'a Client, catalog: &'a mut Catalog) -> Self {
+    pub fn new(c: &'a Client, catalog: &'a mut Catalog, limit: usize) -> Self {
         Decoder {
             c,
+            limit,
             catalog,
             relations: Relations::default(),
             tables: HashMap::new(),
@@ -261,7 +272,7 @@ impl<'a> Decoder<'a> {
         self.open = Some(Txn {
             commit_time,
             changes: Vec::new(),
-            dropped: 0,
+            overflow: None,
         });
     }
 
@@ -278,8 +289,13 @@ impl<'a> Decoder<'a> {
         let (Some(txn), Some(r)) = (self.open.as_mut(), self.relations.get(rel)) else {
             return;
         };
-        if txn.changes.len() >= MAX_PER_TRANSACTION {
-            txn.dropped += 1;
+        if txn.overflow.is_some() || txn.changes.len() >= self.limit {
+            // Too many: from now on only counted per table (the ones kept so far too).
+            for c in std::mem::take(&mut txn.changes) {
+                let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                txn.count(&s("schema"), &s("table"));
+            }
+            txn.count(&r.schema, &r.name);
             return;
         }
         let whole = r.replica_identity == b'f';
@@ -295,14 +311,28 @@ impl<'a> Decoder<'a> {
         ));
     }
 
-    /// The transaction that committed (None if its begin was not seen).
+    /// The transaction that committed (None if its begin was not seen): its changes, or past
+    /// the limit one overflow record per table it touched.
     pub fn commit(&mut self) -> Option<Txn> {
-        let t = self.open.take()?;
-        if t.dropped > 0 {
+        let mut t = self.open.take()?;
+        if let Some(per_table) = t.overflow.take() {
+            let total: usize = per_table.iter().map(|(_, _, n)| n).sum();
             tracing::warn!(
-                "realtime: a transaction changed {} rows; only the first {MAX_PER_TRANSACTION} were sent",
-                t.changes.len() + t.dropped
+                "realtime: a transaction changed {total} rows, more than the {} sent one by one: \
+                 subscribers of its tables are told so instead",
+                self.limit
             );
+            t.changes = per_table
+                .into_iter()
+                .map(|(schema, table, count)| {
+                    json!({
+                        "overflow": count,
+                        "schema": schema,
+                        "table": table,
+                        "commit_timestamp": commit_timestamp(t.commit_time),
+                    })
+                })
+                .collect();
         }
         Some(t)
     }
@@ -361,7 +391,7 @@ mod tests {
         assert_eq!(ins["commit_timestamp"], "2000-01-01T00:00:00.000Z");
         assert!(ins.get("old_record").is_none());
         assert_eq!(ins["pk"], json!(["id"]));
-        assert_eq!(ins["identity"], json!({"id": "1"}));
+        assert_eq!(ins["row"], json!({"id": "1", "task": "a", "done": "f"}));
         let up = change(
             &r,
             &t0,
@@ -397,7 +427,7 @@ mod tests {
     }
 
     #[test]
-    fn replica_identity_full_names_the_row_by_its_primary_key() {
+    fn the_committed_row_comes_as_postgresql_wrote_it() {
         let cat = Catalog::default();
         let full = rel(b'f');
         // pgoutput flags every column of a replica identity full table as part of the key.
@@ -408,15 +438,10 @@ mod tests {
         let row = [t("7"), Datum::Null, t("f")];
         let ins = change(&flagged, &keyed(true), "INSERT", Some(&row), None, 0, &cat);
         assert_eq!(ins["pk"], json!(["id"]));
-        assert_eq!(ins["identity"], json!({"id": "7"}));
-        // Without a primary key the whole row names it, nulls included, as PostgreSQL wrote it.
+        assert_eq!(ins["row"], json!({"id": "7", "task": null, "done": "f"}));
         let bare = TableInfo::default();
         let ins = change(&flagged, &bare, "INSERT", Some(&row), None, 0, &cat);
         assert_eq!(ins["pk"], json!([]));
-        assert_eq!(
-            ins["identity"],
-            json!({"id": "7", "task": null, "done": "f"})
-        );
         // An unchanged TOASTed value comes from the whole old row.
         let old = [t("7"), t("long text"), t("f")];
         let new = [t("7"), Datum::Unchanged, t("t")];
@@ -430,22 +455,19 @@ mod tests {
             &cat,
         );
         assert_eq!(
-            up["identity"],
+            up["row"],
             json!({"id": "7", "task": "long text", "done": "t"})
         );
-        // Deletes under RLS keep nothing but the key: none without one.
-        let del = change(
-            &flagged,
-            &TableInfo {
-                rls: true,
-                primary: vec![],
-            },
-            "DELETE",
-            None,
-            Some((&old, true)),
-            0,
-            &cat,
-        );
+        // A delete's row is the old one; under RLS its old record keeps the key only.
+        let rls = TableInfo {
+            rls: true,
+            primary: vec![],
+        };
+        let del = change(&flagged, &rls, "DELETE", None, Some((&old, true)), 0, &cat);
         assert_eq!(del["old_record"], json!({}));
+        assert_eq!(
+            del["row"],
+            json!({"id": "7", "task": "long text", "done": "f"})
+        );
     }
 }

@@ -216,9 +216,16 @@ async fn serve_api(
     let realtime = if cfg.realtime_enabled {
         let local = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
         Some(
-            realtime::Realtime::start(db.admin.clone(), keys, local)
-                .await
-                .map_err(|e| format!("realtime cannot start: {e}"))?,
+            realtime::Realtime::start(
+                db.admin.clone(),
+                keys,
+                local,
+                realtime::RealtimeSettings {
+                    max_transaction_changes: cfg.realtime_max_transaction_changes,
+                },
+            )
+            .await
+            .map_err(|e| format!("realtime cannot start: {e}"))?,
         )
     } else {
         None
