@@ -86,7 +86,13 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         .clone()
         .map(|d| std::path::absolute(&d).unwrap_or(d))
         .unwrap_or_else(|| default_cache_dir(&data_dir));
+    // Three quarters of the open-file limit, less what the pools, the cluster's files and the
+    // catcher may hold.
+    let connection_budget = (crate::open_file_limit() as usize * 3 / 4)
+        .saturating_sub(64)
+        .max(32);
     Ok(Config {
+        connection_budget,
         data_dir,
         host: flags.host,
         port: flags.port.unwrap_or(p.api.port),

@@ -36,6 +36,23 @@ async fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
+/// Raises the open-file limit to what the system allows (sockets, pool connections and files all
+/// count against it; 1024 is a common default), so that the connection budget the gateway
+/// keeps within is as large as the machine permits.
+fn raise_open_file_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) => tracing::debug!("open-file limit: {n}"),
+        Err(e) => tracing::warn!("cannot raise the open-file limit: {e}"),
+    }
+}
+
+/// The open-file limit now in force.
+pub fn open_file_limit() -> u64 {
+    rlimit::getrlimit(rlimit::Resource::NOFILE)
+        .map(|(soft, _)| soft)
+        .unwrap_or(1024)
+}
+
 #[actix_web::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
@@ -44,6 +61,7 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    raise_open_file_limit();
     match run(Cli::parse()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

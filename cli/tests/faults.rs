@@ -219,3 +219,51 @@ async fn a_held_pool_gives_a_quick_clear_answer_and_recovers() {
     let r = other.get("/rest/v1/categories?select=id&limit=1").await;
     assert_eq!(r.status, 200);
 }
+
+#[tokio::test]
+async fn idle_connections_past_the_open_file_limit_never_kill_postgres() {
+    // The gateway may hold 256 descriptors: twice as many idle connections as that come.
+    let gw = support::start_under(&["prlimit", "--nofile=256:256", "--"]);
+    let postmaster = gw.postmaster_pid();
+    let addr = gw.url.trim_start_matches("http://").to_string();
+    let mut idle = Vec::new();
+    for _ in 0..512 {
+        // Past the budget the gateway stops accepting: connections wait in the listen queue
+        // (or are refused by the kernel once it is full).
+        match tokio::time::timeout(
+            Duration::from_millis(200),
+            tokio::net::TcpStream::connect(&addr),
+        )
+        .await
+        {
+            Ok(Ok(s)) => idle.push(s),
+            _ => break,
+        }
+    }
+    assert!(idle.len() > 256, "only {} connections opened", idle.len());
+    // A few supervisor rounds later PostgreSQL still runs, the same postmaster.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(gw.postmaster_pid(), postmaster, "PostgreSQL was restarted");
+    assert!(
+        std::path::Path::new(&format!("/proc/{postmaster}")).exists(),
+        "PostgreSQL died"
+    );
+    drop(idle);
+    // Once they are gone, requests are served again.
+    let started = Instant::now();
+    loop {
+        let r = Api::anon(&gw)
+            .get("/rest/v1/categories?select=slug&limit=1")
+            .await;
+        if r.status == 200 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "not served again: {}",
+            r.status
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(gw.postmaster_pid(), postmaster);
+}

@@ -24,6 +24,11 @@ pub struct Config {
     pub extra_search_path: Vec<String>,
     pub max_rows: u64,
     pub workers: usize,
+    /// Client connections kept open at most (HTTP and WebSocket, all workers): well inside the
+    /// open-file limit, so that a flood of idle connections never starves the process of the
+    /// descriptors its database connections and files need. Past it, connections wait in the
+    /// listen queue.
+    pub connection_budget: usize,
     pub db_pool: usize,
     pub db_pool_timeout: u64,
     pub db_auth_pool: usize,

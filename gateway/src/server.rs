@@ -94,6 +94,7 @@ pub fn bind(
             )
     })
     .workers(workers)
+    .max_connections((state.config.connection_budget / workers).max(8))
     // A client has this long to send its request head, and to go away after the response.
     .client_request_timeout(std::time::Duration::from_secs(10))
     .client_disconnect_timeout(std::time::Duration::from_secs(5))

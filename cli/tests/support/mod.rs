@@ -85,8 +85,26 @@ fn new_data_dir(tag: &str) -> PathBuf {
 
 /// Spawns `supagate … start -o json` and waits for its ready line.
 fn spawn(data_dir: &Path, workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
+    spawn_under(&[], data_dir, workdir, args, env)
+}
+
+/// The same, run under `wrapper` (a program and its arguments, e.g. `prlimit --nofile=256`).
+fn spawn_under(
+    wrapper: &[&str],
+    data_dir: &Path,
+    workdir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Gateway {
     let exe = env!("CARGO_BIN_EXE_supagate");
-    let mut cmd = Command::new(exe);
+    let mut cmd = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut c = Command::new(program);
+            c.args(rest).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
     cmd.arg("--workdir")
         .arg(workdir)
         .arg("--data-dir")
@@ -180,6 +198,11 @@ pub fn start_project_env(workdir: &Path, args: &[&str], env: &[(&str, &str)]) ->
 /// A gateway on an existing data directory (a cluster earlier commands created).
 pub fn start_on(workdir: &Path, data_dir: &Path, args: &[&str]) -> Gateway {
     spawn(data_dir, workdir, args, &[])
+}
+
+/// A new cluster of its own running the shop, under a wrapper program.
+pub fn start_under(wrapper: &[&str]) -> Gateway {
+    spawn_under(wrapper, &new_data_dir("c"), &repo_root(), &[], &[])
 }
 
 /// A new cluster of its own running the shop, with extra flags.

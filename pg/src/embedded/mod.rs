@@ -8,7 +8,7 @@ mod process;
 mod vault_key;
 
 pub use binaries::{Binaries, find as find_binaries};
-pub use process::process_alive;
+pub use process::{Liveness, liveness, process_alive};
 
 use crate::login::Login;
 use process::{chown, is_root, sha2_hex};
@@ -291,7 +291,7 @@ impl EmbeddedPg {
     async fn launch(&self) -> Result<(), EmbeddedError> {
         let pgdata = self.pgdata.to_string_lossy().to_string();
         self.ensure_vault_key()?;
-        if !self.postmaster_alive() {
+        if self.postmaster() == Liveness::Dead {
             let _ = std::fs::remove_file(self.pgdata.join("postmaster.pid"));
             let lock = format!(".s.PGSQL.{}.lock", self.port());
             let _ = std::fs::remove_file(self.socket_dir.join(lock));
@@ -368,12 +368,29 @@ impl EmbeddedPg {
         }
     }
 
-    /// Whether the postmaster named in `postmaster.pid` is a live process (not a zombie).
+    /// Whether the postmaster named in `postmaster.pid` is alive, from the postmaster itself
+    /// (its pid file and its process, never from failing connections). Unknown when those
+    /// files cannot be read (the process is out of file descriptors, say).
+    pub fn postmaster(&self) -> Liveness {
+        let text = match std::fs::read_to_string(self.pgdata.join("postmaster.pid")) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Liveness::Dead,
+            Err(_) => return Liveness::Unknown,
+        };
+        match text
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse::<u32>().ok())
+        {
+            Some(pid) => liveness(pid, "postgres"),
+            // Being written by a postmaster that is starting.
+            None => Liveness::Unknown,
+        }
+    }
+
+    /// Whether the postmaster is certainly alive.
     pub fn postmaster_alive(&self) -> bool {
-        std::fs::read_to_string(self.pgdata.join("postmaster.pid"))
-            .ok()
-            .and_then(|s| s.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
-            .is_some_and(|pid| process_alive(pid, "postgres"))
+        self.postmaster() == Liveness::Alive
     }
 
     /// Watches the cluster and starts it again whenever it dies (a crash, an OOM kill, someone's
@@ -383,14 +400,14 @@ impl EmbeddedPg {
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-                if self.postmaster_alive() {
+                if self.postmaster() != Liveness::Dead {
                     continue;
                 }
                 let t0 = std::time::Instant::now();
                 tracing::error!("the embedded PostgreSQL stopped; starting it again");
                 loop {
                     // Started meanwhile by someone else (a `db reset` restarting it).
-                    if self.postmaster_alive() {
+                    if self.postmaster() != Liveness::Dead {
                         break;
                     }
                     match self.launch().await {
