@@ -65,8 +65,6 @@ pub struct AuthConfig {
     pub rate_limits: RateLimits,
     /// `[auth] enable_manual_linking`.
     pub manual_linking: bool,
-    /// The issuer comes from a configured public URL (otherwise from the request's origin).
-    pub public_url: bool,
     /// Client addresses come from a trusted proxy's header: loopback clients are limited too.
     pub trusted_ip_header: bool,
 }

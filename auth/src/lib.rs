@@ -67,7 +67,6 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             anonymous_users: 30,
         },
         manual_linking: false,
-        public_url: true,
         trusted_ip_header: false,
     }
 }

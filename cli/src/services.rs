@@ -9,8 +9,8 @@ use gateway::config::Config;
 const CAUGHT_EMAIL_PER_HOUR: u32 = 360_000;
 
 /// The auth crate's view of `[auth]`.
-pub fn auth_config(config: &Config, keys: &JwtKeys) -> auth::AuthConfig {
-    let public_url = config.api_external_url.as_deref();
+/// `api_url` is the resolved external URL links and `iss` start with.
+pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::AuthConfig {
     let a = &config.auth;
     let hook = |name: &str| {
         a.hooks.get(name).map(|h| auth::config::HookFn {
@@ -21,10 +21,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys) -> auth::AuthConfig {
     auth::AuthConfig {
         keys: keys.clone(),
         jwt_expiry: a.jwt_expiry,
-        issuer: format!(
-            "{}/auth/v1",
-            public_url.unwrap_or(&format!("http://{}:{}", config.host, config.port))
-        ),
+        issuer: format!("{api_url}/auth/v1"),
         site_url: a.site_url.clone(),
         additional_redirect_urls: a.additional_redirect_urls.clone(),
         password: auth::password::Policy::new(a.minimum_password_length, &a.password_requirements),
@@ -61,7 +58,6 @@ pub fn auth_config(config: &Config, keys: &JwtKeys) -> auth::AuthConfig {
             anonymous_users: a.rate_limit.anonymous_users,
         },
         manual_linking: a.enable_manual_linking,
-        public_url: public_url.is_some(),
         trusted_ip_header: config.rate_limit_ip_header.is_some(),
     }
 }

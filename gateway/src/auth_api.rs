@@ -93,7 +93,6 @@ fn query(req: &HttpRequest, name: &str) -> Option<String> {
 
 /// What the service knows of the request.
 fn request(req: &HttpRequest, state: &AppState) -> auth::Request {
-    let info = req.connection_info();
     auth::Request {
         client_ip: client_ip(
             req,
@@ -102,7 +101,6 @@ fn request(req: &HttpRequest, state: &AppState) -> auth::Request {
         ),
         peer_ip: req.peer_addr().map(|a| a.ip().to_string()),
         user_agent: header(req, "user-agent").map(str::to_string),
-        origin: format!("{}://{}", info.scheme(), info.host()),
         bearer: bearer_token(req).map(str::to_string),
         redirect_to: query(req, "redirect_to"),
     }
@@ -287,8 +285,8 @@ async fn verify_code(req: HttpRequest, payload: web::Payload, state: Data) -> Re
 }
 
 async fn reauthenticate(req: HttpRequest, state: Data) -> Reply {
-    let (r, who) = caller(&req, &state)?;
-    reply(&req, state.auth.reauthenticate(&r, who).await)
+    let (_, who) = caller(&req, &state)?;
+    reply(&req, state.auth.reauthenticate(who).await)
 }
 
 async fn user(req: HttpRequest, state: Data) -> Reply {
@@ -303,9 +301,9 @@ async fn update_user(req: HttpRequest, payload: web::Payload, state: Data) -> Re
 }
 
 async fn unlink_identity(req: HttpRequest, state: Data) -> Reply {
-    let (r, who) = caller(&req, &state)?;
+    let (_, who) = caller(&req, &state)?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.unlink_identity(&r, who, id).await)
+    reply(&req, state.auth.unlink_identity(who, id).await)
 }
 
 async fn logout(req: HttpRequest, state: Data) -> Reply {
@@ -320,9 +318,9 @@ async fn logout(req: HttpRequest, state: Data) -> Reply {
 }
 
 async fn enroll(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let (r, who) = caller(&req, &state)?;
+    let (_, who) = caller(&req, &state)?;
     let p = body(&req, payload, &state).await?;
-    reply(&req, state.auth.enroll_factor(&r, who, p).await)
+    reply(&req, state.auth.enroll_factor(who, p).await)
 }
 
 async fn challenge(req: HttpRequest, state: Data) -> Reply {
@@ -332,16 +330,16 @@ async fn challenge(req: HttpRequest, state: Data) -> Reply {
 }
 
 async fn verify_factor(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let (r, who) = caller(&req, &state)?;
+    let (_, who) = caller(&req, &state)?;
     let p = body(&req, payload, &state).await?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.verify_factor(&r, who, id, p).await)
+    reply(&req, state.auth.verify_factor(who, id, p).await)
 }
 
 async fn unenroll(req: HttpRequest, state: Data) -> Reply {
-    let (r, who) = caller(&req, &state)?;
+    let (_, who) = caller(&req, &state)?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.unenroll_factor(&r, who, id).await)
+    reply(&req, state.auth.unenroll_factor(who, id).await)
 }
 
 async fn invite(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
@@ -373,9 +371,9 @@ async fn list_users(req: HttpRequest, state: Data) -> Reply {
 }
 
 async fn create_user(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let r = require_admin(&req, &state)?;
+    require_admin(&req, &state)?;
     let p = body(&req, payload, &state).await?;
-    reply(&req, state.auth.create_user(&r, p).await)
+    reply(&req, state.auth.create_user(p).await)
 }
 
 async fn get_user(req: HttpRequest, state: Data) -> Reply {
@@ -384,10 +382,10 @@ async fn get_user(req: HttpRequest, state: Data) -> Reply {
 }
 
 async fn update_user_admin(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let r = require_admin(&req, &state)?;
+    require_admin(&req, &state)?;
     let p = body(&req, payload, &state).await?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.update_user_admin(&r, id, p).await)
+    reply(&req, state.auth.update_user_admin(id, p).await)
 }
 
 async fn delete_user(req: HttpRequest, state: Data) -> Reply {

@@ -56,7 +56,6 @@ pub async fn handle(
     let (role, claims) = identity
         .map(|i| (i.role, i.claims.to_string()))
         .unwrap_or_default();
-    let info = req.connection_info().clone();
     let r = state
         .rest
         .handle(rest::RestRequest {
@@ -80,7 +79,14 @@ pub async fn handle(
             client: &client,
             request_path: req.path(),
             headers_json: headers_json(&req, &client),
-            host: info.host(),
+            // The configured address, never the request's Host.
+            host: state
+                .api_url
+                .split_once("://")
+                .map_or(state.api_url.as_str(), |(_, rest)| rest)
+                .split('/')
+                .next()
+                .unwrap_or_default(),
         })
         .await?;
     if r.wrote

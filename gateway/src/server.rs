@@ -48,11 +48,11 @@ async fn health(state: web::Data<Arc<AppState>>) -> HttpResponse {
     }
 }
 
-pub fn bind(
+/// Serves the API on `listener` (bound first, so that the URLs supagate builds can name its port).
+pub fn serve(
     state: Arc<AppState>,
-    host: &str,
-    port: u16,
-) -> std::io::Result<(actix_web::dev::Server, u16)> {
+    listener: std::net::TcpListener,
+) -> std::io::Result<actix_web::dev::Server> {
     let data = web::Data::new(state.clone());
     let site = web::Data::new(state.site.clone());
     let workers = state.config.workers.max(1);
@@ -104,7 +104,6 @@ pub fn bind(
     // Open sockets are closed by realtime's own shutdown; nothing else waits this long.
     .shutdown_timeout(5)
     .disable_signals()
-    .bind((host, port))?;
-    let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);
-    Ok((server.run(), port))
+    .listen(listener)?;
+    Ok(server.run())
 }

@@ -11,8 +11,9 @@ pub struct AppState {
     pub rest: Arc<rest::Rest>,
     /// `/auth/v1`: GoTrue's flows.
     pub auth: Arc<auth::Auth>,
-    /// The public URL clients use; None means "the origin the site was loaded from".
-    pub public_url: Option<String>,
+    /// The URL every link and `Location` supagate builds starts with: `API_EXTERNAL_URL`, else
+    /// the bound address. Never taken from request headers (`Host`, `X-Forwarded-Host`, …).
+    pub api_url: String,
     /// The site served at `/`, when there is one.
     pub site: Option<Arc<crate::site::Site>>,
     /// `/storage/v1`: buckets and objects.
@@ -30,14 +31,15 @@ pub struct Services {
 }
 
 impl AppState {
-    pub fn new(config: Config, services: Services) -> Self {
+    /// `api_url` is the resolved external URL (see [`AppState::api_url`]).
+    pub fn new(config: Config, services: Services, api_url: String) -> Self {
         let keys = config.jwt_keys();
         let api_keys = keys.api_keys();
-        let public_url = config.api_external_url.clone();
+        // Without API_EXTERNAL_URL the site calls the origin it was loaded from.
         let site = config.site_dir.as_deref().map(|d| {
             Arc::new(crate::site::Site::load(
                 d,
-                public_url.as_deref(),
+                config.api_external_url.as_deref(),
                 &api_keys.anon,
             ))
         });
@@ -45,7 +47,7 @@ impl AppState {
             config,
             keys,
             rest: services.rest,
-            public_url,
+            api_url,
             site,
             storage: services.storage,
             realtime: services.realtime,

@@ -57,7 +57,7 @@ pub struct RestRequest<'a> {
     pub client: &'a str,
     pub request_path: &'a str,
     pub headers_json: String,
-    /// The Host the client used (the OpenAPI document's `host`).
+    /// The API's configured `host[:port]` (the OpenAPI document's `host`).
     pub host: &'a str,
 }
 

@@ -34,7 +34,7 @@ fn base_format(pg: &str) -> &'static str {
     }
 }
 
-/// The document for `schema_name`; `host` is the Host the client used.
+/// The document for `schema_name`; `host` is the API's configured `host[:port]`.
 pub fn document(cache: &SchemaCache, schema_name: &str, host: &str) -> Value {
     let mut paths = Map::new();
     let mut definitions = Map::new();

@@ -95,8 +95,8 @@ impl Auth {
         })
     }
 
-    pub async fn create_user(&self, r: &Request, p: AdminUserParams) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+    pub async fn create_user(&self, p: AdminUserParams) -> Result<Value, AuthError> {
+        let cfg = &self.cfg;
         if !text(&p.phone).is_empty() && p.email.is_none() {
             return Err(api(
                 400,
@@ -134,12 +134,11 @@ impl Auth {
 
     pub async fn update_user_admin(
         &self,
-        r: &Request,
         id: &str,
         p: AdminUserParams,
     ) -> Result<Value, AuthError> {
         let id = user_id(id)?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let address = p.email.as_deref().map(email).transpose()?;
         let hash = match p.password.as_deref() {
             Some(pw) => {
@@ -199,7 +198,7 @@ impl Auth {
 
     /// `POST /invite`: a user is made (if new) and mailed an invitation.
     pub async fn invite(&self, r: &Request, p: InviteParams) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let address = email(text(&p.email))?;
         let data = object(&p.data).unwrap_or(json!({}));
         let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
@@ -224,7 +223,7 @@ impl Auth {
         r: &Request,
         p: GenerateLinkParams,
     ) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let kind = text(&p.kind);
         let address = email(text(&p.email))?;
         let new_email = p.new_email.as_deref().map(email).transpose()?;

@@ -17,11 +17,10 @@ pub fn factor_id(raw: &str) -> Result<Uuid, AuthError> {
 impl Auth {
     pub async fn enroll_factor(
         &self,
-        r: &Request,
         who: Caller,
         p: EnrollFactorParams,
     ) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let (factor_type, name) = (text(&p.factor_type), text(&p.friendly_name));
         self.in_tx(never, async |c| {
             let user = sessions::check(c, who.id, who.session).await?;
@@ -51,7 +50,7 @@ impl Auth {
         factor: &str,
     ) -> Result<Value, AuthError> {
         let id = factor_id(factor)?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         self.in_tx(never, async |c| {
             sessions::check(c, who.id, who.session).await?;
             mfa::challenge(c, &cfg, who.id, id, &r.client_ip).await
@@ -61,13 +60,12 @@ impl Auth {
 
     pub async fn verify_factor(
         &self,
-        r: &Request,
         who: Caller,
         factor: &str,
         p: VerifyFactorParams,
     ) -> Result<Value, AuthError> {
         let id = factor_id(factor)?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let code = text(&p.code);
         if code.is_empty() {
             return Err(validation("Code needs to be non-empty"));
@@ -116,14 +114,9 @@ impl Auth {
         .await
     }
 
-    pub async fn unenroll_factor(
-        &self,
-        r: &Request,
-        who: Caller,
-        factor: &str,
-    ) -> Result<Value, AuthError> {
+    pub async fn unenroll_factor(&self, who: Caller, factor: &str) -> Result<Value, AuthError> {
         let id = factor_id(factor)?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         self.in_tx_mail(never, async |c| {
             sessions::check(c, who.id, who.session).await?;
             let aal2 = mfa::session_aal2(c, who.session).await?;

@@ -37,7 +37,7 @@ impl Auth {
     /// sign-in link; a new or unconfirmed one is signed up and gets the confirmation (or,
     /// without confirmations, the sign-in link).
     async fn mail_sign_in(&self, r: &Request, m: MailSignIn<'_>) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let email = email_of(self, m.email, "Password recovery requires an email")?;
         let pkce = super::challenge(m.pkce)?;
         let redirect = self.redirect_to(&cfg, r, m.redirect_to);
@@ -136,7 +136,7 @@ impl Auth {
     /// `POST /recover`.
     pub async fn recover(&self, r: &Request, p: EmailParams) -> Result<Value, AuthError> {
         self.limit_sign_in(r).await?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let email = email_of(self, text(&p.email), "Password recovery requires an email")?;
         let pkce = super::challenge(&p.pkce)?;
         let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
@@ -158,7 +158,7 @@ impl Auth {
     /// `POST /resend`.
     pub async fn resend(&self, r: &Request, p: ResendParams) -> Result<Value, AuthError> {
         self.limit_sign_in(r).await?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let kind = text(&p.kind);
         match kind {
             "signup" | "email_change" => {}
@@ -219,8 +219,8 @@ impl Auth {
     }
 
     /// `GET /reauthenticate`: a code to the user's address for a password change.
-    pub async fn reauthenticate(&self, r: &Request, who: Caller) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+    pub async fn reauthenticate(&self, who: Caller) -> Result<Value, AuthError> {
+        let cfg = &self.cfg;
         self.in_tx_mail(never, async |c| {
             crate::sessions::check(c, who.id, who.session).await?;
             let user = users::row(c, who.id).await?;

@@ -56,8 +56,6 @@ pub struct Request {
     /// The peer address sessions record.
     pub peer_ip: Option<String>,
     pub user_agent: Option<String>,
-    /// `scheme://host` the request came to (used for links when no public URL is set).
-    pub origin: String,
     /// The `Authorization: Bearer` token.
     pub bearer: Option<String>,
     /// `redirect_to` of the query string.
@@ -122,15 +120,6 @@ impl Auth {
     /// The project's auth settings.
     pub fn config(&self) -> &AuthConfig {
         &self.cfg
-    }
-
-    /// The settings of this request: links in mails and tokens' `iss` on the URL clients use.
-    fn cfg(&self, r: &Request) -> AuthConfig {
-        let mut cfg = self.cfg.clone();
-        if !self.cfg.public_url && !r.origin.is_empty() {
-            cfg.issuer = format!("{}/auth/v1", r.origin);
-        }
-        cfg
     }
 
     /// Runs `f` in a transaction as the auth admin role; commits when `f` succeeds (or when

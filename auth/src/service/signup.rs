@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 impl Auth {
     pub async fn signup(&self, r: &Request, p: SignupParams) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let (email, phone) = (text(&p.email), text(&p.phone));
         let data = object(&p.data).unwrap_or(json!({}));
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());

@@ -61,7 +61,7 @@ impl Auth {
         p: PasswordGrantParams,
     ) -> Result<Value, AuthError> {
         self.limit_sign_in(r).await?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let email = text(&p.email).trim().to_lowercase();
         let phone = text(&p.phone);
         if !email.is_empty() && !phone.is_empty() {
@@ -174,7 +174,7 @@ impl Auth {
     ) -> Result<Value, AuthError> {
         let n = self.cfg.rate_limits.token_refresh;
         self.limit(r, "refresh", n, WINDOW_SECS).await?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let token = text(&p.refresh_token).to_string();
         // A reused token revokes its family: that must stick although the grant fails.
         let keep = |e: &AuthError| {
@@ -191,7 +191,7 @@ impl Auth {
     }
 
     async fn pkce_grant(&self, r: &Request, p: PkceGrantParams) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let (code, verifier) = (text(&p.auth_code), text(&p.code_verifier));
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         self.in_tx(never, async |c| {

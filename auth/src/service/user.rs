@@ -81,7 +81,7 @@ impl Auth {
         who: Caller,
         p: UserUpdateParams,
     ) -> Result<Value, AuthError> {
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         if p.app_metadata.as_ref().is_some_and(|a| !a.is_null()) {
             return Err(api(
                 403,
@@ -144,12 +144,7 @@ impl Auth {
     }
 
     /// `DELETE /user/identities/{id}`: not the last one.
-    pub async fn unlink_identity(
-        &self,
-        r: &Request,
-        who: Caller,
-        id: &str,
-    ) -> Result<Value, AuthError> {
+    pub async fn unlink_identity(&self, who: Caller, id: &str) -> Result<Value, AuthError> {
         if !self.cfg.manual_linking {
             return Err(api(
                 404,
@@ -159,7 +154,7 @@ impl Auth {
         }
         let id = Uuid::parse_str(id)
             .map_err(|_| api(404, ErrorCode::IdentityNotFound, "Identity doesn't exist"))?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         self.in_tx_mail(never, async |c| {
             sessions::check(c, who.id, who.session).await?;
             let count: i64 = c

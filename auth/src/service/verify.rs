@@ -80,7 +80,7 @@ impl Auth {
     pub async fn verify_link(&self, r: &Request, q: VerifyLinkQuery) -> Result<String, AuthError> {
         let n = self.cfg.rate_limits.token_verifications;
         self.limit(r, "verify", n, WINDOW_SECS).await?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let redirect = self.redirect_to(&cfg, r, None);
         let (token, kind) = (text(&q.token), text(&q.kind));
         if kind.is_empty() {
@@ -147,7 +147,7 @@ impl Auth {
     pub async fn verify_code(&self, r: &Request, p: VerifyParams) -> Result<Verified, AuthError> {
         let n = self.cfg.rate_limits.token_verifications;
         self.limit(r, "verify", n, WINDOW_SECS).await?;
-        let cfg = self.cfg(r);
+        let cfg = &self.cfg;
         let (kind, token, hash, email, phone) = (
             text(&p.kind),
             text(&p.token),

@@ -12,10 +12,25 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The URL clients reach the API on: `API_EXTERNAL_URL`, else the bound address (an unspecified
+/// one, 0.0.0.0 or ::, named as 127.0.0.1 — set API_EXTERNAL_URL when serving other hosts).
 pub fn api_url(cfg: &Config, port: u16) -> String {
-    cfg.api_external_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{}:{port}", cfg.host))
+    if let Some(url) = &cfg.api_external_url {
+        return url.trim_end_matches('/').to_string();
+    }
+    let host = match cfg.host.parse::<std::net::IpAddr>() {
+        Ok(ip) if ip.is_unspecified() => {
+            tracing::warn!(
+                "listening on {} without API_EXTERNAL_URL: links in mail point to \
+                 http://127.0.0.1:{port}; set API_EXTERNAL_URL to the address clients use",
+                cfg.host
+            );
+            "127.0.0.1".to_string()
+        }
+        Ok(std::net::IpAddr::V6(ip)) => format!("[{ip}]"),
+        _ => cfg.host.clone(),
+    };
+    format!("http://{host}:{port}")
 }
 
 /// One warning line naming the config.toml keys supagate ignores.
@@ -170,6 +185,12 @@ async fn serve_api(
     output: Option<Output>,
     prepared: migrate::Prepared,
 ) -> Result<(), String> {
+    // Bound first: every URL supagate builds (mail links, `iss`, TUS `Location`) names this
+    // address when API_EXTERNAL_URL is not set, never a request's Host.
+    let listener = std::net::TcpListener::bind((cfg.host.as_str(), cfg.port))
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let api = api_url(cfg, port);
     let store = open_store(cfg)?;
     if cfg.storage_backend == "file" {
         // This process owns the data directory: what an earlier one left half-written goes.
@@ -232,7 +253,7 @@ async fn serve_api(
     };
     let mailer = Arc::new(mail::Mailer::new(&cfg.project, &db.admin).map_err(|e| e.to_string())?);
     let auth = Arc::new(auth::Auth::new(
-        crate::services::auth_config(cfg, &cfg.jwt_keys()),
+        crate::services::auth_config(cfg, &cfg.jwt_keys(), &api),
         auth::service::Connections {
             login: db.api.clone(),
             pool_size: cfg.db_auth_pool,
@@ -264,16 +285,16 @@ async fn serve_api(
             realtime: realtime.clone(),
             auth,
         },
+        api.clone(),
     ));
     rest.spawn_listener(db.api.clone());
     let pruner = spawn_rate_limit_pruner(db.admin.clone());
     let outbox = mail::outbox::spawn(mailer.clone(), db.admin.clone());
     let net = workers::net::spawn(db.admin.clone());
-    let (server, port) = server::bind(state.clone(), &cfg.host, cfg.port)
+    let server = server::serve(state.clone(), listener)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let handle = server.handle();
     let running = tokio::spawn(server);
-    let api = api_url(cfg, port);
     let mail = match cfg.mail_port {
         Some(p) => {
             let (server, port) = gateway::catcher::bind(mailer.catcher(), &cfg.host, p)

@@ -109,15 +109,14 @@ fn spawn_under(
         .arg(workdir)
         .arg("--data-dir")
         .arg(data_dir)
-        .args([
-            "--port",
-            "0",
-            "--db-port",
-            "0",
-            "--mail-port",
-            "0",
-            "--stop-on-stdin-close",
-        ])
+        // Free ports, unless the test names one.
+        .args(
+            ["--port", "--db-port", "--mail-port"]
+                .into_iter()
+                .filter(|flag| !args.contains(flag))
+                .flat_map(|flag| [flag, "0"]),
+        )
+        .arg("--stop-on-stdin-close")
         .args(args)
         .args(["start", "-o", "json"])
         .env_remove("DATABASE_URL")

@@ -143,13 +143,9 @@ fn parse_metadata(h: &str) -> Result<HashMap<String, String>, GatewayError> {
     Ok(out)
 }
 
-fn location(req: &HttpRequest, state: &AppState, signed: bool, id: &str) -> String {
-    let base = state.public_url.clone().unwrap_or_else(|| {
-        let info = req.connection_info();
-        format!("{}://{}", info.scheme(), info.host())
-    });
+fn location(state: &AppState, signed: bool, id: &str) -> String {
     let sign = if signed { "/sign" } else { "" };
-    format!("{}{PATH}{sign}/{id}", base.trim_end_matches('/'))
+    format!("{}{PATH}{sign}/{id}", state.api_url.trim_end_matches('/'))
 }
 
 async fn create(req: HttpRequest, state: Data, signed: bool) -> HttpResponse {
@@ -190,7 +186,7 @@ async fn create_upload(
     };
     let u = state.storage.create_resumable(&writer, new).await?;
     Ok(tus(StatusCode::CREATED)
-        .insert_header(("Location", location(req, state, signed, &u.id)))
+        .insert_header(("Location", location(state, signed, &u.id)))
         .insert_header(("Upload-Expires", super::download::http_date(u.expires_at)))
         .finish())
 }
