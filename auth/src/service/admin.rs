@@ -107,7 +107,7 @@ impl Auth {
         let address = email(text(&p.email))?;
         let hash = match p.password.as_deref() {
             Some(pw) => {
-                crate::signup::check_password(pw, &cfg)?;
+                crate::signup::check_password(pw, cfg)?;
                 hash_password(pw.to_string()).await
             }
             None => String::new(),
@@ -119,7 +119,7 @@ impl Auth {
             if users::find_id_by_email(c, &address).await?.is_some() {
                 return Err(email_exists());
             }
-            let id = crate::signup::create(c, &cfg, &address, &hash, &meta, confirm).await?;
+            let id = crate::signup::create(c, cfg, &address, &hash, &meta, confirm).await?;
             set_ban(c, id, p.ban_duration.as_deref()).await?;
             users::update(c, id, None, None, None, app_meta.as_ref()).await
         })
@@ -142,7 +142,7 @@ impl Auth {
         let address = p.email.as_deref().map(email).transpose()?;
         let hash = match p.password.as_deref() {
             Some(pw) => {
-                crate::signup::check_password(pw, &cfg)?;
+                crate::signup::check_password(pw, cfg)?;
                 Some(hash_password(pw.to_string()).await)
             }
             None => None,
@@ -201,17 +201,17 @@ impl Auth {
         let cfg = &self.cfg;
         let address = email(text(&p.email))?;
         let data = object(&p.data).unwrap_or(json!({}));
-        let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
+        let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
         self.in_tx_mail(never, async |c| {
             let row = match users::row_by_email(c, &address).await? {
                 Some(u) if u.confirmed => return Err(email_exists()),
                 Some(u) => u,
                 None => {
-                    let id = crate::signup::create(c, &cfg, &address, "", &data, false).await?;
+                    let id = crate::signup::create(c, cfg, &address, "", &data, false).await?;
                     users::row(c, id).await?
                 }
             };
-            let mail = mails::invite(c, &cfg, &row, &redirect).await?;
+            let mail = mails::invite(c, cfg, &row, &redirect).await?;
             Ok((users::require(c, row.id).await?, vec![mail]))
         })
         .await
@@ -232,17 +232,17 @@ impl Auth {
             Some(pw) => hash_password(pw.to_string()).await,
             None => hash_password(crate::otp::generate(33)).await,
         };
-        let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
+        let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
         self.in_tx(never, async |c| {
             let existing = users::row_by_email(c, &address).await?;
             let (kind, row) = match (kind, existing) {
                 ("magiclink" | "signup", None) => {
                     let id =
-                        crate::signup::create(c, &cfg, &address, &password, &data, false).await?;
+                        crate::signup::create(c, cfg, &address, &password, &data, false).await?;
                     ("signup", users::row(c, id).await?)
                 }
                 ("invite", None) => {
-                    let id = crate::signup::create(c, &cfg, &address, "", &data, false).await?;
+                    let id = crate::signup::create(c, cfg, &address, "", &data, false).await?;
                     ("invite", users::row(c, id).await?)
                 }
                 ("invite" | "signup", Some(u)) if u.confirmed => return Err(email_exists()),
@@ -260,7 +260,7 @@ impl Auth {
             let want_current = text(&p.kind) == "email_change_current";
             let job = link_mail(
                 c,
-                &cfg,
+                cfg,
                 kind,
                 &row,
                 new_email.as_deref(),

@@ -28,7 +28,7 @@ impl Auth {
             let email = user["email"].as_str().unwrap_or("").to_string();
             mfa::enroll(
                 c,
-                &cfg,
+                cfg,
                 who.id,
                 &email,
                 aal2,
@@ -53,7 +53,7 @@ impl Auth {
         let cfg = &self.cfg;
         self.in_tx(never, async |c| {
             sessions::check(c, who.id, who.session).await?;
-            mfa::challenge(c, &cfg, who.id, id, &r.client_ip).await
+            mfa::challenge(c, cfg, who.id, id, &r.client_ip).await
         })
         .await
     }
@@ -97,13 +97,13 @@ impl Auth {
                 )
                 .await?
                 .is_some();
-            mfa::verify(c, &cfg, who.id, id, challenge, code).await?;
-            let out = sessions::upgrade(c, &cfg, who.id, session, id, "totp").await?;
+            mfa::verify(c, cfg, who.id, id, challenge, code).await?;
+            let out = sessions::upgrade(c, cfg, who.id, session, id, "totp").await?;
             let mut jobs = Vec::new();
             if !was_verified {
                 let row = users::row(c, who.id).await?;
                 jobs.push(crate::email::notification(
-                    &cfg,
+                    cfg,
                     Kind::FactorEnrolled,
                     &row,
                     [("FactorType", json!("totp"))],
@@ -125,7 +125,7 @@ impl Auth {
             if verified {
                 let row = users::row(c, who.id).await?;
                 jobs.push(crate::email::notification(
-                    &cfg,
+                    cfg,
                     Kind::FactorUnenrolled,
                     &row,
                     [("FactorType", json!(factor_type))],

@@ -40,7 +40,7 @@ impl Auth {
         let cfg = &self.cfg;
         let email = email_of(self, m.email, "Password recovery requires an email")?;
         let pkce = super::challenge(m.pkce)?;
-        let redirect = self.redirect_to(&cfg, r, m.redirect_to);
+        let redirect = self.redirect_to(cfg, r, m.redirect_to);
         let data = object(m.data).unwrap_or(json!({}));
         let password = hash_password(crate::otp::generate(33)).await;
         let flow = Flow::of(pkce.as_ref().map(|p| p.1.as_str()));
@@ -59,7 +59,7 @@ impl Auth {
                     if let Some((m, ch)) = &pkce {
                         crate::pkce::create(c, "email", "email/signup", m, ch, Some(u.id)).await?;
                     }
-                    let mail = mails::confirmation(c, &cfg, &u, flow, &redirect).await?;
+                    let mail = mails::confirmation(c, cfg, &u, flow, &redirect).await?;
                     return Ok((json!({}), vec![mail]));
                 }
                 Some(u) => {
@@ -68,7 +68,7 @@ impl Auth {
                 }
                 None => {
                     let id =
-                        crate::signup::create(c, &cfg, &email, &password, &data, cfg.autoconfirm)
+                        crate::signup::create(c, cfg, &email, &password, &data, cfg.autoconfirm)
                             .await?;
                     let u = users::row(c, id).await?;
                     if !cfg.autoconfirm {
@@ -76,7 +76,7 @@ impl Auth {
                             crate::pkce::create(c, "email", "email/signup", m, ch, Some(id))
                                 .await?;
                         }
-                        let mail = mails::confirmation(c, &cfg, &u, flow, &redirect).await?;
+                        let mail = mails::confirmation(c, cfg, &u, flow, &redirect).await?;
                         return Ok((json!({}), vec![mail]));
                     }
                     u
@@ -85,7 +85,7 @@ impl Auth {
             if let Some((m, ch)) = &pkce {
                 crate::pkce::create(c, "magiclink", "magiclink", m, ch, Some(user.id)).await?;
             }
-            let mail = mails::magic_link(c, &cfg, &user, flow, &redirect).await?;
+            let mail = mails::magic_link(c, cfg, &user, flow, &redirect).await?;
             Ok((json!({}), vec![mail]))
         })
         .await
@@ -139,7 +139,7 @@ impl Auth {
         let cfg = &self.cfg;
         let email = email_of(self, text(&p.email), "Password recovery requires an email")?;
         let pkce = super::challenge(&p.pkce)?;
-        let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
+        let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
         let flow = Flow::of(pkce.as_ref().map(|p| p.1.as_str()));
         self.in_tx_mail(never, async |c| {
             // An unknown address is not revealed.
@@ -149,7 +149,7 @@ impl Auth {
             if let Some((m, ch)) = &pkce {
                 crate::pkce::create(c, "recovery", "recovery", m, ch, Some(user.id)).await?;
             }
-            let mail = mails::recovery(c, &cfg, &user, flow, &redirect).await?;
+            let mail = mails::recovery(c, cfg, &user, flow, &redirect).await?;
             Ok((json!({}), vec![mail]))
         })
         .await
@@ -188,7 +188,7 @@ impl Auth {
             "Missing email address or phone number",
         )?;
         let pkce = super::challenge(&p.pkce)?;
-        let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
+        let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
         let flow = Flow::of(pkce.as_ref().map(|p| p.1.as_str()));
         self.in_tx_mail(never, async |c| {
             let Some(user) = users::row_by_email(c, &email).await? else {
@@ -201,7 +201,7 @@ impl Auth {
                 if let Some((m, ch)) = &pkce {
                     crate::pkce::create(c, "email", "email/signup", m, ch, Some(user.id)).await?;
                 }
-                vec![mails::confirmation(c, &cfg, &user, flow, &redirect).await?]
+                vec![mails::confirmation(c, cfg, &user, flow, &redirect).await?]
             } else {
                 if user.email_change.is_empty() {
                     return Ok((json!({}), Vec::new()));
@@ -211,7 +211,7 @@ impl Auth {
                         .await?;
                 }
                 let new = user.email_change.clone();
-                mails::email_change(c, &cfg, &user, &new, flow, &redirect).await?
+                mails::email_change(c, cfg, &user, &new, flow, &redirect).await?
             };
             Ok((json!({}), mails))
         })
@@ -236,7 +236,7 @@ impl Auth {
                     "Please verify your email first.",
                 ));
             }
-            let mail = mails::reauthentication(c, &cfg, &user).await?;
+            let mail = mails::reauthentication(c, cfg, &user).await?;
             Ok((json!({}), vec![mail]))
         })
         .await

@@ -24,7 +24,7 @@ impl Auth {
             self.limit(r, "anonymous", n, HOUR_SECS).await?;
             return self
                 .in_tx(never, async |c| {
-                    flows::anonymous(c, &cfg, &data, ua, addr).await
+                    flows::anonymous(c, cfg, &data, ua, addr).await
                 })
                 .await;
         }
@@ -40,7 +40,7 @@ impl Auth {
         if pw.is_empty() {
             return Err(validation("Signup requires a valid password"));
         }
-        flows::check_password(pw, &cfg)?;
+        flows::check_password(pw, cfg)?;
         if !email.is_empty() && !phone.is_empty() {
             return Err(validation(
                 "Only an email address or phone number should be provided on signup.",
@@ -63,13 +63,13 @@ impl Auth {
         }
         let email = crate::users::normalize_email(email).map_err(|e| validation(e.to_string()))?;
         let hash = hash_password(pw.to_string()).await;
-        let redirect = self.redirect_to(&cfg, r, p.redirect_to.as_deref());
+        let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
         let challenge = challenge.as_ref().map(|(m, c)| (m.as_str(), c.as_str()));
         let signed = self
             .in_tx_mail(never, async |c| {
                 flows::with_email(
                     c,
-                    &cfg,
+                    cfg,
                     flows::NewUser {
                         email: &email,
                         password_hash: &hash,

@@ -158,7 +158,7 @@ impl Auth {
                         "Email not confirmed",
                     ));
                 }
-                sessions::start(c, &cfg, id, "password", ua, addr).await
+                sessions::start(c, cfg, id, "password", ua, addr).await
             })
             .await?;
         if let Some(w) = weak {
@@ -186,7 +186,7 @@ impl Auth {
                 }
             )
         };
-        self.in_tx(keep, async |c| sessions::refresh(c, &cfg, &token).await)
+        self.in_tx(keep, async |c| sessions::refresh(c, cfg, &token).await)
             .await
     }
 
@@ -196,7 +196,7 @@ impl Auth {
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         self.in_tx(never, async |c| {
             let (user, method) = crate::pkce::exchange(c, code, verifier).await?;
-            sessions::start(c, &cfg, user, &method, ua, addr).await
+            sessions::start(c, cfg, user, &method, ua, addr).await
         })
         .await
     }

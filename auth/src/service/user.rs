@@ -102,7 +102,7 @@ impl Auth {
         };
         let password = p.password.clone().filter(|p| !p.is_empty());
         if let Some(pw) = &password {
-            crate::signup::check_password(pw, &cfg)?;
+            crate::signup::check_password(pw, cfg)?;
         }
         let pkce = super::challenge(&p.pkce)?;
         // The current hash, to refuse an unchanged password (bcrypt is slow: outside the
@@ -137,9 +137,9 @@ impl Auth {
             nonce: text(&p.nonce).to_string(),
             data: object(&p.data),
             pkce,
-            redirect: self.redirect_to(&cfg, r, p.redirect_to.as_deref()),
+            redirect: self.redirect_to(cfg, r, p.redirect_to.as_deref()),
         };
-        self.in_tx_mail(never, async |c| apply_update(c, &cfg, who, &u).await)
+        self.in_tx_mail(never, async |c| apply_update(c, cfg, who, &u).await)
             .await
     }
 
@@ -196,7 +196,7 @@ impl Auth {
             )
             .await?;
             let note = mails::notification(
-                &cfg,
+                cfg,
                 Kind::IdentityUnlinked,
                 &row,
                 [("Provider", json!(provider))],

@@ -81,7 +81,7 @@ impl Auth {
         let n = self.cfg.rate_limits.token_verifications;
         self.limit(r, "verify", n, WINDOW_SECS).await?;
         let cfg = &self.cfg;
-        let redirect = self.redirect_to(&cfg, r, None);
+        let redirect = self.redirect_to(cfg, r, None);
         let (token, kind) = (text(&q.token), text(&q.kind));
         if kind.is_empty() {
             return Err(validation("Verify requires a verification type"));
@@ -93,8 +93,8 @@ impl Auth {
         let kind = Type::parse(kind)?;
         let done = self
             .in_tx(never, async |c| {
-                let found = verify::by_link(c, &cfg, kind, token).await?;
-                finish(c, &cfg, found, r, true).await
+                let found = verify::by_link(c, cfg, kind, token).await?;
+                finish(c, cfg, found, r, true).await
             })
             .await;
         let base = redirect
@@ -197,10 +197,10 @@ impl Auth {
         let done = self
             .in_tx(never, async |c| {
                 let found = match &email {
-                    Some(e) => verify::by_code(c, &cfg, kind, e, token).await?,
-                    None => verify::by_link(c, &cfg, kind, hash).await?,
+                    Some(e) => verify::by_code(c, cfg, kind, e, token).await?,
+                    None => verify::by_link(c, cfg, kind, hash).await?,
                 };
-                finish(c, &cfg, found, r, false).await
+                finish(c, cfg, found, r, false).await
             })
             .await?;
         Ok(match done {
