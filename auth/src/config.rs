@@ -67,4 +67,7 @@ pub struct AuthConfig {
     pub manual_linking: bool,
     /// Client addresses come from a trusted proxy's header: loopback clients are limited too.
     pub trusted_ip_header: bool,
+    /// Local development mode (the demo JWT secret): loopback clients are not limited per
+    /// address, as under the Supabase CLI.
+    pub local_dev: bool,
 }

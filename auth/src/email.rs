@@ -54,12 +54,8 @@ pub fn action_link(cfg: &AuthConfig, token: &str, kind: &str, redirect_to: &str)
     )
 }
 
-/// GoTrue's two limits on mail: per user and kind, and per project and hour.
-async fn may_send(
-    c: &impl GenericClient,
-    cfg: &AuthConfig,
-    last: Option<DateTime<Utc>>,
-) -> Result<()> {
+/// GoTrue's limit on mail per user and kind (the hourly cap is [`count_sent`]'s).
+fn may_send(cfg: &AuthConfig, last: Option<DateTime<Utc>>) -> Result<()> {
     if let Some(t) = last {
         let next = t + chrono::Duration::seconds(cfg.max_frequency);
         let left = (next - Utc::now()).num_milliseconds();
@@ -67,15 +63,35 @@ async fn may_send(
             return Err(too_frequent((left + 999) / 1000));
         }
     }
-    if !cfg.autoconfirm
-        && !crate::limits::allow(c, "email_sent", cfg.email_sent_per_hour, 3600).await?
+    Ok(())
+}
+
+/// GoTrue's hourly cap per project, counting every mail a flow sends, notifications too,
+/// confirmations on or off. Past it a flow that asked for a mail is refused (429) and
+/// notifications are dropped with a warning.
+pub async fn count_sent(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    jobs: &mut Vec<MailJob>,
+) -> Result<()> {
+    if jobs.is_empty()
+        || crate::limits::allow_n(c, "email_sent", cfg.email_sent_per_hour, 3600, jobs.len())
+            .await?
     {
+        return Ok(());
+    }
+    if jobs.iter().any(|j| !j.kind.is_notification()) {
         return Err(api(
             429,
             ErrorCode::OverEmailSendRateLimit,
             "email rate limit exceeded",
         ));
     }
+    tracing::warn!(
+        "the hourly e-mail limit is reached: {} notification(s) not sent",
+        jobs.len()
+    );
+    jobs.clear();
     Ok(())
 }
 
@@ -150,7 +166,7 @@ pub async fn confirmation(
     flow: Flow,
     redirect_to: &str,
 ) -> Result<MailJob> {
-    may_send(c, cfg, user.confirmation_sent_at).await?;
+    may_send(cfg, user.confirmation_sent_at)?;
     linked(
         c,
         cfg,
@@ -172,7 +188,7 @@ pub async fn invite(
     user: &UserRow,
     redirect_to: &str,
 ) -> Result<MailJob> {
-    may_send(c, cfg, None).await?;
+    may_send(cfg, None)?;
     c.execute(
         "UPDATE auth.users SET invited_at = now() WHERE id = $1",
         &[&user.id],
@@ -200,7 +216,7 @@ pub async fn magic_link(
     flow: Flow,
     redirect_to: &str,
 ) -> Result<MailJob> {
-    may_send(c, cfg, user.recovery_sent_at).await?;
+    may_send(cfg, user.recovery_sent_at)?;
     linked(
         c,
         cfg,
@@ -223,7 +239,7 @@ pub async fn recovery(
     flow: Flow,
     redirect_to: &str,
 ) -> Result<MailJob> {
-    may_send(c, cfg, user.recovery_sent_at).await?;
+    may_send(cfg, user.recovery_sent_at)?;
     linked(
         c,
         cfg,
@@ -249,7 +265,7 @@ pub async fn email_change(
     flow: Flow,
     redirect_to: &str,
 ) -> Result<Vec<MailJob>> {
-    may_send(c, cfg, user.email_change_sent_at).await?;
+    may_send(cfg, user.email_change_sent_at)?;
     let code_new = otp::generate(cfg.otp_length);
     let token_new = flow.token(otp::hash(new_email, &code_new));
     c.execute(
@@ -296,7 +312,7 @@ pub async fn reauthentication(
     cfg: &AuthConfig,
     user: &UserRow,
 ) -> Result<MailJob> {
-    may_send(c, cfg, user.reauthentication_sent_at).await?;
+    may_send(cfg, user.reauthentication_sent_at)?;
     let code = otp::generate(cfg.otp_length);
     let token = otp::hash(&user.email, &code);
     otp::store(c, user.id, Slot::Reauthentication, &token, &user.email).await?;

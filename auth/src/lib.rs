@@ -68,5 +68,6 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
         },
         manual_linking: false,
         trusted_ip_header: false,
+        local_dev: true,
     }
 }

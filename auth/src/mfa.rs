@@ -265,7 +265,20 @@ pub async fn verify(
                 "Database error verifying MFA TOTP secret",
             )
         })?;
-    let valid = totp.check_current(code.trim()).is_some();
+    // A code is good once: its time step must come after the last one this factor accepted.
+    let valid = match totp.check_current(code.trim()) {
+        Some(step) => c
+            .query_opt(
+                "INSERT INTO auth.mfa_totp_steps AS s (factor_id, last_step) VALUES ($1, $2)
+                 ON CONFLICT (factor_id) DO UPDATE SET last_step = EXCLUDED.last_step
+                 WHERE s.last_step < EXCLUDED.last_step
+                 RETURNING 1",
+                &[&factor_id, &(step as i64)],
+            )
+            .await?
+            .is_some(),
+        None => false,
+    };
     if let Some(hook) = &cfg.hooks.mfa_verification_attempt {
         let input = json!({"user_id": user_id, "factor_id": factor_id, "factor_type": factor_type, "valid": valid});
         if let Err((message, _)) = hooks::verification_attempt(c, hook, input).await? {

@@ -188,7 +188,8 @@ pub async fn complete(
             }
         }
         Type::EmailChange => {
-            let both = !cfg.autoconfirm && cfg.double_confirm_changes && !user.email.is_empty();
+            // As GoTrue: with double_confirm_changes both addresses confirm, confirmations on or off.
+            let both = cfg.double_confirm_changes && !user.email.is_empty();
             if both && user.email_change_confirm_status == 0 {
                 let used = if token == user.email_change_token_current {
                     Slot::EmailChangeCurrent

@@ -59,5 +59,6 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         },
         manual_linking: a.enable_manual_linking,
         trusted_ip_header: config.rate_limit_ip_header.is_some(),
+        local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
     }
 }

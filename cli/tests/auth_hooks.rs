@@ -340,3 +340,32 @@ async fn caught_mail_passes_at_the_local_rate_and_smtp_mail_at_the_configured_on
     assert_eq!(replies[2].json()["code"], "over_email_send_rate_limit");
     assert_eq!(mails.lock().unwrap().len(), 2);
 }
+
+#[tokio::test]
+async fn the_hourly_smtp_cap_counts_every_mail_with_confirmations_off() {
+    let (port, mails) = smtp_server().await;
+    let config = format!(
+        "[auth.email]\nenable_confirmations = false\n[auth.email.smtp]\nhost = \"127.0.0.1\"\nport = {port}\nadmin_email = \"shop@example.com\"\n"
+    );
+    let dir = scratch_project(&[("supabase/config.toml", config.as_str())]);
+    let gw = start_project(&dir, &[]);
+    let mut statuses = Vec::new();
+    for who in ["ada", "bea", "cy"] {
+        let r = post(
+            &gw,
+            "/auth/v1/otp",
+            json!({"email": format!("{who}@example.com")}),
+        )
+        .await;
+        statuses.push((r.status, r.json()["code"].clone()));
+    }
+    assert_eq!(
+        statuses,
+        [
+            (200, Value::Null),
+            (200, Value::Null),
+            (429, json!("over_email_send_rate_limit"))
+        ]
+    );
+    assert_eq!(mails.lock().unwrap().len(), 2);
+}

@@ -3,7 +3,7 @@
 
 mod support;
 use serde_json::{Value, json};
-use support::{Api, Gateway, scratch_project, start_project};
+use support::{Api, scratch_project, start_project};
 
 /// Headers an attacker sends to have links point at a host of theirs.
 const FORGED: [(&str, &str); 3] = [
@@ -11,41 +11,6 @@ const FORGED: [(&str, &str); 3] = [
     ("x-forwarded-host", "evil.example"),
     ("forwarded", "host=evil.example;proto=https"),
 ];
-
-async fn caught(gw: &Gateway) -> Vec<String> {
-    let mailpit = &gw.status["MAILPIT_URL"];
-    let listed: Value = reqwest::get(format!("{mailpit}/api/v1/messages"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let mut bodies = Vec::new();
-    for m in listed["messages"].as_array().unwrap() {
-        let one: Value = reqwest::get(format!(
-            "{mailpit}/api/v1/message/{}",
-            m["ID"].as_str().unwrap()
-        ))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-        bodies.push(format!("{}{}", one["HTML"], one["Text"]));
-    }
-    bodies
-}
-
-fn links(body: &str) -> Vec<&str> {
-    body.match_indices("http")
-        .map(|(i, _)| {
-            let rest = &body[i..];
-            &rest[..rest
-                .find(|c: char| c == '"' || c == '\'' || c == '<' || c.is_whitespace() || c == '\\')
-                .unwrap_or(rest.len())]
-        })
-        .collect()
-}
 
 #[tokio::test]
 async fn links_in_mail_and_locations_ignore_the_requests_host() {
@@ -89,10 +54,10 @@ async fn links_in_mail_and_locations_ignore_the_requests_host() {
             .await;
         assert_eq!(r.status, 200, "{forged:?}: {}", r.text);
     }
-    let mails = caught(&gw).await;
+    let mails: Vec<String> = gw.caught_mail().await.into_iter().map(|m| m.1).collect();
     assert_eq!(mails.len(), 6);
     for body in &mails {
-        let found = links(body);
+        let found = support::links_in(body);
         assert!(
             found
                 .iter()
@@ -176,10 +141,10 @@ async fn the_external_url_names_every_link() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
-    let mails = caught(&gw).await;
+    let mails: Vec<String> = gw.caught_mail().await.into_iter().map(|m| m.1).collect();
     assert_eq!(mails.len(), 1);
     assert!(
-        links(&mails[0])
+        support::links_in(&mails[0])
             .iter()
             .any(|l| l.starts_with("https://api.shop.example/auth/v1/verify")),
         "{}",

@@ -88,6 +88,10 @@ impl Auth {
                 "A valid session is required to verify a factor",
             ));
         };
+        // Codes are guessed per factor: the limit holds whoever asks, from anywhere.
+        let n = self.cfg.rate_limits.token_verifications;
+        self.limit_key(&format!("verify-factor:{id}"), n, super::WINDOW_SECS)
+            .await?;
         self.in_tx_mail(never, async |c| {
             sessions::check(c, who.id, Some(session)).await?;
             let was_verified = c

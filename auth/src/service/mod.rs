@@ -134,6 +134,11 @@ impl Auth {
             .await
             .map_err(db_fail)?;
         let mut result = f(tx.pg()).await;
+        if let Ok((_, jobs)) = &mut result
+            && let Err(e) = crate::email::count_sent(tx.pg(), &self.cfg, jobs).await
+        {
+            result = Err(e);
+        }
         if let (Ok((_, jobs)), Some(hook)) = (&mut result, &self.cfg.hooks.send_email) {
             for job in std::mem::take(jobs) {
                 if let Err(e) = send_email_hook(tx.pg(), hook, &job).await {
@@ -169,9 +174,10 @@ impl Auth {
             .await
     }
 
-    /// Counts the request in a shared, committed window; 429 past the limit. Like GoTrue under
-    /// the Supabase CLI (which limits per address only by a proxy's header), requests from this
-    /// machine are not limited unless a trusted header names the client.
+    /// Counts the request in a shared, committed window per client address; 429 past the
+    /// limit. In local development mode (the demo JWT secret), like GoTrue under the Supabase
+    /// CLI, requests from this machine are not limited unless a trusted header names the
+    /// client; with a project's own secret, loopback clients (a same-host proxy or tunnel) are.
     async fn limit(
         &self,
         r: &Request,
@@ -179,17 +185,24 @@ impl Auth {
         max: u32,
         window: i32,
     ) -> Result<(), AuthError> {
-        if !self.cfg.trusted_ip_header
+        if self.cfg.local_dev
+            && !self.cfg.trusted_ip_header
             && r.client_ip
                 .parse::<std::net::IpAddr>()
                 .is_ok_and(|a| a.is_loopback())
         {
             return Ok(());
         }
-        let key = format!("{bucket}:{}", r.client_ip);
+        self.limit_key(&format!("{bucket}:{}", r.client_ip), max, window)
+            .await
+    }
+
+    /// Counts an attempt on `key` (an address, a factor) in a committed window, whoever makes
+    /// it and from wherever: 429 past the limit.
+    async fn limit_key(&self, key: &str, max: u32, window: i32) -> Result<(), AuthError> {
         let allowed = self
             .in_tx(never, async |c| {
-                crate::limits::allow(c, &key, max, window).await
+                crate::limits::allow(c, key, max, window).await
             })
             .await?;
         if allowed {

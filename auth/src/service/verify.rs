@@ -194,6 +194,11 @@ impl Auth {
                     .map_err(|_| api(422, ErrorCode::ValidationFailed, "Invalid email format"))?,
             )
         };
+        if let Some(e) = &email {
+            // Codes are guessed per address: the limit holds whoever asks, from anywhere.
+            self.limit_key(&format!("verify-email:{e}"), n, WINDOW_SECS)
+                .await?;
+        }
         let done = self
             .in_tx(never, async |c| {
                 let found = match &email {

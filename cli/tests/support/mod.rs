@@ -312,6 +312,41 @@ impl Gateway {
         id
     }
 
+    /// The mail this gateway caught, oldest first: (recipient, HTML and text).
+    pub async fn caught_mail(&self) -> Vec<(String, String)> {
+        let mailpit = &self.status["MAILPIT_URL"];
+        let get = |url: String| async move {
+            reqwest::get(url)
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        };
+        let listed = get(format!("{mailpit}/api/v1/messages")).await;
+        let mut mails = Vec::new();
+        for m in listed["messages"].as_array().unwrap().iter().rev() {
+            let one = get(format!(
+                "{mailpit}/api/v1/message/{}",
+                m["ID"].as_str().unwrap()
+            ))
+            .await;
+            let to = one["To"][0]["Address"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            mails.push((
+                to,
+                format!(
+                    "{}\n{}",
+                    one["HTML"].as_str().unwrap_or_default(),
+                    one["Text"].as_str().unwrap_or_default()
+                ),
+            ));
+        }
+        mails
+    }
+
     /// Another gateway on this one's database (a replica behind the same load balancer).
     pub fn replica(&self) -> Gateway {
         spawn(
@@ -411,6 +446,15 @@ impl<'a> Api<'a> {
         }
     }
 
+    /// Requests with this bearer token (a session's access token).
+    pub fn bearer(gw: &'a Gateway, token: &str) -> Self {
+        Api {
+            gw,
+            client: reqwest::Client::new(),
+            token: Some(token.to_string()),
+        }
+    }
+
     pub fn user(gw: &'a Gateway, user_id: &str) -> Self {
         Api {
             gw,
@@ -476,4 +520,17 @@ impl<'a> Api<'a> {
     pub async fn get(&self, path: &str) -> Reply {
         self.send("GET", path, &[], None).await
     }
+}
+
+/// The http(s) links in a mail's HTML or text, entities decoded.
+pub fn links_in(body: &str) -> Vec<String> {
+    body.match_indices("http")
+        .map(|(i, _)| {
+            let rest = &body[i..];
+            let end = rest
+                .find(|c: char| matches!(c, '"' | '\'' | '<' | '\\') || c.is_whitespace())
+                .unwrap_or(rest.len());
+            rest[..end].replace("&amp;", "&")
+        })
+        .collect()
 }
