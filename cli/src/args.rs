@@ -126,6 +126,10 @@ pub struct Flags {
     /// config.toml [inbucket] port, 54324).
     #[arg(long, env = "SUPAGATE_MAIL_PORT", global = true)]
     pub mail_port: Option<u16>,
+    /// Address the mail catcher listens on. It shows sign-in links and codes: it stays on
+    /// loopback unless asked, whatever --host says (default: 127.0.0.1).
+    #[arg(long, env = "SUPAGATE_MAIL_HOST", global = true)]
+    pub mail_host: Option<String>,
     /// Extra settings for the embedded PostgreSQL, as `name=value` pairs separated by spaces.
     #[arg(long, env = "SUPAGATE_PG_SETTINGS", default_value = "", global = true)]
     pub pg_settings: String,

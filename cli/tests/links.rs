@@ -153,3 +153,35 @@ async fn the_external_url_names_every_link() {
     let r = anon.get("/rest/v1/").await;
     assert_eq!(r.json()["host"], "api.shop.example");
 }
+
+#[tokio::test]
+async fn the_mail_catcher_stays_on_loopback_and_answers_only_its_own_names() {
+    // Listening on every address with a project's secret: the catcher still stays on loopback.
+    let dir = scratch_project(&[]);
+    let gw = support::start_project_env(
+        &dir,
+        &["--host", "0.0.0.0"],
+        &[("JWT_SECRET", "a-project-secret-of-forty-characters-xx")],
+    );
+    let mailpit = gw.status["MAILPIT_URL"].clone();
+    assert!(mailpit.starts_with("http://127.0.0.1:"), "{mailpit}");
+    let client = reqwest::Client::new();
+    let get = |headers: &[(&'static str, &'static str)]| {
+        let mut req = client.get(format!("{mailpit}/api/v1/messages"));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req.send()
+    };
+    let r = get(&[("origin", "https://evil.example")]).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers().get("access-control-allow-origin").is_none(),
+        "another site may read caught mail"
+    );
+    // DNS rebinding: evil.example resolving to 127.0.0.1.
+    let r = get(&[("host", "evil.example:54324")]).await.unwrap();
+    assert_eq!(r.status(), 403);
+    let r = get(&[("host", "localhost:54324")]).await.unwrap();
+    assert_eq!(r.status(), 200);
+}

@@ -189,6 +189,51 @@ async fn view(catcher: web::Data<Catcher>, id: web::Path<String>) -> Reply {
     ))
 }
 
+/// The address the catcher was asked to listen on: the one name besides loopback's that a
+/// request's Host may give.
+struct AllowedHost(String);
+
+/// DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 is same-origin
+/// with itself, not with the catcher; its requests carry `Host: evil.example` and are refused.
+async fn check_host(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<
+    actix_web::dev::ServiceResponse<actix_web::body::EitherBody<impl actix_web::body::MessageBody>>,
+    actix_web::Error,
+> {
+    let configured = req
+        .app_data::<web::Data<AllowedHost>>()
+        .map(|a| a.0.clone())
+        .unwrap_or_default();
+    let host = req
+        .headers()
+        .get(actix_web::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    if host_allowed(host, &configured) {
+        return Ok(next.call(req).await?.map_into_left_body());
+    }
+    let refused = HttpResponse::Forbidden()
+        .content_type("text/plain; charset=utf-8")
+        .body("this Host is not the mail catcher's: use http://127.0.0.1 or http://localhost\n");
+    Ok(req.into_response(refused).map_into_right_body())
+}
+
+/// Whether `host` (a Host header, port included) is an address, a loopback name or the
+/// configured name: DNS rebinding needs a name that is none of these.
+fn host_allowed(host: &str, configured: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+    };
+    let name = name.to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name.parse::<std::net::IpAddr>().is_ok()
+        || (!configured.is_empty() && name == configured.to_ascii_lowercase())
+}
+
 /// Serves the catcher on `host:port`; returns the server and the port it got.
 pub fn bind(
     catcher: Catcher,
@@ -196,10 +241,13 @@ pub fn bind(
     port: u16,
 ) -> std::io::Result<(actix_web::dev::Server, u16)> {
     let data = web::Data::new(catcher);
+    let allowed = web::Data::new(AllowedHost(host.to_string()));
     let server = actix_web::HttpServer::new(move || {
+        // No CORS: another site open in the developer's browser cannot read sign-in links.
         actix_web::App::new()
             .app_data(data.clone())
-            .wrap(actix_cors::Cors::permissive())
+            .app_data(allowed.clone())
+            .wrap(actix_web::middleware::from_fn(check_host))
             .route("/", web::get().to(index))
             .route("/view/{id}", web::get().to(view))
             .route("/livez", web::get().to(|| async { "ok" }))
@@ -221,4 +269,36 @@ pub fn bind(
     .bind((host, port))?;
     let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);
     Ok((server.run(), port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_allowed;
+
+    #[test]
+    fn only_loopback_names_and_the_configured_address_pass() {
+        let cases = [
+            ("127.0.0.1:54324", "127.0.0.1", true),
+            ("localhost:54324", "127.0.0.1", true),
+            ("LOCALHOST", "127.0.0.1", true),
+            ("app.localhost:54324", "127.0.0.1", true),
+            ("[::1]:54324", "127.0.0.1", true),
+            ("127.0.0.2", "127.0.0.1", true),
+            ("evil.example:54324", "127.0.0.1", false),
+            ("evil.example", "127.0.0.1", false),
+            ("localhost.evil.example", "127.0.0.1", false),
+            ("", "127.0.0.1", false),
+            ("10.0.0.5:54324", "10.0.0.5", true),
+            ("10.0.0.6:54324", "10.0.0.5", true),
+            ("mail.lan:54324", "mail.lan", true),
+            ("other.lan:54324", "mail.lan", false),
+        ];
+        for (host, configured, ok) in cases {
+            assert_eq!(
+                host_allowed(host, configured),
+                ok,
+                "{host} with {configured}"
+            );
+        }
+    }
 }

@@ -47,6 +47,8 @@ pub struct Config {
     pub inbucket: project::config::Inbucket,
     /// The mail catcher's port (None: off).
     pub mail_port: Option<u16>,
+    /// The address the mail catcher listens on (127.0.0.1 unless asked).
+    pub mail_host: String,
     /// The signing-keys file's JSON ([auth] signing_keys_path), read at start.
     pub signing_keys: Option<String>,
     pub rate_limit_ip_header: Option<String>,

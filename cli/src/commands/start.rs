@@ -297,9 +297,10 @@ async fn serve_api(
     let running = tokio::spawn(server);
     let mail = match cfg.mail_port {
         Some(p) => {
-            let (server, port) = gateway::catcher::bind(mailer.catcher(), &cfg.host, p)
-                .map_err(|e| format!("cannot listen on {}:{p} (mail catcher): {e}", cfg.host))?;
-            Some((tokio::spawn(server), format!("http://{}:{port}", cfg.host)))
+            let host = &cfg.mail_host;
+            let (server, port) = gateway::catcher::bind(mailer.catcher(), host, p)
+                .map_err(|e| format!("cannot listen on {host}:{p} (mail catcher): {e}"))?;
+            Some((tokio::spawn(server), format!("http://{host}:{port}")))
         }
         None => None,
     };
