@@ -183,6 +183,32 @@ pub struct Flags {
         global = true
     )]
     pub realtime_max_transaction_changes: usize,
+    /// MiB of image renderings kept in the object store, all objects together; the least
+    /// recently used go first.
+    #[arg(
+        long,
+        env = "SUPAGATE_RENDER_CACHE_MB",
+        default_value_t = 256,
+        global = true
+    )]
+    pub render_cache_mb: u64,
+    /// Renderings kept per object (distinct sizes and formats); its least recently used go.
+    #[arg(
+        long,
+        env = "SUPAGATE_RENDER_VARIANTS",
+        default_value_t = 16,
+        global = true
+    )]
+    pub render_variants: u32,
+    /// MiB image renderings in progress may take together (each counted from its source's
+    /// header before decoding; one that needs more runs alone).
+    #[arg(
+        long,
+        env = "SUPAGATE_RENDER_MEMORY_MB",
+        default_value_t = 512,
+        global = true
+    )]
+    pub render_memory_mb: u64,
     /// Connections kept for the auth API apart from the pool, so that sign-in works while REST
     /// requests hold every pooled connection.
     #[arg(long, env = "DB_AUTH_POOL", default_value_t = 2, global = true)]

@@ -144,6 +144,11 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         realtime_enabled: p.realtime.enabled,
         realtime_max_header_length: p.realtime.max_header_length as usize,
         realtime_max_transaction_changes: flags.realtime_max_transaction_changes.max(1),
+        render: storage::service::RenderSettings {
+            cache_bytes: flags.render_cache_mb << 20,
+            variants: flags.render_variants.max(1),
+            memory_bytes: flags.render_memory_mb.max(1) << 20,
+        },
         project,
     })
 }

@@ -65,6 +65,8 @@ pub struct Config {
     pub realtime_max_header_length: usize,
     /// Changes of one transaction delivered one by one at most.
     pub realtime_max_transaction_changes: usize,
+    /// Bounds of image rendering: cache bytes, variants per object, memory.
+    pub render: storage::service::RenderSettings,
 }
 
 impl Config {

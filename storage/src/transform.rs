@@ -223,13 +223,19 @@ fn unsupported() -> StorageError {
     )
 }
 
-/// Renders `source` (CPU-bound: run it off the async runtime).
-pub fn render(
-    source: &[u8],
-    t: &Transform,
-    webp: bool,
-    limits: &Limits,
-) -> Result<Rendered, StorageError> {
+/// What the header says about a source, before any pixel is decoded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Header {
+    pub format: ImageFormat,
+    pub width: u32,
+    pub height: u32,
+    /// Bytes the decoded pixels take.
+    pub decoded_bytes: u64,
+}
+
+/// Reads `source`'s header and checks it against `limits`: a decompression bomb is refused
+/// here, before anything is allocated for its pixels.
+pub fn probe(source: &[u8], limits: &Limits) -> Result<Header, StorageError> {
     if source.len() as u64 > limits.max_source_bytes {
         return Err(StorageError::ImageProcessing(
             400,
@@ -239,15 +245,48 @@ pub fn render(
     let reader = ImageReader::new(Cursor::new(source))
         .with_guessed_format()
         .map_err(|_| unsupported())?;
-    let source_format = reader.format().ok_or_else(unsupported)?;
-    // The header alone says how large the decoded image would be.
-    let (w, h) = reader.into_dimensions().map_err(|_| unsupported())?;
-    if u64::from(w) * u64::from(h) > limits.max_source_pixels {
+    let format = reader.format().ok_or_else(unsupported)?;
+    let decoder = reader.into_decoder().map_err(|_| unsupported())?;
+    let (width, height) = image::ImageDecoder::dimensions(&decoder);
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > limits.max_source_pixels {
         return Err(StorageError::ImageProcessing(
             400,
             "The source image resolution is too large to process".into(),
         ));
     }
+    let per_pixel = u64::from(image::ImageDecoder::color_type(&decoder).bytes_per_pixel());
+    Ok(Header {
+        format,
+        width,
+        height,
+        decoded_bytes: pixels * per_pixel,
+    })
+}
+
+/// About the most memory rendering a source with this header as `t` asks takes at once: the
+/// decoded pixels, a box-shrunk copy of at most four times the output's area (4 bytes a pixel),
+/// Lanczos' float copy of that (16 bytes a pixel) and the output.
+pub fn peak_bytes(h: &Header, t: &Transform, limits: &Limits) -> u64 {
+    let pixels = u64::from(h.width) * u64::from(h.height);
+    let out = target_size(h.width, h.height, t, limits)
+        .map_or(pixels, |(w, h)| u64::from(w) * u64::from(h));
+    h.decoded_bytes + 20 * pixels.min(4 * out) + 4 * out
+}
+
+/// Renders `source` (CPU-bound: run it off the async runtime).
+pub fn render(
+    source: &[u8],
+    t: &Transform,
+    webp: bool,
+    limits: &Limits,
+) -> Result<Rendered, StorageError> {
+    let Header {
+        format: source_format,
+        width: w,
+        height: h,
+        ..
+    } = probe(source, limits)?;
     let mut reader = ImageReader::with_format(Cursor::new(source), source_format);
     let mut decoder_limits = image::Limits::default();
     decoder_limits.max_image_width = Some(w);
@@ -266,13 +305,14 @@ pub fn render(
         (false, ImageFormat::Gif) => (ImageFormat::Gif, "image/gif"),
         _ => (ImageFormat::Png, "image/png"),
     };
+    // `into_*` keeps the pixels when they already have the wanted layout (no second copy).
     let img = match format {
-        ImageFormat::Jpeg => DynamicImage::ImageRgb8(img.to_rgb8()),
+        ImageFormat::Jpeg => DynamicImage::ImageRgb8(img.into_rgb8()),
         ImageFormat::Png => img,
         _ if img.color().has_alpha() || format == ImageFormat::Gif => {
-            DynamicImage::ImageRgba8(img.to_rgba8())
+            DynamicImage::ImageRgba8(img.into_rgba8())
         }
-        _ => DynamicImage::ImageRgb8(img.to_rgb8()),
+        _ => DynamicImage::ImageRgb8(img.into_rgb8()),
     };
     let mut out = Cursor::new(Vec::new());
     let written = if format == ImageFormat::Jpeg {
@@ -294,9 +334,37 @@ pub fn render(
 /// (imgproxy's default), so a box larger than the source shrinks to fit inside it.
 fn resize(img: DynamicImage, t: &Transform, limits: &Limits) -> DynamicImage {
     let (sw, sh) = (img.width().max(1), img.height().max(1));
+    let Some((w, h)) = target_size(sw, sh, t, limits) else {
+        return img;
+    };
+    // Lanczos over a large source keeps a float copy of it (16 bytes a pixel): a source
+    // more than twice the target is first shrunk by box sampling, which needs only its output.
+    let img = if u64::from(sw) * u64::from(sh) > 4 * u64::from(w) * u64::from(h) {
+        let k = (f64::from(sw) / f64::from(w))
+            .min(f64::from(sh) / f64::from(h))
+            .max(2.0)
+            / 2.0;
+        let (tw, th) = (
+            ((f64::from(sw) / k) as u32).max(w),
+            ((f64::from(sh) / k) as u32).max(h),
+        );
+        img.thumbnail_exact(tw, th)
+    } else {
+        img
+    };
+    match t.resize {
+        Resize::Cover => img.resize_to_fill(w, h, FilterType::Lanczos3),
+        Resize::Contain => img.resize(w, h, FilterType::Lanczos3),
+        Resize::Fill => img.resize_exact(w, h, FilterType::Lanczos3),
+    }
+}
+
+/// The output size for a `sw`×`sh` source, None when it keeps its size.
+fn target_size(sw: u32, sh: u32, t: &Transform, limits: &Limits) -> Option<(u32, u32)> {
+    let (sw, sh) = (sw.max(1), sh.max(1));
     let clamp = |v: u32| v.clamp(1, limits.max_dimension);
     let (w, h) = match (t.width.map(clamp), t.height.map(clamp)) {
-        (None, None) => return img,
+        (None, None) => return None,
         (Some(w), None) => (
             w,
             ((u64::from(w) * u64::from(sh)) / u64::from(sw)).max(1) as u32,
@@ -318,11 +386,7 @@ fn resize(img: DynamicImage, t: &Transform, limits: &Limits) -> DynamicImage {
             ((f64::from(h) * shrink).round() as u32).max(1),
         )
     };
-    match t.resize {
-        Resize::Cover => img.resize_to_fill(w, h, FilterType::Lanczos3),
-        Resize::Contain => img.resize(w, h, FilterType::Lanczos3),
-        Resize::Fill => img.resize_exact(w, h, FilterType::Lanczos3),
-    }
+    Some((w, h))
 }
 
 #[cfg(test)]

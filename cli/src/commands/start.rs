@@ -272,6 +272,7 @@ async fn serve_api(
             pool_size: cfg.db_pool.div_ceil(2).max(2),
             workers: cfg.workers,
             pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
+            render: cfg.render,
         },
         store,
         cfg.jwt_keys(),

@@ -40,6 +40,30 @@ pub struct StorageSettings {
     pub pool_size: usize,
     pub workers: usize,
     pub pool_timeout: Duration,
+    /// Bounds of the image renderings.
+    pub render: RenderSettings,
+}
+
+/// How much image rendering may hold, in memory and on disk.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderSettings {
+    /// Renderings kept in the object store, all objects together (least recently used go).
+    pub cache_bytes: u64,
+    /// Renderings kept per object version (its least recently used go).
+    pub variants: u32,
+    /// Memory renderings in progress may take together (each counted by its source's header
+    /// before it is decoded; one larger than this runs alone).
+    pub memory_bytes: u64,
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        RenderSettings {
+            cache_bytes: 256 << 20,
+            variants: 16,
+            memory_bytes: 512 << 20,
+        }
+    }
 }
 
 pub struct Storage {
@@ -49,6 +73,9 @@ pub struct Storage {
     keys: JwtKeys,
     file_size_limit: u64,
     image_transformation: bool,
+    render: RenderSettings,
+    /// Memory renderings hold, in MiB permits (see [`RenderSettings::memory_bytes`]).
+    render_memory: Arc<tokio::sync::Semaphore>,
 }
 
 /// Who is asking: a role and its JWT claims (RLS sees them as `auth.uid()`, `auth.jwt()`).
@@ -100,6 +127,10 @@ impl Storage {
             keys,
             file_size_limit: s.file_size_limit,
             image_transformation: s.image_transformation,
+            render: s.render,
+            render_memory: Arc::new(tokio::sync::Semaphore::new(
+                render::mib(s.render.memory_bytes) as usize,
+            )),
         }
     }
 

@@ -1,7 +1,10 @@
 //! Image renderings (`/render/image/…`): an image object resized and re-encoded
 //! ([`crate::transform`]), the result cached in the object store next to the version it was
-//! made from, so every replica reuses it and it goes when the object does. Renderings run off
-//! the async runtime, a few at a time.
+//! made from, so every replica reuses it and it goes when the object does. The cache is kept
+//! within a byte budget and a number of variants per object (`storage.supagate_renders` records
+//! each rendering's size and last use; the least recently used go). Renderings run off the
+//! async runtime, one per core at most, and together within a memory budget counted from each
+//! source's header before it is decoded.
 
 use super::Storage;
 use crate::meta::Object;
@@ -24,8 +27,8 @@ pub struct Rendering {
     cached_at: object_store::path::Path,
 }
 
-/// Decoding and resizing are CPU-bound and can take a few hundred MB: at most one rendering
-/// per core at a time in this process.
+/// Decoding and resizing are CPU-bound: at most one rendering per core at a time in this
+/// process (and within the memory budget, see [`Storage::render`]).
 fn slots() -> &'static Semaphore {
     static SLOTS: OnceLock<Semaphore> = OnceLock::new();
     SLOTS
@@ -85,6 +88,7 @@ impl Storage {
             && let Ok(cached) = hit.bytes().await
             && let Some(found) = unpack(&cached)
         {
+            self.touch(&r.cached_at, &obj.version, cached.len()).await;
             return Ok(found);
         }
         let limits = Limits::default();
@@ -106,23 +110,106 @@ impl Storage {
             .await?
             .bytes()
             .await?;
+        // Its share of the memory budget, from the header, before a pixel is decoded.
+        let header = transform::probe(&source, &limits)?;
+        let budget = mib(self.render.memory_bytes).max(1);
+        let need = mib(transform::peak_bytes(&header, &r.transform, &limits)).clamp(1, budget);
+        let memory = self
+            .render_memory
+            .clone()
+            .acquire_many_owned(need)
+            .await
+            .map_err(|_| StorageError::ImageProcessing(503, "Too many requests".into()))?;
         let (t, webp) = (r.transform, r.webp);
         let rendered = tokio::task::spawn_blocking(move || {
             let out = transform::render(&source, &t, webp, &limits);
-            drop(permit);
+            drop((permit, memory));
             out
         })
         .await
         .map_err(|e| StorageError::ImageProcessing(500, format!("Internal error: {e}")))??;
         let packed = pack(rendered.mime, &rendered.bytes);
-        if let Err(e) = self.store.put(&r.cached_at, packed.clone().into()).await {
-            tracing::warn!("could not cache the rendering {}: {e}", r.cached_at);
+        match self.store.put(&r.cached_at, packed.clone().into()).await {
+            Ok(_) => self.keep(&r.cached_at, &obj.version, packed.len()).await,
+            Err(e) => tracing::warn!("could not cache the rendering {}: {e}", r.cached_at),
         }
         Ok((
             rendered.mime.to_string(),
             packed.slice(rendered.mime.len() + 1..),
         ))
     }
+
+    /// Records a rendering just cached (or a hit on one), then removes what takes the cache
+    /// past its budgets: the object's least recently used variants past `variants`, and the
+    /// least recently used renderings past `cache_bytes`. A failure here costs cache, never
+    /// the answer.
+    async fn keep(&self, path: &object_store::path::Path, version: &str, bytes: usize) {
+        let settings = self.render;
+        let doomed = self
+            .as_admin(async |c| {
+                c.execute(
+                    "INSERT INTO storage.supagate_renders AS r (path, version, bytes) VALUES ($1, $2, $3)
+                     ON CONFLICT (path) DO UPDATE SET bytes = EXCLUDED.bytes, used_at = now()",
+                    &[&path.as_ref(), &version, &(bytes as i64)],
+                )
+                .await?;
+                let rows = c
+                    .query(
+                        "WITH variants AS (
+                           SELECT path FROM storage.supagate_renders WHERE version = $1
+                           ORDER BY used_at DESC, path OFFSET $2
+                         ), ranked AS (
+                           SELECT path, (sum(bytes) OVER (ORDER BY used_at DESC, path))::int8 AS running
+                           FROM storage.supagate_renders
+                         )
+                         DELETE FROM storage.supagate_renders
+                         WHERE path IN (SELECT path FROM variants
+                                        UNION SELECT path FROM ranked WHERE running > $3)
+                         RETURNING path",
+                        &[&version, &i64::from(settings.variants), &(settings.cache_bytes as i64)],
+                    )
+                    .await?;
+                Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect::<Vec<_>>())
+            })
+            .await;
+        match doomed {
+            Ok(paths) => {
+                for p in paths {
+                    let p = object_store::path::Path::from(p);
+                    if let Err(e) = self.store.delete(&p).await
+                        && !matches!(e, object_store::Error::NotFound { .. })
+                    {
+                        tracing::warn!("could not remove the rendering {p}: {e}");
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("could not account for the rendering {path}: {e}"),
+        }
+    }
+
+    /// A cache hit: its last use is recorded (at most once a minute), so that it is not the
+    /// first to go.
+    async fn touch(&self, path: &object_store::path::Path, version: &str, bytes: usize) {
+        let touched = self
+            .as_admin(async |c| {
+                Ok(c.execute(
+                    "INSERT INTO storage.supagate_renders AS r (path, version, bytes) VALUES ($1, $2, $3)
+                     ON CONFLICT (path) DO UPDATE SET used_at = now()
+                     WHERE r.used_at < now() - interval '1 minute'",
+                    &[&path.as_ref(), &version, &(bytes as i64)],
+                )
+                .await?)
+            })
+            .await;
+        if let Err(e) = touched {
+            tracing::warn!("could not record a use of the rendering {path}: {e}");
+        }
+    }
+}
+
+/// Bytes in whole MiB, rounded up (the memory budget's permits).
+pub(super) fn mib(bytes: u64) -> u32 {
+    u32::try_from(bytes.div_ceil(1 << 20)).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
