@@ -483,6 +483,43 @@ async fn stored_documents_cannot_run_as_the_api_origin() {
             .contains("sandbox")
     );
     assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    // Active types a list of documents misses: every type not known to be inert is sandboxed
+    // and downloaded from a bucket without a MIME list; inert ones stay inline.
+    for (name, ctype, active) in [
+        ("feed.xml", "application/atom+xml", true),
+        ("style.xsl", "text/xsl", true),
+        ("stream", "multipart/x-mixed-replace; boundary=x", true),
+        ("odd", "application/x-never-heard-of", true),
+        ("photo.png", "image/png", false),
+        ("notes.txt", "text/plain", false),
+    ] {
+        let body: &[u8] = if ctype == "image/png" {
+            &[
+                0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R',
+            ]
+        } else {
+            b"--x\r\n<?xml-stylesheet href='#'?><x/>"
+        };
+        let r = svc
+            .request(
+                "POST",
+                &format!("/storage/v1/object/anything/{name}"),
+                &[("content-type", ctype)],
+                Some(body.to_vec()),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{ctype}: {}", r.text);
+        let r = Api::anon(&gw)
+            .get(&format!("/storage/v1/object/public/anything/{name}"))
+            .await;
+        let attachment = r
+            .header("content-disposition")
+            .is_some_and(|d| d.starts_with("attachment"));
+        let sandboxed = r
+            .header("content-security-policy")
+            .is_some_and(|c| c.contains("sandbox"));
+        assert_eq!((attachment, sandboxed), (active, active), "{ctype}");
+    }
 }
 
 #[tokio::test]

@@ -54,6 +54,13 @@ async fn links_in_mail_and_locations_ignore_the_requests_host() {
             .await;
         assert_eq!(r.status, 200, "{forged:?}: {}", r.text);
     }
+    assert_eq!(
+        anon.get("/rest/v1/")
+            .await
+            .header("strict-transport-security"),
+        None,
+        "no HSTS over plain http"
+    );
     let mails: Vec<String> = gw.caught_mail().await.into_iter().map(|m| m.1).collect();
     assert_eq!(mails.len(), 6);
     for body in &mails {
@@ -152,6 +159,11 @@ async fn the_external_url_names_every_link() {
     );
     let r = anon.get("/rest/v1/").await;
     assert_eq!(r.json()["host"], "api.shop.example");
+    // Clients come over https (through a TLS proxy): browsers are told to stay on it.
+    assert_eq!(
+        r.header("strict-transport-security"),
+        Some("max-age=31536000")
+    );
 }
 
 #[tokio::test]

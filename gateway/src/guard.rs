@@ -51,6 +51,7 @@ pub async fn guard(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
     log_requests: bool,
+    hsts: bool,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     let id = request_id(&req);
     let t0 = Instant::now();
@@ -75,6 +76,11 @@ pub async fn guard(
         headers.insert(HeaderName::from_static("x-request-id"), v);
     }
     set_default(headers, "x-content-type-options", "nosniff");
+    if hsts {
+        // Clients reach the API over https (API_EXTERNAL_URL), through a TLS proxy: browsers
+        // are told to never try plain http, whatever the proxy forwards.
+        set_default(headers, "strict-transport-security", "max-age=31536000");
+    }
     set_default(
         headers,
         "referrer-policy",

@@ -63,13 +63,14 @@ pub fn serve(
         state.realtime.is_some(),
     );
     let log_requests = state.config.log_requests;
+    let hsts = state.api_url.starts_with("https://");
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
             .app_data(site.clone())
             .wrap(cors())
             .wrap(middleware::from_fn(move |req, next| {
-                crate::guard::guard(req, next, log_requests)
+                crate::guard::guard(req, next, log_requests, hsts)
             }))
             .route("/health", web::get().to(health))
             // An API config.toml switches off is not there, as with the Supabase CLI.

@@ -195,8 +195,10 @@ fn parse_size_text(s: &str) -> Result<i64, StorageError> {
 
 /// Where the bytes of one version of an object live. Versions are unique, so renaming or moving
 /// an object never moves bytes, and a new upload never overwrites bytes a row points at.
-/// Types a browser renders as a document that can run script when the object is opened
-/// directly: served from the API's origin, they would run with it.
+/// Types a browser may render as a document that can run script when the object is opened
+/// directly (served from the API's origin, it would run with it): every type but those known to
+/// be passive. A deny-list always misses one (XSLT, PDF forms in some viewers, a new `+xml`),
+/// so what is not known to be inert is treated as active.
 pub fn runs_in_browser(mime: &str) -> bool {
     let essence = mime
         .split(';')
@@ -204,10 +206,46 @@ pub fn runs_in_browser(mime: &str) -> bool {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    matches!(
-        essence.as_str(),
-        "text/html" | "application/xhtml+xml" | "image/svg+xml" | "text/xml" | "application/xml"
-    ) || essence.ends_with("+xml") && essence != "application/atom+xml"
+    let Some((kind, sub)) = essence.split_once('/') else {
+        return true;
+    };
+    let passive = match kind {
+        "image" => sub != "svg+xml" && !sub.ends_with("+xml"),
+        "audio" | "video" | "font" => true,
+        "text" => matches!(
+            sub,
+            "plain" | "csv" | "tab-separated-values" | "markdown" | "calendar" | "vcard"
+        ),
+        "application" => {
+            matches!(
+                sub,
+                "json"
+                    | "pdf"
+                    | "octet-stream"
+                    | "zip"
+                    | "gzip"
+                    | "x-gzip"
+                    | "x-tar"
+                    | "x-7z-compressed"
+                    | "x-bzip2"
+                    | "zstd"
+                    | "msword"
+                    | "rtf"
+                    | "epub+zip"
+                    | "wasm"
+                    | "x-protobuf"
+                    | "x-ndjson"
+                    | "geo+json"
+                    | "vnd.apache.parquet"
+                    | "x-sqlite3"
+            ) || sub.ends_with("+json")
+                || sub.starts_with("vnd.openxmlformats-officedocument.")
+                || sub.starts_with("vnd.ms-")
+                || sub.starts_with("vnd.oasis.opendocument.")
+        }
+        _ => false,
+    };
+    !passive
 }
 
 pub fn version_path(version: &str) -> object_store::path::Path {
@@ -231,14 +269,28 @@ mod header_tests {
             "image/svg+xml",
             "application/xml",
             "application/rss+xml",
+            "application/atom+xml",
+            "text/xsl",
+            "application/xslt+xml",
+            "text/xml-external-parsed-entity",
+            "multipart/x-mixed-replace",
+            "application/x-shockwave-flash",
+            "text/javascript",
+            "application/vnd.unknown",
+            "nonsense",
+            "",
         ] {
             assert!(runs_in_browser(m), "{m}");
         }
         for m in [
             "image/png",
+            "IMAGE/JPEG; q=1",
             "application/pdf",
-            "text/plain",
+            "text/plain; charset=utf-8",
             "application/json",
+            "application/vnd.api+json",
+            "video/mp4",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         ] {
             assert!(!runs_in_browser(m), "{m}");
         }

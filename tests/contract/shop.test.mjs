@@ -212,3 +212,17 @@ test('dashboard counts come from one call and match the tables', async () => {
   assert.equal(data.categories, await count(admin.from('categories').select('*', { count: 'exact', head: true })))
   assert.equal(data.new_requests, await count(admin.from('bouquet_requests').select('*', { count: 'exact', head: true }).eq('status', 'new')))
 })
+
+test("the site's scripts come only from its own origin and the store widget's own hosts", async () => {
+  const { readFile } = await import('node:fs/promises')
+  const headers = await readFile(new URL('../../frontend/public/_headers', import.meta.url), 'utf8')
+  const policies = headers.split('\n').filter((l) => l.trim().startsWith('Content-Security-Policy:'))
+  assert.ok(policies.length >= 1)
+  for (const policy of policies) {
+    const script = policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src')) ?? ''
+    // A wildcard over a shared hosting service lets anyone's script run on the shop's pages.
+    for (const source of script.split(/\s+/).slice(1)) {
+      assert.ok(!/^https?:$|^\*$|\*\.(cloudfront\.net|amazonaws\.com|github\.io|netlify\.app|vercel\.app)$/.test(source), `${source} in ${script}`)
+    }
+  }
+})
