@@ -48,6 +48,25 @@ async fn health(state: web::Data<Arc<AppState>>) -> HttpResponse {
     }
 }
 
+/// Binds the API's address with actix's backlog (2048, where the standard library's is 128):
+/// connections past the connection budget wait there instead of being refused.
+pub fn listen(host: &str, port: u16) -> std::io::Result<std::net::TcpListener> {
+    use std::net::ToSocketAddrs;
+    let addr = (host, port)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| std::io::Error::other(format!("{host} names no address")))?;
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(2048)?;
+    Ok(socket.into())
+}
+
 /// Serves the API on `listener` (bound first, so that the URLs supagate builds can name its port).
 pub fn serve(
     state: Arc<AppState>,

@@ -493,7 +493,13 @@ async function cuttingProxy(target, after) {
       }
       s.write(d)
     })
-    s.on('data', (d) => c.writable && c.write(d))
+    // The gateway names its own address in Location (never the request's Host): the proxy
+    // rewrites it to its own, as nginx's `proxy_redirect default` does.
+    s.on('data', (d) => {
+      const text = d.toString('latin1')
+      const rewritten = text.replace(/^(location: *)http:\/\/[^/\r\n]+/im, `$1http://127.0.0.1:${server.address().port}`)
+      if (c.writable) c.write(rewritten === text ? d : Buffer.from(rewritten, 'latin1'))
+    })
     c.on('error', () => s.destroy())
     s.on('error', () => c.destroy())
     c.on('close', () => s.end())

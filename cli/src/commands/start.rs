@@ -187,7 +187,7 @@ async fn serve_api(
 ) -> Result<(), String> {
     // Bound first: every URL supagate builds (mail links, `iss`, TUS `Location`) names this
     // address when API_EXTERNAL_URL is not set, never a request's Host.
-    let listener = std::net::TcpListener::bind((cfg.host.as_str(), cfg.port))
+    let listener = server::listen(&cfg.host, cfg.port)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let api = api_url(cfg, port);
