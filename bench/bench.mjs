@@ -88,8 +88,13 @@ function captureSql(gw, doRequest) {
   // Entries start with a timestamp: "LOG:  execute s3: <sql>" may be followed by
   // "DETAIL:  parameters: $1 = '...', $2 = '...'".
   const entries = text.split(/\n(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)/)
+  // Only the request's own connection (log_line_prefix '%m [%p] '): background work such as
+  // realtime's lookups and schema reloads runs on others, with transactions of their own.
+  const pid = (e) => e.match(/^\S+ \S+ \S+ \[(\d+)\]/)?.[1]
+  const requestPid = pid(entries.find((e) => /set_config\('role'/.test(e)) ?? '')
   const stmts = []
   for (let i = 0; i < entries.length; i++) {
+    if (requestPid && pid(entries[i]) !== requestPid) continue
     const m = entries[i].match(/LOG:\s+(?:execute [^:]+|statement): ([\s\S]*)$/)
     if (!m) continue
     let sql = m[1].trim()
