@@ -38,16 +38,8 @@ fn renders_on_disk(gw: &support::Gateway) -> (Vec<usize>, u64) {
 async fn the_render_cache_keeps_to_its_variants_and_bytes() {
     let dir = support::scratch_project(&[]);
     let gw = support::start_project(&dir, &["--render-variants", "4", "--render-cache-mb", "1"]);
+    gw.create_bucket("pics", true).await;
     let service = Api::service(&gw);
-    let r = service
-        .send(
-            "POST",
-            "/storage/v1/bucket",
-            &[],
-            Some(r#"{"id":"pics","name":"pics","public":true}"#),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
     for name in ["a.png", "b.png"] {
         let r = service
             .request(

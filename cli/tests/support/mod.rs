@@ -312,6 +312,15 @@ impl Gateway {
         id
     }
 
+    /// Creates a bucket with the service role.
+    pub async fn create_bucket(&self, id: &str, public: bool) {
+        let body = json!({"id": id, "name": id, "public": public}).to_string();
+        let r = Api::service(self)
+            .send("POST", "/storage/v1/bucket", &[], Some(&body))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+
     /// The mail this gateway caught, oldest first: (recipient, HTML and text).
     pub async fn caught_mail(&self) -> Vec<(String, String)> {
         let mailpit = &self.status["MAILPIT_URL"];
