@@ -524,9 +524,7 @@ async fn stored_documents_cannot_run_as_the_api_origin() {
 
 #[tokio::test]
 async fn a_sites_own_headers_apply_and_its_config_is_a_script() {
-    let site = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("site-{}", std::process::id()));
-    std::fs::create_dir_all(&site).unwrap();
+    let site = support::scratch_dir("site");
     std::fs::write(
         site.join("index.html"),
         "<html><head></head><body>shop</body></html>",

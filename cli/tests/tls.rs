@@ -147,8 +147,7 @@ fn fails_to_start(workdir: &Path, database_url: &str) -> String {
 
 #[tokio::test]
 async fn an_external_server_over_tls() {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tls-{}", std::process::id()));
+    let dir = support::scratch_dir("tls");
     let server = tls_server(&dir).await;
     let workdir = project();
 

@@ -45,9 +45,17 @@ pub fn pg_cache() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache")
 }
 
-fn tmp_root() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gateways");
+/// `target/tmp/<name>`, rid once per test process of what processes that no longer run left
+/// there (data directories and project folders are named `…-<pid>`).
+fn tmp_root(name: &str) -> PathBuf {
+    static SWEPT: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&root).unwrap();
+    let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if !swept.iter().any(|n| n == name) {
+        sweep(&root);
+        swept.push(name.to_string());
+    }
     root
 }
 
@@ -68,9 +76,7 @@ fn sweep(root: &Path) {
 
 fn new_data_dir(tag: &str) -> PathBuf {
     static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let root = tmp_root();
-    static SWEPT: OnceLock<()> = OnceLock::new();
-    SWEPT.get_or_init(|| sweep(&root));
+    let root = tmp_root("gateways");
     let test_bin = std::env::args()
         .next()
         .and_then(|a| a.rsplit('/').next().map(str::to_string))
@@ -166,11 +172,20 @@ fn spawn_under(
     }
 }
 
+/// An empty folder of this test process's own, under `target/tmp/scratch` (swept once its
+/// process is gone).
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let dir = tmp_root("scratch").join(format!("{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A scratch project folder with these files (paths relative to the project root).
 pub fn scratch_project(files: &[(&str, &str)]) -> PathBuf {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "projects/p{}-{}",
+    let dir = tmp_root("projects").join(format!(
+        "p{}-{}",
         N.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
         std::process::id()
     ));
