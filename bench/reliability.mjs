@@ -87,19 +87,20 @@ row(`${shapes.toLocaleString('en')} distinct query shapes (\`select=u<i>:name\`)
 row(`the same with the per-connection LRU (256, the default)`, `bounded`, `${bounded.before.mb} → ${bounded.after.mb} MB; ${bounded.failed} requests failed`)
 
 // ------------------------------------------------------------------ 2. regex abuse
-async function regexAbuse(args) {
+async function regexAbuse(args, from = ['127.0.0.1']) {
   const gw = await start(args)
   psql(gw, "UPDATE public.products SET description = repeat('x', 60) || 'z'")
   const pattern = encodeURIComponent('match.' + '(.*)'.repeat(7) + '\\7\\6\\5\\4\\3\\2\\1x')
-  const attack = Array.from({ length: 20 }, () => request(`${gw.url}/rest/v1/products?select=id&description=${pattern}`, { headers: key(gw) }))
+  const attack = from.flatMap((localAddress) =>
+    Array.from({ length: 20 }, () => request(`${gw.url}/rest/v1/products?select=id&description=${pattern}`, { headers: key(gw), localAddress })))
   await sleep(300)
   const [read, signIn] = await Promise.all([
-    request(`${gw.url}/rest/v1/categories?select=name`, { headers: key(gw), localAddress: '127.0.0.2' }),
+    request(`${gw.url}/rest/v1/categories?select=name`, { headers: key(gw), localAddress: '127.0.0.9' }),
     request(`${gw.url}/auth/v1/token?grant_type=password`, {
       method: 'POST',
       headers: { apikey: gw.anonKey, 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }),
-      localAddress: '127.0.0.3',
+      localAddress: '127.0.0.10',
     }),
   ])
   const attacks = await Promise.all(attack)
@@ -110,9 +111,11 @@ async function regexAbuse(args) {
 log('regex abuse')
 const fair = await regexAbuse([])
 const unfair = await regexAbuse(['--max-client-queries', '0'])
-results.regex = { fair, unfair }
+const four = await regexAbuse([], ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'])
+results.regex = { fair, unfair, four }
 row('20 anonymous `match.(.*)…\\7\\6…x` requests in flight from one address, fair shares off', `other client ${unfair.read.status}, sign-in ${unfair.signIn.status}`, `unrelated read ${round(unfair.read.ms)} ms, sign-in ${round(unfair.signIn.ms)} ms; each attack request ends at anon's 3 s timeout (${unfair.attackStatuses.join('/')})`)
 row('the same with fair shares (default: half the pool per address)', `other client ${fair.read.status}, sign-in ${fair.signIn.status}`, `unrelated read ${round(fair.read.ms)} ms, sign-in ${round(fair.signIn.ms)} ms; attack done after ${round(fair.attackMs / 1000, 1)} s`)
+row('20 such requests from each of four addresses, fair shares (one address past its first request only while half the pool is free)', `other client ${four.read.status}, sign-in ${four.signIn.status}`, `unrelated read ${round(four.read.ms)} ms, sign-in ${round(four.signIn.ms)} ms; attack done after ${round(four.attackMs / 1000, 1)} s`)
 
 // ------------------------------------------------------------------ 3. kill -9 PostgreSQL
 log('kill -9 of the embedded PostgreSQL under writes')

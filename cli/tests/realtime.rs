@@ -330,3 +330,45 @@ async fn postgres_killed_under_subscribers_changes_flow_again() {
         .await;
     assert_eq!(after["data"]["record"]["name"], "After");
 }
+
+/// The only gateway killed with a subscriber connected: a change committed while it is down
+/// (PostgreSQL keeps running) reaches the subscriber once it has reconnected to the restarted
+/// gateway, as supabase-js reconnects; and changes flow on after it.
+#[tokio::test]
+async fn the_gateway_killed_under_subscribers_delivers_the_outage_change() {
+    let gw = support::start(&[]);
+    let topic = "realtime:restart";
+    let mut ws = Phx::connect(&gw).await;
+    ws.join(topic, config("watcher")).await;
+    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    add_category(&gw, "Before").await;
+    let first = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(10))
+        .await;
+    assert_eq!(first["data"]["record"]["name"], "Before");
+
+    gw.kill9();
+    assert!(
+        matches!(
+            tokio::time::timeout(Duration::from_secs(5), ws.ws.next()).await,
+            Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_))))
+        ),
+        "the socket closed with the gateway"
+    );
+    gw.sql("INSERT INTO public.categories (name, slug) VALUES ('During', 'during')")
+        .await;
+
+    let again = support::start_on(&support::repo_root(), &gw.data_dir, &[]);
+    let mut ws = Phx::connect(&again).await;
+    ws.join(topic, config("watcher")).await;
+    let during = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(15))
+        .await;
+    assert_eq!(during["data"]["record"]["name"], "During");
+    add_category(&again, "After").await;
+    let after = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(10))
+        .await;
+    assert_eq!(after["data"]["record"]["name"], "After");
+}

@@ -1,80 +1,145 @@
-//! Fair shares of the database: one client address may run at most a few REST requests at a
-//! time, so a handful of slow or hostile requests from one place cannot hold every pooled
-//! connection while everyone else waits. Requests past the share queue behind their own
-//! address's earlier ones, not in front of other clients.
+//! Fair shares of the database. Two rules decide when a REST request may start:
+//! - one client address runs at most `per_client` requests at a time;
+//! - an address that already runs one may start another only while fewer than half of all
+//!   connections are busy. The other half is kept for addresses that run nothing yet.
 //!
-//! The shares are per process: each replica protects its own pool.
+//! So a few slow or hostile addresses together cannot hold every connection: after one address
+//! has taken half, it takes as many more addresses as the other half has connections, each with
+//! one request running, to fill the pool. Requests past a share wait behind it, not in front of
+//! other clients. Requests already running end at their role's statement timeout.
+//!
+//! A request runs on its worker thread's pool (a lane) while that has a connection free, else
+//! on another lane's, so the shares are of the whole pool. The shares are per process: each
+//! replica protects its own pool.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Notify;
 
 pub struct ClientSlots {
-    /// Most requests one address runs at once; 0 turns the limit off.
+    /// Most requests one address runs at once; 0 turns fair shares off.
     per_client: usize,
-    slots: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Connections in all lanes.
+    total: usize,
+    state: Mutex<State>,
+    /// Signalled whenever a request ends.
+    freed: Notify,
+}
+
+#[derive(Default)]
+struct State {
+    /// Requests running per address (addresses running nothing are absent).
+    by_client: HashMap<String, usize>,
+    /// Each lane seen so far: its size and the requests running on it.
+    lanes: HashMap<u64, (usize, usize)>,
+    busy: usize,
+}
+
+/// A pool requests can run on: `id` of `size` connections.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Lane {
+    pub id: u64,
+    pub size: usize,
 }
 
 /// A running request's share; released on drop.
 pub struct Slot {
-    _permit: Option<OwnedSemaphorePermit>,
-    cleanup: Option<(Arc<Semaphore>, String)>,
-    owner: Option<Arc<ClientSlots>>,
+    /// The lane to run on.
+    pub lane: u64,
+    held: Option<(Arc<ClientSlots>, String)>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self._permit.take();
-        if let (Some((sem, client)), Some(owner)) = (self.cleanup.take(), self.owner.take()) {
-            let mut slots = owner.slots.lock().expect("slots lock");
-            // Forget an address nobody from it is waiting on (the map holds the other handle).
-            if Arc::strong_count(&sem) == 2 && sem.available_permits() == owner.per_client {
-                slots.remove(&client);
+        let Some((owner, client)) = self.held.take() else {
+            return;
+        };
+        {
+            let mut s = owner.state.lock().expect("slots lock");
+            if let Some(n) = s.by_client.get_mut(&client) {
+                *n -= 1;
+                if *n == 0 {
+                    s.by_client.remove(&client);
+                }
             }
+            if let Some((_, busy)) = s.lanes.get_mut(&self.lane) {
+                *busy -= 1;
+            }
+            s.busy -= 1;
         }
+        owner.freed.notify_waiters();
     }
 }
 
 impl ClientSlots {
-    pub fn new(per_client: usize) -> Arc<ClientSlots> {
+    pub fn new(per_client: usize, total: usize) -> Arc<ClientSlots> {
         Arc::new(ClientSlots {
             per_client,
-            slots: Mutex::new(HashMap::new()),
+            total,
+            state: Mutex::new(State::default()),
+            freed: Notify::new(),
         })
     }
 
-    /// Waits up to `wait` for a share for `client`; None when it did not come (the caller
-    /// answers as it would to a pool timeout).
-    pub async fn acquire(self: &Arc<Self>, client: &str, wait: Duration) -> Option<Slot> {
+    /// Waits up to `wait` for a share for `client`, whose own lane is `own`; None when it did
+    /// not come (the caller answers as it would to a pool timeout).
+    pub async fn acquire(
+        self: &Arc<Self>,
+        client: &str,
+        own: Lane,
+        wait: Duration,
+    ) -> Option<Slot> {
         if self.per_client == 0 {
             return Some(Slot {
-                _permit: None,
-                cleanup: None,
-                owner: None,
+                lane: own.id,
+                held: None,
             });
         }
-        let sem = self
-            .slots
-            .lock()
-            .expect("slots lock")
-            .entry(client.to_string())
-            .or_insert_with(|| Arc::new(Semaphore::new(self.per_client)))
-            .clone();
-        let permit = tokio::time::timeout(wait, sem.clone().acquire_owned())
-            .await
-            .ok()?
-            .ok()?;
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let freed = self.freed.notified();
+            tokio::pin!(freed);
+            // Registered before the check, so a release between the check and the wait wakes it.
+            freed.as_mut().enable();
+            if let Some(slot) = self.try_start(client, own) {
+                return Some(slot);
+            }
+            tokio::time::timeout_at(deadline, freed).await.ok()?;
+        }
+    }
+
+    fn try_start(self: &Arc<Self>, client: &str, own: Lane) -> Option<Slot> {
+        let mut s = self.state.lock().expect("slots lock");
+        let mine = s.by_client.get(client).copied().unwrap_or(0);
+        if mine >= self.per_client || (mine > 0 && s.busy >= self.total / 2) {
+            return None;
+        }
+        let own_busy = s.lanes.entry(own.id).or_insert((own.size, 0)).1;
+        // The own lane while it has a connection free, else the least busy lane that has one,
+        // else the own lane's queue.
+        let lane = if own_busy < own.size {
+            own.id
+        } else {
+            s.lanes
+                .iter()
+                .filter(|(_, (size, busy))| busy < size)
+                .min_by_key(|(_, (_, busy))| *busy)
+                .map_or(own.id, |(id, _)| *id)
+        };
+        *s.by_client.entry(client.to_string()).or_default() += 1;
+        s.lanes.get_mut(&lane).expect("lane seen").1 += 1;
+        s.busy += 1;
         Some(Slot {
-            _permit: Some(permit),
-            cleanup: Some((sem, client.to_string())),
-            owner: Some(self.clone()),
+            lane,
+            held: Some((self.clone(), client.to_string())),
         })
     }
 
     #[cfg(test)]
-    fn tracked(&self) -> usize {
-        self.slots.lock().unwrap().len()
+    fn tracked(&self) -> (usize, usize) {
+        let s = self.state.lock().unwrap();
+        (s.by_client.len(), s.busy)
     }
 }
 
@@ -82,28 +147,83 @@ impl ClientSlots {
 mod tests {
     use super::*;
 
+    const WAIT: Duration = Duration::from_millis(50);
+    const LANE: Lane = Lane { id: 1, size: 10 };
+
     #[tokio::test]
     async fn one_address_cannot_take_every_slot() {
-        let slots = ClientSlots::new(2);
-        let wait = Duration::from_millis(50);
-        let a1 = slots.acquire("a", wait).await.unwrap();
-        let _a2 = slots.acquire("a", wait).await.unwrap();
+        let slots = ClientSlots::new(2, 10);
+        let a1 = slots.acquire("a", LANE, WAIT).await.unwrap();
+        let _a2 = slots.acquire("a", LANE, WAIT).await.unwrap();
         assert!(
-            slots.acquire("a", wait).await.is_none(),
+            slots.acquire("a", LANE, WAIT).await.is_none(),
             "a third from a waits"
         );
-        let b = slots.acquire("b", wait).await;
+        let b = slots.acquire("b", LANE, WAIT).await;
         assert!(b.is_some(), "another address is not held up");
         drop(a1);
-        assert!(slots.acquire("a", wait).await.is_some());
+        assert!(slots.acquire("a", LANE, WAIT).await.is_some());
         drop(b);
         assert_eq!(
             slots.tracked(),
-            1,
+            (1, 1),
             "addresses with nothing running are forgotten"
         );
-        let off = ClientSlots::new(0);
+        let off = ClientSlots::new(0, 10);
         let _many: Vec<_> =
-            futures_util::future::join_all((0..10).map(|_| off.acquire("a", wait))).await;
+            futures_util::future::join_all((0..10).map(|_| off.acquire("a", LANE, WAIT))).await;
+    }
+
+    /// Four addresses each asking for all they may, the first before the others arrive, leave
+    /// room for newcomers.
+    #[tokio::test]
+    async fn several_addresses_together_leave_room_for_newcomers() {
+        let slots = ClientSlots::new(5, 10);
+        let mut held = Vec::new();
+        for who in ["a", "b", "c", "d"] {
+            while let Some(s) = slots.acquire(who, LANE, WAIT).await {
+                held.push(s);
+            }
+        }
+        assert_eq!(held.len(), 8, "a takes half, the others one each");
+        let s = &slots;
+        let newcomers =
+            (0..2).map(|i| async move { s.acquire(&format!("n{i}"), LANE, WAIT).await });
+        let got = futures_util::future::join_all(newcomers).await;
+        assert!(got.iter().all(Option::is_some), "the rest is theirs");
+    }
+
+    #[tokio::test]
+    async fn a_full_lane_borrows_from_another() {
+        let slots = ClientSlots::new(1, 4);
+        let (a, b) = (Lane { id: 1, size: 2 }, Lane { id: 2, size: 2 });
+        let on_b = slots.acquire("x", b, WAIT).await.unwrap();
+        let first = slots.acquire("y", a, WAIT).await.unwrap();
+        let second = slots.acquire("z", a, WAIT).await.unwrap();
+        let third = slots.acquire("w", a, WAIT).await.unwrap();
+        assert_eq!(
+            [on_b.lane, first.lane, second.lane, third.lane],
+            [2, 1, 1, 2]
+        );
+        let fourth = slots.acquire("v", a, WAIT).await.unwrap();
+        assert_eq!(fourth.lane, 1, "all full: the own lane's queue");
+    }
+
+    #[tokio::test]
+    async fn a_waiting_request_starts_when_a_slot_frees() {
+        let slots = ClientSlots::new(1, 4);
+        let first = slots.acquire("a", LANE, WAIT).await.unwrap();
+        let waiter = {
+            let slots = slots.clone();
+            tokio::spawn(async move {
+                slots
+                    .acquire("a", LANE, Duration::from_secs(10))
+                    .await
+                    .is_some()
+            })
+        };
+        tokio::task::yield_now().await;
+        drop(first);
+        assert!(waiter.await.unwrap());
     }
 }

@@ -76,7 +76,7 @@ pub struct Rest {
     extra_search_path: Vec<String>,
     schema: RwLock<Arc<SchemaCache>>,
     /// Each HTTP worker's pipelined connections.
-    pools: PerThread<pipeline::Pool>,
+    pools: PerThread<(pipeline::Pool, fairness::Lane)>,
     /// The schema generation REST connections prepare their statements under.
     epoch: Epoch,
     /// A few plain connections for schema reloads and health checks.
@@ -101,8 +101,15 @@ impl Rest {
             s.pool_timeout,
             epoch.0.clone(),
         );
+        let lanes = std::sync::atomic::AtomicU64::new(0);
         let pools = PerThread::new(move || {
-            pipeline::build_pool(login.clone(), share, timeout, statements, counter.clone())
+            let lane = fairness::Lane {
+                id: lanes.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                size: share,
+            };
+            let pool =
+                pipeline::build_pool(login.clone(), share, timeout, statements, counter.clone());
+            (pool, lane)
         });
         let meta = Pool::new(api, 2, s.pool_timeout);
         let cache = schema_cache::load(&meta, &s.schemas).await?;
@@ -117,7 +124,7 @@ impl Rest {
             pools,
             epoch,
             meta,
-            slots: fairness::ClientSlots::new(s.max_client_queries),
+            slots: fairness::ClientSlots::new(s.max_client_queries, s.pool_size),
             pool_timeout: s.pool_timeout,
             role_settings,
         }))
@@ -216,13 +223,21 @@ impl Rest {
         } else {
             Some(!plan.outcome.prefer.tx_rollback)
         };
-        let _share = self
+        let (mut pool, lane) = self.pools.get();
+        let share = self
             .slots
-            .acquire(r.client, self.pool_timeout)
+            .acquire(r.client, lane, self.pool_timeout)
             .await
             .ok_or_else(|| fail(DbError::PoolTimeout))?;
+        if share.lane != lane.id {
+            self.pools.each(|(p, l)| {
+                if l.id == share.lane {
+                    pool = p.clone();
+                }
+            });
+        }
         let (row, tx) = pg::tx::run_statement(
-            &self.pools.get(),
+            &pool,
             &ctx,
             &plan.statement.sql,
             &plan.statement.params,

@@ -286,7 +286,9 @@ impl Gateway {
         }))
     }
 
-    async fn sql_on(&self, dbname: &str, query: &str) -> Vec<Vec<Option<String>>> {
+    /// A connection of its own as the cluster's superuser on `dbname`, for tests that hold a
+    /// session (locks, transactions) while they send requests.
+    pub async fn session_on(&self, dbname: &str) -> tokio_postgres::Client {
         let mut cfg = tokio_postgres::Config::new();
         cfg.host_path(&self.socket_dir)
             .port(5432)
@@ -297,6 +299,11 @@ impl Gateway {
             .await
             .expect("connect as superuser");
         tokio::spawn(conn);
+        client
+    }
+
+    async fn sql_on(&self, dbname: &str, query: &str) -> Vec<Vec<Option<String>>> {
+        let client = self.session_on(dbname).await;
         let mut rows = Vec::new();
         for m in client.simple_query(query).await.expect("run SQL") {
             if let tokio_postgres::SimpleQueryMessage::Row(r) = m {
