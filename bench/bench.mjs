@@ -351,6 +351,9 @@ ${t(results.storage, [['file', (r) => `${r.size_mb} MB`], ['upload MB/s', (r) =>
 ## Realtime
 
 ${existsSync(join(out, 'realtime-table.md')) ? readFileSync(join(out, 'realtime-table.md'), 'utf8') : '(bench/realtime.mjs did not run)\n'}
+## Edge Functions
+
+${existsSync(join(out, 'functions-table.md')) ? readFileSync(join(out, 'functions-table.md'), 'utf8') : '(bench/functions.mjs did not run)\n'}
 ## Scale-out
 
 ${existsSync(join(out, 'cluster-table.md')) ? readFileSync(join(out, 'cluster-table.md'), 'utf8') : '(bench/cluster.mjs did not run)\n'}

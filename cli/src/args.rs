@@ -45,6 +45,17 @@ pub enum Command {
     /// Users of the auth API (what GoTrue's admin API does).
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Edge Functions under supabase/functions.
+    #[command(subcommand)]
+    Functions(FunctionsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FunctionsCommand {
+    /// Create supabase/functions/<name>/index.ts from a template and declare it in config.toml.
+    New { name: String },
+    /// List the project's functions.
+    List,
 }
 
 #[derive(Subcommand, Debug)]
@@ -126,6 +137,13 @@ pub struct Flags {
     /// config.toml [inbucket] port, 54324).
     #[arg(long, env = "SUPAGATE_MAIL_PORT", global = true)]
     pub mail_port: Option<u16>,
+    /// Environment of Edge Functions (default: supabase/functions/.env when it exists); names
+    /// starting with SUPABASE_ are skipped, as the CLI skips them.
+    #[arg(long, env = "SUPAGATE_FUNCTIONS_ENV_FILE", global = true)]
+    pub env_file: Option<std::path::PathBuf>,
+    /// The Deno that runs Edge Functions (default: `deno` on PATH).
+    #[arg(long, env = "DENO_BIN", global = true)]
+    pub deno: Option<std::path::PathBuf>,
     /// Address the mail catcher listens on. It shows sign-in links and codes: it stays on
     /// loopback unless asked, whatever --host says (default: 127.0.0.1).
     #[arg(long, env = "SUPAGATE_MAIL_HOST", global = true)]

@@ -133,6 +133,11 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         mail_port: (p.inbucket.enabled && p.auth.email.smtp.is_none())
             .then(|| flags.mail_port.unwrap_or(p.inbucket.port)),
         mail_host: flags.mail_host.unwrap_or_else(|| "127.0.0.1".into()),
+        functions_env_file: flags.env_file.or_else(|| {
+            let dotenv = project.supabase_dir.join("functions").join(".env");
+            dotenv.is_file().then_some(dotenv)
+        }),
+        deno: flags.deno.unwrap_or_else(|| "deno".into()),
         rate_limit_ip_header: flags.rate_limit_ip_header,
         trusted_proxy_hops: flags.trusted_proxy_hops.max(1),
         insecure_demo_keys: flags.insecure_demo_keys,

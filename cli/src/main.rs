@@ -9,7 +9,7 @@ mod commands;
 mod config;
 mod services;
 
-use args::{Cli, Command, DbCommand, GenCommand, MigrationCommand, UsersCommand};
+use args::{Cli, Command, DbCommand, FunctionsCommand, GenCommand, MigrationCommand, UsersCommand};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -32,6 +32,14 @@ async fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Users(UsersCommand::Create { email, password }) => {
             commands::users::create(&cfg, &email, &password).await
+        }
+        Command::Functions(FunctionsCommand::New { name }) => {
+            let api = commands::start::api_url(&cfg, cfg.port);
+            commands::functions::new(&cfg, &api, &name)
+        }
+        Command::Functions(FunctionsCommand::List) => {
+            commands::functions::list(&cfg);
+            Ok(())
         }
     }
 }

@@ -62,3 +62,53 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
     }
 }
+
+/// Edge Functions with the environment the CLI gives them (None with `[edge_runtime] enabled =
+/// false`).
+pub fn functions(
+    config: &Config,
+    api_url: &str,
+    db_url: &str,
+) -> Result<Option<std::sync::Arc<functions::Functions>>, String> {
+    let er = &config.project.config.edge_runtime;
+    if !er.enabled {
+        return Ok(None);
+    }
+    let keys = config.jwt_keys();
+    let api_keys = keys.api_keys();
+    let mut platform_env = vec![
+        ("SUPABASE_URL".to_string(), api_url.to_string()),
+        ("SUPABASE_ANON_KEY".to_string(), api_keys.anon),
+        (
+            "SUPABASE_SERVICE_ROLE_KEY".to_string(),
+            api_keys.service_role,
+        ),
+        ("SUPABASE_DB_URL".to_string(), db_url.to_string()),
+        ("SUPABASE_JWKS".to_string(), keys.jwks().to_string()),
+    ];
+    if config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET {
+        let one = |k: &str| serde_json::json!({ "default": k }).to_string();
+        platform_env.push((
+            "SUPABASE_PUBLISHABLE_KEYS".into(),
+            one(auth::jwt::CLI_PUBLISHABLE_KEY),
+        ));
+        platform_env.push((
+            "SUPABASE_SECRET_KEYS".into(),
+            one(auth::jwt::CLI_SECRET_KEY),
+        ));
+    }
+    let settings = functions::FunctionsSettings {
+        deno: config.deno.clone(),
+        work_dir: config.data_dir.join("functions"),
+        platform_env,
+        secrets: er.secrets.clone().into_iter().collect(),
+        env_file: config.functions_env_file.clone(),
+        policy: er.policy,
+        memory_mb: functions::FunctionsSettings::MEMORY_MB,
+        wall_clock: functions::FunctionsSettings::WALL_CLOCK,
+        boot_timeout: std::time::Duration::from_secs(60),
+    };
+    functions::Functions::new(config.project.clone(), settings)
+        .map(Some)
+        .map_err(|e| format!("cannot prepare Edge Functions: {e}"))
+}

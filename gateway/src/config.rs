@@ -49,6 +49,10 @@ pub struct Config {
     pub mail_port: Option<u16>,
     /// The address the mail catcher listens on (127.0.0.1 unless asked).
     pub mail_host: String,
+    /// Edge Functions' environment file (`--env-file`, else supabase/functions/.env).
+    pub functions_env_file: Option<PathBuf>,
+    /// The Deno that runs Edge Functions.
+    pub deno: PathBuf,
     /// The signing-keys file's JSON ([auth] signing_keys_path), read at start.
     pub signing_keys: Option<String>,
     pub rate_limit_ip_header: Option<String>,

@@ -106,6 +106,7 @@ pub fn serve(
                 if realtime {
                     crate::realtime_api::routes(c);
                 }
+                crate::functions_api::routes(c);
             })
             .service(
                 web::scope("")

@@ -20,6 +20,8 @@ pub struct AppState {
     pub storage: Arc<storage::Storage>,
     /// Realtime, unless config.toml switches it off.
     pub realtime: Option<Arc<realtime::Realtime>>,
+    /// Edge Functions, unless `[edge_runtime] enabled = false`.
+    pub functions: Option<Arc<functions::Functions>>,
 }
 
 /// The services a gateway wires up.
@@ -28,6 +30,7 @@ pub struct Services {
     pub storage: Arc<storage::Storage>,
     pub realtime: Option<Arc<realtime::Realtime>>,
     pub auth: Arc<auth::Auth>,
+    pub functions: Option<Arc<functions::Functions>>,
 }
 
 impl AppState {
@@ -51,6 +54,7 @@ impl AppState {
             site,
             storage: services.storage,
             realtime: services.realtime,
+            functions: services.functions,
             auth: services.auth,
         }
     }

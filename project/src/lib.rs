@@ -6,7 +6,7 @@ pub mod config;
 pub mod size;
 pub mod sql;
 
-pub use config::{Bucket, Config, ConfigError};
+pub use config::{Bucket, Config, ConfigError, EdgeRuntime, FunctionConfig, Policy};
 use sha2::Digest;
 use std::path::{Path, PathBuf};
 
@@ -66,7 +66,7 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
 }
 
 /// `KEY=value` lines of a `.env` file (quotes removed, `#` comments skipped).
-fn read_dotenv(path: &Path) -> Vec<(String, String)> {
+pub fn read_dotenv(path: &Path) -> Vec<(String, String)> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };

@@ -36,7 +36,23 @@ struct State {
     busy: usize,
 }
 
-/// A pool requests can run on: `id` of `size` connections.
+/// This thread's lane among `count`: threads take lanes in turn on first use.
+pub fn thread_lane(count: usize) -> usize {
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local!(static MINE: Cell<Option<usize>> = const { Cell::new(None) });
+    let n = MINE.with(|m| {
+        m.get().unwrap_or_else(|| {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            m.set(Some(n));
+            n
+        })
+    });
+    n % count.max(1)
+}
+
+/// A pool requests can run on: `id` (its index) of `size` connections.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Lane {
     pub id: u64,
@@ -73,11 +89,17 @@ impl Drop for Slot {
 }
 
 impl ClientSlots {
-    pub fn new(per_client: usize, total: usize) -> Arc<ClientSlots> {
+    /// Shares of the connections in `lanes`.
+    pub fn new(per_client: usize, lanes: Vec<Lane>) -> Arc<ClientSlots> {
+        let total = lanes.iter().map(|l| l.size).sum();
+        let state = State {
+            lanes: lanes.iter().map(|l| (l.id, (l.size, 0))).collect(),
+            ..State::default()
+        };
         Arc::new(ClientSlots {
             per_client,
             total,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             freed: Notify::new(),
         })
     }
@@ -152,7 +174,7 @@ mod tests {
 
     #[tokio::test]
     async fn one_address_cannot_take_every_slot() {
-        let slots = ClientSlots::new(2, 10);
+        let slots = ClientSlots::new(2, vec![LANE]);
         let a1 = slots.acquire("a", LANE, WAIT).await.unwrap();
         let _a2 = slots.acquire("a", LANE, WAIT).await.unwrap();
         assert!(
@@ -169,7 +191,7 @@ mod tests {
             (1, 1),
             "addresses with nothing running are forgotten"
         );
-        let off = ClientSlots::new(0, 10);
+        let off = ClientSlots::new(0, vec![LANE]);
         let _many: Vec<_> =
             futures_util::future::join_all((0..10).map(|_| off.acquire("a", LANE, WAIT))).await;
     }
@@ -178,7 +200,7 @@ mod tests {
     /// room for newcomers.
     #[tokio::test]
     async fn several_addresses_together_leave_room_for_newcomers() {
-        let slots = ClientSlots::new(5, 10);
+        let slots = ClientSlots::new(5, vec![LANE]);
         let mut held = Vec::new();
         for who in ["a", "b", "c", "d"] {
             while let Some(s) = slots.acquire(who, LANE, WAIT).await {
@@ -195,23 +217,23 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_lane_borrows_from_another() {
-        let slots = ClientSlots::new(1, 4);
-        let (a, b) = (Lane { id: 1, size: 2 }, Lane { id: 2, size: 2 });
-        let on_b = slots.acquire("x", b, WAIT).await.unwrap();
-        let first = slots.acquire("y", a, WAIT).await.unwrap();
-        let second = slots.acquire("z", a, WAIT).await.unwrap();
-        let third = slots.acquire("w", a, WAIT).await.unwrap();
+        let (a, b) = (Lane { id: 0, size: 2 }, Lane { id: 1, size: 2 });
+        let slots = ClientSlots::new(1, vec![a, b]);
+        let mut held = Vec::new();
+        for who in ["v", "w", "x", "y", "z"] {
+            held.push(slots.acquire(who, a, WAIT).await.unwrap());
+        }
+        let lanes: Vec<u64> = held.iter().map(|s| s.lane).collect();
         assert_eq!(
-            [on_b.lane, first.lane, second.lane, third.lane],
-            [2, 1, 1, 2]
+            lanes,
+            [0, 0, 1, 1, 0],
+            "a lane no request came through yet is borrowed too; all full: the own lane's queue"
         );
-        let fourth = slots.acquire("v", a, WAIT).await.unwrap();
-        assert_eq!(fourth.lane, 1, "all full: the own lane's queue");
     }
 
     #[tokio::test]
     async fn a_waiting_request_starts_when_a_slot_frees() {
-        let slots = ClientSlots::new(1, 4);
+        let slots = ClientSlots::new(1, vec![LANE]);
         let first = slots.acquire("a", LANE, WAIT).await.unwrap();
         let waiter = {
             let slots = slots.clone();

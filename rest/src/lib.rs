@@ -11,7 +11,7 @@ mod result;
 pub mod schema_cache;
 
 use pg::pipeline::{self, Epoch};
-use pg::{DbError, Login, PerThread, Pool, RequestContext, RoleSettings};
+use pg::{DbError, Login, Pool, RequestContext, RoleSettings};
 use query_engine::request::{Method, Resource, parse_prefer};
 use query_engine::{ApiError, EngineConfig, Input, SchemaCache};
 use std::sync::{Arc, RwLock};
@@ -75,8 +75,9 @@ pub struct Rest {
     engine: EngineConfig,
     extra_search_path: Vec<String>,
     schema: RwLock<Arc<SchemaCache>>,
-    /// Each HTTP worker's pipelined connections.
-    pools: PerThread<(pipeline::Pool, fairness::Lane)>,
+    /// Pipelined connections in lanes, one per HTTP worker: a thread uses its own lane's while
+    /// one is free, so that a request and its connection usually stay on one thread.
+    lanes: Vec<(pipeline::Pool, fairness::Lane)>,
     /// The schema generation REST connections prepare their statements under.
     epoch: Epoch,
     /// A few plain connections for schema reloads and health checks.
@@ -101,16 +102,18 @@ impl Rest {
             s.pool_timeout,
             epoch.0.clone(),
         );
-        let lanes = std::sync::atomic::AtomicU64::new(0);
-        let pools = PerThread::new(move || {
-            let lane = fairness::Lane {
-                id: lanes.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-                size: share,
-            };
-            let pool =
-                pipeline::build_pool(login.clone(), share, timeout, statements, counter.clone());
-            (pool, lane)
-        });
+        let lanes = (0..s.workers.max(1) as u64)
+            .map(|id| {
+                let pool = pipeline::build_pool(
+                    login.clone(),
+                    share,
+                    timeout,
+                    statements,
+                    counter.clone(),
+                );
+                (pool, fairness::Lane { id, size: share })
+            })
+            .collect::<Vec<_>>();
         let meta = Pool::new(api, 2, s.pool_timeout);
         let cache = schema_cache::load(&meta, &s.schemas).await?;
         role_settings.set(cache.all_role_settings().clone());
@@ -121,10 +124,13 @@ impl Rest {
             },
             extra_search_path: s.extra_search_path,
             schema: RwLock::new(Arc::new(cache)),
-            pools,
+            slots: fairness::ClientSlots::new(
+                s.max_client_queries,
+                lanes.iter().map(|(_, l)| *l).collect(),
+            ),
+            lanes,
             epoch,
             meta,
-            slots: fairness::ClientSlots::new(s.max_client_queries, s.pool_size),
             pool_timeout: s.pool_timeout,
             role_settings,
         }))
@@ -223,21 +229,15 @@ impl Rest {
         } else {
             Some(!plan.outcome.prefer.tx_rollback)
         };
-        let (mut pool, lane) = self.pools.get();
+        let own = fairness::thread_lane(self.lanes.len());
         let share = self
             .slots
-            .acquire(r.client, lane, self.pool_timeout)
+            .acquire(r.client, self.lanes[own].1, self.pool_timeout)
             .await
             .ok_or_else(|| fail(DbError::PoolTimeout))?;
-        if share.lane != lane.id {
-            self.pools.each(|(p, l)| {
-                if l.id == share.lane {
-                    pool = p.clone();
-                }
-            });
-        }
+        let pool = &self.lanes[share.lane as usize].0;
         let (row, tx) = pg::tx::run_statement(
-            &pool,
+            pool,
             &ctx,
             &plan.statement.sql,
             &plan.statement.params,

@@ -2,6 +2,7 @@
 
 pub mod codegen;
 pub mod db;
+pub mod functions;
 pub mod start;
 pub mod status;
 mod tables;

@@ -278,6 +278,7 @@ async fn serve_api(
         cfg.jwt_keys(),
         role_settings,
     ));
+    let functions = crate::services::functions(cfg, &api, &db.db_url)?;
     let state = Arc::new(state::AppState::new(
         cfg.clone(),
         state::Services {
@@ -285,6 +286,7 @@ async fn serve_api(
             storage,
             realtime: realtime.clone(),
             auth,
+            functions,
         },
         api.clone(),
     ));

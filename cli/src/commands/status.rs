@@ -22,6 +22,9 @@ pub fn values(cfg: &Config, api_url: &str, db_url: &str, mail_url: Option<&str>)
     let mut v = Values::new();
     v.insert("API_URL".into(), api_url.to_string());
     v.insert("REST_URL".into(), format!("{api_url}/rest/v1"));
+    if cfg.project.config.edge_runtime.enabled {
+        v.insert("FUNCTIONS_URL".into(), format!("{api_url}/functions/v1"));
+    }
     v.insert("DB_URL".into(), db_url.to_string());
     v.insert("JWT_SECRET".into(), cfg.jwt_secret().to_string());
     v.insert("ANON_KEY".into(), keys.anon);

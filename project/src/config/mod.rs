@@ -5,9 +5,11 @@
 
 mod auth;
 mod doc;
+mod functions;
 
 pub use auth::*;
 use doc::{Doc, collect_leaves, matches, starts_with};
+pub use functions::{EdgeRuntime, FunctionConfig, Policy};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use toml::Value;
@@ -36,6 +38,9 @@ pub struct Config {
     pub storage: Storage,
     pub realtime: Realtime,
     pub inbucket: Inbucket,
+    /// `[functions.<slug>]`.
+    pub functions: BTreeMap<String, FunctionConfig>,
+    pub edge_runtime: EdgeRuntime,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +127,8 @@ impl Default for Config {
                 max_header_length: 4096,
             },
             inbucket: Inbucket::default(),
+            functions: BTreeMap::new(),
+            edge_runtime: EdgeRuntime::default(),
         }
     }
 }
@@ -166,9 +173,8 @@ const OUT_OF_SCOPE: &[&str] = &[
     "project_id",
     "studio",
     "analytics",
-    "edge_runtime",
+    "edge_runtime.deno_version",
     "experimental",
-    "functions",
     "remotes",
     "db.pooler",
     "db.network_restrictions",
@@ -361,6 +367,8 @@ impl Config {
             max_header_length: doc.int(&["realtime", "max_header_length"], 4096, 1024, 1 << 20)?
                 as u64,
         };
+        let functions = functions::read_functions(&mut doc)?;
+        let edge_runtime = functions::read_edge_runtime(&mut doc)?;
         let ignored = doc.ignored();
         Ok(Loaded {
             config: Config {
@@ -371,6 +379,8 @@ impl Config {
                 storage,
                 realtime,
                 inbucket,
+                functions,
+                edge_runtime,
             },
             ignored,
         })

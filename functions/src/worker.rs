@@ -1,0 +1,368 @@
+//! The I/O edge: Deno processes, one per function (or per request with `oneshot`), started on
+//! demand, restarted when they died or their files changed, and requests sent to them over
+//! their unix sockets.
+
+use crate::answer::FunctionsError;
+use crate::catalog::{self, Catalog, Function};
+use crate::{FunctionsSettings, command};
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::process::{Child, Command};
+
+const BOOT_SCRIPT: &str = include_str!("boot.mjs");
+/// How often a warm function's files are looked at for changes (the restart's debounce).
+const CHANGE_CHECK: Duration = Duration::from_millis(500);
+/// How often an unknown name makes the functions folder be read again.
+const REDISCOVER: Duration = Duration::from_secs(1);
+
+pub struct Functions {
+    settings: FunctionsSettings,
+    project: project::Project,
+    catalog: RwLock<Arc<Catalog>>,
+    discovered: Mutex<Instant>,
+    warm: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Running>>>>>,
+    boot: PathBuf,
+    sockets: PathBuf,
+    next: AtomicU64,
+    /// Skipped variable names were reported (once per run, as the CLI reports them once).
+    warned: AtomicBool,
+}
+
+/// A function's response, and what must live until its body has been read (a `oneshot`
+/// function's process).
+pub struct Answer {
+    pub response: http::Response<Incoming>,
+    pub keep: Option<Box<dyn std::any::Any + Send>>,
+}
+
+/// A started Deno process.
+struct Running {
+    child: Child,
+    socket: PathBuf,
+    /// The functions folder's newest file time when it started.
+    files: Option<SystemTime>,
+    checked: Instant,
+    /// Its V8 heap ran out (seen in its output).
+    oom: Arc<AtomicBool>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+impl Functions {
+    /// Reads the project's functions and prepares the work folder; no process starts yet.
+    pub fn new(
+        project: project::Project,
+        settings: FunctionsSettings,
+    ) -> std::io::Result<Arc<Self>> {
+        let sockets = settings.work_dir.join("sockets");
+        std::fs::create_dir_all(&sockets)?;
+        std::fs::create_dir_all(settings.work_dir.join("deno"))?;
+        // Sockets of an earlier run are stale.
+        for e in std::fs::read_dir(&sockets)?.flatten() {
+            let _ = std::fs::remove_file(e.path());
+        }
+        let boot = settings.work_dir.join("boot.mjs");
+        std::fs::write(&boot, BOOT_SCRIPT)?;
+        let found = catalog::discover(&project);
+        for s in &found.skipped {
+            tracing::warn!("functions: skipped {s}");
+        }
+        Ok(Arc::new(Functions {
+            settings,
+            project,
+            catalog: RwLock::new(Arc::new(found)),
+            discovered: Mutex::new(Instant::now()),
+            warm: Mutex::new(HashMap::new()),
+            boot,
+            sockets,
+            next: AtomicU64::new(0),
+            warned: AtomicBool::new(false),
+        }))
+    }
+
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().expect("catalog lock").clone()
+    }
+
+    /// The function `slug`; the folder is read again (at most once a second) for a name not
+    /// known yet, so a function added while supagate runs is served.
+    pub fn function(&self, slug: &str) -> Option<Function> {
+        if let Some(f) = self.catalog().functions.get(slug) {
+            return Some(f.clone());
+        }
+        {
+            let mut at = self.discovered.lock().expect("discovery lock");
+            if at.elapsed() < REDISCOVER {
+                return None;
+            }
+            *at = Instant::now();
+        }
+        let found = Arc::new(catalog::discover(&self.project));
+        *self.catalog.write().expect("catalog lock") = found.clone();
+        found.functions.get(slug).cloned()
+    }
+
+    /// Sends `req` (its path as the function sees it: `/<slug>/…`) to the function.
+    pub async fn forward<B>(
+        &self,
+        f: &Function,
+        req: http::Request<B>,
+    ) -> Result<Answer, FunctionsError>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if self.settings.policy == project::Policy::Oneshot {
+            let running = self.start(f).await?;
+            let response = self.send(&running, req).await?;
+            return Ok(Answer {
+                response,
+                keep: Some(Box::new(running)),
+            });
+        }
+        let slot = self
+            .warm
+            .lock()
+            .expect("workers lock")
+            .entry(f.slug.clone())
+            .or_default()
+            .clone();
+        let mut held = slot.lock().await;
+        let fresh = match held.as_mut() {
+            Some(r) => r.child.try_wait().ok().flatten().is_none() && !self.changed(r),
+            None => false,
+        };
+        if !fresh {
+            if held.take().is_some() {
+                tracing::info!(target: "functions", function = %f.slug, "restarting");
+            }
+            *held = Some(self.start(f).await?);
+        }
+        let running = held.as_ref().expect("started");
+        let (socket, oom) = (running.socket.clone(), running.oom.clone());
+        drop(held);
+        match self.request(&socket, req).await {
+            Ok(r) => Ok(Answer {
+                response: r,
+                keep: None,
+            }),
+            Err(e) => {
+                // The process is gone, or stuck past the wall clock: the next request starts
+                // another.
+                let mut held = slot.lock().await;
+                if held.as_ref().is_some_and(|r| r.socket == socket) {
+                    held.take();
+                }
+                Err(failure(e, &oom))
+            }
+        }
+    }
+
+    async fn send<B>(
+        &self,
+        running: &Running,
+        req: http::Request<B>,
+    ) -> Result<http::Response<Incoming>, FunctionsError>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        self.request(&running.socket, req)
+            .await
+            .map_err(|e| failure(e, &running.oom))
+    }
+
+    async fn request<B>(
+        &self,
+        socket: &Path,
+        req: http::Request<B>,
+    ) -> Result<http::Response<Incoming>, SendError>
+    where
+        B: hyper::body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let exchange = async {
+            let stream = UnixStream::connect(socket)
+                .await
+                .map_err(|_| SendError::Gone)?;
+            let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                .await
+                .map_err(|_| SendError::Gone)?;
+            tokio::spawn(async move {
+                let _ = conn.await;
+            });
+            sender.send_request(req).await.map_err(|_| SendError::Gone)
+        };
+        tokio::time::timeout(self.settings.wall_clock, exchange)
+            .await
+            .unwrap_or(Err(SendError::TimedOut))
+    }
+
+    /// Whether the functions folder changed since `r` started (looked at twice a second).
+    fn changed(&self, r: &mut Running) -> bool {
+        if r.checked.elapsed() < CHANGE_CHECK {
+            return false;
+        }
+        r.checked = Instant::now();
+        newest_file(&self.project.supabase_dir.join("functions")) != r.files
+    }
+
+    async fn start(&self, f: &Function) -> Result<Running, FunctionsError> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let socket = self.sockets.join(format!("{}-{n}.sock", f.slug));
+        let _ = std::fs::remove_file(&socket);
+        let mut user: Vec<(String, String)> = self.settings.secrets.clone();
+        if let Some(file) = &self.settings.env_file {
+            user.extend(project::read_dotenv(file));
+        }
+        let (env, skipped) =
+            command::env(&self.settings, &user, &socket, |k| std::env::var(k).ok());
+        if !self.warned.swap(true, Ordering::Relaxed) {
+            for name in skipped {
+                tracing::warn!(target: "functions", "Env name cannot start with SUPABASE_, skipping: {name}");
+            }
+        }
+        let files = newest_file(&self.project.supabase_dir.join("functions"));
+        let t0 = Instant::now();
+        let mut child = Command::new(&self.settings.deno)
+            .args(command::args(
+                f,
+                &self.settings,
+                &self.project.supabase_dir.join("functions"),
+                &self.boot,
+                &self.sockets,
+            ))
+            .env_clear()
+            .envs(env)
+            .current_dir(&f.dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| {
+                tracing::error!(
+                    target: "functions",
+                    function = %f.slug,
+                    "cannot run Deno ({}): {e}; install it (npm install -g deno) or set DENO_BIN",
+                    self.settings.deno.display()
+                );
+                FunctionsError::BootError
+            })?;
+        let oom = Arc::new(AtomicBool::new(false));
+        if let Some(out) = child.stdout.take() {
+            pump(f.slug.clone(), out, oom.clone());
+        }
+        if let Some(err) = child.stderr.take() {
+            pump(f.slug.clone(), err, oom.clone());
+        }
+        let running = Running {
+            child,
+            socket,
+            files,
+            checked: Instant::now(),
+            oom,
+        };
+        self.listening(f, running, t0).await
+    }
+
+    /// Waits until the process listens on its socket; a process that exits first, or takes
+    /// longer than the boot timeout, failed to boot.
+    async fn listening(
+        &self,
+        f: &Function,
+        mut r: Running,
+        t0: Instant,
+    ) -> Result<Running, FunctionsError> {
+        let mut pause = Duration::from_millis(1);
+        loop {
+            if UnixStream::connect(&r.socket).await.is_ok() {
+                tracing::info!(target: "functions", function = %f.slug, "booted in {} ms", t0.elapsed().as_millis());
+                return Ok(r);
+            }
+            if let Ok(Some(status)) = r.child.try_wait() {
+                tracing::error!(target: "functions", function = %f.slug, "failed to boot ({status})");
+                return Err(FunctionsError::BootError);
+            }
+            if t0.elapsed() > self.settings.boot_timeout {
+                tracing::error!(target: "functions", function = %f.slug, "did not listen within {:?}", self.settings.boot_timeout);
+                return Err(FunctionsError::BootError);
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+}
+
+enum SendError {
+    /// The connection failed or broke: the process died or is dying.
+    Gone,
+    TimedOut,
+}
+
+fn failure(e: SendError, oom: &AtomicBool) -> FunctionsError {
+    match e {
+        SendError::TimedOut => FunctionsError::WorkerLimit,
+        SendError::Gone if oom.load(Ordering::Relaxed) => FunctionsError::WorkerLimit,
+        SendError::Gone => FunctionsError::WorkerError,
+    }
+}
+
+/// A function's output, line by line, into supagate's log under the function's name.
+fn pump(
+    slug: String,
+    stream: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+    oom: Arc<AtomicBool>,
+) {
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stream).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.starts_with("Listening on ") {
+                continue;
+            }
+            if line.contains("out of memory") || line.contains("heap limit") {
+                oom.store(true, Ordering::Relaxed);
+            }
+            tracing::info!(target: "functions", function = %slug, "{line}");
+        }
+    });
+}
+
+/// The newest modification time under `dir` (bounded: a few thousand entries, a few levels).
+fn newest_file(dir: &Path) -> Option<SystemTime> {
+    fn walk(dir: &Path, depth: usize, budget: &mut usize, newest: &mut Option<SystemTime>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            let Ok(meta) = e.metadata() else { continue };
+            if meta.is_dir() {
+                if depth < 6 && e.file_name() != "node_modules" {
+                    walk(&e.path(), depth + 1, budget, newest);
+                }
+            } else if let Ok(m) = meta.modified() {
+                *newest = (*newest).max(Some(m));
+            }
+        }
+    }
+    let mut newest = None;
+    walk(dir, 0, &mut 5000, &mut newest);
+    newest
+}
