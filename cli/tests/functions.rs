@@ -71,3 +71,44 @@ async fn warm_functions_follow_their_files_and_new_ones_are_found() {
     }
     assert_eq!(text, "v2");
 }
+
+/// Deno processes whose command line names `needle`.
+fn processes_running(needle: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn no_function_outlives_a_killed_gateway() {
+    let dir = scratch_project(&[
+        ("supabase/config.toml", "project_id = \"fn\"\n"),
+        ("supabase/functions/orphan/index.ts", PID),
+    ]);
+    let gw = start_project(&dir, &[]);
+    let r = Api::anon(&gw)
+        .send("POST", "/functions/v1/orphan", &[], None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let needle = dir
+        .canonicalize()
+        .unwrap()
+        .join("supabase/functions/orphan")
+        .display()
+        .to_string();
+    assert_eq!(processes_running(&needle), 1);
+    gw.kill9();
+    let t0 = std::time::Instant::now();
+    while processes_running(&needle) > 0 {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(10),
+            "the function's Deno outlived its gateway"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

@@ -289,20 +289,26 @@ async fn row_level_security_is_decided_on_the_committed_row() {
     assert_eq!(heard, ["UPDATE 1 spring opening", "DELETE 1 -"]);
 }
 
+/// A socket subscribed to category inserts on `topic`, which has heard one ("Before").
+async fn watching(gw: &Gateway, topic: &str) -> Phx {
+    let mut ws = Phx::connect(gw).await;
+    ws.join(topic, config("watcher")).await;
+    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    add_category(gw, "Before").await;
+    let first = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(10))
+        .await;
+    assert_eq!(first["data"]["record"]["name"], "Before");
+    ws
+}
+
 #[tokio::test]
 async fn postgres_killed_under_subscribers_changes_flow_again() {
     // A cluster of its own: this test kills it.
     let gw = support::start(&[]);
     let topic = "realtime:outage";
-    let mut ws = Phx::connect(&gw).await;
-    ws.join(topic, config("watcher")).await;
-    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
-    assert_eq!(subscribed["status"], "ok", "{subscribed}");
-    add_category(&gw, "Before").await;
-    let first = ws
-        .expect(topic, "postgres_changes", Duration::from_secs(10))
-        .await;
-    assert_eq!(first["data"]["record"]["name"], "Before");
+    let mut ws = watching(&gw, topic).await;
 
     let pid = gw.postmaster_pid();
     std::process::Command::new("kill")
@@ -338,15 +344,7 @@ async fn postgres_killed_under_subscribers_changes_flow_again() {
 async fn the_gateway_killed_under_subscribers_delivers_the_outage_change() {
     let gw = support::start(&[]);
     let topic = "realtime:restart";
-    let mut ws = Phx::connect(&gw).await;
-    ws.join(topic, config("watcher")).await;
-    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
-    assert_eq!(subscribed["status"], "ok", "{subscribed}");
-    add_category(&gw, "Before").await;
-    let first = ws
-        .expect(topic, "postgres_changes", Duration::from_secs(10))
-        .await;
-    assert_eq!(first["data"]["record"]["name"], "Before");
+    let mut ws = watching(&gw, topic).await;
 
     gw.kill9();
     assert!(

@@ -11,4 +11,17 @@ globalThis.EdgeRuntime = {
     return p
   },
 }
+// The process ends with supagate: supagate holds the other end of stdin, which closes when it
+// stops or dies (kill -9 included), and no function outlives it.
+;(async () => {
+  const buf = new Uint8Array(64)
+  try {
+    while ((await Deno.stdin.read(buf)) !== null) {
+      // nothing is ever sent
+    }
+  } catch {
+    // closed
+  }
+  Deno.exit(0)
+})()
 await import(Deno.args[0])

@@ -45,6 +45,7 @@ pub struct Answer {
 
 /// A started Deno process.
 struct Running {
+    /// Holds its stdin open (the child's stdin handle stays inside).
     child: Child,
     socket: PathBuf,
     /// The functions folder's newest file time when it started.
@@ -127,7 +128,10 @@ impl Functions {
     {
         if self.settings.policy == project::Policy::Oneshot {
             let running = self.start(f).await?;
-            let response = self.send(&running, req).await?;
+            let response = self
+                .request(&running.socket, req)
+                .await
+                .map_err(|e| failure(e, &running.oom))?;
             return Ok(Answer {
                 response,
                 keep: Some(Box::new(running)),
@@ -169,20 +173,6 @@ impl Functions {
                 Err(failure(e, &oom))
             }
         }
-    }
-
-    async fn send<B>(
-        &self,
-        running: &Running,
-        req: http::Request<B>,
-    ) -> Result<http::Response<Incoming>, FunctionsError>
-    where
-        B: hyper::body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    {
-        self.request(&running.socket, req)
-            .await
-            .map_err(|e| failure(e, &running.oom))
     }
 
     async fn request<B>(
@@ -248,7 +238,8 @@ impl Functions {
             .env_clear()
             .envs(env)
             .current_dir(&f.dir)
-            .stdin(std::process::Stdio::null())
+            // Kept open while this process runs: the bootstrap exits when it closes.
+            .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true)
