@@ -5,7 +5,7 @@
 // load costs no acknowledged write, and a PostgreSQL restart heals every replica by itself.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, chmodSync, readFileSync, existsSync } from 'node:fs'
+import { mkdtempSync, chmodSync, readFileSync, existsSync, cpSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@supabase/supabase-js'
@@ -13,6 +13,7 @@ import WebSocket from 'ws'
 import { startCluster } from './topology.mjs'
 import { loadWithKill } from './load.mjs'
 import { sleep, until } from '../support/wait.mjs'
+import { repoRoot } from '../support/gateway.mjs'
 
 const ADMIN = { email: 'admin@example.com', password: 'bloom-admin-123' }
 const dir = mkdtempSync(join(tmpdir(), 'supagate-cluster-'))
@@ -21,8 +22,17 @@ let cl
 let r1, r2, r3
 const realtimeClients = []
 
+// The shop's project, copied, with one Edge Function more (the repository's folder stays as it is).
+const workdir = join(dir, 'project')
+cpSync(join(repoRoot, 'supabase'), join(workdir, 'supabase'), { recursive: true })
+mkdirSync(join(workdir, 'supabase/functions/whoami'), { recursive: true })
+writeFileSync(
+  join(workdir, 'supabase/functions/whoami/index.ts'),
+  `Deno.serve((req) => Response.json({ pid: Deno.pid, url: Deno.env.get('SUPABASE_URL'), auth: req.headers.has('authorization') }))\n`,
+)
+
 before(async () => {
-  cl = await startCluster({ dir })
+  cl = await startCluster({ dir, workdir })
   ;[r1, r2, r3] = cl.replicas
   await cl.settled()
 })
@@ -63,6 +73,21 @@ test('the balancer spreads the shop over every replica', async () => {
   const site = await fetch(`${cl.url}/occasions/best-sellers`)
   assert.equal(site.status, 200)
   assert.match(await site.text(), /<div id="root">/)
+})
+
+test('an Edge Function answers through the balancer from every replica, which names the balancer as its URL', async () => {
+  const client = createClient(cl.url, cl.anonKey, { auth: { persistSession: false }, realtime: { transport: WebSocket } })
+  const replicas = new Set()
+  const pids = new Set()
+  for (let i = 0; i < 12; i++) {
+    const { data, error, response } = await client.functions.invoke('whoami', { body: {} })
+    assert.equal(error, null)
+    assert.deepEqual({ url: data.url, auth: data.auth }, { url: cl.url, auth: true })
+    replicas.add(response.headers.get('x-replica'))
+    pids.add(data.pid)
+  }
+  assert.deepEqual([...replicas].sort(), ['r1', 'r2', 'r3'])
+  assert.equal(pids.size, 3, 'one warm Deno per replica')
 })
 
 async function password(url, { email, password: pw }, extra = {}) {

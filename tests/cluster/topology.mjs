@@ -97,11 +97,11 @@ export function postgres(dir, port) {
 }
 
 /** One supagate replica on the shared database and object store. */
-function replica({ name, dir, port, dbUrl, lbUrl, mailPort, env: extraEnv, detached }) {
+function replica({ name, dir, workdir, port, dbUrl, lbUrl, mailPort, env: extraEnv, detached }) {
   const dataDir = join(dir, name)
   mkdirSync(dataDir, { recursive: true })
   const args = [
-    '--workdir', repoRoot, '--data-dir', dataDir, '--database-url', dbUrl, '--port', String(port),
+    '--workdir', workdir, '--data-dir', dataDir, '--database-url', dbUrl, '--port', String(port),
     '--mail-port', String(mailPort), '--site-dir', join(repoRoot, 'frontend/dist'),
     // HAProxy appends the client address to X-Forwarded-For: rate limits count that entry.
     '--rate-limit-ip-header', 'X-Forwarded-For', '--api-external-url', lbUrl,
@@ -153,7 +153,8 @@ function haproxyConfig(lbPort, replicas) {
  * else free ports. `env`: extra settings of every replica. `detached`: the processes outlive this
  * one (up/down), else they stop with it.
  */
-export async function startCluster({ dir, replicas: count = 3, ports = {}, env = {}, detached = false, log = () => {} } = {}) {
+/** `workdir`: the project the replicas serve (default: the shop at the repository root). */
+export async function startCluster({ dir, workdir = repoRoot, replicas: count = 3, ports = {}, env = {}, detached = false, log = () => {} } = {}) {
   mkdirSync(dir, { recursive: true })
   const [lbPort, dbPort, ...replicaPorts] = await freePorts(2 + count)
   const lb = ports.lb ?? lbPort
@@ -171,6 +172,7 @@ export async function startCluster({ dir, replicas: count = 3, ports = {}, env =
     replica({
       name: `r${i + 1}`,
       dir,
+      workdir,
       port,
       dbUrl: pg.url,
       lbUrl,
