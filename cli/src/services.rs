@@ -106,6 +106,7 @@ pub fn functions(
         policy: er.policy,
         memory_mb: functions::FunctionsSettings::MEMORY_MB,
         wall_clock: functions::FunctionsSettings::WALL_CLOCK,
+        cpu_time: functions::FunctionsSettings::CPU_TIME,
         boot_timeout: std::time::Duration::from_secs(60),
     };
     functions::Functions::new(config.project.clone(), settings)

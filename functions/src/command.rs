@@ -16,6 +16,7 @@ const PASSED_THROUGH: &[&str] = &[
     "no_proxy",
     "SSL_CERT_FILE",
     "DENO_CERT",
+    "DENO_TLS_CA_STORE",
     "TZ",
 ];
 
@@ -100,6 +101,11 @@ pub fn env(
         format!("unix:{}", socket.display()),
     ));
     out.push(("DENO_NO_UPDATE_CHECK".into(), "1".into()));
+    // The machine's certificate authorities as well as Deno's own (a registry or API behind a
+    // proxy with its own CA is reached as the machine reaches it), unless set otherwise.
+    if outer("DENO_TLS_CA_STORE").is_none() {
+        out.push(("DENO_TLS_CA_STORE".into(), "system,mozilla".into()));
+    }
     out.push(("NO_COLOR".into(), "1".into()));
     (out, skipped)
 }
@@ -120,6 +126,7 @@ mod tests {
             policy: project::Policy::PerWorker,
             memory_mb: 256,
             wall_clock: Duration::from_secs(400),
+            cpu_time: Duration::from_secs(2),
             boot_timeout: Duration::from_secs(30),
         }
     }

@@ -37,6 +37,8 @@ pub struct FunctionsSettings {
     pub memory_mb: u32,
     /// Longest a request may wait for the function's response head.
     pub wall_clock: Duration,
+    /// CPU time the function's process may use while a request waits for its response head.
+    pub cpu_time: Duration,
     /// Longest Deno may take to start listening (the first start also downloads `npm:` modules).
     pub boot_timeout: Duration,
 }
@@ -45,4 +47,6 @@ impl FunctionsSettings {
     /// edge-runtime's limits.
     pub const MEMORY_MB: u32 = 256;
     pub const WALL_CLOCK: Duration = Duration::from_secs(400);
+    /// The hard CPU limit the CLI gives edge-runtime's workers.
+    pub const CPU_TIME: Duration = Duration::from_secs(2);
 }

@@ -20,6 +20,8 @@ use tokio::process::{Child, Command};
 const BOOT_SCRIPT: &str = include_str!("boot.mjs");
 /// How often a warm function's files are looked at for changes (the restart's debounce).
 const CHANGE_CHECK: Duration = Duration::from_millis(500);
+/// How often a request's CPU time is looked at.
+const CPU_CHECK: Duration = Duration::from_millis(50);
 /// How often an unknown name makes the functions folder be read again.
 const REDISCOVER: Duration = Duration::from_secs(1);
 
@@ -43,23 +45,52 @@ pub struct Answer {
     pub keep: Option<Box<dyn std::any::Any + Send>>,
 }
 
-/// A started Deno process.
-struct Running {
+/// A started Deno process, shared by the requests it serves.
+struct Process {
     /// Holds its stdin open (the child's stdin handle stays inside).
-    child: Child,
+    child: Mutex<Child>,
     socket: PathBuf,
+    /// A resource limit ended it: its V8 heap ran out (seen in its output) or it used more CPU
+    /// time on a request than allowed.
+    limited: Arc<AtomicBool>,
+}
+
+impl Process {
+    fn alive(&self) -> bool {
+        matches!(self.child.lock().expect("child lock").try_wait(), Ok(None))
+    }
+
+    fn kill(&self) {
+        let _ = self.child.lock().expect("child lock").start_kill();
+    }
+
+    /// CPU time the process has used so far (user and system, all its threads).
+    fn cpu(&self) -> Option<Duration> {
+        let pid = self.child.lock().expect("child lock").id()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // Fields after the command name (which may hold spaces) in parentheses.
+        let rest = stat.rsplit_once(')')?.1;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        // Linux reports clock ticks of 1/100 s (USER_HZ).
+        Some(Duration::from_millis(ticks * 10))
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+/// A warm process and what decides when it is replaced.
+struct Running {
+    process: Arc<Process>,
     /// The functions folder's newest file time when it started.
     files: Option<SystemTime>,
     checked: Instant,
-    /// Its V8 heap ran out (seen in its output).
-    oom: Arc<AtomicBool>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-        let _ = std::fs::remove_file(&self.socket);
-    }
 }
 
 impl Functions {
@@ -127,14 +158,14 @@ impl Functions {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         if self.settings.policy == project::Policy::Oneshot {
-            let running = self.start(f).await?;
+            let process = self.start(f).await?.process;
             let response = self
-                .request(&running.socket, req)
+                .request(&process, req)
                 .await
-                .map_err(|e| failure(e, &running.oom))?;
+                .map_err(|e| failure(e, &process))?;
             return Ok(Answer {
                 response,
-                keep: Some(Box::new(running)),
+                keep: Some(Box::new(process)),
             });
         }
         let slot = self
@@ -146,7 +177,7 @@ impl Functions {
             .clone();
         let mut held = slot.lock().await;
         let fresh = match held.as_mut() {
-            Some(r) => r.child.try_wait().ok().flatten().is_none() && !self.changed(r),
+            Some(r) => r.process.alive() && !self.changed(r),
             None => false,
         };
         if !fresh {
@@ -155,10 +186,9 @@ impl Functions {
             }
             *held = Some(self.start(f).await?);
         }
-        let running = held.as_ref().expect("started");
-        let (socket, oom) = (running.socket.clone(), running.oom.clone());
+        let process = held.as_ref().expect("started").process.clone();
         drop(held);
-        match self.request(&socket, req).await {
+        match self.request(&process, req).await {
             Ok(r) => Ok(Answer {
                 response: r,
                 keep: None,
@@ -167,17 +197,22 @@ impl Functions {
                 // The process is gone, or stuck past the wall clock: the next request starts
                 // another.
                 let mut held = slot.lock().await;
-                if held.as_ref().is_some_and(|r| r.socket == socket) {
+                if held
+                    .as_ref()
+                    .is_some_and(|r| Arc::ptr_eq(&r.process, &process))
+                {
                     held.take();
                 }
-                Err(failure(e, &oom))
+                Err(failure(e, &process))
             }
         }
     }
 
+    /// The function's response head, within the wall clock and the CPU time a request may use
+    /// (a process past it is killed).
     async fn request<B>(
         &self,
-        socket: &Path,
+        process: &Process,
         req: http::Request<B>,
     ) -> Result<http::Response<Incoming>, SendError>
     where
@@ -185,7 +220,7 @@ impl Functions {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let exchange = async {
-            let stream = UnixStream::connect(socket)
+            let stream = UnixStream::connect(&process.socket)
                 .await
                 .map_err(|_| SendError::Gone)?;
             let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
@@ -196,9 +231,28 @@ impl Functions {
             });
             sender.send_request(req).await.map_err(|_| SendError::Gone)
         };
-        tokio::time::timeout(self.settings.wall_clock, exchange)
-            .await
-            .unwrap_or(Err(SendError::TimedOut))
+        let watchdog = async {
+            let Some(start) = process.cpu() else {
+                return std::future::pending().await;
+            };
+            loop {
+                tokio::time::sleep(CPU_CHECK).await;
+                if process
+                    .cpu()
+                    .is_some_and(|now| now.saturating_sub(start) > self.settings.cpu_time)
+                {
+                    process.limited.store(true, Ordering::Relaxed);
+                    process.kill();
+                    return SendError::Gone;
+                }
+            }
+        };
+        tokio::select! {
+            r = tokio::time::timeout(self.settings.wall_clock, exchange) => {
+                r.unwrap_or(Err(SendError::TimedOut))
+            }
+            e = watchdog => Err(e),
+        }
     }
 
     /// Whether the functions folder changed since `r` started (looked at twice a second).
@@ -253,19 +307,21 @@ impl Functions {
                 );
                 FunctionsError::BootError
             })?;
-        let oom = Arc::new(AtomicBool::new(false));
+        let limited = Arc::new(AtomicBool::new(false));
         if let Some(out) = child.stdout.take() {
-            pump(f.slug.clone(), out, oom.clone());
+            pump(f.slug.clone(), out, limited.clone());
         }
         if let Some(err) = child.stderr.take() {
-            pump(f.slug.clone(), err, oom.clone());
+            pump(f.slug.clone(), err, limited.clone());
         }
         let running = Running {
-            child,
-            socket,
+            process: Arc::new(Process {
+                child: Mutex::new(child),
+                socket,
+                limited,
+            }),
             files,
             checked: Instant::now(),
-            oom,
         };
         self.listening(f, running, t0).await
     }
@@ -275,16 +331,17 @@ impl Functions {
     async fn listening(
         &self,
         f: &Function,
-        mut r: Running,
+        r: Running,
         t0: Instant,
     ) -> Result<Running, FunctionsError> {
         let mut pause = Duration::from_millis(1);
         loop {
-            if UnixStream::connect(&r.socket).await.is_ok() {
+            if UnixStream::connect(&r.process.socket).await.is_ok() {
                 tracing::info!(target: "functions", function = %f.slug, "booted in {} ms", t0.elapsed().as_millis());
                 return Ok(r);
             }
-            if let Ok(Some(status)) = r.child.try_wait() {
+            let exited = r.process.child.lock().expect("child lock").try_wait();
+            if let Ok(Some(status)) = exited {
                 tracing::error!(target: "functions", function = %f.slug, "failed to boot ({status})");
                 return Err(FunctionsError::BootError);
             }
@@ -304,10 +361,10 @@ enum SendError {
     TimedOut,
 }
 
-fn failure(e: SendError, oom: &AtomicBool) -> FunctionsError {
+fn failure(e: SendError, process: &Process) -> FunctionsError {
     match e {
         SendError::TimedOut => FunctionsError::WorkerLimit,
-        SendError::Gone if oom.load(Ordering::Relaxed) => FunctionsError::WorkerLimit,
+        SendError::Gone if process.limited.load(Ordering::Relaxed) => FunctionsError::WorkerLimit,
         SendError::Gone => FunctionsError::WorkerError,
     }
 }

@@ -59,7 +59,7 @@ test('a streamed response arrives while it is being written', async () => {
   assert.match(rest, /tick 2/)
 })
 
-test("errors: the function's own, a crash, the heap limit, unknown and disabled functions", async () => {
+test("errors: the function's own, a crash, the heap and CPU limits, unknown and disabled functions", async () => {
   const c = client(gw)
   const handled = await c.functions.invoke('fail', { body: {} })
   assert.ok(handled.error instanceof FunctionsHttpError)
@@ -76,9 +76,15 @@ test("errors: the function's own, a crash, the heap limit, unknown and disabled 
   const again = await c.functions.invoke('fail', { body: {} })
   assert.equal(again.error.context.status, 400)
 
-  const hog = await c.functions.invoke('hog')
-  assert.equal(hog.error.context.status, 546)
-  assert.equal((await hog.error.context.json()).code, 'WORKER_LIMIT')
+  // Past its heap (256 MB) or its CPU time (2 s) a function's process ends: 546.
+  for (const name of ['hog', 'spin']) {
+    const limited = await c.functions.invoke(name)
+    assert.equal(limited.error.context.status, 546, name)
+    assert.deepEqual(await limited.error.context.json(), {
+      code: 'WORKER_LIMIT',
+      message: 'Worker failed to respond due to a resource limit (please check logs)',
+    })
+  }
 
   for (const name of ['nope', 'disabled']) {
     const r = await fetch(`${gw.url}/functions/v1/${name}`, { headers: { apikey: gw.anonKey, authorization: `Bearer ${gw.anonKey}` } })
