@@ -38,11 +38,11 @@ pub struct Functions {
     warned: AtomicBool,
 }
 
-/// A function's response, and what must live until its body has been read (a `oneshot`
-/// function's process).
+/// A function's response, and what must live until its body has been read: the process
+/// (a `oneshot` one ends then; a warm one replaced meanwhile, too).
 pub struct Answer {
     pub response: http::Response<Incoming>,
-    pub keep: Option<Box<dyn std::any::Any + Send>>,
+    pub keep: Box<dyn std::any::Any + Send>,
 }
 
 /// A started Deno process, shared by the requests it serves.
@@ -165,7 +165,7 @@ impl Functions {
                 .map_err(|e| failure(e, &process))?;
             return Ok(Answer {
                 response,
-                keep: Some(Box::new(process)),
+                keep: Box::new(process),
             });
         }
         let slot = self
@@ -189,9 +189,10 @@ impl Functions {
         let process = held.as_ref().expect("started").process.clone();
         drop(held);
         match self.request(&process, req).await {
+            // A process replaced meanwhile (its files changed) lives until this body is read.
             Ok(r) => Ok(Answer {
                 response: r,
-                keep: None,
+                keep: Box::new(process),
             }),
             Err(e) => {
                 // The process is gone, or stuck past the wall clock: the next request starts
