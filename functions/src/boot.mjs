@@ -24,4 +24,17 @@ globalThis.EdgeRuntime = {
   }
   Deno.exit(0)
 })()
+// Functions written for Deno 1's std `serve()` (`https://deno.land/std@0.168.0/http/server.ts`,
+// the CLI's old template) listen on a TCP port with Deno.listen: their first TCP listener is
+// the unix socket DENO_SERVE_ADDRESS names, as Deno.serve()'s is.
+const address = Deno.env.get('DENO_SERVE_ADDRESS')
+const listen = Deno.listen
+let claimed = false
+Deno.listen = (options) => {
+  if (!claimed && address?.startsWith('unix:') && (options?.transport ?? 'tcp') === 'tcp') {
+    claimed = true
+    return listen({ transport: 'unix', path: address.slice('unix:'.length) })
+  }
+  return listen(options)
+}
 await import(Deno.args[0])

@@ -44,6 +44,10 @@ test('JSON, text, bytes and forms go in and come back as supabase-js reads them'
   const asForm = await c.functions.invoke('echo', { body: form })
   assert.deepEqual(asForm.data, { fields: { title: 'Roses', photo: 2048 } })
 
+  // A function written for std's old serve() (Deno.listen on a port, Deno.serveHttp).
+  const legacy = await c.functions.invoke('legacy', { body: {} })
+  assert.deepEqual(legacy.data, { style: 'std serve', path: '/legacy' })
+
   const get = await c.functions.invoke('echo/sub/path?x=1', { method: 'GET' })
   assert.deepEqual(get.data, { method: 'GET', path: '/echo/sub/path', authorization: true })
 })
