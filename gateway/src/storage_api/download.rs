@@ -4,9 +4,7 @@
 
 use super::{Data, Reply, path_parts, query, token, who};
 use crate::state::AppState;
-use actix_web::http::header::{
-    Charset, ContentDisposition, DispositionParam, DispositionType, ExtendedValue, Range,
-};
+use actix_web::http::header::{CONTENT_DISPOSITION, Range};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
 use std::str::FromStr;
@@ -79,26 +77,30 @@ pub(super) fn http_date(t: chrono::DateTime<chrono::Utc>) -> String {
     actix_web::http::header::HttpDate::from(std::time::SystemTime::from(t)).to_string()
 }
 
-/// `Content-Disposition: attachment` for a client-given file name: the plain `filename` keeps
-/// printable ASCII only (no header injection, no quoting games), `filename*` the exact name.
-fn attachment(name: &str) -> ContentDisposition {
-    let plain: String = name
-        .chars()
-        .filter(|c| !c.is_control() && *c != '"' && *c != '\\')
-        .map(|c| if c.is_ascii() { c } else { '_' })
-        .collect();
-    let exact: String = name.chars().filter(|c| !c.is_control()).collect();
-    ContentDisposition {
-        disposition: DispositionType::Attachment,
-        parameters: vec![
-            DispositionParam::Filename(plain),
-            DispositionParam::FilenameExt(ExtendedValue {
-                charset: Charset::Ext("UTF-8".into()),
-                language_tag: None,
-                value: exact.into_bytes(),
-            }),
-        ],
-    }
+/// What `encodeURIComponent` leaves as it is.
+const URI_COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// `Content-Disposition: attachment` as storage-api writes it: the file name URI-encoded in both
+/// `filename` and `filename*` (nothing a header could be broken with survives the encoding), or
+/// a bare `attachment;` for `?download` without a name.
+fn attachment(name: Option<&str>) -> (actix_web::http::header::HeaderName, String) {
+    let value = match name {
+        None => "attachment;".to_string(),
+        Some(name) => {
+            let encoded = percent_encoding::utf8_percent_encode(name, URI_COMPONENT);
+            format!("attachment; filename={encoded}; filename*=UTF-8''{encoded}")
+        }
+    };
+    (CONTENT_DISPOSITION, value)
 }
 
 /// The headers every answer about an object carries, and whether the client's copy is current
@@ -134,16 +136,20 @@ pub(super) fn object_headers(
         ));
         forced = !listed;
     }
-    let download = query(req).remove("download");
-    if download.is_some() || forced {
-        let name = download.filter(|n| !n.is_empty()).unwrap_or_else(|| {
-            obj.name
-                .rsplit('/')
-                .next()
-                .unwrap_or("download")
-                .to_string()
-        });
-        res.insert_header(attachment(&name));
+    match query(req).remove("download") {
+        Some(name) if !name.is_empty() => {
+            res.insert_header(attachment(Some(&name)));
+        }
+        // Active content is downloaded under its own name.
+        _ if forced => {
+            res.insert_header(attachment(Some(
+                obj.name.rsplit('/').next().unwrap_or("download"),
+            )));
+        }
+        Some(_) => {
+            res.insert_header(attachment(None));
+        }
+        None => {}
     }
     (res, fresh)
 }
@@ -218,25 +224,28 @@ async fn info_authenticated(req: HttpRequest, state: Data) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::http::header::TryIntoHeaderValue;
 
     #[test]
-    fn attachments_cannot_inject_headers() {
-        let v = attachment("a\r\nSet-Cookie: x=1\".html")
-            .try_into_value()
-            .unwrap();
-        let v = v.to_str().unwrap();
-        assert!(!v.contains('\r') && !v.contains('\n'), "{v}");
-        assert!(
-            v.starts_with("attachment; filename=\"aSet-Cookie: x=1.html\"; filename*=UTF-8''a"),
-            "{v}"
-        );
-        let v = attachment("fleur d’été.png").try_into_value().unwrap();
-        let v = v.to_str().unwrap().to_string();
-        assert!(v.contains("filename=\"fleur d__t_.png\""), "{v}");
-        assert!(
-            v.contains("filename*=UTF-8''fleur%20d%E2%80%99%C3%A9t%C3%A9.png"),
-            "{v}"
-        );
+    fn attachments_are_named_as_storage_api_names_them() {
+        for (name, header) in [
+            (
+                Some("custom_name.svg"),
+                "attachment; filename=custom_name.svg; filename*=UTF-8''custom_name.svg",
+            ),
+            (
+                Some("fleur d’été.png"),
+                "attachment; filename=fleur%20d%E2%80%99%C3%A9t%C3%A9.png; \
+                 filename*=UTF-8''fleur%20d%E2%80%99%C3%A9t%C3%A9.png",
+            ),
+            // Nothing that could end the header or add a parameter survives.
+            (
+                Some("a\r\nSet-Cookie: x=1\";.html"),
+                "attachment; filename=a%0D%0ASet-Cookie%3A%20x%3D1%22%3B.html; \
+                 filename*=UTF-8''a%0D%0ASet-Cookie%3A%20x%3D1%22%3B.html",
+            ),
+            (None, "attachment;"),
+        ] {
+            assert_eq!(attachment(name).1, header);
+        }
     }
 }

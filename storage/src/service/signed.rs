@@ -10,9 +10,17 @@ use crate::signing;
 use crate::transform::{Limits, Transform};
 use serde_json::{Value, json};
 
+/// `expiresIn` as storage-api's schema reads it (types coerced): a whole number, also written as
+/// `10.0` or as a string (`"10"`, which supabase-py sends).
 fn expires_in(v: &Option<Value>) -> Result<i64, StorageError> {
     v.as_ref()
-        .and_then(Value::as_i64)
+        .and_then(|v| match v {
+            Value::String(s) => s.trim().parse::<i64>().ok(),
+            Value::Number(n) => n
+                .as_i64()
+                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+            _ => None,
+        })
         .filter(|e| (1..=signing::MAX_EXPIRES_IN).contains(e))
         .ok_or_else(|| {
             StorageError::InvalidRequest(format!(
@@ -118,5 +126,28 @@ impl Storage {
             "url": format!("/object/upload/sign/{bucket}/{name}?token={token}"),
             "token": token,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expires_in_is_read_as_storage_api_coerces_it() {
+        for (given, read) in [
+            (json!(60), Some(60)),
+            (json!("60"), Some(60)),
+            (json!(60.0), Some(60)),
+            (json!(" 60 "), Some(60)),
+            (json!("60.5"), None),
+            (json!(60.5), None),
+            (json!(0), None),
+            (json!("soon"), None),
+            (json!(true), None),
+        ] {
+            assert_eq!(expires_in(&Some(given.clone())).ok(), read, "{given}");
+        }
+        assert!(expires_in(&None).is_err());
     }
 }
