@@ -7,16 +7,20 @@ use support::{Api, scratch_project, start_project};
 
 const PID: &str = "Deno.serve(() => new Response(String(Deno.pid)))\n";
 
-#[tokio::test]
-async fn oneshot_runs_each_request_in_a_new_process() {
+/// A gateway of its own on a scratch project with this config.toml and one function, `name`,
+/// that answers with its process id.
+fn serving(config: &str, name: &str) -> (std::path::PathBuf, support::Gateway) {
     let dir = scratch_project(&[
-        (
-            "supabase/config.toml",
-            "[edge_runtime]\npolicy = \"oneshot\"\n",
-        ),
-        ("supabase/functions/pid/index.ts", PID),
+        ("supabase/config.toml", config),
+        (&format!("supabase/functions/{name}/index.ts"), PID),
     ]);
     let gw = start_project(&dir, &[]);
+    (dir, gw)
+}
+
+#[tokio::test]
+async fn oneshot_runs_each_request_in_a_new_process() {
+    let (_dir, gw) = serving("[edge_runtime]\npolicy = \"oneshot\"\n", "pid");
     let api = Api::anon(&gw);
     let a = api.send("POST", "/functions/v1/pid", &[], None).await;
     let b = api.send("POST", "/functions/v1/pid", &[], None).await;
@@ -26,11 +30,7 @@ async fn oneshot_runs_each_request_in_a_new_process() {
 
 #[tokio::test]
 async fn warm_functions_follow_their_files_and_new_ones_are_found() {
-    let dir = scratch_project(&[
-        ("supabase/config.toml", "project_id = \"fn\"\n"),
-        ("supabase/functions/pid/index.ts", PID),
-    ]);
-    let gw = start_project(&dir, &[]);
+    let (dir, gw) = serving("project_id = \"fn\"\n", "pid");
     let api = Api::anon(&gw);
     let first = api.send("POST", "/functions/v1/pid", &[], None).await;
     let warm = api.send("POST", "/functions/v1/pid", &[], None).await;
@@ -86,11 +86,7 @@ fn processes_running(needle: &str) -> usize {
 
 #[tokio::test]
 async fn no_function_outlives_a_killed_gateway() {
-    let dir = scratch_project(&[
-        ("supabase/config.toml", "project_id = \"fn\"\n"),
-        ("supabase/functions/orphan/index.ts", PID),
-    ]);
-    let gw = start_project(&dir, &[]);
+    let (dir, gw) = serving("project_id = \"fn\"\n", "orphan");
     let r = Api::anon(&gw)
         .send("POST", "/functions/v1/orphan", &[], None)
         .await;

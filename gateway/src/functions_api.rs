@@ -48,16 +48,15 @@ fn forwarded_authorization(req: &HttpRequest, state: &AppState) -> Option<String
         return Some(a.to_string());
     }
     let apikey = header(req, "apikey")?;
-    if state.local_keys() {
-        let keys = state.keys.api_keys();
-        if apikey == auth::jwt::CLI_SECRET_KEY {
-            return Some(format!("Bearer {}", keys.service_role));
-        }
-        if apikey == auth::jwt::CLI_PUBLISHABLE_KEY {
-            return Some(format!("Bearer {}", keys.anon));
-        }
+    let standing_for = match apikey {
+        auth::jwt::CLI_SECRET_KEY => |k: auth::jwt::ApiKeys| k.service_role,
+        auth::jwt::CLI_PUBLISHABLE_KEY => |k: auth::jwt::ApiKeys| k.anon,
+        other => return Some(other.to_string()),
+    };
+    if !state.local_keys() {
+        return Some(apikey.to_string());
     }
-    Some(apikey.to_string())
+    Some(format!("Bearer {}", standing_for(state.keys.api_keys())))
 }
 
 async fn handle(

@@ -149,7 +149,12 @@ impl ClientSlots {
                 .min_by_key(|(_, (_, busy))| *busy)
                 .map_or(own.id, |(id, _)| *id)
         };
-        *s.by_client.entry(client.to_string()).or_default() += 1;
+        match s.by_client.get_mut(client) {
+            Some(n) => *n += 1,
+            None => {
+                s.by_client.insert(client.to_string(), 1);
+            }
+        }
         s.lanes.get_mut(&lane).expect("lane seen").1 += 1;
         s.busy += 1;
         Some(Slot {

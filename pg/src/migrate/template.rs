@@ -65,18 +65,24 @@ async fn each(maint: &Client, statements: &[String]) -> Result<(), MigrateError>
     Ok(())
 }
 
+/// Ends every other session on database `name`.
+async fn end_sessions(maint: &Client, name: &str) -> Result<(), MigrateError> {
+    maint
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = $1 AND pid <> pg_backend_pid()",
+            &[&name],
+        )
+        .await?;
+    Ok(())
+}
+
 /// A database with a replication slot (realtime's) cannot be dropped: its sessions are ended
 /// and its slots dropped first (a slot in use by a session just ended frees within moments).
 async fn drop_slots(maint: &Client, name: &str) -> Result<(), MigrateError> {
     let t0 = Instant::now();
     loop {
-        maint
-            .execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-                 WHERE datname = $1 AND pid <> pg_backend_pid()",
-                &[&name],
-            )
-            .await?;
+        end_sessions(maint, name).await?;
         let dropped = maint
             .execute(
                 "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots \
@@ -123,13 +129,7 @@ async fn snapshot(maint: &Client, fingerprint: &str) -> Result<(), MigrateError>
         ))
         .await?;
     let copied = async {
-        maint
-            .execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-                 WHERE datname = $1 AND pid <> pg_backend_pid()",
-                &[&SERVED],
-            )
-            .await?;
+        end_sessions(maint, SERVED).await?;
         wait_for_no_connections(maint, SERVED).await?;
         maint
             .batch_execute(&format!(

@@ -138,6 +138,36 @@ impl Doc<'_> {
         }
     }
 
+    /// A table of named strings, such as `[db.vault]` or `[edge_runtime.secrets]`, with
+    /// `env(NAME)` substituted; entries whose variable is unset are left out, as the CLI leaves
+    /// them out.
+    pub(crate) fn secrets(
+        &mut self,
+        path: &[&str],
+    ) -> Result<std::collections::BTreeMap<String, String>, ConfigError> {
+        let mut out = std::collections::BTreeMap::new();
+        match self.take(path) {
+            None => {}
+            Some(Value::Table(t)) => {
+                for (name, v) in t {
+                    match v {
+                        Value::String(s) if env_reference(&s).is_some() => {}
+                        Value::String(s) => {
+                            out.insert(name, s);
+                        }
+                        other => {
+                            let mut at = path.to_vec();
+                            at.push(&name);
+                            return Err(self.err(&at, format!("expected a string, got {other}")));
+                        }
+                    }
+                }
+            }
+            Some(other) => return Err(self.err(path, format!("expected a table, got {other}"))),
+        }
+        Ok(out)
+    }
+
     /// A duration written as Go writes them ("1s", "5m", "1h30m", "500ms"), in whole seconds.
     pub(crate) fn duration(&mut self, path: &[&str], default: u64) -> Result<u64, ConfigError> {
         match self.take(path) {

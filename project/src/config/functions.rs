@@ -2,7 +2,7 @@
 //! Supabase CLI reads them.
 
 use super::ConfigError;
-use super::doc::{Doc, env_reference};
+use super::doc::Doc;
 use std::collections::BTreeMap;
 use toml::Value;
 
@@ -40,7 +40,6 @@ pub enum Policy {
 pub struct EdgeRuntime {
     pub enabled: bool,
     pub policy: Policy,
-    pub inspector_port: u16,
     /// `[edge_runtime.secrets]`: environment of every function (unset `env()` ones left out).
     pub secrets: BTreeMap<String, String>,
 }
@@ -50,7 +49,6 @@ impl Default for EdgeRuntime {
         EdgeRuntime {
             enabled: true,
             policy: Policy::PerWorker,
-            inspector_port: 8083,
             secrets: BTreeMap::new(),
         }
     }
@@ -112,42 +110,77 @@ pub(super) fn read_edge_runtime(doc: &mut Doc) -> Result<EdgeRuntime, ConfigErro
             ));
         }
     };
-    let raw_secrets = doc.lookup(&["edge_runtime", "secrets"]).cloned();
-    let mut secrets = BTreeMap::new();
-    match raw_secrets {
-        None => {}
-        Some(Value::Table(t)) => {
-            let resolved = doc.take(&["edge_runtime", "secrets"]);
-            let Some(Value::Table(resolved)) = resolved else {
-                unreachable!("a table stays a table")
-            };
-            for (name, raw) in t {
-                match (raw, resolved.get(&name)) {
-                    // An env() whose variable is unset is left out, as the CLI leaves it out.
-                    (Value::String(_), Some(Value::String(v))) if env_reference(v).is_some() => {}
-                    (Value::String(_), Some(Value::String(v))) => {
-                        secrets.insert(name, v.clone());
-                    }
-                    (other, _) => {
-                        return Err(doc.err(
-                            &["edge_runtime", "secrets", &name],
-                            format!("expected a string, got {other}"),
-                        ));
-                    }
-                }
-            }
-        }
-        Some(other) => {
-            return Err(doc.err(
-                &["edge_runtime", "secrets"],
-                format!("expected a table, got {other}"),
-            ));
-        }
-    }
+    let secrets = doc.secrets(&["edge_runtime", "secrets"])?;
     Ok(EdgeRuntime {
         enabled: doc.bool(&["edge_runtime", "enabled"], d.enabled)?,
         policy,
-        inspector_port: doc.int(&["edge_runtime", "inspector_port"], 8083, 1, 65535)? as u16,
         secrets,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{Config, EdgeRuntime, FunctionConfig, Policy};
+    use std::path::Path;
+
+    #[test]
+    fn functions_and_the_edge_runtime_are_read_as_the_cli_reads_them() {
+        let text = r#"
+            [functions.hello]
+            verify_jwt = false
+            import_map = "./functions/hello/deno.json"
+            static_files = ["./functions/hello/*.html"]
+            [functions.off]
+            enabled = false
+            [edge_runtime]
+            policy = "oneshot"
+            [edge_runtime.secrets]
+            STRIPE_KEY = "env(STRIPE)"
+            UNSET = "env(NOPE)"
+            PLAIN = "x"
+        "#;
+        let env = |n: &str| (n == "STRIPE").then(|| "sk_test".to_string());
+        let c = Config::parse(Path::new("supabase/config.toml"), text, &env)
+            .unwrap()
+            .config;
+        assert_eq!(
+            c.functions["hello"],
+            FunctionConfig {
+                verify_jwt: false,
+                import_map: Some("./functions/hello/deno.json".into()),
+                static_files: vec!["./functions/hello/*.html".into()],
+                ..FunctionConfig::default()
+            }
+        );
+        assert!(!c.functions["off"].enabled);
+        assert_eq!(c.edge_runtime.policy, Policy::Oneshot);
+        let secrets: Vec<(&str, &str)> = c
+            .edge_runtime
+            .secrets
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(secrets, [("PLAIN", "x"), ("STRIPE_KEY", "sk_test")]);
+        let bad = Config::parse(
+            Path::new("supabase/config.toml"),
+            "[edge_runtime]\npolicy = \"sometimes\"",
+            &|_| None,
+        );
+        assert!(bad.unwrap_err().to_string().contains("is not a policy"));
+        // The inspector is not there: a port other than the CLI's default is named as ignored.
+        let inspector = Config::parse(
+            Path::new("supabase/config.toml"),
+            "[edge_runtime]\ninspector_port = 9229",
+            &|_| None,
+        )
+        .unwrap();
+        assert_eq!(inspector.ignored, ["edge_runtime.inspector_port"]);
+        assert_eq!(
+            Config::parse(Path::new("c.toml"), "", &|_| None)
+                .unwrap()
+                .config
+                .edge_runtime,
+            EdgeRuntime::default()
+        );
+    }
 }

@@ -164,6 +164,8 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
         ),
         ("auth.oauth_server.allow_dynamic_registration", Bool(false)),
         ("auth.external.*.enabled", Bool(false)),
+        // No inspector is opened for functions (`functions serve --inspect` has no counterpart).
+        ("edge_runtime.inspector_port", Int(8083)),
     ]
 };
 
@@ -319,30 +321,7 @@ impl Config {
             Some(_) => Some(doc.int(&["db", "major_version"], 15, 13, 99)? as u32),
             None => None,
         };
-        let vault = match doc.take(&["db", "vault"]) {
-            None => BTreeMap::new(),
-            Some(Value::Table(t)) => {
-                let mut out = BTreeMap::new();
-                for (name, v) in t {
-                    match v {
-                        Value::String(s) if doc::env_reference(&s).is_some() => {}
-                        Value::String(s) => {
-                            out.insert(name, s);
-                        }
-                        other => {
-                            return Err(doc.err(
-                                &["db", "vault", &name],
-                                format!("expected a string, got {other}"),
-                            ));
-                        }
-                    }
-                }
-                out
-            }
-            Some(other) => {
-                return Err(doc.err(&["db", "vault"], format!("expected a table, got {other}")));
-            }
-        };
+        let vault = doc.secrets(&["db", "vault"])?;
         let db = Db {
             port: port(&mut doc, &["db", "port"], d.db.port)?,
             major_version,
