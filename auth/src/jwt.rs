@@ -1,7 +1,9 @@
 //! JSON Web Tokens: the project's API keys, access tokens, and their verification. HS256 with
-//! the JWT secret, plus the asymmetric signing keys (RS256, ES256) of a signing-keys file as the
-//! Supabase CLI's `signing_keys_path`: access tokens are signed with its first key, and tokens
-//! signed by any configured key verify. Their public halves are the JWKS.
+//! the JWT secret, plus the keys of a signing-keys file (the Supabase CLI's `signing_keys_path`,
+//! GoTrue's `GOTRUE_JWT_KEYS`): RS256, ES256 and `oct` (HS256 under its own `kid`). Access tokens
+//! are signed as GoTrue signs them: with the key whose `key_ops` has `sign`, else the first key
+//! with a private part that states no `key_ops`, else with the secret. Tokens signed by any
+//! configured key verify. The asymmetric keys' public halves are the JWKS.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -44,20 +46,24 @@ pub struct JwtKeys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
-    asymmetric: Vec<AsymmetricKey>,
-    /// Index in `asymmetric` of the key access tokens are signed with (None: HS256).
+    keys: Vec<SigningKey>,
+    /// Index in `keys` of the key access tokens are signed with (None: HS256 with the secret).
     signer: Option<usize>,
 }
 
 /// One key of the signing-keys file.
 #[derive(Clone)]
-struct AsymmetricKey {
+struct SigningKey {
     kid: Option<String>,
     alg: Algorithm,
     decoding: DecodingKey,
     encoding: Option<EncodingKey>,
-    /// The key without its private parts, as the JWKS shows it.
-    public: Value,
+    /// Its `key_ops` names `sign` (Some(true)), names other operations only (Some(false)), or
+    /// is absent (None).
+    sign_op: Option<bool>,
+    /// The key without its private parts, as the JWKS shows it (None for `oct` keys: a shared
+    /// secret is never published).
+    public: Option<Value>,
 }
 
 /// The anon and service_role keys a project hands to its clients.
@@ -79,14 +85,14 @@ impl JwtKeys {
             encoding: EncodingKey::from_secret(secret.as_bytes()),
             decoding: DecodingKey::from_secret(secret.as_bytes()),
             validation,
-            asymmetric: Vec::new(),
+            keys: Vec::new(),
             signer: None,
         }
     }
 
     /// The secret plus the keys of a signing-keys file: a JSON array of JWKs (or `{"keys":
-    /// [...]}`) with their private parts, as `supabase gen signing-key` writes them. Access
-    /// tokens are signed with the first key that has its private part.
+    /// [...]}`) with their private parts, as `supabase gen signing-key` writes them and
+    /// `GOTRUE_JWT_KEYS` holds them. See the module's notes for which key signs.
     pub fn with_signing_keys(secret: &str, json: &str) -> Result<Self, String> {
         let mut keys = Self::new(secret);
         let doc: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
@@ -100,19 +106,17 @@ impl JwtKeys {
         };
         for (i, jwk) in list.iter().enumerate() {
             let key = signing_key(jwk).map_err(|e| format!("key {}: {e}", i + 1))?;
-            if let Some(key) = key {
-                if keys.signer.is_none() && key.encoding.is_some() {
-                    keys.signer = Some(keys.asymmetric.len());
-                }
-                keys.asymmetric.push(key);
-            }
+            keys.keys.push(key);
         }
+        let can_sign = |k: &&SigningKey, op: Option<bool>| k.encoding.is_some() && k.sign_op == op;
+        keys.signer = (keys.keys.iter().position(|k| can_sign(&k, Some(true))))
+            .or_else(|| keys.keys.iter().position(|k| can_sign(&k, None)));
         Ok(keys)
     }
 
     /// The public keys (`/.well-known/jwks.json`).
     pub fn jwks(&self) -> Value {
-        json!({ "keys": self.asymmetric.iter().map(|k| k.public.clone()).collect::<Vec<_>>() })
+        json!({ "keys": self.keys.iter().filter_map(|k| k.public.clone()).collect::<Vec<_>>() })
     }
 
     /// Mints the anon and service_role keys exactly as the Supabase CLI does, so that with the demo
@@ -140,7 +144,7 @@ impl JwtKeys {
 
     /// Signs arbitrary claims (access tokens) with the signing key.
     pub fn sign(&self, claims: &Value) -> String {
-        match self.signer.map(|i| &self.asymmetric[i]) {
+        match self.signer.map(|i| &self.keys[i]) {
             Some(k) => {
                 let mut header = Header::new(k.alg);
                 header.kid = k.kid.clone();
@@ -165,14 +169,25 @@ impl JwtKeys {
             ErrorKind::ImmatureSignature => JwtError::NotYetValid,
             _ => JwtError::Signature,
         };
-        let data = if header.alg == Algorithm::HS256 {
+        // An HS256 token names its `oct` key by kid; without one (or with another) it is the
+        // secret's.
+        let oct = (header.alg == Algorithm::HS256)
+            .then(|| {
+                self.keys.iter().find(|k| {
+                    k.alg == Algorithm::HS256 && header.kid.is_some() && k.kid == header.kid
+                })
+            })
+            .flatten();
+        let data = if let Some(k) = oct {
+            jsonwebtoken::decode::<Value>(token, &k.decoding, &self.validation).map_err(map)?
+        } else if header.alg == Algorithm::HS256 {
             jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation).map_err(map)?
         } else {
             let mut validation = self.validation.clone();
             validation.algorithms = vec![header.alg];
             let mut last = JwtError::Signature;
             let candidates = self
-                .asymmetric
+                .keys
                 .iter()
                 .filter(|k| k.alg == header.alg && (header.kid.is_none() || k.kid == header.kid));
             let mut found = None;
@@ -210,14 +225,31 @@ fn b64(jwk: &Value, field: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("\"{field}\" is not base64url: {e}"))
 }
 
-/// An RS256 or ES256 key of a JWK (None for `oct` keys: the secret already covers HS256).
-fn signing_key(jwk: &Value) -> Result<Option<AsymmetricKey>, String> {
+/// The RS256, ES256 or HS256 (`oct`) key of a JWK.
+fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
     use p256::pkcs8::EncodePrivateKey;
     use rsa::pkcs1::EncodeRsaPrivateKey;
     let kid = jwk.get("kid").and_then(Value::as_str).map(str::to_string);
     let s = |f: &str| jwk.get(f).and_then(Value::as_str).unwrap_or("").to_string();
+    let sign_op = jwk
+        .get("key_ops")
+        .and_then(Value::as_array)
+        .map(|ops| ops.iter().any(|o| o.as_str() == Some("sign")));
     let (alg, decoding, encoding) = match s("kty").as_str() {
-        "oct" => return Ok(None),
+        "oct" => {
+            let secret = b64(jwk, "k")?;
+            if secret.is_empty() {
+                return Err("\"k\" is empty".into());
+            }
+            return Ok(SigningKey {
+                kid,
+                alg: Algorithm::HS256,
+                decoding: DecodingKey::from_secret(&secret),
+                encoding: Some(EncodingKey::from_secret(&secret)),
+                sign_op,
+                public: None,
+            });
+        }
         "RSA" => {
             let decoding = DecodingKey::from_rsa_components(&s("n"), &s("e"))
                 .map_err(|e| format!("bad RSA key: {e}"))?;
@@ -269,13 +301,14 @@ fn signing_key(jwk: &Value) -> Result<Option<AsymmetricKey>, String> {
             "ES256"
         })
     });
-    Ok(Some(AsymmetricKey {
+    Ok(SigningKey {
         kid,
         alg,
         decoding,
         encoding,
-        public: Value::Object(public),
-    }))
+        sign_op,
+        public: Some(Value::Object(public)),
+    })
 }
 
 /// Claims of the anon role when a request carries no token.
@@ -358,5 +391,62 @@ mod tests {
         );
         assert!(JwtKeys::with_signing_keys(DEMO_JWT_SECRET, "[{\"kty\": \"OKP\"}]").is_err());
         assert!(JwtKeys::with_signing_keys(DEMO_JWT_SECRET, "nope").is_err());
+    }
+
+    /// As GOTRUE_JWT_KEYS: the key whose key_ops has "sign" signs, whatever its place or kind.
+    #[test]
+    fn the_key_with_the_sign_op_signs() {
+        let rsa = |ops: &str| {
+            let mut k: Value = serde_json::from_str(TEST_RSA_JWK).unwrap();
+            k["key_ops"] = serde_json::from_str(ops).unwrap();
+            k
+        };
+        // "k" is base64url: the HMAC key is its decoded bytes, not the text.
+        let oct = |ops: &str| {
+            json!({"kty": "oct", "k": URL_SAFE_NO_PAD.encode("an oct key of thirty-two bytes!!"),
+                   "kid": "oct-1", "alg": "HS256", "key_ops": serde_json::from_str::<Value>(ops).unwrap()})
+        };
+        let header =
+            |k: &JwtKeys| jsonwebtoken::decode_header(k.sign(&json!({"sub": "u"}))).unwrap();
+
+        let hs = JwtKeys::with_signing_keys(
+            DEMO_JWT_SECRET,
+            &json!([oct(r#"["sign", "verify"]"#), rsa(r#"["verify"]"#)]).to_string(),
+        )
+        .unwrap();
+        let h = header(&hs);
+        assert_eq!((h.alg, h.kid.as_deref()), (Algorithm::HS256, Some("oct-1")));
+        let token = hs.sign(&json!({"sub": "u"}));
+        assert_eq!(hs.verify(&token).unwrap()["sub"], "u");
+        // Signed with the oct key's bytes, not with the secret.
+        assert_eq!(
+            JwtKeys::new(DEMO_JWT_SECRET).verify(&token),
+            Err(JwtError::Signature)
+        );
+        assert_eq!(hs.verify(CLI_ANON).unwrap()["role"], "anon");
+        // The shared secret is never published.
+        assert_eq!(hs.jwks()["keys"].as_array().unwrap().len(), 1);
+
+        let rs = JwtKeys::with_signing_keys(
+            DEMO_JWT_SECRET,
+            &json!([oct(r#"["verify"]"#), rsa(r#"["sign", "verify"]"#)]).to_string(),
+        )
+        .unwrap();
+        assert_eq!(header(&rs).alg, Algorithm::RS256);
+        assert_eq!(rs.verify(&hs.sign(&json!({}))).unwrap(), json!({}));
+
+        // Keys that only verify never sign: the secret does.
+        let none = JwtKeys::with_signing_keys(
+            DEMO_JWT_SECRET,
+            &json!([oct(r#"["verify"]"#), rsa(r#"["verify"]"#)]).to_string(),
+        )
+        .unwrap();
+        let h = header(&none);
+        assert_eq!((h.alg, h.kid), (Algorithm::HS256, None));
+        assert!(
+            JwtKeys::new(DEMO_JWT_SECRET)
+                .verify(&none.sign(&json!({})))
+                .is_ok()
+        );
     }
 }

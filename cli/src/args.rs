@@ -178,6 +178,10 @@ pub struct Flags {
     /// Schemas exposed by /rest/v1, comma separated (default: config.toml [api] schemas).
     #[arg(long, env = "PGRST_DB_SCHEMAS", global = true)]
     pub db_schemas: Option<String>,
+    /// Schemas on every request's search_path after the exposed one, comma separated (default:
+    /// config.toml [api] extra_search_path).
+    #[arg(long, env = "PGRST_DB_EXTRA_SEARCH_PATH", global = true)]
+    pub db_extra_search_path: Option<String>,
     /// Most rows a read returns (default: config.toml [api] max_rows, 1000).
     #[arg(long, env = "PGRST_DB_MAX_ROWS", global = true)]
     pub max_rows: Option<u64>,

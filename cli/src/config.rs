@@ -22,18 +22,63 @@ fn default_cache_dir(data_dir: &std::path::Path) -> std::path::PathBuf {
         .unwrap_or_else(|| data_dir.join("cache"))
 }
 
+/// PostgREST settings read from `PGRST_*` variables and layered under the database's
+/// `pgrst.*` settings, as PostgREST does (its other variables are flags: `PGRST_DB_SCHEMAS`,
+/// `PGRST_DB_MAX_ROWS`, `PGRST_DB_EXTRA_SEARCH_PATH`).
+const PGRST_SETTINGS: [&str; 4] = [
+    "db_plan_enabled",
+    "db_tx_end",
+    "db_aggregates_enabled",
+    "db_pre_request",
+];
+const PGRST_FLAGS: [&str; 3] = ["db_schemas", "db_max_rows", "db_extra_search_path"];
+
+/// The `PGRST_*` settings among `vars`; booleans read as PostgREST reads them (`1`, `yes`, `on`
+/// are `true`). Variables PostgREST knows but supagate does not use are named in a warning.
+fn pgrst_settings(vars: impl Iterator<Item = (String, String)>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut ignored = Vec::new();
+    for (name, value) in vars {
+        let Some(key) = name.strip_prefix("PGRST_").map(str::to_ascii_lowercase) else {
+            continue;
+        };
+        if PGRST_SETTINGS.contains(&key.as_str()) {
+            let value = match (key.ends_with("_enabled"), value.trim().to_ascii_lowercase()) {
+                (true, v) if ["1", "true", "yes", "on"].contains(&v.as_str()) => "true".into(),
+                (true, _) => "false".into(),
+                (false, _) => value.trim().to_string(),
+            };
+            out.push((key, value));
+        } else if !PGRST_FLAGS.contains(&key.as_str()) {
+            ignored.push(name);
+        }
+    }
+    if !ignored.is_empty() {
+        ignored.sort();
+        tracing::warn!(
+            "not implemented, ignored: {} (supagate connects, listens and signs as its own \
+             config says)",
+            ignored.join(", ")
+        );
+    }
+    out.sort();
+    out
+}
+
 pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
     let p = &project.config;
     let data_dir = flags
         .data_dir
         .unwrap_or_else(|| project.supabase_dir.join(".temp/supagate"));
     let data_dir = std::path::absolute(&data_dir).unwrap_or(data_dir);
-    let schemas: Vec<String> = match &flags.db_schemas {
-        Some(s) => s
-            .split(',')
+    let list = |s: &str| -> Vec<String> {
+        s.split(',')
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
-            .collect(),
+            .collect()
+    };
+    let schemas = match &flags.db_schemas {
+        Some(s) => list(s),
         None => p.api.schemas.clone(),
     };
     let schemas = if schemas.is_empty() {
@@ -109,7 +154,11 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         api_external_url: flags.api_external_url,
         site_dir: flags.site_dir,
         schemas,
-        extra_search_path: p.api.extra_search_path.clone(),
+        extra_search_path: match &flags.db_extra_search_path {
+            Some(s) => list(s),
+            None => p.api.extra_search_path.clone(),
+        },
+        db_settings: pgrst_settings(std::env::vars()),
         max_rows: flags.max_rows.unwrap_or(p.api.max_rows),
         workers: flags.workers.unwrap_or_else(default_workers).max(1),
         db_pool: flags.db_pool.max(1),
@@ -156,4 +205,35 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         },
         project,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgrst_variables_become_settings() {
+        let vars = [
+            ("PGRST_DB_PLAN_ENABLED", "1"),
+            ("PGRST_DB_AGGREGATES_ENABLED", "off"),
+            ("PGRST_DB_TX_END", " commit-allow-override "),
+            ("PGRST_DB_SCHEMAS", "public"),
+            ("PGRST_DB_ANON_ROLE", "postgres"),
+            ("HOME", "/root"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let pairs = |v: &[(&str, &str)]| {
+            v.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pgrst_settings(vars.into_iter()),
+            pairs(&[
+                ("db_aggregates_enabled", "false"),
+                ("db_plan_enabled", "true"),
+                ("db_tx_end", "commit-allow-override"),
+            ])
+        );
+    }
 }

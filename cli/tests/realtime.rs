@@ -101,7 +101,16 @@ async fn broadcasts_presence_and_changes_reach_sockets_on_every_replica() {
     let mut on_a = Phx::connect(&a).await;
     let mut on_b = Phx::connect(&b).await;
     on_a.join(topic, config("ann")).await;
-    on_b.join(topic, config("ben")).await;
+    // As Realtime reads it, a table named without its schema is in `public` (supabase-py sends
+    // no schema unless asked).
+    let mut table_only = config("ben");
+    table_only["postgres_changes"] = json!([{"event": "INSERT", "table": "categories"}]);
+    on_b.join(topic, table_only).await;
+    let subscribed = on_b.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(
+        subscribed["message"], "Subscribed to PostgreSQL",
+        "{subscribed}"
+    );
 
     add_category(&b, "Replicated").await;
     for c in [&mut on_a, &mut on_b] {

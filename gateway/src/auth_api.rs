@@ -152,11 +152,12 @@ fn caller(req: &HttpRequest, state: &AppState) -> Result<(auth::Request, Caller)
     Ok((r, who))
 }
 
-/// The admin API is for the service role.
+/// The admin API is for GoTrue's admin roles (`GOTRUE_JWT_ADMIN_ROLES`' default: the service
+/// role and `supabase_admin`).
 fn require_admin(req: &HttpRequest, state: &AppState) -> Result<auth::Request, GatewayError> {
-    let identity = crate::request_auth::identify(req, &state.keys, state.local_keys())
+    let identity = crate::request_auth::claimed(req, &state.keys, state.local_keys())
         .map_err(|e| fail(req, api(401, ErrorCode::BadJwt, e.message)))?;
-    if identity.role != "service_role" {
+    if !["service_role", "supabase_admin"].contains(&identity.role.as_str()) {
         return Err(fail(req, api(403, ErrorCode::NotAdmin, "User not allowed")));
     }
     Ok(request(req, state))

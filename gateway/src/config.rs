@@ -22,6 +22,9 @@ pub struct Config {
     pub site_dir: Option<PathBuf>,
     pub schemas: Vec<String>,
     pub extra_search_path: Vec<String>,
+    /// PostgREST's in-database settings given as `PGRST_*` variables (see [`PGRST_SETTINGS`]),
+    /// without the prefix, lowercased: `db_plan_enabled` → `true`.
+    pub db_settings: Vec<(String, String)>,
     pub max_rows: u64,
     pub workers: usize,
     /// Client connections kept open at most (HTTP and WebSocket, all workers): well inside the

@@ -38,8 +38,22 @@ pub fn jwt_error(e: JwtError) -> ApiError {
     }
 }
 
-/// Resolves the identity: a user token in Authorization wins; otherwise the apikey decides.
+/// Resolves the identity: a user token in Authorization wins; otherwise the apikey decides. The
+/// role must be one the API may switch to.
 pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Identity, ApiError> {
+    let identity = claimed(req, keys, local_keys)?;
+    if !API_ROLES.contains(&identity.role.as_str()) {
+        return Err(ApiError::new(
+            403,
+            "42501",
+            format!("permission denied to set role \"{}\"", identity.role),
+        ));
+    }
+    Ok(identity)
+}
+
+/// The identity a request's verified token claims, whatever its role.
+pub fn claimed(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Identity, ApiError> {
     let token = match crate::http_util::bearer_token(req) {
         Some(t) if !t.starts_with("sb_") => Some(t.to_string()),
         _ => match header(req, "apikey") {
@@ -72,12 +86,5 @@ pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<I
             ));
         }
     };
-    if !API_ROLES.contains(&role.as_str()) {
-        return Err(ApiError::new(
-            403,
-            "42501",
-            format!("permission denied to set role \"{role}\""),
-        ));
-    }
     Ok(Identity { role, claims })
 }

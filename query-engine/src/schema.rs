@@ -292,7 +292,17 @@ impl SchemaCache {
         })
     }
 
-    /// An in-database configuration value (`pgrst.<key>` on the login role).
+    /// Configuration from outside the database (`PGRST_*` variables: `db_tx_end` → `commit`),
+    /// under the database's own `pgrst.*` settings, as PostgREST layers them.
+    pub fn with_db_defaults(mut self, defaults: &[(String, String)]) -> Self {
+        for (k, v) in defaults {
+            self.db_config.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        self
+    }
+
+    /// A configuration value: in-database (`pgrst.<key>` on the login role) over the
+    /// environment's.
     pub fn db_setting(&self, key: &str) -> Option<&str> {
         self.db_config.get(key).map(String::as_str)
     }

@@ -304,10 +304,19 @@ impl Session {
         if !["*", "INSERT", "UPDATE", "DELETE"].contains(&event.to_ascii_uppercase().as_str()) {
             return Err(unable(Some(format!("invalid event {event}"))));
         }
-        let schema = p
-            .schema
-            .clone()
-            .ok_or_else(|| unable(Some("schema is required".into())))?;
+        // As Realtime reads them: a table alone is in `public`; a schema alone means all its
+        // tables; a filter needs both.
+        let schema = match (&p.schema, &p.table, &p.filter) {
+            (Some(s), _, _) => s.clone(),
+            (None, Some(_), None) => "public".to_string(),
+            _ => {
+                return Err(unable(Some(
+                    "No subscription params provided. Please provide at least a `schema` or \
+                     `table` to subscribe to"
+                        .into(),
+                )));
+            }
+        };
         let table = p.table.clone();
         let filter = Filter::parse(p.filter.as_deref().unwrap_or(""))
             .map_err(|e| unable(Some(e.to_string())))?;

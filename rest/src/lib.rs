@@ -33,6 +33,9 @@ pub struct RestSettings {
     pub statement_cache: usize,
     /// Requests one client address runs at once (0: no limit).
     pub max_client_queries: usize,
+    /// PostgREST settings from the environment (`PGRST_DB_TX_END=commit` as `db_tx_end`,
+    /// `commit`); the database's `pgrst.*` settings win over them.
+    pub db_settings: Vec<(String, String)>,
 }
 
 /// One REST request as read off HTTP: the part of the path after `/rest/v1/`, its query, the
@@ -85,6 +88,7 @@ pub struct Rest {
     slots: Arc<fairness::ClientSlots>,
     pool_timeout: Duration,
     role_settings: RoleSettings,
+    db_settings: Vec<(String, String)>,
 }
 
 impl Rest {
@@ -115,7 +119,7 @@ impl Rest {
             })
             .collect::<Vec<_>>();
         let meta = Pool::new(api, 2, s.pool_timeout);
-        let cache = schema_cache::load(&meta, &s.schemas).await?;
+        let cache = schema_cache::load(&meta, &s.schemas, &s.db_settings).await?;
         role_settings.set(cache.all_role_settings().clone());
         Ok(Arc::new(Rest {
             engine: EngineConfig {
@@ -133,6 +137,7 @@ impl Rest {
             meta,
             pool_timeout: s.pool_timeout,
             role_settings,
+            db_settings: s.db_settings,
         }))
     }
 

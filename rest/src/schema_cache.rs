@@ -19,7 +19,11 @@ pub enum SchemaError {
     Shape(#[from] serde_json::Error),
 }
 
-pub async fn load(pool: &Pool, schemas: &[String]) -> Result<SchemaCache, SchemaError> {
+pub async fn load(
+    pool: &Pool,
+    schemas: &[String],
+    db_settings: &[(String, String)],
+) -> Result<SchemaCache, SchemaError> {
     let client = pool.get().await?;
     client
         .batch_execute(
@@ -32,12 +36,12 @@ pub async fn load(pool: &Pool, schemas: &[String]) -> Result<SchemaCache, Schema
         .await;
     let _ = client.batch_execute("COMMIT").await;
     let json: String = row?.get(0);
-    Ok(SchemaCache::from_json(&json)?)
+    Ok(SchemaCache::from_json(&json)?.with_db_defaults(db_settings))
 }
 
 impl Rest {
     pub async fn reload(&self) {
-        match load(&self.meta, &self.engine.schemas).await {
+        match load(&self.meta, &self.engine.schemas, &self.db_settings).await {
             Ok(cache) => {
                 tracing::info!("schema cache reloaded: {} relations", cache.table_count());
                 self.set_schema(cache);

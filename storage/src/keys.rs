@@ -67,6 +67,11 @@ pub fn mime_allowed(mime: &str, allowed: Option<&[String]>) -> bool {
     })
 }
 
+/// Whether `mime` is SVG (`image/svg+xml`, any parameters).
+pub fn is_svg(mime: &str) -> bool {
+    essence(mime) == "image/svg+xml"
+}
+
 fn essence(mime: &str) -> String {
     mime.split(';')
         .next()
@@ -80,11 +85,17 @@ fn essence(mime: &str) -> String {
 /// content a browser would run is refused under an inert type: markup (HTML, SVG, XML) that a
 /// browser would render as a document, and executables. Declared honestly (`text/html`,
 /// `image/svg+xml`, `application/octet-stream`, an executable type) it is stored and then served
-/// as a download or sandboxed (see [`runs_in_browser`]).
+/// as a download or sandboxed (see [`runs_in_browser`]). `text/plain` keeps markup too: it is
+/// what supabase-py declares for every upload that names no type, and browsers never sniff it
+/// into a document (WHATWG MIME sniffing only tells text from binary there, and every answer
+/// carries `nosniff`).
 pub fn content_allowed(declared: &str, head: &[u8]) -> bool {
     let declared = essence(declared);
     if runs_in_browser(&declared) || declared == "application/octet-stream" {
         return true;
+    }
+    if declared == "text/plain" {
+        return !infer::get(head).is_some_and(|t| is_executable(t.mime_type()));
     }
     if let Some(sniffed) = infer::get(head).map(|t| t.mime_type())
         && is_executable(sniffed)
@@ -368,8 +379,10 @@ mod tests {
             b"<?xml version='1.0'?><svg/>",
         ] {
             assert!(!content_allowed("image/png", page), "{page:?}");
+            assert!(!content_allowed("text/csv", page), "{page:?}");
+            // Shown as text, never as a document (storage-py's default type).
             assert!(
-                !content_allowed("text/plain; charset=utf-8", page),
+                content_allowed("text/plain; charset=utf-8", page),
                 "{page:?}"
             );
             assert!(content_allowed("text/html", page), "{page:?}");

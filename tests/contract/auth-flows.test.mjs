@@ -265,6 +265,13 @@ test('invitations use the project template; generated links carry a usable code'
   assert.match(link.properties.action_link, /type=magiclink/)
   const signedIn = await client(gw).auth.verifyOtp({ email, token: link.properties.email_otp, type: 'magiclink' })
   assert.equal(signedIn.error, null)
+  // An e-mail change link names the side it confirms, as GoTrue's answer does.
+  for (const type of ['email_change_current', 'email_change_new']) {
+    const change = await admin.auth.admin.generateLink({ type, email, newEmail: uniqueEmail('moved') })
+    assert.equal(change.error, null)
+    assert.equal(change.data.properties.verification_type, type)
+    assert.match(change.data.properties.action_link, /type=email_change/)
+  }
 })
 
 test('identities: the last one cannot be unlinked', async () => {

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { startGateway, DEMO_ADMIN } from '../support/gateway.mjs'
-import { client, uniqueEmail } from './helpers.mjs'
+import { client, uniqueEmail, demoToken } from './helpers.mjs'
 
 let gw
 before(async () => {
@@ -168,4 +168,13 @@ test('admin API with the service_role key', async () => {
   assert.equal(del.error, null)
   const denied = await client(gw).auth.admin.listUsers()
   assert.equal(denied.error.status, 403)
+  // GoTrue's admin roles: service_role and supabase_admin (which the REST API never switches to).
+  const asAdmin = (role) =>
+    fetch(`${gw.url}/auth/v1/admin/users?per_page=1`, { headers: { authorization: `Bearer ${demoToken({ role })}` } })
+  assert.equal((await asAdmin('supabase_admin')).status, 200)
+  const user = await asAdmin('authenticated')
+  assert.equal(user.status, 403)
+  assert.equal((await user.json()).error_code, 'not_admin')
+  const rest = await fetch(`${gw.url}/rest/v1/products?select=id`, { headers: { authorization: `Bearer ${demoToken({ role: 'supabase_admin' })}` } })
+  assert.equal(rest.status, 403)
 })

@@ -1,6 +1,15 @@
 import { createClient } from '@supabase/supabase-js'
 import WebSocket from 'ws'
 import { execFileSync } from 'node:child_process'
+import { createHmac } from 'node:crypto'
+
+/** A token with these claims, signed with the Supabase CLI's demo JWT secret. */
+export function demoToken(claims) {
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
+  const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`
+  const sig = createHmac('sha256', 'super-secret-jwt-token-with-at-least-32-characters-long').update(body).digest('base64url')
+  return `${body}.${sig}`
+}
 
 /** A supabase-js client as the shop creates it, but with in-memory session storage. */
 export function client(gw, key = gw.anonKey, { autoRefreshToken = false } = {}) {

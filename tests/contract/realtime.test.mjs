@@ -8,12 +8,11 @@ import { join } from 'node:path'
 import { mkdtempSync, rmSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
-import { createHmac } from 'node:crypto'
 import { createClient } from '@supabase/supabase-js'
 import WebSocket from 'ws'
 import { execFileSync } from 'node:child_process'
 import { startGateway, repoRoot, gatewayBinary } from '../support/gateway.mjs'
-import { client, signedIn, uniqueEmail } from './helpers.mjs'
+import { client, signedIn, uniqueEmail, demoToken } from './helpers.mjs'
 
 const WORKDIR = join(repoRoot, 'tests/fixtures/notes')
 const ALICE = { email: 'alice@example.com', password: 'alice-password-1' }
@@ -304,11 +303,7 @@ test('private channels follow RLS on realtime.messages, and the database broadca
 
 /** A token signed with the project's secret that expired two minutes ago. */
 function expiredToken() {
-  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
-  const exp = Math.floor(Date.now() / 1000) - 120
-  const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ role: 'authenticated', sub: 'x', exp })}`
-  const sig = createHmac('sha256', 'super-secret-jwt-token-with-at-least-32-characters-long').update(body).digest('base64url')
-  return `${body}.${sig}`
+  return demoToken({ role: 'authenticated', sub: 'x', exp: Math.floor(Date.now() / 1000) - 120 })
 }
 
 test('expired and forged tokens are refused with the reasons realtime-js shows', async () => {

@@ -251,6 +251,16 @@ export function registerFidelityTests(ctx) {
     assert.equal((await s.remove(['pics/wide.png'])).error, null)
     assert.deepEqual((await gw.stored(`renders/${inf.version}`)).filter((k) => !k.endsWith('/')), [])
 
+    // SVG is served as it is unless a raster format is named (imgproxy rasterises it only then).
+    const logo = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'
+    await s.upload('pics/logo.svg', logo, { contentType: 'image/svg+xml' })
+    const svgUrl = s.getPublicUrl('pics/logo.svg', { transform: { width: 200, height: 200, resize: 'cover' } })
+    const svgRender = await fetch(svgUrl.data.publicUrl, { headers: { accept: 'image/webp,*/*' } })
+    assert.equal(svgRender.status, 200)
+    assert.equal(svgRender.headers.get('content-type'), 'image/svg+xml')
+    assert.match(svgRender.headers.get('content-security-policy'), /sandbox/)
+    assert.equal(await svgRender.text(), logo)
+
     // Bad parameters, non-images and decompression bombs are refused with storage-api's texts.
     await s.upload('pics/note.txt', 'not an image', { contentType: 'text/plain' })
     const notImage = await fetch(s.getPublicUrl('pics/note.txt', { transform: { width: 10 } }).data.publicUrl)
@@ -279,7 +289,12 @@ export function registerFidelityTests(ctx) {
     assert.equal(htmlAsPng.error.statusCode, '415')
     assert.match(htmlAsPng.error.message, /^mime type image\/png is not supported/)
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>')
-    assert.equal((await s.upload('c.txt', svg, { contentType: 'text/plain' })).error.statusCode, '415')
+    assert.equal((await s.upload('c.svg', svg, { contentType: 'image/png' })).error.statusCode, '415')
+    // text/plain is shown as text, never run (supabase-py declares it for every untyped upload).
+    assert.equal((await s.upload('c.txt', svg, { contentType: 'text/plain' })).error, null)
+    const asText = await fetch(s.getPublicUrl('c.txt').data.publicUrl)
+    assert.equal(asText.headers.get('content-type'), 'text/plain')
+    assert.equal(asText.headers.get('x-content-type-options'), 'nosniff')
     const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(600)])
     assert.equal((await s.upload('d.png', elf, { contentType: 'image/png' })).error.statusCode, '415')
     // Declared honestly, HTML is stored, then served sandboxed (listed by the bucket: inline).
@@ -289,7 +304,7 @@ export function registerFidelityTests(ctx) {
     const wrongType = await s.upload('f.gif', Buffer.from('GIF89a'), { contentType: 'image/gif' })
     assert.equal(wrongType.error.message, 'mime type image/gif is not supported')
     const listed = await s.listV2({})
-    assert.deepEqual(listed.data.objects.map((o) => o.name), ['a.png', 'e.html'], 'nothing refused was stored')
+    assert.deepEqual(listed.data.objects.map((o) => o.name), ['a.png', 'c.txt', 'e.html'], 'nothing refused was stored')
   })
 
   test('resumable uploads (tus): chunks, the object only when complete, RLS, limits, termination', async () => {

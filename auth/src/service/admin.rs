@@ -269,7 +269,14 @@ impl Auth {
             )
             .await?;
             let mut user = users::require(c, row.id).await?;
-            let extra = link_properties(&job, kind, &redirect);
+            // GoTrue answers with the type asked for (`email_change_current`), save a magic
+            // link that signs a new user up.
+            let asked = if kind == "email_change" {
+                text(&p.kind)
+            } else {
+                kind
+            };
+            let extra = link_properties(&job, asked, &redirect);
             for (k, v) in extra.as_object().expect("object") {
                 user[k] = v.clone();
             }

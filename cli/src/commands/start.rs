@@ -227,6 +227,7 @@ async fn serve_api(
             pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
             statement_cache: cfg.statement_cache,
             max_client_queries: cfg.max_client_queries,
+            db_settings: cfg.db_settings.clone(),
         },
         &db.api,
         role_settings.clone(),

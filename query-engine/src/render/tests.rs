@@ -452,6 +452,16 @@ fn golden_planned_counts_explain_and_put() {
     );
     assert!(p.statement.params[0].contains("\"products\".\"name\" = 'x' LIMIT '1000'"));
     assert_eq!(p.statement.params[1], "FORMAT JSON, ANALYZE, VERBOSE");
+    // Given by PGRST_DB_PLAN_ENABLED instead, it counts too; the database's own setting wins.
+    let defaults = [("db_plan_enabled".to_string(), "true".to_string())];
+    let plan = |cache: &SchemaCache| {
+        let accept = Some("application/vnd.pgrst.plan");
+        plan_with(cache, accept, Method::Get, "products", &[], "", "")
+    };
+    assert!(plan(&shop().with_db_defaults(&defaults)).is_ok());
+    let off = shop_with(serde_json::json!([{"key": "db_plan_enabled", "value": "false"}]));
+    assert!(plan(&off.with_db_defaults(&defaults)).is_err());
+    assert!(plan(&shop()).is_err());
     // PUT: the body's row, if it matches the URL's key, inserted or merged.
     let p = plan_for(
         Method::Put,

@@ -24,6 +24,9 @@ pub struct Rendering {
     pub applied: String,
     transform: Transform,
     webp: bool,
+    /// An SVG asked for in no raster format: served as it is, as imgproxy does (it rasterises
+    /// SVG only into a format named explicitly).
+    as_is: bool,
     cached_at: object_store::path::Path,
 }
 
@@ -61,7 +64,8 @@ impl Storage {
     /// What rendering `obj` with `t` for a client that accepts `accept` will give.
     pub fn rendering(&self, obj: &Object, t: Transform, accept: Option<&str>) -> Rendering {
         let limits = Limits::default();
-        let webp = t.wants_webp(accept);
+        let as_is = keys::is_svg(obj.mimetype()) && t.format != transform::Format::Webp;
+        let webp = !as_is && t.wants_webp(accept);
         let cached_at = t.cache_path(&obj.version, webp, &limits);
         let etag = format!(
             "\"{}\"",
@@ -74,6 +78,7 @@ impl Storage {
             applied: t.imgproxy_options(&limits),
             transform: t,
             webp,
+            as_is,
             cached_at,
         }
     }
@@ -84,19 +89,23 @@ impl Storage {
         obj: &Object,
         r: Rendering,
     ) -> Result<(String, Bytes), StorageError> {
-        if let Ok(hit) = self.store.get(&r.cached_at).await
-            && let Ok(cached) = hit.bytes().await
-            && let Some(found) = unpack(&cached)
-        {
-            self.touch(&r.cached_at, &obj.version, cached.len()).await;
-            return Ok(found);
-        }
         let limits = Limits::default();
         if obj.size().max(0) as u64 > limits.max_source_bytes {
             return Err(StorageError::ImageProcessing(
                 400,
                 "The source image file is too large to process".into(),
             ));
+        }
+        if r.as_is {
+            let source = self.store.get(&keys::version_path(&obj.version)).await?;
+            return Ok((r.mime, source.bytes().await?));
+        }
+        if let Ok(hit) = self.store.get(&r.cached_at).await
+            && let Ok(cached) = hit.bytes().await
+            && let Some(found) = unpack(&cached)
+        {
+            self.touch(&r.cached_at, &obj.version, cached.len()).await;
+            return Ok(found);
         }
         // The slot is taken before the source is read: waiting renderings hold no image in
         // memory.
