@@ -29,6 +29,25 @@ async fn db_setting(gw: &Gateway, name: &str, value: &str, until: impl AsyncFn()
     wait_for(until, name).await;
 }
 
+/// `PGRST_*` variables configure the API as PostgREST's do, under the database's own settings.
+#[tokio::test]
+async fn pgrst_variables_are_read_under_the_databases_settings() {
+    let env = [("PGRST_DB_PLAN_ENABLED", "1")];
+    let gw = support::clone_of_env(&fixture_dir(), &[], &env).await;
+    let anon = support::Api::anon(&gw);
+    let plan = async || {
+        let accept = [("accept", "application/vnd.pgrst.plan")];
+        anon.send("GET", "/rest/v1/books", &accept, None).await
+    };
+    let first = plan().await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    assert!(first.text.starts_with("Aggregate"), "{}", first.text);
+    db_setting(&gw, "db_plan_enabled", "false", async || {
+        plan().await.status == 406
+    })
+    .await;
+}
+
 /// Polls `until` (the gateway reloading its configuration) for up to five seconds.
 async fn wait_for(until: impl AsyncFn() -> bool, what: &str) {
     for _ in 0..100 {

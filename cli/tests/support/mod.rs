@@ -239,6 +239,11 @@ fn cluster(workdir: &Path) -> &'static Gateway {
 /// A gateway of its own, with extra flags, on a new database cloned from the template of the
 /// project in `workdir`: a fresh copy of the project's database for one test (or table).
 pub async fn clone_of(workdir: &Path, args: &[&str]) -> Gateway {
+    clone_of_env(workdir, args, &[]).await
+}
+
+/// Likewise, with extra environment variables.
+pub async fn clone_of_env(workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
     static N: AtomicUsize = AtomicUsize::new(0);
     let c = cluster(workdir);
     let dbname = format!(
@@ -255,12 +260,9 @@ pub async fn clone_of(workdir: &Path, args: &[&str]) -> Gateway {
         "postgresql://postgres@/{dbname}?host={}&port=5432",
         c.socket_dir.display()
     );
-    spawn(
-        &new_data_dir("g"),
-        workdir,
-        args,
-        &[("DATABASE_URL", url.as_str())],
-    )
+    let mut env = env.to_vec();
+    env.push(("DATABASE_URL", url.as_str()));
+    spawn(&new_data_dir("g"), workdir, args, &env)
 }
 
 /// A gateway of its own on a new database cloned from the shop's template, with extra flags.
