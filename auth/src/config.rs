@@ -19,8 +19,8 @@ pub struct Hooks {
     pub mfa_verification_attempt: Option<HookFn>,
 }
 
-/// `[auth.mfa]` as the project's config.toml gives it.
-pub use project::config::Mfa;
+/// `[auth.mfa]` and `[auth.oauth_server]` as the project's config.toml gives them.
+pub use project::config::{Mfa, OAuthServer};
 
 /// `[auth.rate_limit]`: requests per address per window (5 minutes; anonymous sign-ins an hour).
 #[derive(Clone, Debug)]
@@ -65,6 +65,7 @@ pub struct AuthConfig {
     pub rate_limits: RateLimits,
     /// `[auth] enable_manual_linking`.
     pub manual_linking: bool,
+    pub oauth_server: OAuthServer,
     /// Client addresses come from a trusted proxy's header: loopback clients are limited too.
     pub trusted_ip_header: bool,
     /// Local development mode (the demo JWT secret): loopback clients are not limited per

@@ -52,6 +52,10 @@ pub enum ErrorCode {
     OtpExpired,
     OtpDisabled,
     IdentityNotFound,
+    OAuthClientNotFound,
+    OAuthDynamicClientRegistrationDisabled,
+    OAuthAuthorizationNotFound,
+    OAuthConsentNotFound,
     WeakPassword,
     OverRequestRateLimit,
     OverEmailSendRateLimit,
@@ -131,6 +135,12 @@ impl ErrorCode {
             ErrorCode::OtpExpired => "otp_expired",
             ErrorCode::OtpDisabled => "otp_disabled",
             ErrorCode::IdentityNotFound => "identity_not_found",
+            ErrorCode::OAuthClientNotFound => "oauth_client_not_found",
+            ErrorCode::OAuthDynamicClientRegistrationDisabled => {
+                "oauth_dynamic_client_registration_disabled"
+            }
+            ErrorCode::OAuthAuthorizationNotFound => "oauth_authorization_not_found",
+            ErrorCode::OAuthConsentNotFound => "oauth_consent_not_found",
             ErrorCode::WeakPassword => "weak_password",
             ErrorCode::OverRequestRateLimit => "over_request_rate_limit",
             ErrorCode::OverEmailSendRateLimit => "over_email_send_rate_limit",
@@ -180,6 +190,14 @@ pub enum AuthError {
         message: String,
         reasons: Vec<&'static str>,
     },
+    /// An RFC 6749 error of the OAuth 2.1 server's token endpoint: `{"error",
+    /// "error_description"}`.
+    #[error("{error}: {description}")]
+    OAuth {
+        status: u16,
+        error: &'static str,
+        description: String,
+    },
     #[error("database error: {0}")]
     Db(#[from] tokio_postgres::Error),
 }
@@ -197,6 +215,11 @@ impl AuthError {
             AuthError::WeakPassword { message, .. } => {
                 (422, ErrorCode::WeakPassword, message.clone())
             }
+            AuthError::OAuth {
+                status,
+                description,
+                ..
+            } => (*status, ErrorCode::InvalidRequest, description.clone()),
             AuthError::Db(e) => {
                 tracing::error!(
                     "auth database error: {}",
@@ -217,6 +240,15 @@ pub fn api(status: u16, code: ErrorCode, message: impl Into<String>) -> AuthErro
         status,
         code,
         message: message.into(),
+    }
+}
+
+/// An error of the OAuth 2.1 token endpoint (400, or 401 for `invalid_client`).
+pub fn oauth(error: &'static str, description: impl Into<String>) -> AuthError {
+    AuthError::OAuth {
+        status: if error == "invalid_client" { 401 } else { 400 },
+        error,
+        description: description.into(),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod jwt;
 pub mod limits;
 pub mod mfa;
+pub mod oauth_server;
 pub mod otp;
 pub mod params;
 pub mod password;
@@ -25,7 +26,7 @@ pub mod users;
 pub mod verify;
 
 pub use config::AuthConfig;
-pub use error::{AuthError, ErrorCode, api};
+pub use error::{AuthError, ErrorCode, api, oauth};
 pub use jwt::{ApiKeys, JwtError, JwtKeys};
 pub use service::{Auth, Caller, Request};
 
@@ -67,6 +68,11 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             anonymous_users: 30,
         },
         manual_linking: false,
+        oauth_server: config::OAuthServer {
+            enabled: true,
+            allow_dynamic_registration: true,
+            ..Default::default()
+        },
         trusted_ip_header: false,
         local_dev: true,
     }

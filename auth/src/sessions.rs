@@ -21,26 +21,30 @@ pub fn sha256_hex(s: &str) -> String {
         .collect()
 }
 
-/// An opaque refresh token: 32 random bytes, URL-safe.
-fn new_refresh_token() -> String {
+/// An opaque refresh token (or code): 32 random bytes, URL-safe.
+pub(crate) fn new_refresh_token() -> String {
     let mut b = [0u8; 32];
     rand::rng().fill_bytes(&mut b);
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
 }
 
-/// The session's assurance level and methods (newest first), as the token's `aal` and `amr`.
-async fn aal_amr(c: &impl GenericClient, session_id: Uuid) -> Result<(String, Value)> {
+/// The session's assurance level and methods (newest first), as the token's `aal` and `amr`,
+/// and the OAuth client it was issued to (the token's `client_id`).
+async fn aal_amr(
+    c: &impl GenericClient,
+    session_id: Uuid,
+) -> Result<(String, Value, Option<Uuid>)> {
     let row = c
         .query_one(
             "SELECT coalesce(s.aal::text, 'aal1'), coalesce((SELECT jsonb_agg(jsonb_build_object(
                  'method', a.authentication_method, 'timestamp', extract(epoch FROM a.updated_at)::bigint)
                  ORDER BY a.updated_at DESC)
-               FROM auth.mfa_amr_claims a WHERE a.session_id = s.id), '[]')
+               FROM auth.mfa_amr_claims a WHERE a.session_id = s.id), '[]'), s.oauth_client_id
              FROM auth.sessions s WHERE s.id = $1",
             &[&session_id],
         )
         .await?;
-    Ok((row.get(0), row.get(1)))
+    Ok((row.get(0), row.get(1), row.get(2)))
 }
 
 /// The token response of a session: access token (through the hook), refresh token, user.
@@ -53,7 +57,7 @@ async fn respond(
     method: &str,
 ) -> Result<Value> {
     let now = chrono::Utc::now().timestamp();
-    let (aal, amr) = aal_amr(c, session_id).await?;
+    let (aal, amr, client) = aal_amr(c, session_id).await?;
     let mut claims = json!({
         "iss": cfg.issuer,
         "sub": user["id"],
@@ -70,6 +74,9 @@ async fn respond(
         "session_id": session_id,
         "is_anonymous": user["is_anonymous"],
     });
+    if let Some(client) = client {
+        claims["client_id"] = json!(client);
+    }
     if let Some(hook) = &cfg.hooks.custom_access_token {
         let id = user["id"].as_str().and_then(|s| Uuid::parse_str(s).ok());
         claims =
@@ -107,10 +114,23 @@ pub async fn start(
     user_agent: Option<&str>,
     ip: Option<&str>,
 ) -> Result<Value> {
+    start_for(c, cfg, user_id, method, (user_agent, ip), None).await
+}
+
+/// Starts a session, for the OAuth client `client` when given (its tokens carry `client_id`).
+pub async fn start_for(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    user_id: Uuid,
+    method: &str,
+    (user_agent, ip): (Option<&str>, Option<&str>),
+    client: Option<Uuid>,
+) -> Result<Value> {
     let session: Uuid = c
         .query_one(
-            "INSERT INTO auth.sessions (user_id, user_agent, ip) VALUES ($1, $2, $3::text::inet) RETURNING id",
-            &[&user_id, &user_agent, &ip],
+            "INSERT INTO auth.sessions (user_id, user_agent, ip, oauth_client_id)
+             VALUES ($1, $2, $3::text::inet, $4) RETURNING id",
+            &[&user_id, &user_agent, &ip, &client],
         )
         .await?
         .get(0);

@@ -58,6 +58,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
             anonymous_users: a.rate_limit.anonymous_users,
         },
         manual_linking: a.enable_manual_linking,
+        oauth_server: a.oauth_server.clone(),
         trusted_ip_header: config.rate_limit_ip_header.is_some(),
         local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
     }

@@ -56,6 +56,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 "/admin/users/{id}/factors/{factor}",
                 web::delete().to(delete_factor),
             )
+            .configure(crate::oauth_server_api::routes)
             .default_service(web::to(not_found)),
     );
 }
@@ -65,7 +66,7 @@ fn legacy(req: &HttpRequest) -> bool {
     header(req, "x-supabase-api-version").is_none()
 }
 
-fn fail(req: &HttpRequest, e: AuthError) -> GatewayError {
+pub(crate) fn fail(req: &HttpRequest, e: AuthError) -> GatewayError {
     GatewayError::from_auth(e, legacy(req))
 }
 
@@ -80,11 +81,11 @@ fn ok_json(req: &HttpRequest, v: Value) -> HttpResponse {
 }
 
 /// An answer, or the error in the body shape the client asked for.
-fn reply(req: &HttpRequest, r: Result<Value, AuthError>) -> Reply {
+pub(crate) fn reply(req: &HttpRequest, r: Result<Value, AuthError>) -> Reply {
     r.map(|v| ok_json(req, v)).map_err(|e| fail(req, e))
 }
 
-fn query(req: &HttpRequest, name: &str) -> Option<String> {
+pub(crate) fn query(req: &HttpRequest, name: &str) -> Option<String> {
     query_pairs(req.query_string())
         .into_iter()
         .find(|(k, _)| k == name)
@@ -92,7 +93,7 @@ fn query(req: &HttpRequest, name: &str) -> Option<String> {
 }
 
 /// What the service knows of the request.
-fn request(req: &HttpRequest, state: &AppState) -> auth::Request {
+pub(crate) fn request(req: &HttpRequest, state: &AppState) -> auth::Request {
     auth::Request {
         client_ip: client_ip(
             req,
@@ -106,7 +107,7 @@ fn request(req: &HttpRequest, state: &AppState) -> auth::Request {
     }
 }
 
-async fn raw_body(
+pub(crate) async fn raw_body(
     req: &HttpRequest,
     payload: web::Payload,
     state: &AppState,
@@ -136,7 +137,7 @@ async fn raw_body(
 }
 
 /// The body, bounded in size and time, read as `T`.
-async fn body<T: serde::de::DeserializeOwned + Default>(
+pub(crate) async fn body<T: serde::de::DeserializeOwned + Default>(
     req: &HttpRequest,
     payload: web::Payload,
     state: &AppState,
@@ -146,7 +147,10 @@ async fn body<T: serde::de::DeserializeOwned + Default>(
 }
 
 /// The signed-in caller.
-fn caller(req: &HttpRequest, state: &AppState) -> Result<(auth::Request, Caller), GatewayError> {
+pub(crate) fn caller(
+    req: &HttpRequest,
+    state: &AppState,
+) -> Result<(auth::Request, Caller), GatewayError> {
     let r = request(req, state);
     let who = state.auth.caller(&r).map_err(|e| fail(req, e))?;
     Ok((r, who))
@@ -154,7 +158,10 @@ fn caller(req: &HttpRequest, state: &AppState) -> Result<(auth::Request, Caller)
 
 /// The admin API is for GoTrue's admin roles (`GOTRUE_JWT_ADMIN_ROLES`' default: the service
 /// role and `supabase_admin`).
-fn require_admin(req: &HttpRequest, state: &AppState) -> Result<auth::Request, GatewayError> {
+pub(crate) fn require_admin(
+    req: &HttpRequest,
+    state: &AppState,
+) -> Result<auth::Request, GatewayError> {
     let identity = crate::request_auth::claimed(req, &state.keys, state.local_keys())
         .map_err(|e| fail(req, api(401, ErrorCode::BadJwt, e.message)))?;
     if !["service_role", "supabase_admin"].contains(&identity.role.as_str()) {
@@ -163,7 +170,7 @@ fn require_admin(req: &HttpRequest, state: &AppState) -> Result<auth::Request, G
     Ok(request(req, state))
 }
 
-fn segment<'a>(req: &'a HttpRequest, name: &str) -> &'a str {
+pub(crate) fn segment<'a>(req: &'a HttpRequest, name: &str) -> &'a str {
     req.match_info().query(name)
 }
 
@@ -214,14 +221,13 @@ async fn sso(req: HttpRequest) -> Reply {
 }
 
 async fn not_found(req: HttpRequest) -> Reply {
-    Err(fail(
-        &req,
-        api(
-            404,
-            ErrorCode::NotFound,
-            format!("Unhandled request: {} {}", req.method(), req.path()),
-        ),
-    ))
+    Err(unhandled(&req))
+}
+
+/// GoTrue's answer for a route it does not have.
+pub(crate) fn unhandled(req: &HttpRequest) -> GatewayError {
+    let message = format!("Unhandled request: {} {}", req.method(), req.path());
+    fail(req, api(404, ErrorCode::NotFound, message))
 }
 
 async fn signup(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {

@@ -9,6 +9,7 @@ mod error;
 mod functions_api;
 mod guard;
 mod http_util;
+mod oauth_server_api;
 mod realtime_api;
 mod request_auth;
 mod rest_api;

@@ -7,12 +7,15 @@
 mod admin;
 mod factors;
 mod mails;
+mod oauth;
+mod oauth_flow;
 mod signup;
 mod token;
 mod user;
 mod verify;
 
 pub use admin::UserPage;
+pub use oauth_flow::{AuthorizeQuery, TokenParams};
 pub use token::Grant;
 pub use verify::Verified;
 

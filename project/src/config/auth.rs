@@ -27,6 +27,7 @@ pub struct Auth {
     pub rate_limit: RateLimits,
     pub email: Email,
     pub mfa: Mfa,
+    pub oauth_server: OAuthServer,
     /// Hooks switched on, by name (`custom_access_token`, `send_email`, …).
     pub hooks: BTreeMap<String, Hook>,
 }
@@ -82,6 +83,26 @@ pub struct Smtp {
     pub pass: String,
     pub admin_email: String,
     pub sender_name: String,
+}
+
+/// `[auth.oauth_server]`: GoTrue as an OAuth 2.1 authorization server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OAuthServer {
+    pub enabled: bool,
+    /// Clients may register themselves (`POST /oauth/clients/register`).
+    pub allow_dynamic_registration: bool,
+    /// The app's consent page, under the site URL.
+    pub authorization_url_path: String,
+}
+
+impl Default for OAuthServer {
+    fn default() -> Self {
+        OAuthServer {
+            enabled: false,
+            allow_dynamic_registration: false,
+            authorization_url_path: "/oauth/consent".into(),
+        }
+    }
 }
 
 /// `[auth.mfa]`.
@@ -191,6 +212,7 @@ impl Default for Auth {
                 web_authn_enroll: false,
                 web_authn_verify: false,
             },
+            oauth_server: OAuthServer::default(),
             hooks: BTreeMap::new(),
         }
     }
@@ -370,6 +392,17 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             phone_verify: m(&["phone", "verify_enabled"], false, doc)?,
             web_authn_enroll: m(&["web_authn", "enroll_enabled"], false, doc)?,
             web_authn_verify: m(&["web_authn", "verify_enabled"], false, doc)?,
+        },
+        oauth_server: OAuthServer {
+            enabled: doc.bool(&["auth", "oauth_server", "enabled"], false)?,
+            allow_dynamic_registration: doc.bool(
+                &["auth", "oauth_server", "allow_dynamic_registration"],
+                false,
+            )?,
+            authorization_url_path: doc.string(
+                &["auth", "oauth_server", "authorization_url_path"],
+                "/oauth/consent",
+            )?,
         },
         hooks,
     };

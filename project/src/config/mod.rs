@@ -158,11 +158,6 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
         ("auth.mfa.phone.otp_length", Int(6)),
         ("auth.mfa.phone.template", Str("Your code is {{ .Code }}")),
         ("auth.mfa.phone.max_frequency", Str("5s")),
-        (
-            "auth.oauth_server.authorization_url_path",
-            Str("/oauth/consent"),
-        ),
-        ("auth.oauth_server.allow_dynamic_registration", Bool(false)),
         ("auth.external.*.enabled", Bool(false)),
         // No inspector is opened for functions (`functions serve --inspect` has no counterpart).
         ("edge_runtime.inspector_port", Int(8083)),
