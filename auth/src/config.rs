@@ -20,7 +20,7 @@ pub struct Hooks {
 }
 
 /// `[auth.mfa]` and `[auth.oauth_server]` as the project's config.toml gives them.
-pub use project::config::{Mfa, OAuthServer};
+pub use project::config::{Mfa, OAuthServer, Sms, Twilio};
 
 /// `[auth.rate_limit]`: requests per address per window (5 minutes; anonymous sign-ins an hour).
 #[derive(Clone, Debug)]
@@ -29,6 +29,7 @@ pub struct RateLimits {
     pub token_refresh: u32,
     pub token_verifications: u32,
     pub anonymous_users: u32,
+    pub sms_sent: u32,
 }
 
 #[derive(Clone)]
@@ -66,6 +67,10 @@ pub struct AuthConfig {
     /// `[auth] enable_manual_linking`.
     pub manual_linking: bool,
     pub oauth_server: OAuthServer,
+    /// `[auth.sms]`: phone sign-ups and sign-ins are on with `enable_signup`.
+    pub sms: Sms,
+    /// Where `[auth.sms.twilio]` sends texts (Twilio's API, or a compatible one).
+    pub twilio_api_url: String,
     /// Client addresses come from a trusted proxy's header: loopback clients are limited too.
     pub trusted_ip_header: bool,
     /// Local development mode (the demo JWT secret): loopback clients are not limited per

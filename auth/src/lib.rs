@@ -17,6 +17,7 @@ pub mod oauth_server;
 pub mod otp;
 pub mod params;
 pub mod password;
+pub mod phone;
 pub mod pkce;
 pub mod redirect;
 pub mod service;
@@ -66,8 +67,14 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             token_refresh: 150,
             token_verifications: 30,
             anonymous_users: 30,
+            sms_sent: 30,
         },
         manual_linking: false,
+        sms: config::Sms {
+            enable_signup: true,
+            ..Default::default()
+        },
+        twilio_api_url: "https://api.twilio.com".into(),
         oauth_server: config::OAuthServer {
             enabled: true,
             allow_dynamic_registration: true,

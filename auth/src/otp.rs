@@ -16,25 +16,28 @@ pub enum Slot {
     EmailChangeNew,
     EmailChangeCurrent,
     Reauthentication,
+    PhoneChange,
 }
 
 impl Slot {
-    fn column(self) -> &'static str {
+    pub(crate) fn column(self) -> &'static str {
         match self {
             Slot::Confirmation => "confirmation_token",
             Slot::Recovery => "recovery_token",
             Slot::EmailChangeNew => "email_change_token_new",
             Slot::EmailChangeCurrent => "email_change_token_current",
             Slot::Reauthentication => "reauthentication_token",
+            Slot::PhoneChange => "phone_change_token",
         }
     }
 
-    fn sent_at(self) -> &'static str {
+    pub(crate) fn sent_at(self) -> &'static str {
         match self {
             Slot::Confirmation => "confirmation_sent_at",
             Slot::Recovery => "recovery_sent_at",
             Slot::EmailChangeNew | Slot::EmailChangeCurrent => "email_change_sent_at",
             Slot::Reauthentication => "reauthentication_sent_at",
+            Slot::PhoneChange => "phone_change_sent_at",
         }
     }
 
@@ -45,6 +48,7 @@ impl Slot {
             Slot::EmailChangeNew => "email_change_token_new",
             Slot::EmailChangeCurrent => "email_change_token_current",
             Slot::Reauthentication => "reauthentication_token",
+            Slot::PhoneChange => "phone_change_token",
         }
     }
 }

@@ -150,6 +150,7 @@ pub struct AdminUserParams {
     pub phone: Option<String>,
     pub password: Option<String>,
     pub email_confirm: Option<bool>,
+    pub phone_confirm: Option<bool>,
     pub user_metadata: Option<Value>,
     pub app_metadata: Option<Value>,
     pub ban_duration: Option<String>,

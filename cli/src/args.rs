@@ -178,6 +178,14 @@ pub struct Flags {
     /// Schemas exposed by /rest/v1, comma separated (default: config.toml [api] schemas).
     #[arg(long, env = "PGRST_DB_SCHEMAS", global = true)]
     pub db_schemas: Option<String>,
+    /// Twilio's API, or a compatible one, for `[auth.sms.twilio]`.
+    #[arg(
+        long,
+        env = "SUPAGATE_TWILIO_API_URL",
+        default_value = "https://api.twilio.com",
+        global = true
+    )]
+    pub twilio_api_url: String,
     /// Schemas on every request's search_path after the exposed one, comma separated (default:
     /// config.toml [api] extra_search_path).
     #[arg(long, env = "PGRST_DB_EXTRA_SEARCH_PATH", global = true)]

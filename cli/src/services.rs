@@ -56,9 +56,12 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
             token_refresh: a.rate_limit.token_refresh,
             token_verifications: a.rate_limit.token_verifications,
             anonymous_users: a.rate_limit.anonymous_users,
+            sms_sent: a.rate_limit.sms_sent,
         },
         manual_linking: a.enable_manual_linking,
         oauth_server: a.oauth_server.clone(),
+        sms: a.sms.clone(),
+        twilio_api_url: config.twilio_api_url.clone(),
         trusted_ip_header: config.rate_limit_ip_header.is_some(),
         local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
     }

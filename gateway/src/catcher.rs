@@ -1,10 +1,11 @@
 //! The built-in mail catcher on the mail port (54324, as the Supabase CLI's Mailpit): a page
 //! listing caught mail and showing each, and Mailpit's JSON API — list, read one (or
 //! `latest`), search (`to:`, `from:`, `subject:`, words), delete — plus Inbucket's mailbox API
-//! for tools written for older CLIs.
+//! for tools written for older CLIs; and the caught text messages (`/api/v1/sms?phone=`, newest
+//! first, and DELETE), listed on the page too.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use mail::catcher::{Catcher, Mail};
+use mail::catcher::{Catcher, Mail, Text};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -50,6 +51,36 @@ async fn list(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
         "messages_unread": unread, "start": start, "tags": [],
         "messages": mails.iter().map(summary).collect::<Vec<_>>(),
     })))
+}
+
+#[derive(serde::Deserialize)]
+struct TextQuery {
+    phone: Option<String>,
+    limit: Option<i64>,
+}
+
+fn text_json(t: &Text) -> Value {
+    json!({
+        "id": t.id, "to": t.to, "body": t.body, "kind": t.kind,
+        "created": t.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    })
+}
+
+async fn texts(catcher: web::Data<Catcher>, q: web::Query<TextQuery>) -> Reply {
+    let limit = q.limit.unwrap_or(50).clamp(1, 1000);
+    let found = catcher
+        .texts(q.phone.as_deref(), limit)
+        .await
+        .map_err(fail)?;
+    Ok(HttpResponse::Ok().json(found.iter().map(text_json).collect::<Vec<_>>()))
+}
+
+async fn delete_texts(catcher: web::Data<Catcher>, q: web::Query<TextQuery>) -> Reply {
+    catcher
+        .delete_texts(q.phone.as_deref())
+        .await
+        .map_err(fail)?;
+    Ok(HttpResponse::Ok().body("ok"))
 }
 
 async fn message(catcher: web::Data<Catcher>, id: web::Path<String>) -> Reply {
@@ -144,6 +175,20 @@ async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
         .await
         .map_err(fail)?;
     let (mails, total) = (found.mails, found.total);
+    let texts: String = catcher
+        .texts(None, 50)
+        .await
+        .map_err(fail)?
+        .iter()
+        .map(|t| {
+            format!(
+                "<tr><td>+{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&t.to),
+                escape(&t.body),
+                t.created.format("%Y-%m-%d %H:%M:%S UTC")
+            )
+        })
+        .collect();
     let rows: String = mails
         .iter()
         .map(|m| {
@@ -163,7 +208,10 @@ async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
             "<h1>Caught mail</h1><p>{total} message(s) sent by the auth API. \
              <form method=\"get\"><input name=\"query\" placeholder=\"to:ann@example.com\" value=\"{}\"> \
              <button>Search</button></form></p>\
-             <table><thead><tr><th>To</th><th>Subject</th><th>Received</th></tr></thead><tbody>{rows}</tbody></table>",
+             <table><thead><tr><th>To</th><th>Subject</th><th>Received</th></tr></thead><tbody>{rows}</tbody></table>\
+             <h2>Text messages</h2><p>The newest 50 codes the auth API texted (JSON: \
+             <a href=\"/api/v1/sms\">/api/v1/sms?phone=</a>).</p>\
+             <table><thead><tr><th>To</th><th>Message</th><th>Sent</th></tr></thead><tbody>{texts}</tbody></table>",
             escape(q.query.as_deref().unwrap_or(""))
         ),
     ))
@@ -257,6 +305,8 @@ pub fn bind(
             .route("/api/v1/search", web::get().to(list))
             .route("/api/v1/search", web::delete().to(delete))
             .route("/api/v1/message/{id}", web::get().to(message))
+            .route("/api/v1/sms", web::get().to(texts))
+            .route("/api/v1/sms", web::delete().to(delete_texts))
             .route("/api/v1/mailbox/{name}", web::get().to(mailbox))
             .route("/api/v1/mailbox/{name}", web::delete().to(purge_mailbox))
             .route(

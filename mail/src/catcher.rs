@@ -1,5 +1,6 @@
 //! The caught mail (`supagate.mail`), as the catcher's page, Mailpit's API and Inbucket's API
-//! read it: searched (`to:`, `from:`, `subject:`, words), opened (and marked read), deleted.
+//! read it: searched (`to:`, `from:`, `subject:`, words), opened (and marked read), deleted;
+//! and the caught text messages (`supagate.sms`), listed by number and deleted.
 
 use super::MailError;
 use pg::Pool;
@@ -17,6 +18,17 @@ pub struct Mail {
     pub html: String,
     pub text: String,
     pub read: bool,
+    pub created: chrono::DateTime<chrono::Utc>,
+}
+
+/// A caught text message.
+pub struct Text {
+    pub id: Uuid,
+    /// The number, as the auth API keeps it (E.164 digits without `+`).
+    pub to: String,
+    pub body: String,
+    /// What it was sent for: `confirmation`, `otp`, `sms`, `phone_change`.
+    pub kind: String,
     pub created: chrono::DateTime<chrono::Utc>,
 }
 
@@ -175,6 +187,42 @@ impl Catcher {
             )
             .await?;
         Ok(rows.iter().map(mail).collect())
+    }
+
+    /// Text messages, newest first, to one number (with or without `+`) or to all, at most
+    /// `limit`.
+    pub async fn texts(&self, to: Option<&str>, limit: i64) -> Result<Vec<Text>, MailError> {
+        let c = self.db.get().await?;
+        let to = to.map(|t| t.trim().trim_start_matches('+').replace(' ', ""));
+        let rows = c
+            .query(
+                "SELECT id, recipient, body, kind, created_at FROM supagate.sms
+                 WHERE $1::text IS NULL OR recipient = $1 ORDER BY created_at DESC LIMIT $2",
+                &[&to, &limit],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| Text {
+                id: r.get(0),
+                to: r.get(1),
+                body: r.get(2),
+                kind: r.get(3),
+                created: r.get(4),
+            })
+            .collect())
+    }
+
+    /// Deletes the text messages to one number, or all.
+    pub async fn delete_texts(&self, to: Option<&str>) -> Result<(), MailError> {
+        let c = self.db.get().await?;
+        let to = to.map(|t| t.trim().trim_start_matches('+').replace(' ', ""));
+        c.execute(
+            "DELETE FROM supagate.sms WHERE $1::text IS NULL OR recipient = $1",
+            &[&to],
+        )
+        .await?;
+        Ok(())
     }
 
     pub async fn purge_mailbox(&self, name: &str) -> Result<(), MailError> {

@@ -78,13 +78,15 @@ GOTRUE_KEYS = {
     ),
 }
 # What a GoTrue container does when its environment is silent and the Supabase CLI's defaults
-# (which config.toml starts from) differ: TOTP factors are on, and the per-client limits apply
-# only when GOTRUE_RATE_LIMIT_HEADER names the header that identifies a client.
+# (which config.toml starts from) differ: TOTP factors are on, a number gets one text a minute,
+# and the per-client limits apply only when GOTRUE_RATE_LIMIT_HEADER names the header that
+# identifies a client.
 PER_CLIENT_LIMITS = ["sign_in_sign_ups", "token_refresh", "anonymous_users", "token_verifications"]
 
 
 def gotrue_defaults(env: dict) -> dict:
     sections = {
+        "auth.sms": {"max_frequency": "1m"},
         "auth.mfa.totp": {"enroll_enabled": True, "verify_enabled": True},
         "auth.rate_limit": {"email_sent": 30},
     }
@@ -97,7 +99,6 @@ PROVIDER = re.compile(r"^GOTRUE_EXTERNAL_([A-Z0-9]+)_(ENABLED|CLIENT_ID|SECRET|R
 # What the harness deliberately leaves out, and why (printed, so figures are read with it).
 NOT_CARRIED = {
     "GOTRUE_SMTP_": "mail goes to supagate's own catcher",
-    "GOTRUE_SMS_TWILIO_": "the suite's Twilio credentials are empty placeholders",
     "GOTRUE_LOG_LEVEL": "logging",
     "GOTRUE_OPERATOR_TOKEN": "not read by the suites",
     "GOTRUE_COOKIE_KEY": "cookies are not used by API clients",
@@ -157,6 +158,12 @@ def gotrue_project(name: str, service: dict, folder: Path) -> tuple[int, dict]:
             provider, field = m.group(1).lower(), m.group(2).lower()
             section = f"auth.external.{provider}"
             sections.setdefault(section, {})[field] = flag(value) if field == "enabled" else value
+        elif key.startswith("GOTRUE_SMS_TWILIO_") or key == "GOTRUE_SMS_PROVIDER":
+            if env.get("GOTRUE_SMS_PROVIDER") == "twilio":
+                field = key.removeprefix("GOTRUE_SMS_TWILIO_").lower()
+                twilio = sections.setdefault("auth.sms.twilio", {"enabled": True})
+                if key != "GOTRUE_SMS_PROVIDER":
+                    twilio[field] = value
         elif key == "GOTRUE_JWT_KEYS":
             (folder / "supabase").mkdir(parents=True, exist_ok=True)
             (folder / "supabase" / "signing_keys.json").write_text(value)

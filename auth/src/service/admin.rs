@@ -37,6 +37,34 @@ fn email_exists() -> AuthError {
     )
 }
 
+fn phone_exists() -> AuthError {
+    api(
+        422,
+        ErrorCode::PhoneExists,
+        "A user with this phone number has already been registered",
+    )
+}
+
+/// Gives a user made with an address a phone number too.
+async fn set_phone(
+    c: &tokio_postgres::Client,
+    id: Uuid,
+    number: &str,
+    confirmed: bool,
+) -> Result<(), AuthError> {
+    c.execute(
+        "UPDATE auth.users SET phone = $2, phone_confirmed_at = CASE WHEN $3 THEN now() END
+         WHERE id = $1",
+        &[&id, &number, &confirmed],
+    )
+    .await
+    .map_err(|e| match e.code() {
+        Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => phone_exists(),
+        _ => e.into(),
+    })?;
+    Ok(())
+}
+
 async fn set_ban(c: &tokio_postgres::Client, id: Uuid, ban: Option<&str>) -> Result<(), AuthError> {
     if let Some(b) = ban {
         let until = if b == "none" { None } else { Some(b) };
@@ -97,12 +125,12 @@ impl Auth {
 
     pub async fn create_user(&self, p: AdminUserParams) -> Result<Value, AuthError> {
         let cfg = &self.cfg;
-        if !text(&p.phone).is_empty() && p.email.is_none() {
-            return Err(api(
-                400,
-                ErrorCode::PhoneProviderDisabled,
-                "Phone signups are disabled",
-            ));
+        let number = match text(&p.phone) {
+            "" => None,
+            n => Some(crate::phone::normalize(n)?),
+        };
+        if number.is_some() && text(&p.email).is_empty() {
+            return self.create_phone_user(p, number.unwrap_or_default()).await;
         }
         let address = email(text(&p.email))?;
         let hash = match p.password.as_deref() {
@@ -120,6 +148,43 @@ impl Auth {
                 return Err(email_exists());
             }
             let id = crate::signup::create(c, cfg, &address, &hash, &meta, confirm).await?;
+            if let Some(n) = &number {
+                set_phone(c, id, n, p.phone_confirm.unwrap_or(false)).await?;
+            }
+            set_ban(c, id, p.ban_duration.as_deref()).await?;
+            users::update(c, id, None, None, None, app_meta.as_ref()).await
+        })
+        .await
+    }
+
+    /// `POST /admin/users` with a phone number and no address.
+    async fn create_phone_user(
+        &self,
+        p: AdminUserParams,
+        number: String,
+    ) -> Result<Value, AuthError> {
+        let hash = match p.password.as_deref() {
+            Some(pw) => {
+                crate::signup::check_password(pw, &self.cfg)?;
+                hash_password(pw.to_string()).await
+            }
+            None => String::new(),
+        };
+        let meta = object(&p.user_metadata).unwrap_or(json!({}));
+        let app_meta = object(&p.app_metadata);
+        let confirmed = p.phone_confirm.unwrap_or(false);
+        self.in_tx(never, async |c| {
+            let taken: bool = c
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM auth.users WHERE phone = $1 AND deleted_at IS NULL)",
+                    &[&number],
+                )
+                .await?
+                .get(0);
+            if taken {
+                return Err(phone_exists());
+            }
+            let id = super::phone::insert(c, &number, &hash, &meta, confirmed).await?;
             set_ban(c, id, p.ban_duration.as_deref()).await?;
             users::update(c, id, None, None, None, app_meta.as_ref()).await
         })

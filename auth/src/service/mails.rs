@@ -99,17 +99,16 @@ impl Auth {
                 "Only an email address or phone number should be provided",
             ));
         }
-        if !phone.is_empty() {
-            return Err(api(
-                400,
-                ErrorCode::PhoneProviderDisabled,
-                "Unsupported phone provider",
-            ));
-        }
-        if email.is_empty() {
+        if email.is_empty() && phone.is_empty() {
             return Err(validation("One of email or phone must be set"));
         }
         self.limit_sign_in(r).await?;
+        if !phone.is_empty() {
+            let data = crate::params::object(&p.data).unwrap_or(json!({}));
+            return self
+                .otp_phone(phone, p.create_user.unwrap_or(true), data)
+                .await;
+        }
         let m = MailSignIn {
             email,
             data: &p.data,
@@ -162,12 +161,18 @@ impl Auth {
         let kind = text(&p.kind);
         match kind {
             "signup" | "email_change" => {}
-            "sms" | "phone_change" => {
+            "sms" | "phone_change" if !text(&p.phone).is_empty() => {
+                return self.resend_phone(kind, text(&p.phone)).await;
+            }
+            "sms" | "phone_change" if !self.cfg.sms.enable_signup => {
                 return Err(api(
                     400,
                     ErrorCode::PhoneProviderDisabled,
                     "Phone logins are disabled",
                 ));
+            }
+            "sms" | "phone_change" => {
+                return Err(validation("Type provided requires a phone number"));
             }
             _ => {
                 return Err(validation(

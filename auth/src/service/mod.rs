@@ -9,6 +9,7 @@ mod factors;
 mod mails;
 mod oauth;
 mod oauth_flow;
+mod phone;
 mod signup;
 mod token;
 mod user;
@@ -264,13 +265,13 @@ impl Auth {
             external.insert(p.into(), json!(false));
         }
         external.insert("email".into(), json!(a.email_enabled));
-        external.insert("phone".into(), json!(false));
+        external.insert("phone".into(), json!(a.sms.enable_signup));
         external.insert("anonymous_users".into(), json!(a.anonymous_enabled));
         json!({
             "external": external,
             "disable_signup": a.disable_signup,
             "mailer_autoconfirm": a.autoconfirm,
-            "phone_autoconfirm": false,
+            "phone_autoconfirm": a.sms.enable_signup && !a.sms.enable_confirmations,
             "sms_provider": "",
             "saml_enabled": false,
         })

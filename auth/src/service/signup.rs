@@ -47,11 +47,7 @@ impl Auth {
             ));
         }
         if !phone.is_empty() {
-            return Err(api(
-                400,
-                ErrorCode::PhoneProviderDisabled,
-                "Phone signups are disabled",
-            ));
+            return self.signup_phone(r, phone, pw, data).await;
         }
         let challenge = super::challenge(&p.pkce)?;
         if !cfg.email_enabled {

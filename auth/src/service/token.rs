@@ -69,17 +69,10 @@ impl Auth {
                 "Only an email address or phone number should be provided on login.",
             ));
         }
-        if !phone.is_empty() {
-            return Err(api(
-                422,
-                ErrorCode::PhoneProviderDisabled,
-                "Phone logins are disabled",
-            ));
-        }
-        if email.is_empty() {
+        if email.is_empty() && phone.is_empty() {
             return Err(validation("missing email or phone"));
         }
-        if !cfg.email_enabled {
+        if phone.is_empty() && !cfg.email_enabled {
             return Err(api(
                 422,
                 ErrorCode::EmailProviderDisabled,
@@ -87,8 +80,10 @@ impl Auth {
             ));
         }
         let pw = text(&p.password).to_string();
-        let found = self
-            .in_tx(never, async |c| {
+        let found = if !phone.is_empty() {
+            self.phone_sign_in_user(phone).await?
+        } else {
+            self.in_tx(never, async |c| {
                 Ok(c.query_opt(
                     "SELECT id, coalesce(encrypted_password, ''), coalesce(banned_until > now(), false),
                             email_confirmed_at IS NOT NULL
@@ -105,7 +100,8 @@ impl Auth {
                     )
                 }))
             })
-            .await?;
+            .await?
+        };
         let Some((id, stored, banned, confirmed)) = found.filter(|f| !f.1.is_empty()) else {
             // Unknown addresses verify against a dummy hash: same answer, similar time.
             verify_password(String::new(), crate::password::dummy_hash().to_string()).await;
@@ -150,6 +146,13 @@ impl Auth {
             .in_tx(never, async |c| {
                 if !valid {
                     return Err(invalid_credentials());
+                }
+                if !confirmed && !phone.is_empty() {
+                    return Err(api(
+                        400,
+                        ErrorCode::PhoneNotConfirmed,
+                        "Phone not confirmed",
+                    ));
                 }
                 if !confirmed {
                     return Err(api(

@@ -89,13 +89,6 @@ impl Auth {
                 "Updating app_metadata requires admin privileges",
             ));
         }
-        if !text(&p.phone).is_empty() {
-            return Err(api(
-                400,
-                ErrorCode::PhoneProviderDisabled,
-                "Unsupported phone provider",
-            ));
-        }
         let email = match p.email.as_deref().filter(|e| !e.is_empty()) {
             Some(e) => Some(users::normalize_email(e).map_err(|e| validation(e.to_string()))?),
             None => None,
@@ -139,8 +132,13 @@ impl Auth {
             pkce,
             redirect: self.redirect_to(cfg, r, p.redirect_to.as_deref()),
         };
-        self.in_tx_mail(never, async |c| apply_update(c, cfg, who, &u).await)
-            .await
+        let updated = self
+            .in_tx_mail(never, async |c| apply_update(c, cfg, who, &u).await)
+            .await?;
+        match text(&p.phone) {
+            "" => Ok(updated),
+            number => self.request_phone_change(who.id, number).await,
+        }
     }
 
     /// `DELETE /user/identities/{id}`: not the last one.

@@ -27,6 +27,7 @@ pub struct Auth {
     pub rate_limit: RateLimits,
     pub email: Email,
     pub mfa: Mfa,
+    pub sms: super::sms::Sms,
     pub oauth_server: OAuthServer,
     /// Hooks switched on, by name (`custom_access_token`, `send_email`, …).
     pub hooks: BTreeMap<String, Hook>,
@@ -43,6 +44,8 @@ pub struct RateLimits {
     pub email_sent: u32,
     /// Anonymous sign-ins per address per hour.
     pub anonymous_users: u32,
+    /// Text messages sent per hour (the whole project).
+    pub sms_sent: u32,
     /// OTP and magic-link verifications per address per 5 minutes.
     pub token_verifications: u32,
 }
@@ -189,6 +192,7 @@ impl Default for Auth {
                 token_refresh: 150,
                 email_sent: 2,
                 anonymous_users: 30,
+                sms_sent: 30,
                 token_verifications: 30,
             },
             email: Email {
@@ -212,6 +216,7 @@ impl Default for Auth {
                 web_authn_enroll: false,
                 web_authn_verify: false,
             },
+            sms: super::sms::Sms::default(),
             oauth_server: OAuthServer::default(),
             hooks: BTreeMap::new(),
         }
@@ -369,6 +374,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             token_refresh: rate(doc, "token_refresh", 150)?,
             email_sent: rate(doc, "email_sent", 2)?,
             anonymous_users: rate(doc, "anonymous_users", 30)?,
+            sms_sent: rate(doc, "sms_sent", 30)?,
             token_verifications: rate(doc, "token_verifications", 30)?,
         },
         email: Email {
@@ -393,6 +399,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             web_authn_enroll: m(&["web_authn", "enroll_enabled"], false, doc)?,
             web_authn_verify: m(&["web_authn", "verify_enabled"], false, doc)?,
         },
+        sms: super::sms::read(doc)?,
         oauth_server: OAuthServer {
             enabled: doc.bool(&["auth", "oauth_server", "enabled"], false)?,
             allow_dynamic_registration: doc.bool(

@@ -6,10 +6,12 @@
 mod auth;
 mod doc;
 mod functions;
+mod sms;
 
 pub use auth::*;
 use doc::{Doc, collect_leaves, matches, starts_with};
 pub use functions::{EdgeRuntime, FunctionConfig, Policy};
+pub use sms::{Sms, Twilio};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use toml::Value;
@@ -149,12 +151,7 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
         ("db.migrations.schema_paths", EmptyList),
         ("realtime.ip_version", Str("IPv4")),
         ("storage.s3_protocol.enabled", Bool(true)),
-        ("auth.rate_limit.sms_sent", Int(30)),
         ("auth.rate_limit.web3", Int(30)),
-        ("auth.sms.enable_signup", Bool(false)),
-        ("auth.sms.enable_confirmations", Bool(false)),
-        ("auth.sms.template", Str("Your code is {{ .Code }}")),
-        ("auth.sms.max_frequency", Str("5s")),
         ("auth.mfa.phone.otp_length", Int(6)),
         ("auth.mfa.phone.template", Str("Your code is {{ .Code }}")),
         ("auth.mfa.phone.max_frequency", Str("5s")),
@@ -441,6 +438,40 @@ mod tests {
     }
 
     #[test]
+    fn phone_sign_ins_and_their_provider() {
+        let l = parse(
+            r#"
+            [auth.sms]
+            enable_signup = true
+            max_frequency = "1m"
+            [auth.sms.test_otp]
+            "+15555550100" = "123456"
+            [auth.sms.twilio]
+            enabled = true
+            account_sid = "AC1"
+            message_service_sid = "MG1"
+            auth_token = "env(SITE)"
+            [auth.oauth_server]
+            enabled = true
+            authorization_url_path = "/consent"
+            "#,
+        )
+        .unwrap();
+        let a = l.config.auth;
+        assert!(a.sms.enable_signup && !a.sms.enable_confirmations);
+        assert_eq!(a.sms.max_frequency, 60);
+        assert_eq!(a.sms.test_otp["15555550100"], "123456");
+        let t = a.sms.twilio.unwrap();
+        assert_eq!(
+            (t.account_sid.as_str(), t.auth_token.as_str()),
+            ("AC1", "https://shop.example")
+        );
+        assert!(a.oauth_server.enabled && !a.oauth_server.allow_dynamic_registration);
+        assert_eq!(a.oauth_server.authorization_url_path, "/consent");
+        assert!(l.ignored.is_empty(), "{:?}", l.ignored);
+    }
+
+    #[test]
     fn values_sizes_buckets_and_env() {
         let l = parse(
             r#"
@@ -600,8 +631,8 @@ mod tests {
             enabled = true
             [studio]
             port = 54323
-            [auth.sms]
-            enable_signup = true
+            [auth.sms.vonage]
+            enabled = true
             [auth.mfa.totp]
             enroll_enabled = false
             [auth.external.github]
@@ -622,7 +653,7 @@ mod tests {
                 "api.max_row",
                 "auth.external.google",
                 "auth.sessions.timebox",
-                "auth.sms.enable_signup"
+                "auth.sms.vonage"
             ]
         );
     }

@@ -1,0 +1,188 @@
+// Phone numbers through the real supabase-js: sign-up confirmed by a texted code, sign-in with
+// a password or a code, a number's change confirmed on the new number, codes sent again, and
+// GoTrue's answers to a wrong or stale code, a number that is not E.164, an unconfirmed number
+// and a second sign-up. The codes are read from the SMS catcher's API, as a developer reads
+// them on its page. Project: tests/fixtures/phone; and one with [auth.sms.twilio], its texts
+// sent to a stand-in for Twilio's Messages API.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { createServer } from 'node:http'
+import { startGateway, repoRoot } from '../support/gateway.mjs'
+import { client } from './helpers.mjs'
+
+let gw
+before(async () => {
+  gw = await startGateway({ workdir: join(repoRoot, 'tests/fixtures/phone') })
+})
+after(async () => gw?.stop())
+
+let n = 0
+/** A number no other test uses: +1 555 2xx xxxx. */
+const newNumber = () => `1555${String(2000000 + process.pid * 100 + n++).slice(-7)}`
+
+/** The code of the newest text to `number` sent after `after`, from the catcher's API. */
+async function codeFor(number, after = 0) {
+  const end = Date.now() + 5000
+  while (Date.now() < end) {
+    const texts = await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/sms?phone=%2B${number}`)).json()
+    const hit = texts.find((t) => Date.parse(t.created) >= after)
+    if (hit) return hit.body.match(/(\d{6})$/)[1]
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  assert.fail(`no text to ${number}`)
+}
+
+test('sign-up with a phone number, confirmed by the texted code; sign-in with password or code', async () => {
+  const phone = newNumber()
+  const c = client(gw)
+  const t0 = Date.now() - 1000
+  const up = await c.auth.signUp({ phone: `+${phone}`, password: 'phone-pass-1' })
+  assert.equal(up.error, null)
+  assert.equal(up.data.session, null)
+  assert.equal(up.data.user.phone, phone)
+  const texts = await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/sms?phone=${phone}`)).json()
+  assert.match(texts[0].body, /^Your Bluebell code: \d{6}$/)
+  const code = await codeFor(phone, t0)
+
+  const early = await client(gw).auth.signInWithPassword({ phone, password: 'phone-pass-1' })
+  assert.equal(early.error.code, 'phone_not_confirmed')
+  const wrong = await c.auth.verifyOtp({ phone, token: code === '000000' ? '111111' : '000000', type: 'sms' })
+  assert.equal(wrong.error.message, 'Token has expired or is invalid')
+  const ok = await c.auth.verifyOtp({ phone, token: code, type: 'sms' })
+  assert.equal(ok.error, null)
+  assert.equal(ok.data.user.phone, phone)
+  assert.ok(ok.data.user.phone_confirmed_at)
+  assert.equal(ok.data.user.identities[0].provider, 'phone')
+  assert.equal((await c.auth.verifyOtp({ phone, token: code, type: 'sms' })).error.message, 'Token has expired or is invalid', 'a code works once')
+
+  const byPassword = await client(gw).auth.signInWithPassword({ phone, password: 'phone-pass-1' })
+  assert.equal(byPassword.error, null)
+  assert.equal(byPassword.data.user.id, ok.data.user.id)
+  const again = await client(gw).auth.signUp({ phone, password: 'phone-pass-2' })
+  assert.equal(again.error.code, 'user_already_exists')
+
+  await new Promise((r) => setTimeout(r, 1100)) // [auth.sms] max_frequency
+  const t1 = Date.now() - 100
+  const otp = await client(gw).auth.signInWithOtp({ phone })
+  assert.equal(otp.error, null)
+  assert.ok(otp.data.messageId)
+  const otpCode = await codeFor(phone, t1)
+  const signedIn = await client(gw).auth.verifyOtp({ phone, token: otpCode, type: 'sms' })
+  assert.equal(signedIn.data.user.id, ok.data.user.id)
+})
+
+test('a test number gets no text: its configured code signs it in', async () => {
+  const c = client(gw)
+  const sent = await c.auth.signInWithOtp({ phone: '+15555550199' })
+  assert.equal(sent.error, null)
+  assert.equal(sent.data.messageId, 'test-otp')
+  const texts = await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/sms?phone=15555550199`)).json()
+  assert.deepEqual(texts, [])
+  const { data, error } = await c.auth.verifyOtp({ phone: '15555550199', token: '424242', type: 'sms' })
+  assert.equal(error, null)
+  assert.equal(data.user.phone, '15555550199')
+})
+
+test('a number changes once the new number confirms it; codes are sent again, not too often', async () => {
+  const [first, second] = [newNumber(), newNumber()]
+  const c = client(gw)
+  await c.auth.signUp({ phone: first, password: 'phone-pass-1' })
+  await c.auth.verifyOtp({ phone: first, token: await codeFor(first), type: 'sms' })
+  const t0 = Date.now() - 1000
+  const asked = await c.auth.updateUser({ phone: `+${second}` })
+  assert.equal(asked.error, null)
+  assert.equal(asked.data.user.phone, first)
+  assert.equal(asked.data.user.new_phone, second)
+  const code = await codeFor(second, t0)
+  const soon = await c.auth.resend({ type: 'phone_change', phone: second })
+  assert.equal(soon.error.code, 'over_sms_send_rate_limit')
+  await new Promise((r) => setTimeout(r, 1100))
+  const t1 = Date.now() - 100
+  assert.equal((await c.auth.resend({ type: 'phone_change', phone: second })).error, null)
+  const resent = await codeFor(second, t1)
+  if (code !== resent) {
+    const stale = await c.auth.verifyOtp({ phone: second, token: code, type: 'phone_change' })
+    assert.equal(stale.error.message, 'Token has expired or is invalid', 'the first code is replaced')
+  }
+  const changed = await c.auth.verifyOtp({ phone: second, token: resent, type: 'phone_change' })
+  assert.equal(changed.error, null)
+  assert.equal(changed.data.user.phone, second)
+  assert.equal(changed.data.user.new_phone, undefined)
+})
+
+test('bad numbers and switched-off flows answer as GoTrue does', async () => {
+  const c = client(gw)
+  for (const phone of ['phone', '+0123', '12345678901234567']) {
+    const { error } = await c.auth.signUp({ phone, password: 'phone-pass-1' })
+    assert.equal(error.message, 'Invalid phone number format (E.164 required)', phone)
+  }
+  const admin = client(gw, gw.serviceKey).auth.admin
+  const phone = newNumber()
+  const made = await admin.createUser({ phone, password: 'phone-pass-1', phone_confirm: true })
+  assert.equal(made.error, null)
+  assert.ok(made.data.user.phone_confirmed_at)
+  assert.equal((await admin.createUser({ phone })).error.code, 'phone_exists')
+  assert.equal((await client(gw).auth.signInWithPassword({ phone, password: 'phone-pass-1' })).error, null)
+  const none = await client(gw).auth.signInWithOtp({ phone: newNumber(), options: { shouldCreateUser: false } })
+  assert.equal(none.error.message, 'Signups not allowed for otp')
+  const settings = await (await fetch(`${gw.url}/auth/v1/settings`, { headers: { apikey: gw.anonKey } })).json()
+  assert.equal(settings.external.phone, true)
+  assert.equal(settings.phone_autoconfirm, false)
+})
+
+test('with [auth.sms.twilio], texts go through the Messages API; a refused text undoes the sign-up', async () => {
+  const sent = []
+  let refuse = false
+  const twilio = createServer((req, res) => {
+    let body = ''
+    req.on('data', (d) => (body += d))
+    req.on('end', () => {
+      sent.push({ url: req.url, auth: req.headers.authorization, form: new URLSearchParams(body) })
+      res.writeHead(refuse ? 400 : 201, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(refuse ? { code: 21211, message: 'Invalid To number' } : { sid: `SM${sent.length}` }))
+    })
+  })
+  await new Promise((r) => twilio.listen(0, '127.0.0.1', r))
+  const dir = mkdtempSync(join(tmpdir(), 'supagate-twilio-'))
+  mkdirSync(join(dir, 'supabase'))
+  writeFileSync(join(dir, 'supabase/config.toml'), [
+    'project_id = "twilio"', '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
+    '[auth.sms.twilio]', 'enabled = true', 'account_sid = "AC123"', 'message_service_sid = "MG456"',
+    'auth_token = "env(TWILIO_TEST_TOKEN)"', '',
+  ].join('\n'))
+  const viaTwilio = await startGateway({
+    workdir: dir,
+    env: { SUPAGATE_TWILIO_API_URL: `http://127.0.0.1:${twilio.address().port}`, TWILIO_TEST_TOKEN: 'tok' },
+  })
+  try {
+    const phone = newNumber()
+    const up = await client(viaTwilio).auth.signUp({ phone, password: 'phone-pass-1' })
+    assert.equal(up.error, null)
+    assert.equal(sent.length, 1)
+    assert.equal(sent[0].url, '/2010-04-01/Accounts/AC123/Messages.json')
+    assert.equal(sent[0].auth, `Basic ${Buffer.from('AC123:tok').toString('base64')}`)
+    assert.equal(sent[0].form.get('To'), `+${phone}`)
+    assert.equal(sent[0].form.get('From'), 'MG456')
+    const code = sent[0].form.get('Body').match(/(\d{6})$/)[1]
+    assert.equal((await client(viaTwilio).auth.verifyOtp({ phone, token: code, type: 'sms' })).error, null)
+
+    refuse = true
+    const other = newNumber()
+    const failed = await client(viaTwilio).auth.signUp({ phone: other, password: 'phone-pass-1' })
+    assert.equal(failed.error.status, 500)
+    assert.match(failed.error.message, /^Error sending sms OTP: 400 Invalid To number/)
+    const ghost = await client(viaTwilio).auth.signInWithPassword({ phone: other, password: 'phone-pass-1' })
+    assert.equal(ghost.error.code, 'invalid_credentials', 'the failed sign-up left no user behind')
+    refuse = false
+    assert.equal((await client(viaTwilio).auth.signUp({ phone: other, password: 'phone-pass-1' })).error, null)
+    const caught = await (await fetch(`${viaTwilio.status.MAILPIT_URL}/api/v1/sms`)).json()
+    assert.deepEqual(caught, [], 'nothing is caught when a provider sends')
+  } finally {
+    await viaTwilio.stop()
+    twilio.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
