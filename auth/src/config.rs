@@ -15,6 +15,7 @@ pub struct Hooks {
     pub custom_access_token: Option<HookFn>,
     pub before_user_created: Option<HookFn>,
     pub send_email: Option<HookFn>,
+    pub send_sms: Option<HookFn>,
     pub password_verification_attempt: Option<HookFn>,
     pub mfa_verification_attempt: Option<HookFn>,
 }

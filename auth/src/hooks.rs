@@ -141,6 +141,17 @@ pub async fn send_email(
     .map(|_| ())
 }
 
+/// The send-SMS hook: it delivers the code itself (`{"user", "sms": {"otp"}}`).
+pub async fn send_sms(
+    c: &impl GenericClient,
+    hook: &HookFn,
+    user: &Value,
+    otp: &str,
+) -> Result<()> {
+    let input = json!({"metadata": metadata("send-sms"), "user": user, "sms": {"otp": otp}});
+    call(c, hook, &input).await.map(|_| ())
+}
+
 /// A hook's verdict on a verification attempt: Err(message) rejects it.
 pub async fn verification_attempt(
     c: &impl GenericClient,

@@ -1,6 +1,7 @@
-//! MFA with TOTP factors, as GoTrue runs it: enroll (a secret, its `otpauth://` URI and a QR
-//! code as SVG), challenge, verify (the session becomes aal2), unenroll. Phone and WebAuthn
-//! factors answer as GoTrue does when they are switched off.
+//! MFA with TOTP and phone factors, as GoTrue runs it: enroll (a TOTP secret, its `otpauth://`
+//! URI and a QR code as SVG; or a phone number), challenge (a phone factor's code is texted, as
+//! `[auth.mfa.phone]` says), verify (the session becomes aal2), unenroll. WebAuthn factors answer
+//! as GoTrue does when they are switched off.
 
 use crate::config::AuthConfig;
 use crate::error::ErrorCode;
@@ -56,8 +57,8 @@ fn check_type(cfg: &AuthConfig, factor_type: &str, enroll: bool) -> Result<()> {
     if !on {
         return Err(api(422, code, format!("MFA {what} is disabled for {name}")));
     }
-    if factor_type != "totp" {
-        // Phone factors need an SMS provider and WebAuthn a browser ceremony: not here.
+    if factor_type == "webauthn" {
+        // WebAuthn needs a browser ceremony: not here yet.
         return Err(api(422, code, format!("MFA {what} is disabled for {name}")));
     }
     Ok(())
@@ -74,6 +75,7 @@ pub struct Enrollment<'a> {
     pub factor_type: &'a str,
     pub friendly_name: &'a str,
     pub issuer: Option<&'a str>,
+    pub phone: Option<&'a str>,
 }
 
 /// `POST /factors`.
@@ -89,8 +91,13 @@ pub async fn enroll(
         factor_type,
         friendly_name,
         issuer,
+        phone,
     } = e;
     check_type(cfg, factor_type, true)?;
+    let number = match factor_type {
+        "phone" => Some(crate::phone::normalize(phone.unwrap_or(""))?),
+        _ => None,
+    };
     // Unverified factors older than a day are forgotten.
     c.execute(
         "DELETE FROM auth.mfa_factors WHERE user_id = $1 AND status = 'unverified'
@@ -131,6 +138,9 @@ pub async fn enroll(
             ErrorCode::InsufficientAal,
             "AAL2 required to enroll a new factor",
         ));
+    }
+    if let Some(number) = number {
+        return enroll_phone(c, user_id, friendly_name, &number).await;
     }
     let issuer = match issuer.filter(|i| !i.is_empty()) {
         Some(i) => i.to_string(),
@@ -178,13 +188,49 @@ pub async fn enroll(
     }))
 }
 
+/// A phone factor: the number its codes are texted to.
+async fn enroll_phone(
+    c: &impl GenericClient,
+    user_id: Uuid,
+    friendly_name: &str,
+    number: &str,
+) -> Result<Value> {
+    let taken = c
+        .query_opt(
+            "SELECT 1 FROM auth.mfa_factors WHERE user_id = $1 AND factor_type = 'phone'
+               AND phone = $2",
+            &[&user_id, &number],
+        )
+        .await?
+        .is_some();
+    if taken {
+        return Err(api(
+            422,
+            ErrorCode::PhoneExists,
+            "A factor with this phone number already exists",
+        ));
+    }
+    let id: Uuid = c
+        .query_one(
+            "INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at,
+                                           updated_at, phone)
+             VALUES (gen_random_uuid(), $1, nullif($2, ''), 'phone', 'unverified', now(), now(), $3)
+             RETURNING id",
+            &[&user_id, &friendly_name, &number],
+        )
+        .await?
+        .get(0);
+    Ok(json!({"id": id, "type": "phone", "friendly_name": friendly_name, "phone": number}))
+}
+
+/// A factor's type, status, and its TOTP secret or phone number.
 async fn factor(
     c: &impl GenericClient,
     user_id: Uuid,
     id: Uuid,
 ) -> Result<(String, String, String)> {
     c.query_opt(
-        "SELECT factor_type::text, status::text, coalesce(secret, '') FROM auth.mfa_factors
+        "SELECT factor_type::text, status::text, coalesce(secret, phone, '') FROM auth.mfa_factors
          WHERE id = $1 AND user_id = $2",
         &[&id, &user_id],
     )
@@ -201,14 +247,18 @@ pub async fn challenge(
     factor_id: Uuid,
     ip: &str,
 ) -> Result<Value> {
-    let (factor_type, _, _) = factor(c, user_id, factor_id).await?;
+    let (factor_type, _, number) = factor(c, user_id, factor_id).await?;
     check_type(cfg, &factor_type, false)?;
+    let code = match factor_type.as_str() {
+        "phone" => Some(text_code(c, cfg, factor_id, &number).await?),
+        _ => None,
+    };
     let row = c
         .query_one(
-            "INSERT INTO auth.mfa_challenges (id, factor_id, created_at, ip_address)
-             VALUES (gen_random_uuid(), $1, now(), $2::text::inet)
+            "INSERT INTO auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code)
+             VALUES (gen_random_uuid(), $1, now(), $2::text::inet, $3)
              RETURNING id, extract(epoch FROM created_at)::bigint",
-            &[&factor_id, &ip],
+            &[&factor_id, &ip, &code],
         )
         .await?;
     c.execute(
@@ -220,8 +270,53 @@ pub async fn challenge(
     Ok(json!({"id": id, "type": factor_type, "expires_at": at + CHALLENGE_SECS as i64}))
 }
 
-/// `POST /factors/{id}/verify`: Ok when the code is right (the factor is then verified; the
-/// caller raises the session to aal2).
+/// Texts a phone factor a new code (a test number's is its configured one, and nothing is sent),
+/// not within `[auth.mfa.phone] max_frequency` of the last: the hash the challenge keeps.
+async fn text_code(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    factor_id: Uuid,
+    number: &str,
+) -> Result<String> {
+    let wait: Option<f64> = c
+        .query_one(
+            "SELECT $2 - extract(epoch FROM now() - max(created_at))::float8
+             FROM auth.mfa_challenges WHERE factor_id = $1",
+            &[&factor_id, &(cfg.mfa.phone_max_frequency as f64)],
+        )
+        .await?
+        .get(0);
+    if let Some(w) = wait.filter(|w| *w > 0.0) {
+        return Err(api(
+            429,
+            ErrorCode::OverSmsSendRateLimit,
+            format!(
+                "For security purposes, you can only request this after {} seconds.",
+                w.ceil() as i64
+            ),
+        ));
+    }
+    let code = match cfg.sms.test_otp.get(number) {
+        Some(fixed) => fixed.clone(),
+        None => {
+            let code = crate::otp::generate(cfg.mfa.phone_otp_length);
+            let body = crate::phone::message(&cfg.mfa.phone_template, &code);
+            let user: Uuid = c
+                .query_one(
+                    "SELECT user_id FROM auth.mfa_factors WHERE id = $1",
+                    &[&factor_id],
+                )
+                .await?
+                .get(0);
+            crate::service::phone::deliver(c, cfg, (user, &code), number, &body, "mfa").await?;
+            code
+        }
+    };
+    Ok(crate::otp::hash(number, &code))
+}
+
+/// `POST /factors/{id}/verify`: the factor's type when the code is right (the factor is then
+/// verified; the caller raises the session to aal2).
 pub async fn verify(
     c: &impl GenericClient,
     cfg: &AuthConfig,
@@ -229,13 +324,13 @@ pub async fn verify(
     factor_id: Uuid,
     challenge_id: Uuid,
     code: &str,
-) -> Result<()> {
+) -> Result<String> {
     let (factor_type, _, secret) = factor(c, user_id, factor_id).await?;
     check_type(cfg, &factor_type, false)?;
     let row = c
         .query_opt(
             "DELETE FROM auth.mfa_challenges WHERE id = $1 AND factor_id = $2
-             RETURNING extract(epoch FROM now() - created_at)::float8",
+             RETURNING extract(epoch FROM now() - created_at)::float8, otp_code",
             &[&challenge_id, &factor_id],
         )
         .await?
@@ -255,7 +350,47 @@ pub async fn verify(
             ),
         ));
     }
-    let totp = Secret::try_from_base32(&secret)
+    let texted: Option<String> = row.get(1);
+    let valid = match factor_type.as_str() {
+        // A texted code: this challenge's, once (the challenge is gone now).
+        "phone" => texted.is_some_and(|h| h == crate::otp::hash(&secret, code.trim())),
+        _ => totp_step_is_new(c, factor_id, &secret, code).await?,
+    };
+    if let Some(hook) = &cfg.hooks.mfa_verification_attempt {
+        let input = json!({"user_id": user_id, "factor_id": factor_id, "factor_type": factor_type, "valid": valid});
+        if let Err((message, _)) = hooks::verification_attempt(c, hook, input).await? {
+            return Err(api(403, ErrorCode::MfaVerificationRejected, message));
+        }
+    }
+    if !valid {
+        let what = if factor_type == "phone" {
+            "OTP"
+        } else {
+            "TOTP"
+        };
+        return Err(api(
+            422,
+            ErrorCode::MfaVerificationFailed,
+            format!("Invalid {what} code entered"),
+        ));
+    }
+    c.execute(
+        "UPDATE auth.mfa_factors SET status = 'verified', updated_at = now() WHERE id = $1",
+        &[&factor_id],
+    )
+    .await?;
+    Ok(factor_type)
+}
+
+/// Whether `code` is the TOTP of `secret` now, at a time step after the last this factor
+/// accepted (a code is good once).
+async fn totp_step_is_new(
+    c: &impl GenericClient,
+    factor_id: Uuid,
+    secret: &str,
+    code: &str,
+) -> Result<bool> {
+    let totp = Secret::try_from_base32(secret)
         .ok()
         .and_then(|s| Builder::new().with_secret(s).build().ok())
         .ok_or_else(|| {
@@ -265,8 +400,7 @@ pub async fn verify(
                 "Database error verifying MFA TOTP secret",
             )
         })?;
-    // A code is good once: its time step must come after the last one this factor accepted.
-    let valid = match totp.check_current(code.trim()) {
+    Ok(match totp.check_current(code.trim()) {
         Some(step) => c
             .query_opt(
                 "INSERT INTO auth.mfa_totp_steps AS s (factor_id, last_step) VALUES ($1, $2)
@@ -278,26 +412,7 @@ pub async fn verify(
             .await?
             .is_some(),
         None => false,
-    };
-    if let Some(hook) = &cfg.hooks.mfa_verification_attempt {
-        let input = json!({"user_id": user_id, "factor_id": factor_id, "factor_type": factor_type, "valid": valid});
-        if let Err((message, _)) = hooks::verification_attempt(c, hook, input).await? {
-            return Err(api(403, ErrorCode::MfaVerificationRejected, message));
-        }
-    }
-    if !valid {
-        return Err(api(
-            422,
-            ErrorCode::MfaVerificationFailed,
-            "Invalid TOTP code entered",
-        ));
-    }
-    c.execute(
-        "UPDATE auth.mfa_factors SET status = 'verified', updated_at = now() WHERE id = $1",
-        &[&factor_id],
-    )
-    .await?;
-    Ok(())
+    })
 }
 
 /// `DELETE /factors/{id}`: a verified factor only from an aal2 session.

@@ -132,6 +132,8 @@ pub struct EnrollFactorParams {
     pub factor_type: Option<String>,
     pub friendly_name: Option<String>,
     pub issuer: Option<String>,
+    /// A phone factor's number.
+    pub phone: Option<String>,
 }
 
 /// `POST /factors/{id}/verify`.

@@ -48,6 +48,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
             custom_access_token: hook("custom_access_token"),
             before_user_created: hook("before_user_created"),
             send_email: hook("send_email"),
+            send_sms: hook("send_sms"),
             password_verification_attempt: hook("password_verification_attempt"),
             mfa_verification_attempt: hook("mfa_verification_attempt"),
         },

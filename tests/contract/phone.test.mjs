@@ -113,6 +113,38 @@ test('a number changes once the new number confirms it; codes are sent again, no
   assert.equal(changed.data.user.new_phone, undefined)
 })
 
+test('a phone factor: its code is texted on each challenge and raises the session to aal2', async () => {
+  const phone = newNumber()
+  const c = client(gw)
+  await c.auth.signUp({ phone, password: 'phone-pass-1' })
+  await c.auth.verifyOtp({ phone, token: await codeFor(phone), type: 'sms' })
+  const second = newNumber()
+  const enrolled = await c.auth.mfa.enroll({ factorType: 'phone', phone: `+${second}`, friendlyName: 'Shop phone' })
+  assert.equal(enrolled.error, null)
+  assert.equal(enrolled.data.phone, second)
+  const t0 = Date.now() - 100
+  const challenge = await c.auth.mfa.challenge({ factorId: enrolled.data.id })
+  assert.equal(challenge.error, null)
+  assert.equal(challenge.data.type, 'phone')
+  const texts = await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/sms?phone=${second}`)).json()
+  assert.match(texts[0].body, /^Your Bluebell sign-in code: \d{6}$/)
+  const code = await codeFor(second, t0)
+  const soon = await c.auth.mfa.challenge({ factorId: enrolled.data.id })
+  assert.equal(soon.error.code, 'over_sms_send_rate_limit')
+  const wrong = await c.auth.mfa.verify({ factorId: enrolled.data.id, challengeId: challenge.data.id, code: code === '000000' ? '111111' : '000000' })
+  assert.equal(wrong.error.message, 'Invalid OTP code entered')
+  // A challenge is answered once: the wrong answer used it up.
+  await new Promise((r) => setTimeout(r, 1100))
+  const t1 = Date.now() - 100
+  const again = await c.auth.mfa.challenge({ factorId: enrolled.data.id })
+  const ok = await c.auth.mfa.verify({ factorId: enrolled.data.id, challengeId: again.data.id, code: await codeFor(second, t1) })
+  assert.equal(ok.error, null)
+  const aal = await c.auth.mfa.getAuthenticatorAssuranceLevel()
+  assert.equal(aal.data.currentLevel, 'aal2')
+  const amr = JSON.parse(Buffer.from(ok.data.access_token.split('.')[1], 'base64url')).amr.map((a) => a.method)
+  assert.ok(amr.includes('mfa/phone'), amr.join())
+})
+
 test('bad numbers and switched-off flows answer as GoTrue does', async () => {
   const c = client(gw)
   for (const phone of ['phone', '+0123', '12345678901234567']) {
@@ -183,6 +215,41 @@ test('with [auth.sms.twilio], texts go through the Messages API; a refused text 
   } finally {
     await viaTwilio.stop()
     twilio.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('with [auth.hook.send_sms], the hook gets the code and nothing is sent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'supagate-sms-hook-'))
+  mkdirSync(join(dir, 'supabase/migrations'), { recursive: true })
+  writeFileSync(join(dir, 'supabase/config.toml'), [
+    'project_id = "sms-hook"', '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
+    '[auth.hook.send_sms]', 'enabled = true', 'uri = "pg-functions://postgres/public/send_sms"', '',
+  ].join('\n'))
+  writeFileSync(join(dir, 'supabase/migrations/20250101000000_hook.sql'), `
+    create table public.texts (phone text, otp text);
+    create function public.send_sms(event jsonb) returns jsonb language sql as $$
+      insert into public.texts values (event->'user'->>'phone', event->'sms'->>'otp');
+      select '{}'::jsonb;
+    $$;
+    grant usage on schema public to supabase_auth_admin;
+    grant insert on public.texts to supabase_auth_admin;
+    grant execute on function public.send_sms to supabase_auth_admin;
+    revoke execute on function public.send_sms from authenticated, anon, public;
+  `)
+  const hooked = await startGateway({ workdir: dir })
+  try {
+    const phone = newNumber()
+    assert.equal((await client(hooked).auth.signUp({ phone, password: 'phone-pass-1' })).error, null)
+    const rows = await (await fetch(`${hooked.url}/rest/v1/texts?select=phone,otp`, {
+      headers: { apikey: hooked.serviceKey, authorization: `Bearer ${hooked.serviceKey}` },
+    })).json()
+    assert.equal(rows.length, 1)
+    assert.equal(rows[0].phone, phone)
+    assert.equal((await client(hooked).auth.verifyOtp({ phone, token: rows[0].otp, type: 'sms' })).error, null)
+    assert.deepEqual(await (await fetch(`${hooked.status.MAILPIT_URL}/api/v1/sms`)).json(), [])
+  } finally {
+    await hooked.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 })

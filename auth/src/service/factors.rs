@@ -36,6 +36,7 @@ impl Auth {
                     factor_type,
                     friendly_name: name,
                     issuer: p.issuer.as_deref(),
+                    phone: p.phone.as_deref(),
                 },
             )
             .await
@@ -101,8 +102,14 @@ impl Auth {
                 )
                 .await?
                 .is_some();
-            mfa::verify(c, cfg, who.id, id, challenge, code).await?;
-            let out = sessions::upgrade(c, cfg, who.id, session, id, "totp").await?;
+            let factor_type = mfa::verify(c, cfg, who.id, id, challenge, code).await?;
+            // The session's amr, as GoTrue names the methods.
+            let method = if factor_type == "phone" {
+                "mfa/phone"
+            } else {
+                "totp"
+            };
+            let out = sessions::upgrade(c, cfg, who.id, session, id, method).await?;
             let mut jobs = Vec::new();
             if !was_verified {
                 let row = users::row(c, who.id).await?;
@@ -110,7 +117,7 @@ impl Auth {
                     cfg,
                     Kind::FactorEnrolled,
                     &row,
-                    [("FactorType", json!("totp"))],
+                    [("FactorType", json!(factor_type))],
                 ));
             }
             Ok((out, jobs))

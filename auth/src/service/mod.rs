@@ -9,7 +9,7 @@ mod factors;
 mod mails;
 mod oauth;
 mod oauth_flow;
-mod phone;
+pub(crate) mod phone;
 mod signup;
 mod token;
 mod user;

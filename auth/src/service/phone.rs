@@ -65,8 +65,26 @@ async fn send_code(
         return Ok("test-otp".into());
     }
     let body = phone::message(&cfg.sms.template, &code);
+    deliver(c, cfg, (user, &code), number, &body, kind).await
+}
+
+/// Hands `user`'s code to the send-SMS hook, or sends the text through `[auth.sms.twilio]`, or
+/// catches it: its message id.
+pub(crate) async fn deliver(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    (user, code): (Uuid, &str),
+    number: &str,
+    body: &str,
+    kind: &str,
+) -> Result<String, AuthError> {
+    if let Some(hook) = &cfg.hooks.send_sms {
+        let user = users::require(c, user).await?;
+        crate::hooks::send_sms(c, hook, &user, code).await?;
+        return Ok(String::new());
+    }
     if let Some(t) = &cfg.sms.twilio {
-        return twilio(cfg, t, number, &body).await;
+        return twilio(cfg, t, number, body).await;
     }
     let id: Uuid = c
         .query_one(

@@ -116,6 +116,10 @@ pub struct Mfa {
     pub totp_verify: bool,
     pub phone_enroll: bool,
     pub phone_verify: bool,
+    /// `[auth.mfa.phone]`: digits of a texted code, its message, seconds between two texts.
+    pub phone_otp_length: usize,
+    pub phone_template: String,
+    pub phone_max_frequency: u64,
     pub web_authn_enroll: bool,
     pub web_authn_verify: bool,
 }
@@ -213,6 +217,9 @@ impl Default for Auth {
                 totp_verify: false,
                 phone_enroll: false,
                 phone_verify: false,
+                phone_otp_length: 6,
+                phone_template: "Your code is {{ .Code }}".into(),
+                phone_max_frequency: 5,
                 web_authn_enroll: false,
                 web_authn_verify: false,
             },
@@ -396,6 +403,12 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             totp_verify: m(&["totp", "verify_enabled"], false, doc)?,
             phone_enroll: m(&["phone", "enroll_enabled"], false, doc)?,
             phone_verify: m(&["phone", "verify_enabled"], false, doc)?,
+            phone_otp_length: doc.int(&["auth", "mfa", "phone", "otp_length"], 6, 6, 10)? as usize,
+            phone_template: doc.string(
+                &["auth", "mfa", "phone", "template"],
+                "Your code is {{ .Code }}",
+            )?,
+            phone_max_frequency: doc.duration(&["auth", "mfa", "phone", "max_frequency"], 5)?,
             web_authn_enroll: m(&["web_authn", "enroll_enabled"], false, doc)?,
             web_authn_verify: m(&["web_authn", "verify_enabled"], false, doc)?,
         },

@@ -152,9 +152,6 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
         ("realtime.ip_version", Str("IPv4")),
         ("storage.s3_protocol.enabled", Bool(true)),
         ("auth.rate_limit.web3", Int(30)),
-        ("auth.mfa.phone.otp_length", Int(6)),
-        ("auth.mfa.phone.template", Str("Your code is {{ .Code }}")),
-        ("auth.mfa.phone.max_frequency", Str("5s")),
         ("auth.external.*.enabled", Bool(false)),
         // No inspector is opened for functions (`functions serve --inspect` has no counterpart).
         ("edge_runtime.inspector_port", Int(8083)),
