@@ -21,7 +21,7 @@ pub struct Hooks {
 }
 
 /// `[auth.mfa]` and `[auth.oauth_server]` as the project's config.toml gives them.
-pub use project::config::{Mfa, OAuthServer, Sms, Twilio};
+pub use project::config::{Mfa, OAuthServer, Sms, Twilio, WebAuthn};
 
 /// `[auth.rate_limit]`: requests per address per window (5 minutes; anonymous sign-ins an hour).
 #[derive(Clone, Debug)]
@@ -70,6 +70,8 @@ pub struct AuthConfig {
     pub oauth_server: OAuthServer,
     /// `[auth.sms]`: phone sign-ups and sign-ins are on with `enable_signup`.
     pub sms: Sms,
+    /// `[auth.passkey]` and `[auth.webauthn]`.
+    pub webauthn: WebAuthn,
     /// Where `[auth.sms.twilio]` sends texts (Twilio's API, or a compatible one).
     pub twilio_api_url: String,
     /// Client addresses come from a trusted proxy's header: loopback clients are limited too.

@@ -53,6 +53,11 @@ pub enum ErrorCode {
     OtpDisabled,
     IdentityNotFound,
     OAuthClientNotFound,
+    PasskeyDisabled,
+    WebauthnChallengeNotFound,
+    WebauthnCredentialNotFound,
+    WebauthnCredentialExists,
+    WebauthnVerificationFailed,
     OAuthDynamicClientRegistrationDisabled,
     OAuthAuthorizationNotFound,
     OAuthConsentNotFound,
@@ -136,6 +141,11 @@ impl ErrorCode {
             ErrorCode::OtpDisabled => "otp_disabled",
             ErrorCode::IdentityNotFound => "identity_not_found",
             ErrorCode::OAuthClientNotFound => "oauth_client_not_found",
+            ErrorCode::PasskeyDisabled => "passkey_disabled",
+            ErrorCode::WebauthnChallengeNotFound => "webauthn_challenge_not_found",
+            ErrorCode::WebauthnCredentialNotFound => "webauthn_credential_not_found",
+            ErrorCode::WebauthnCredentialExists => "webauthn_credential_exists",
+            ErrorCode::WebauthnVerificationFailed => "webauthn_verification_failed",
             ErrorCode::OAuthDynamicClientRegistrationDisabled => {
                 "oauth_dynamic_client_registration_disabled"
             }

@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod jwt;
 pub mod limits;
 pub mod mfa;
+pub mod mfa_webauthn;
 pub mod oauth_server;
 pub mod otp;
 pub mod params;
@@ -25,6 +26,7 @@ pub mod sessions;
 pub mod signup;
 pub mod users;
 pub mod verify;
+pub mod webauthn;
 
 pub use config::AuthConfig;
 pub use error::{AuthError, ErrorCode, api, oauth};
@@ -78,6 +80,10 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             ..Default::default()
         },
         twilio_api_url: "https://api.twilio.com".into(),
+        webauthn: config::WebAuthn {
+            passkey: true,
+            ..Default::default()
+        },
         oauth_server: config::OAuthServer {
             enabled: true,
             allow_dynamic_registration: true,

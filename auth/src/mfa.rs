@@ -1,7 +1,8 @@
-//! MFA with TOTP and phone factors, as GoTrue runs it: enroll (a TOTP secret, its `otpauth://`
-//! URI and a QR code as SVG; or a phone number), challenge (a phone factor's code is texted, as
-//! `[auth.mfa.phone]` says), verify (the session becomes aal2), unenroll. WebAuthn factors answer
-//! as GoTrue does when they are switched off.
+//! MFA with TOTP, phone and WebAuthn factors, as GoTrue runs it: enroll (a TOTP secret, its
+//! `otpauth://` URI and a QR code as SVG; a phone number; or a WebAuthn factor to be bound to a
+//! credential), challenge (a phone factor's code is texted, as `[auth.mfa.phone]` says; a
+//! WebAuthn factor gets creation or request options, [`crate::mfa_webauthn`]), verify (the
+//! session becomes aal2), unenroll.
 
 use crate::config::AuthConfig;
 use crate::error::ErrorCode;
@@ -55,10 +56,6 @@ fn check_type(cfg: &AuthConfig, factor_type: &str, enroll: bool) -> Result<()> {
     };
     let what = if enroll { "enroll" } else { "verification" };
     if !on {
-        return Err(api(422, code, format!("MFA {what} is disabled for {name}")));
-    }
-    if factor_type == "webauthn" {
-        // WebAuthn needs a browser ceremony: not here yet.
         return Err(api(422, code, format!("MFA {what} is disabled for {name}")));
     }
     Ok(())
@@ -141,6 +138,19 @@ pub async fn enroll(
     }
     if let Some(number) = number {
         return enroll_phone(c, user_id, friendly_name, &number).await;
+    }
+    if factor_type == "webauthn" {
+        let id: Uuid = c
+            .query_one(
+                "INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status,
+                   created_at, updated_at)
+                 VALUES (gen_random_uuid(), $1, nullif($2, ''), 'webauthn', 'unverified', now(), now())
+                 RETURNING id",
+                &[&user_id, &friendly_name],
+            )
+            .await?
+            .get(0);
+        return Ok(json!({"id": id, "type": "webauthn", "friendly_name": friendly_name}));
     }
     let issuer = match issuer.filter(|i| !i.is_empty()) {
         Some(i) => i.to_string(),
@@ -239,26 +249,56 @@ async fn factor(
     .ok_or_else(|| api(404, ErrorCode::MfaFactorNotFound, "Factor not found"))
 }
 
+/// A WebAuthn factor's credential (None until the factor is verified).
+async fn webauthn_credential(c: &impl GenericClient, factor_id: Uuid) -> Result<Option<Value>> {
+    Ok(c.query_one(
+        "SELECT web_authn_credential FROM auth.mfa_factors WHERE id = $1",
+        &[&factor_id],
+    )
+    .await?
+    .get(0))
+}
+
 /// `POST /factors/{id}/challenge`.
 pub async fn challenge(
     c: &impl GenericClient,
     cfg: &AuthConfig,
-    user_id: Uuid,
-    factor_id: Uuid,
+    (user_id, factor_id): (Uuid, Uuid),
     ip: &str,
+    webauthn: &crate::mfa_webauthn::Params,
 ) -> Result<Value> {
-    let (factor_type, _, number) = factor(c, user_id, factor_id).await?;
+    let (factor_type, status, number) = factor(c, user_id, factor_id).await?;
     check_type(cfg, &factor_type, false)?;
-    let code = match factor_type.as_str() {
+    let (mut session, mut options) = (None, None);
+    let code: Option<String> = match factor_type.as_str() {
         "phone" => Some(text_code(c, cfg, factor_id, &number).await?),
+        "webauthn" => {
+            let name: String = c
+                .query_one(
+                    "SELECT coalesce(nullif(email, ''), nullif(phone, ''), id::text)
+                     FROM auth.users WHERE id = $1",
+                    &[&user_id],
+                )
+                .await?
+                .get(0);
+            let stored = match status.as_str() {
+                "verified" => webauthn_credential(c, factor_id).await?,
+                _ => None,
+            };
+            let (answer, kept) =
+                crate::mfa_webauthn::challenge(cfg, (user_id, &name), stored.as_ref(), webauthn);
+            (session, options) = (Some(kept), Some(answer));
+            None
+        }
         _ => None,
     };
     let row = c
         .query_one(
-            "INSERT INTO auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code)
-             VALUES (gen_random_uuid(), $1, now(), $2::text::inet, $3)
+            "INSERT INTO auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code,
+               web_authn_session_data)
+             VALUES (gen_random_uuid(), $1, now(), $2::text::inet, $3, $4)
              RETURNING id, extract(epoch FROM created_at)::bigint",
-            &[&factor_id, &ip, &code],
+            &[&factor_id, &ip, &code, &session],
         )
         .await?;
     c.execute(
@@ -267,7 +307,11 @@ pub async fn challenge(
     )
     .await?;
     let (id, at): (Uuid, i64) = (row.get(0), row.get(1));
-    Ok(json!({"id": id, "type": factor_type, "expires_at": at + CHALLENGE_SECS as i64}))
+    let mut out = json!({"id": id, "type": factor_type, "expires_at": at + CHALLENGE_SECS as i64});
+    if let Some(o) = options {
+        out["webauthn"] = o;
+    }
+    Ok(out)
 }
 
 /// Texts a phone factor a new code (a test number's is its configured one, and nothing is sent),
@@ -320,17 +364,17 @@ async fn text_code(
 pub async fn verify(
     c: &impl GenericClient,
     cfg: &AuthConfig,
-    user_id: Uuid,
-    factor_id: Uuid,
-    challenge_id: Uuid,
+    (user_id, factor_id, challenge_id): (Uuid, Uuid, Uuid),
     code: &str,
+    webauthn: Option<&crate::mfa_webauthn::Params>,
 ) -> Result<String> {
-    let (factor_type, _, secret) = factor(c, user_id, factor_id).await?;
+    let (factor_type, status, secret) = factor(c, user_id, factor_id).await?;
     check_type(cfg, &factor_type, false)?;
     let row = c
         .query_opt(
             "DELETE FROM auth.mfa_challenges WHERE id = $1 AND factor_id = $2
-             RETURNING extract(epoch FROM now() - created_at)::float8, otp_code",
+             RETURNING extract(epoch FROM now() - created_at)::float8, otp_code,
+                       web_authn_session_data",
             &[&challenge_id, &factor_id],
         )
         .await?
@@ -354,6 +398,25 @@ pub async fn verify(
     let valid = match factor_type.as_str() {
         // A texted code: this challenge's, once (the challenge is gone now).
         "phone" => texted.is_some_and(|h| h == crate::otp::hash(&secret, code.trim())),
+        "webauthn" => {
+            let session: Value = row.get::<_, Option<Value>>(2).unwrap_or_default();
+            let stored = match status.as_str() {
+                "verified" => webauthn_credential(c, factor_id).await?,
+                _ => None,
+            };
+            let credential = crate::mfa_webauthn::verify(
+                &session,
+                stored.as_ref(),
+                webauthn.unwrap_or(&Default::default()),
+            )?;
+            c.execute(
+                "UPDATE auth.mfa_factors SET web_authn_credential = $2::jsonb,
+                   web_authn_aaguid = ($2::jsonb->>'aaguid')::uuid WHERE id = $1",
+                &[&factor_id, &credential],
+            )
+            .await?;
+            true
+        }
         _ => totp_step_is_new(c, factor_id, &secret, code).await?,
     };
     if let Some(hook) = &cfg.hooks.mfa_verification_attempt {

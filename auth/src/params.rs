@@ -142,6 +142,18 @@ pub struct EnrollFactorParams {
 pub struct VerifyFactorParams {
     pub challenge_id: Option<String>,
     pub code: Option<String>,
+    /// A WebAuthn factor's answer.
+    pub webauthn: Option<crate::mfa_webauthn::Params>,
+}
+
+/// `POST /factors/{id}/challenge`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ChallengeFactorParams {
+    /// A phone factor's channel (`sms`; `whatsapp` is sent as a text message too).
+    pub channel: Option<String>,
+    /// A WebAuthn factor's relying party.
+    pub webauthn: Option<crate::mfa_webauthn::Params>,
 }
 
 /// `POST /admin/users` and `PUT /admin/users/{id}`.

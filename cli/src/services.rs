@@ -63,6 +63,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         oauth_server: a.oauth_server.clone(),
         sms: a.sms.clone(),
         twilio_api_url: config.twilio_api_url.clone(),
+        webauthn: a.webauthn.clone(),
         trusted_ip_header: config.rate_limit_ip_header.is_some(),
         local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
     }

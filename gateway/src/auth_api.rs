@@ -57,6 +57,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 web::delete().to(delete_factor),
             )
             .configure(crate::oauth_server_api::routes)
+            .configure(crate::passkey_api::routes)
             .default_service(web::to(not_found)),
     );
 }
@@ -330,10 +331,11 @@ async fn enroll(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     reply(&req, state.auth.enroll_factor(who, p).await)
 }
 
-async fn challenge(req: HttpRequest, state: Data) -> Reply {
+async fn challenge(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (r, who) = caller(&req, &state)?;
+    let p = body(&req, payload, &state).await?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.challenge_factor(&r, who, id).await)
+    reply(&req, state.auth.challenge_factor(&r, who, id, p).await)
 }
 
 async fn verify_factor(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {

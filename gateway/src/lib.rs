@@ -10,6 +10,7 @@ mod functions_api;
 mod guard;
 mod http_util;
 mod oauth_server_api;
+mod passkey_api;
 mod realtime_api;
 mod request_auth;
 mod rest_api;

@@ -3,7 +3,7 @@
 
 use super::{Auth, Caller, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
-use crate::params::{EnrollFactorParams, VerifyFactorParams, text};
+use crate::params::{ChallengeFactorParams, EnrollFactorParams, VerifyFactorParams, text};
 use crate::{mfa, sessions, users};
 use mail::Kind;
 use serde_json::{Value, json};
@@ -49,12 +49,14 @@ impl Auth {
         r: &Request,
         who: Caller,
         factor: &str,
+        p: ChallengeFactorParams,
     ) -> Result<Value, AuthError> {
         let id = factor_id(factor)?;
         let cfg = &self.cfg;
+        let webauthn = p.webauthn.unwrap_or_default();
         self.in_tx(never, async |c| {
             sessions::check(c, who.id, who.session).await?;
-            mfa::challenge(c, cfg, who.id, id, &r.client_ip).await
+            mfa::challenge(c, cfg, (who.id, id), &r.client_ip, &webauthn).await
         })
         .await
     }
@@ -68,7 +70,7 @@ impl Auth {
         let id = factor_id(factor)?;
         let cfg = &self.cfg;
         let code = text(&p.code);
-        if code.is_empty() {
+        if code.is_empty() && p.webauthn.is_none() {
             return Err(validation("Code needs to be non-empty"));
         }
         let challenge = p
@@ -102,12 +104,13 @@ impl Auth {
                 )
                 .await?
                 .is_some();
-            let factor_type = mfa::verify(c, cfg, who.id, id, challenge, code).await?;
+            let ids = (who.id, id, challenge);
+            let factor_type = mfa::verify(c, cfg, ids, code, p.webauthn.as_ref()).await?;
             // The session's amr, as GoTrue names the methods.
-            let method = if factor_type == "phone" {
-                "mfa/phone"
-            } else {
-                "totp"
+            let method = match factor_type.as_str() {
+                "phone" => "mfa/phone",
+                "webauthn" => "mfa/webauthn",
+                _ => "totp",
             };
             let out = sessions::upgrade(c, cfg, who.id, session, id, method).await?;
             let mut jobs = Vec::new();

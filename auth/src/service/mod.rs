@@ -9,6 +9,7 @@ mod factors;
 mod mails;
 mod oauth;
 mod oauth_flow;
+mod passkeys;
 pub(crate) mod phone;
 mod signup;
 mod token;
@@ -17,6 +18,7 @@ mod verify;
 
 pub use admin::UserPage;
 pub use oauth_flow::{AuthorizeQuery, TokenParams};
+pub use passkeys::VerifyParams as PasskeyVerifyParams;
 pub use token::Grant;
 pub use verify::Verified;
 

@@ -29,6 +29,7 @@ pub struct Auth {
     pub mfa: Mfa,
     pub sms: super::sms::Sms,
     pub oauth_server: OAuthServer,
+    pub webauthn: super::webauthn::WebAuthn,
     /// Hooks switched on, by name (`custom_access_token`, `send_email`, …).
     pub hooks: BTreeMap<String, Hook>,
 }
@@ -225,6 +226,7 @@ impl Default for Auth {
             },
             sms: super::sms::Sms::default(),
             oauth_server: OAuthServer::default(),
+            webauthn: Default::default(),
             hooks: BTreeMap::new(),
         }
     }
@@ -353,7 +355,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
     let m = |path: &[&'static str], default: bool, doc: &mut Doc| {
         doc.bool(&[&["auth", "mfa"][..], path].concat(), default)
     };
-    let auth = Auth {
+    let mut auth = Auth {
         enabled: doc.bool(&["auth", "enabled"], true)?,
         jwt_secret: optional_string(doc, &["auth", "jwt_secret"])?,
         signing_keys_path: optional_string(doc, &["auth", "signing_keys_path"])?,
@@ -413,6 +415,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             web_authn_verify: m(&["web_authn", "verify_enabled"], false, doc)?,
         },
         sms: super::sms::read(doc)?,
+        webauthn: Default::default(),
         oauth_server: OAuthServer {
             enabled: doc.bool(&["auth", "oauth_server", "enabled"], false)?,
             allow_dynamic_registration: doc.bool(
@@ -426,6 +429,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
         },
         hooks,
     };
+    auth.webauthn = super::webauthn::read(doc, &auth.site_url)?;
     if let Some(secret) = &auth.jwt_secret
         && secret.len() < 16
     {

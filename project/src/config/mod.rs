@@ -7,6 +7,7 @@ mod auth;
 mod doc;
 mod functions;
 mod sms;
+mod webauthn;
 
 pub use auth::*;
 use doc::{Doc, collect_leaves, matches, starts_with};
@@ -15,6 +16,7 @@ pub use sms::{Sms, Twilio};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use toml::Value;
+pub use webauthn::WebAuthn;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
