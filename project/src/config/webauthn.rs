@@ -20,8 +20,9 @@ impl Default for WebAuthn {
         WebAuthn {
             passkey: false,
             rp_display_name: "Supabase".into(),
-            rp_id: "localhost".into(),
-            rp_origins: vec!["http://localhost:3000".into()],
+            // The CLI's default site URL, http://127.0.0.1:3000.
+            rp_id: "127.0.0.1".into(),
+            rp_origins: vec!["http://127.0.0.1:3000".into()],
         }
     }
 }
