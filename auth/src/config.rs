@@ -72,6 +72,9 @@ pub struct AuthConfig {
     pub sms: Sms,
     /// `[auth.passkey]` and `[auth.webauthn]`.
     pub webauthn: WebAuthn,
+    /// OAuth providers switched on (`[auth.external.<provider>] enabled`), signed in through
+    /// the local stand-in page in local development mode.
+    pub external: Vec<String>,
     /// Where `[auth.sms.twilio]` sends texts (Twilio's API, or a compatible one).
     pub twilio_api_url: String,
     /// Client addresses come from a trusted proxy's header: loopback clients are limited too.

@@ -80,6 +80,7 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             ..Default::default()
         },
         twilio_api_url: "https://api.twilio.com".into(),
+        external: vec!["github".into()],
         webauthn: config::WebAuthn {
             passkey: true,
             ..Default::default()

@@ -10,6 +10,32 @@ const CAUGHT_EMAIL_PER_HOUR: u32 = 360_000;
 
 /// The auth crate's view of `[auth]`.
 /// `api_url` is the resolved external URL links and `iss` start with.
+/// The OAuth providers switched on. supagate signs users in through a local stand-in for them
+/// (in local development mode only: anyone who reaches it can sign in as anyone); the providers
+/// themselves are not called yet, which is said at start for those given real credentials.
+fn local_oauth_providers(a: &project::config::Auth, local_dev: bool) -> Vec<String> {
+    let enabled: Vec<String> = a
+        .external
+        .iter()
+        .filter(|(_, e)| e.enabled)
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in &enabled {
+        if !local_dev {
+            tracing::warn!(
+                "auth.external.{name}: not served: sign-in through {name} itself is not \
+                 implemented yet, and its local stand-in runs with the demo keys only"
+            );
+        } else if !a.external[name].secret.is_empty() {
+            tracing::warn!(
+                "auth.external.{name}: sign-in through {name} itself is not implemented yet: \
+                 the local stand-in page signs users in"
+            );
+        }
+    }
+    if local_dev { enabled } else { Vec::new() }
+}
+
 pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::AuthConfig {
     let a = &config.auth;
     let hook = |name: &str| {
@@ -64,6 +90,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         sms: a.sms.clone(),
         twilio_api_url: config.twilio_api_url.clone(),
         webauthn: a.webauthn.clone(),
+        external: local_oauth_providers(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
         trusted_ip_header: config.rate_limit_ip_header.is_some(),
         local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
     }
@@ -118,4 +145,26 @@ pub fn functions(
     functions::Functions::new(config.project.clone(), settings)
         .map(Some)
         .map_err(|e| format!("cannot prepare Edge Functions: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stand-in lets whoever reaches it sign in as anyone: never outside local development.
+    #[test]
+    fn the_local_oauth_stand_in_serves_local_development_only() {
+        let mut a = project::config::Auth::default();
+        let on = |secret: &str| project::config::External {
+            enabled: true,
+            secret: secret.into(),
+            ..Default::default()
+        };
+        a.external.insert("github".into(), on(""));
+        a.external.insert("google".into(), on("real-secret"));
+        a.external
+            .insert("gitlab".into(), project::config::External::default());
+        assert_eq!(local_oauth_providers(&a, true), ["github", "google"]);
+        assert!(local_oauth_providers(&a, false).is_empty());
+    }
 }

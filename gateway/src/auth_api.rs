@@ -21,8 +21,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route("/health", web::get().to(health))
             .route("/settings", web::get().to(settings))
             .route("/.well-known/jwks.json", web::get().to(jwks))
-            .route("/authorize", web::get().to(authorize))
-            .route("/callback", web::to(authorize))
             .route("/sso", web::post().to(sso))
             .route("/sso/saml/metadata", web::get().to(sso))
             .route("/sso/saml/acs", web::post().to(sso))
@@ -37,7 +35,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route("/reauthenticate", web::get().to(reauthenticate))
             .route("/user", web::get().to(user))
             .route("/user", web::put().to(update_user))
-            .route("/user/identities/authorize", web::get().to(link_identity))
             .route("/user/identities/{id}", web::delete().to(unlink_identity))
             .route("/logout", web::post().to(logout))
             .route("/factors", web::post().to(enroll))
@@ -58,6 +55,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             )
             .configure(crate::oauth_server_api::routes)
             .configure(crate::passkey_api::routes)
+            .configure(crate::external_api::routes)
             .default_service(web::to(not_found)),
     );
 }
@@ -190,27 +188,6 @@ async fn jwks(state: Data) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header(("Cache-Control", "public, max-age=600"))
         .json(state.keys.jwks())
-}
-
-async fn authorize(req: HttpRequest, state: Data) -> Reply {
-    let provider = query(&req, "provider").unwrap_or_default();
-    Err(fail(&req, state.auth.authorize(&provider)))
-}
-
-/// `GET /user/identities/authorize`: linking an OAuth identity, likewise.
-async fn link_identity(req: HttpRequest, state: Data) -> Reply {
-    caller(&req, &state)?;
-    if !state.auth.config().manual_linking {
-        return Err(fail(
-            &req,
-            api(
-                404,
-                ErrorCode::ManualLinkingDisabled,
-                "Manual linking is disabled",
-            ),
-        ));
-    }
-    authorize(req, state).await
 }
 
 /// `/sso…`: SAML is off.

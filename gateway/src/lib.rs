@@ -6,6 +6,7 @@ mod auth_api;
 pub mod catcher;
 pub mod config;
 mod error;
+mod external_api;
 mod functions_api;
 mod guard;
 mod http_util;

@@ -290,7 +290,7 @@ test('providers that are off answer as GoTrue does', async () => {
   assert.equal(sso.error?.message, 'SAML 2.0 is disabled')
   const phone = await c.auth.signUp({ phone: '+15555550100', password: 'phone-pass-1' })
   assert.equal(phone.error?.message, 'Phone signups are disabled')
-  const authorize = await fetch(`${gw.url}/auth/v1/authorize?provider=github`, { headers: { apikey: gw.anonKey } })
+  const authorize = await fetch(`${gw.url}/auth/v1/authorize?provider=gitlab`, { headers: { apikey: gw.anonKey } })
   assert.equal(authorize.status, 400)
   assert.match((await authorize.json()).msg, /Unsupported provider: provider is not enabled/)
 })

@@ -5,6 +5,7 @@
 //! body ([`crate::params`]) and renders what comes back.
 
 mod admin;
+mod external;
 mod factors;
 mod mails;
 mod oauth;
@@ -17,6 +18,7 @@ mod user;
 mod verify;
 
 pub use admin::UserPage;
+pub use external::{Chosen as LocalOAuthChoice, Start as ExternalStart};
 pub use oauth_flow::{AuthorizeQuery, TokenParams};
 pub use passkeys::VerifyParams as PasskeyVerifyParams;
 pub use token::Grant;
@@ -265,6 +267,9 @@ impl Auth {
         let mut external = serde_json::Map::new();
         for p in PROVIDERS {
             external.insert(p.into(), json!(false));
+        }
+        for p in &a.external {
+            external.insert(p.clone(), json!(true));
         }
         external.insert("email".into(), json!(a.email_enabled));
         external.insert("phone".into(), json!(a.sms.enable_signup));

@@ -30,6 +30,8 @@ pub struct Auth {
     pub sms: super::sms::Sms,
     pub oauth_server: OAuthServer,
     pub webauthn: super::webauthn::WebAuthn,
+    /// `[auth.external.<provider>]`, by provider.
+    pub external: BTreeMap<String, super::external::External>,
     /// Hooks switched on, by name (`custom_access_token`, `send_email`, …).
     pub hooks: BTreeMap<String, Hook>,
 }
@@ -227,6 +229,7 @@ impl Default for Auth {
             sms: super::sms::Sms::default(),
             oauth_server: OAuthServer::default(),
             webauthn: Default::default(),
+            external: BTreeMap::new(),
             hooks: BTreeMap::new(),
         }
     }
@@ -416,6 +419,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
         },
         sms: super::sms::read(doc)?,
         webauthn: Default::default(),
+        external: super::external::read(doc)?,
         oauth_server: OAuthServer {
             enabled: doc.bool(&["auth", "oauth_server", "enabled"], false)?,
             allow_dynamic_registration: doc.bool(

@@ -5,12 +5,14 @@
 
 mod auth;
 mod doc;
+mod external;
 mod functions;
 mod sms;
 mod webauthn;
 
 pub use auth::*;
 use doc::{Doc, collect_leaves, matches, starts_with};
+pub use external::External;
 pub use functions::{EdgeRuntime, FunctionConfig, Policy};
 pub use sms::{Sms, Twilio};
 use std::collections::{BTreeMap, BTreeSet};
@@ -154,7 +156,6 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
         ("realtime.ip_version", Str("IPv4")),
         ("storage.s3_protocol.enabled", Bool(true)),
         ("auth.rate_limit.web3", Int(30)),
-        ("auth.external.*.enabled", Bool(false)),
         // No inspector is opened for functions (`functions serve --inspect` has no counterpart).
         ("edge_runtime.inspector_port", Int(8083)),
     ]
@@ -648,12 +649,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             l.ignored,
-            [
-                "api.max_row",
-                "auth.external.google",
-                "auth.sessions.timebox",
-                "auth.sms.vonage"
-            ]
+            ["api.max_row", "auth.sessions.timebox", "auth.sms.vonage"]
         );
     }
 }

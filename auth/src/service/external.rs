@@ -1,0 +1,377 @@
+//! Sign-in with OAuth providers (`[auth.external.<provider>]`) through supagate's local stand-in,
+//! in local development mode: `/authorize` sends the browser, with a signed state, to a page that
+//! plays the provider — pick one of the identities already made there or make one (name, e-mail,
+//! avatar) — which hands `/callback` a one-time code, as a provider would. `/callback` then does
+//! what GoTrue does with a provider's answer: the identity's user (or the user whose confirmed
+//! address it carries, or a new one), a session, and the browser sent back to the app with the
+//! tokens in the fragment (implicit) or a code for `/token?grant_type=pkce`. Linking an identity
+//! to the signed-in user (`/user/identities/authorize`) goes the same way.
+
+use super::{Auth, Request, never};
+use crate::error::{AuthError, ErrorCode, api, validation};
+use crate::sessions::{self, new_refresh_token};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+const STATE_ISSUER: &str = "supagate-local-oauth";
+/// Seconds a sign-in may take on the stand-in's page.
+const STATE_SECS: i64 = 600;
+
+/// What the signed state carries from `/authorize` to `/callback`.
+pub struct Start<'a> {
+    pub provider: &'a str,
+    pub redirect_to: Option<&'a str>,
+    /// PKCE (`code_challenge_method`, `code_challenge`).
+    pub pkce: Option<(String, String)>,
+    /// Linking an identity to this signed-in user.
+    pub link_user: Option<Uuid>,
+}
+
+/// The profile a developer picks or makes on the stand-in's page.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct Chosen {
+    pub state: String,
+    /// An identity already made on the page (its `sub`), or none to make one.
+    pub sub: Option<String>,
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub avatar_url: Option<String>,
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn encode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+fn title(provider: &str) -> String {
+    let mut c = provider.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+impl Auth {
+    fn bad_state() -> AuthError {
+        api(
+            400,
+            ErrorCode::BadOauthState,
+            "OAuth state is invalid or has expired",
+        )
+    }
+
+    /// The state's claims, once its signature, issuer, expiry and provider check out.
+    fn read_state(&self, state: &str, provider: Option<&str>) -> Result<Value, AuthError> {
+        let claims = self.cfg.keys.verify(state).map_err(|_| Self::bad_state())?;
+        if claims["iss"] != STATE_ISSUER
+            || provider.is_some_and(|p| claims["provider"].as_str() != Some(p))
+        {
+            return Err(Self::bad_state());
+        }
+        Ok(claims)
+    }
+
+    /// `GET /authorize?provider=…`: the stand-in's page for a provider that is on.
+    pub fn external_start(&self, s: Start) -> Result<String, AuthError> {
+        if !self.cfg.external.iter().any(|p| p == s.provider) {
+            return Err(self.authorize(s.provider));
+        }
+        let redirect_to = crate::redirect::resolve(&self.cfg, s.redirect_to);
+        let now = chrono::Utc::now().timestamp();
+        let (method, challenge) = s.pkce.unzip();
+        let state = self.cfg.keys.sign(&json!({
+            "iss": STATE_ISSUER, "exp": now + STATE_SECS, "iat": now,
+            "provider": s.provider, "redirect_to": redirect_to,
+            "pkce_method": method, "pkce_challenge": challenge, "link_user": s.link_user,
+            "nonce": new_refresh_token(),
+        }));
+        Ok(format!(
+            "{}/local-oauth/{}?state={}",
+            self.cfg.issuer,
+            s.provider,
+            encode(&state)
+        ))
+    }
+
+    /// `GET /local-oauth/{provider}?state=…`: the stand-in's sign-in page.
+    pub async fn local_oauth_page(&self, provider: &str, state: &str) -> Result<String, AuthError> {
+        self.read_state(state, Some(provider))?;
+        let known: Vec<Value> = self
+            .in_tx(never, async |c| {
+                Ok(c.query(
+                    "SELECT identity_data FROM auth.identities WHERE provider = $1
+                     ORDER BY last_sign_in_at DESC NULLS LAST LIMIT 50",
+                    &[&provider],
+                )
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect())
+            })
+            .await?;
+        let name = escape(&title(provider));
+        let action = format!("{}/local-oauth/{}", self.cfg.issuer, escape(provider));
+        let state = escape(state);
+        let accounts: String = known
+            .iter()
+            .map(|d| {
+                let text = |k: &str| escape(d[k].as_str().unwrap_or(""));
+                format!(
+                    "<li><form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"state\" \
+                     value=\"{state}\"><input type=\"hidden\" name=\"sub\" value=\"{}\"><button>{} \
+                     <small>{}</small></button></form></li>",
+                    text("sub"),
+                    text("name"),
+                    text("email")
+                )
+            })
+            .collect();
+        let accounts = if accounts.is_empty() {
+            "<p>No accounts yet: make one below.</p>".to_string()
+        } else {
+            format!("<h2>Continue as</h2><ul>{accounts}</ul>")
+        };
+        Ok(format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width\"><title>Sign in with {name} · supagate</title>\
+             <style>body{{font:16px system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#222}}\
+             ul{{list-style:none;padding:0}}li{{margin:.4rem 0}}button{{font:inherit;padding:.5rem .8rem;cursor:pointer}}\
+             label{{display:block;margin:.6rem 0}}input{{font:inherit;width:100%;padding:.4rem}}small{{color:#555}}\
+             .note{{background:#fff4d6;padding:.6rem .8rem;border-radius:.3rem}}</style></head><body>\
+             <h1>Sign in with {name}</h1><p class=\"note\">This page stands in for {name} while you develop \
+             locally (supagate). No request leaves this machine.</p>{accounts}\
+             <h2>New account</h2><form method=\"post\" action=\"{action}\">\
+             <input type=\"hidden\" name=\"state\" value=\"{state}\">\
+             <label>Name <input name=\"name\" required autocomplete=\"name\"></label>\
+             <label>E-mail <input name=\"email\" type=\"email\" required autocomplete=\"email\"></label>\
+             <label>Avatar URL (optional) <input name=\"avatar_url\" type=\"url\"></label>\
+             <button>Continue</button></form></body></html>"
+        ))
+    }
+
+    /// `POST /local-oauth/{provider}`: the `/callback` URL with a one-time code for the profile.
+    pub async fn local_oauth_choose(&self, provider: &str, f: Chosen) -> Result<String, AuthError> {
+        self.read_state(&f.state, Some(provider))?;
+        let code = new_refresh_token();
+        let issuer = format!("{}/local-oauth/{provider}", self.cfg.issuer);
+        let text = |v: &Option<String>| v.as_deref().unwrap_or("").trim().to_string();
+        self.in_tx(never, async |c| {
+            let profile = match f.sub.as_deref().filter(|s| !s.is_empty()) {
+                Some(sub) => c
+                    .query_opt(
+                        "SELECT identity_data FROM auth.identities
+                         WHERE provider = $1 AND provider_id = $2",
+                        &[&provider, &sub],
+                    )
+                    .await?
+                    .map(|r| r.get::<_, Value>(0))
+                    .ok_or_else(|| validation("That account is not known here"))?,
+                None => {
+                    let (name, avatar) = (text(&f.name), text(&f.avatar_url));
+                    let email = crate::users::normalize_email(&text(&f.email))
+                        .map_err(|e| validation(e.to_string()))?;
+                    if name.is_empty() {
+                        return Err(validation("A name is required"));
+                    }
+                    let sub = (rand::random::<u32>() % 90_000_000 + 10_000_000).to_string();
+                    json!({
+                        "sub": sub, "provider_id": sub, "iss": issuer, "name": name,
+                        "full_name": name, "user_name": email.split('@').next(),
+                        "preferred_username": email.split('@').next(), "email": email,
+                        "email_verified": true, "phone_verified": false,
+                        "avatar_url": avatar, "picture": avatar,
+                    })
+                }
+            };
+            c.execute(
+                "WITH gone AS (DELETE FROM supagate.local_oauth_codes WHERE expires_at < now())
+                 INSERT INTO supagate.local_oauth_codes (code, provider, profile) VALUES ($1, $2, $3)",
+                &[&code, &provider, &profile],
+            )
+            .await?;
+            Ok(())
+        })
+        .await?;
+        Ok(format!(
+            "{}/callback?code={}&state={}",
+            self.cfg.issuer,
+            encode(&code),
+            encode(&f.state)
+        ))
+    }
+
+    /// `GET /callback?code=…&state=…`: where the browser goes next — the app, with the session
+    /// (or a PKCE code), or with the error in the fragment.
+    pub async fn external_callback(&self, r: &Request, code: &str, state: &str) -> String {
+        let claims = match self.read_state(state, None) {
+            Ok(c) => c,
+            Err(e) => return error_redirect(&self.cfg.site_url, &e),
+        };
+        let to = claims["redirect_to"]
+            .as_str()
+            .unwrap_or(&self.cfg.site_url)
+            .to_string();
+        match self.external_sign_in(r, code, &claims).await {
+            Ok(Done::Session(s)) => format!(
+                "{to}#access_token={}&expires_at={}&expires_in={}&provider_token=&refresh_token={}&token_type=bearer",
+                encode(s["access_token"].as_str().unwrap_or("")),
+                s["expires_at"],
+                s["expires_in"],
+                encode(s["refresh_token"].as_str().unwrap_or(""))
+            ),
+            Ok(Done::Code(code)) => {
+                let join = if to.contains('?') { '&' } else { '?' };
+                format!("{to}{join}code={}", encode(&code))
+            }
+            Err(e) => error_redirect(&to, &e),
+        }
+    }
+
+    async fn external_sign_in(
+        &self,
+        r: &Request,
+        code: &str,
+        claims: &Value,
+    ) -> Result<Done, AuthError> {
+        let provider = claims["provider"].as_str().unwrap_or_default().to_string();
+        let link = claims["link_user"]
+            .as_str()
+            .and_then(|s| Uuid::parse_str(s).ok());
+        let pkce = (
+            claims["pkce_method"].as_str(),
+            claims["pkce_challenge"].as_str(),
+        );
+        let cfg = &self.cfg;
+        let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
+        self.in_tx(never, async |c| {
+            let profile: Value = c
+                .query_opt(
+                    "DELETE FROM supagate.local_oauth_codes
+                     WHERE code = $1 AND provider = $2 AND expires_at > now() RETURNING profile",
+                    &[&code, &provider],
+                )
+                .await?
+                .map(|r| r.get(0))
+                .ok_or_else(|| {
+                    api(
+                        400,
+                        ErrorCode::BadOauthCallback,
+                        "OAuth code is invalid or has expired",
+                    )
+                })?;
+            let user = identity_user(c, cfg, &provider, &profile, link).await?;
+            if let (Some(method), Some(challenge)) = pkce {
+                crate::pkce::create(c, &provider, "oauth", method, challenge, Some(user)).await?;
+                return Ok(Done::Code(crate::pkce::issue_code(c, user, "oauth").await?));
+            }
+            Ok(Done::Session(
+                sessions::start(c, cfg, user, "oauth", ua, addr).await?,
+            ))
+        })
+        .await
+    }
+}
+
+enum Done {
+    Session(Value),
+    Code(String),
+}
+
+fn error_redirect(to: &str, e: &AuthError) -> String {
+    let (status, code, message) = e.parts();
+    let error = if status >= 500 {
+        "server_error"
+    } else {
+        "invalid_request"
+    };
+    format!(
+        "{to}#error={error}&error_code={}&error_description={}",
+        code.as_str(),
+        encode(&message)
+    )
+}
+
+/// The user an identity of `provider` signs in: its own; else (linking) the signed-in user's;
+/// else the user whose confirmed address it verified; else a new user.
+async fn identity_user(
+    c: &tokio_postgres::Client,
+    cfg: &crate::config::AuthConfig,
+    provider: &str,
+    profile: &Value,
+    link: Option<Uuid>,
+) -> Result<Uuid, AuthError> {
+    let sub = profile["sub"].as_str().unwrap_or_default();
+    let email = profile["email"].as_str().unwrap_or_default().to_lowercase();
+    let owner: Option<Uuid> = c
+        .query_opt(
+            "UPDATE auth.identities SET identity_data = $3, last_sign_in_at = now(), updated_at = now()
+             WHERE provider = $1 AND provider_id = $2 RETURNING user_id",
+            &[&provider, &sub, profile],
+        )
+        .await?
+        .map(|r| r.get(0));
+    let user = match (owner, link) {
+        (Some(o), Some(l)) if o != l => {
+            return Err(api(
+                422,
+                ErrorCode::IdentityAlreadyExists,
+                "Identity is already linked to another user",
+            ));
+        }
+        (Some(o), _) => return Ok(o),
+        (None, Some(l)) => l,
+        (None, None) => {
+            let confirmed: Option<Uuid> = c
+                .query_opt(
+                    "SELECT id FROM auth.users WHERE lower(email) = $1 AND email_confirmed_at IS NOT NULL
+                       AND deleted_at IS NULL",
+                    &[&email],
+                )
+                .await?
+                .map(|r| r.get(0));
+            match confirmed {
+                Some(u) => u,
+                None => {
+                    if cfg.disable_signup {
+                        return Err(api(
+                            422,
+                            ErrorCode::SignupDisabled,
+                            "Signups not allowed for this instance",
+                        ));
+                    }
+                    c.query_one(
+                        "INSERT INTO auth.users (email, email_confirmed_at, raw_app_meta_data,
+                                                 raw_user_meta_data)
+                         VALUES (nullif($1, ''), now(), jsonb_build_object('provider', $2::text,
+                                 'providers', jsonb_build_array($2::text)), $3)
+                         RETURNING id",
+                        &[&email, &provider, profile],
+                    )
+                    .await?
+                    .get(0)
+                }
+            }
+        }
+    };
+    c.execute(
+        "INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
+         VALUES ($1, $2, $3, $4, now())",
+        &[&sub, &user, profile, &provider],
+    )
+    .await?;
+    c.execute(
+        "UPDATE auth.users SET raw_app_meta_data = coalesce(raw_app_meta_data, '{}') || jsonb_build_object(
+           'providers', (SELECT jsonb_agg(DISTINCT provider) FROM auth.identities WHERE user_id = $1)),
+           updated_at = now()
+         WHERE id = $1",
+        &[&user],
+    )
+    .await?;
+    Ok(user)
+}
