@@ -36,6 +36,12 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_SITE_URL },
     },
     {
+      // Starts a gateway of its own (tests/fixtures/auth-flows) and plays the app itself.
+      name: 'oauth',
+      testMatch: 'oauth.spec.ts',
+      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium },
+    },
+    {
       name: 'admin',
       testMatch: 'admin.spec.ts',
       use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_ADMIN_URL },
