@@ -140,16 +140,7 @@ pub async fn enroll(
         return enroll_phone(c, user_id, friendly_name, &number).await;
     }
     if factor_type == "webauthn" {
-        let id: Uuid = c
-            .query_one(
-                "INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status,
-                   created_at, updated_at)
-                 VALUES (gen_random_uuid(), $1, nullif($2, ''), 'webauthn', 'unverified', now(), now())
-                 RETURNING id",
-                &[&user_id, &friendly_name],
-            )
-            .await?
-            .get(0);
+        let id = insert_factor(c, (user_id, friendly_name), "webauthn", None, None).await?;
         return Ok(json!({"id": id, "type": "webauthn", "friendly_name": friendly_name}));
     }
     let issuer = match issuer.filter(|i| !i.is_empty()) {
@@ -180,16 +171,7 @@ pub async fn enroll(
         .render::<qrcode::render::svg::Color>()
         .min_dimensions(200, 200)
         .build();
-    let id: Uuid = c
-        .query_one(
-            "INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at,
-                                           updated_at, secret)
-             VALUES (gen_random_uuid(), $1, nullif($2, ''), 'totp', 'unverified', now(), now(), $3)
-             RETURNING id",
-            &[&user_id, &friendly_name, &secret],
-        )
-        .await?
-        .get(0);
+    let id = insert_factor(c, (user_id, friendly_name), "totp", Some(&secret), None).await?;
     Ok(json!({
         "id": id,
         "type": "totp",
@@ -220,17 +202,30 @@ async fn enroll_phone(
             "A factor with this phone number already exists",
         ));
     }
-    let id: Uuid = c
+    let id = insert_factor(c, (user_id, friendly_name), "phone", None, Some(number)).await?;
+    Ok(json!({"id": id, "type": "phone", "friendly_name": friendly_name, "phone": number}))
+}
+
+/// A new unverified factor of `kind` (`totp` with its secret, `phone` with its number,
+/// `webauthn`).
+async fn insert_factor(
+    c: &impl GenericClient,
+    (user_id, friendly_name): (Uuid, &str),
+    kind: &str,
+    secret: Option<&str>,
+    phone: Option<&str>,
+) -> Result<Uuid> {
+    Ok(c
         .query_one(
             "INSERT INTO auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at,
-                                           updated_at, phone)
-             VALUES (gen_random_uuid(), $1, nullif($2, ''), 'phone', 'unverified', now(), now(), $3)
+                                           updated_at, secret, phone)
+             VALUES (gen_random_uuid(), $1, nullif($2, ''), $3::text::auth.factor_type, 'unverified',
+                     now(), now(), $4, $5)
              RETURNING id",
-            &[&user_id, &friendly_name, &number],
+            &[&user_id, &friendly_name, &kind, &secret, &phone],
         )
         .await?
-        .get(0);
-    Ok(json!({"id": id, "type": "phone", "friendly_name": friendly_name, "phone": number}))
+        .get(0))
 }
 
 /// A factor's type, status, and its TOTP secret or phone number.
@@ -330,16 +325,7 @@ async fn text_code(
         )
         .await?
         .get(0);
-    if let Some(w) = wait.filter(|w| *w > 0.0) {
-        return Err(api(
-            429,
-            ErrorCode::OverSmsSendRateLimit,
-            format!(
-                "For security purposes, you can only request this after {} seconds.",
-                w.ceil() as i64
-            ),
-        ));
-    }
+    crate::phone::too_soon(wait)?;
     let code = match cfg.sms.test_otp.get(number) {
         Some(fixed) => fixed.clone(),
         None => {

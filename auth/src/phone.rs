@@ -16,6 +16,22 @@ pub fn normalize(raw: &str) -> Result<String, AuthError> {
     }
 }
 
+/// GoTrue's answer when a text would come sooner than `max_frequency` allows: `wait` is the
+/// seconds still to wait (None or not positive: send).
+pub fn too_soon(wait: Option<f64>) -> Result<(), AuthError> {
+    match wait.filter(|w| *w > 0.0) {
+        None => Ok(()),
+        Some(w) => Err(crate::error::api(
+            429,
+            crate::error::ErrorCode::OverSmsSendRateLimit,
+            format!(
+                "For security purposes, you can only request this after {} seconds.",
+                w.ceil() as i64
+            ),
+        )),
+    }
+}
+
 /// The text of a message carrying `code`.
 pub fn message(template: &str, code: &str) -> String {
     ["{{ .Code }}", "{{.Code}}", "{{ .Code}}", "{{.Code }}"]

@@ -252,10 +252,15 @@ async fn verify_link(req: HttpRequest, state: Data) -> Reply {
         .verify_link(&request(&req, &state), q)
         .await
         .map_err(|e| fail(&req, e))?;
-    Ok(HttpResponse::SeeOther()
+    Ok(see_other(to))
+}
+
+/// A 303 to `to`, never cached.
+pub(crate) fn see_other(to: String) -> HttpResponse {
+    HttpResponse::SeeOther()
         .insert_header(("Location", to))
         .insert_header(("Cache-Control", "no-store"))
-        .finish())
+        .finish()
 }
 
 async fn verify_code(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {

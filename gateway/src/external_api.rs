@@ -2,7 +2,7 @@
 //! `/user/identities/authorize`), the local stand-in's sign-in page (`/local-oauth/{provider}`)
 //! and `/callback`, which sends the browser back to the app.
 
-use crate::auth_api::{caller, fail, query, raw_body, request, segment};
+use crate::auth_api::{caller, fail, query, raw_body, request, see_other, segment};
 use crate::error::GatewayError;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -109,10 +109,7 @@ async fn choose(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
         .local_oauth_choose(segment(&req, "provider"), form)
         .await
         .map_err(|e| fail(&req, e))?;
-    Ok(HttpResponse::SeeOther()
-        .insert_header(("Location", to))
-        .insert_header(("Cache-Control", "no-store"))
-        .finish())
+    Ok(see_other(to))
 }
 
 async fn callback(req: HttpRequest, state: Data) -> Reply {

@@ -48,16 +48,7 @@ async fn send_code(
         )
         .await?
         .get(0);
-    if let Some(w) = wait.filter(|w| *w > 0.0) {
-        return Err(api(
-            429,
-            ErrorCode::OverSmsSendRateLimit,
-            format!(
-                "For security purposes, you can only request this after {} seconds.",
-                w.ceil() as i64
-            ),
-        ));
-    }
+    phone::too_soon(wait)?;
     let test = cfg.sms.test_otp.get(number);
     let code = test.cloned().unwrap_or_else(|| otp::generate(OTP_LENGTH));
     otp::store(c, user, slot, &otp::hash(number, &code), number).await?;
