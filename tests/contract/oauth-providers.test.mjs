@@ -98,6 +98,19 @@ test('PKCE: the app gets a code it exchanges for the session; a code and a state
   assert.equal(fragment(new URL(forged.headers.get('location'))).get('error_code'), 'bad_oauth_state')
   const page = await manual(pageUrl.replace(/state=[^&]+/, 'state=nope'))
   assert.equal(page.status, 400)
+
+  // A code is good with the state it was made for only.
+  const one = await standIn((await c.auth.signInWithOAuth({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })).data.url)
+  const two = await standIn((await c.auth.signInWithOAuth({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })).data.url)
+  const made = await manual(one.pageUrl.split('?')[0], {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ state: one.state, name: 'Swap Cat', email: uniqueEmail('swap') }),
+  })
+  const swapped = new URL(made.headers.get('location'))
+  swapped.searchParams.set('state', two.state)
+  const mixed = await manual(swapped.toString())
+  assert.equal(fragment(new URL(mixed.headers.get('location'))).get('error_code'), 'bad_oauth_callback')
 })
 
 test('a signed-in user links a GitHub identity; another user cannot take it', async () => {

@@ -157,7 +157,9 @@ impl Auth {
 
     /// `POST /local-oauth/{provider}`: the `/callback` URL with a one-time code for the profile.
     pub async fn local_oauth_choose(&self, provider: &str, f: Chosen) -> Result<String, AuthError> {
-        self.read_state(&f.state, Some(provider))?;
+        let claims = self.read_state(&f.state, Some(provider))?;
+        // The code is good with this state only (its nonce is kept with the profile).
+        let nonce = claims["nonce"].clone();
         let code = new_refresh_token();
         let issuer = format!("{}/local-oauth/{provider}", self.cfg.issuer);
         let text = |v: &Option<String>| v.as_deref().unwrap_or("").trim().to_string();
@@ -189,10 +191,11 @@ impl Auth {
                     })
                 }
             };
+            let kept = json!({"profile": profile, "state_nonce": nonce});
             c.execute(
                 "WITH gone AS (DELETE FROM supagate.local_oauth_codes WHERE expires_at < now())
                  INSERT INTO supagate.local_oauth_codes (code, provider, profile) VALUES ($1, $2, $3)",
-                &[&code, &provider, &profile],
+                &[&code, &provider, &kept],
             )
             .await?;
             Ok(())
@@ -250,7 +253,14 @@ impl Auth {
         let cfg = &self.cfg;
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         self.in_tx(never, async |c| {
-            let profile: Value = c
+            let bad_code = || {
+                api(
+                    400,
+                    ErrorCode::BadOauthCallback,
+                    "OAuth code is invalid or has expired",
+                )
+            };
+            let kept: Value = c
                 .query_opt(
                     "DELETE FROM supagate.local_oauth_codes
                      WHERE code = $1 AND provider = $2 AND expires_at > now() RETURNING profile",
@@ -258,14 +268,11 @@ impl Auth {
                 )
                 .await?
                 .map(|r| r.get(0))
-                .ok_or_else(|| {
-                    api(
-                        400,
-                        ErrorCode::BadOauthCallback,
-                        "OAuth code is invalid or has expired",
-                    )
-                })?;
-            let user = identity_user(c, cfg, &provider, &profile, link).await?;
+                .ok_or_else(bad_code)?;
+            if kept["state_nonce"] != claims["nonce"] {
+                return Err(bad_code());
+            }
+            let user = identity_user(c, cfg, &provider, &kept["profile"], link).await?;
             if let (Some(method), Some(challenge)) = pkce {
                 crate::pkce::create(c, &provider, "oauth", method, challenge, Some(user)).await?;
                 return Ok(Done::Code(crate::pkce::issue_code(c, user, "oauth").await?));

@@ -166,6 +166,10 @@ impl Auth {
                 crate::phone::normalize(phone)?;
                 return Err(otp_expired());
             }
+            // Codes are guessed per number: the limit holds whoever asks, from anywhere.
+            let number = crate::phone::normalize(phone)?;
+            self.limit_key(&format!("verify-phone:{number}"), n, WINDOW_SECS)
+                .await?;
             let session = self.verify_phone(r, kind, phone, token).await?;
             return Ok(Verified::Session(session));
         }
