@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod jwt;
 pub mod limits;
 pub mod mfa;
+pub mod mfa_phone;
 pub mod mfa_webauthn;
 pub mod oauth_server;
 pub mod otp;

@@ -1,8 +1,8 @@
 //! MFA with TOTP, phone and WebAuthn factors, as GoTrue runs it: enroll (a TOTP secret, its
 //! `otpauth://` URI and a QR code as SVG; a phone number; or a WebAuthn factor to be bound to a
-//! credential), challenge (a phone factor's code is texted, as `[auth.mfa.phone]` says; a
-//! WebAuthn factor gets creation or request options, [`crate::mfa_webauthn`]), verify (the
-//! session becomes aal2), unenroll.
+//! credential), challenge (a phone factor's code is texted, [`crate::mfa_phone`]; a WebAuthn
+//! factor gets creation or request options, [`crate::mfa_webauthn`]), verify (the session becomes
+//! aal2), unenroll.
 
 use crate::config::AuthConfig;
 use crate::error::ErrorCode;
@@ -137,7 +137,7 @@ pub async fn enroll(
         ));
     }
     if let Some(number) = number {
-        return enroll_phone(c, user_id, friendly_name, &number).await;
+        return crate::mfa_phone::enroll(c, user_id, friendly_name, &number).await;
     }
     if factor_type == "webauthn" {
         let id = insert_factor(c, (user_id, friendly_name), "webauthn", None, None).await?;
@@ -180,35 +180,9 @@ pub async fn enroll(
     }))
 }
 
-/// A phone factor: the number its codes are texted to.
-async fn enroll_phone(
-    c: &impl GenericClient,
-    user_id: Uuid,
-    friendly_name: &str,
-    number: &str,
-) -> Result<Value> {
-    let taken = c
-        .query_opt(
-            "SELECT 1 FROM auth.mfa_factors WHERE user_id = $1 AND factor_type = 'phone'
-               AND phone = $2",
-            &[&user_id, &number],
-        )
-        .await?
-        .is_some();
-    if taken {
-        return Err(api(
-            422,
-            ErrorCode::PhoneExists,
-            "A factor with this phone number already exists",
-        ));
-    }
-    let id = insert_factor(c, (user_id, friendly_name), "phone", None, Some(number)).await?;
-    Ok(json!({"id": id, "type": "phone", "friendly_name": friendly_name, "phone": number}))
-}
-
 /// A new unverified factor of `kind` (`totp` with its secret, `phone` with its number,
 /// `webauthn`).
-async fn insert_factor(
+pub(crate) async fn insert_factor(
     c: &impl GenericClient,
     (user_id, friendly_name): (Uuid, &str),
     kind: &str,
@@ -266,7 +240,7 @@ pub async fn challenge(
     check_type(cfg, &factor_type, false)?;
     let (mut session, mut options) = (None, None);
     let code: Option<String> = match factor_type.as_str() {
-        "phone" => Some(text_code(c, cfg, factor_id, &number).await?),
+        "phone" => Some(crate::mfa_phone::text_code(c, cfg, factor_id, &number).await?),
         "webauthn" => {
             let name: String = c
                 .query_one(
@@ -307,42 +281,6 @@ pub async fn challenge(
         out["webauthn"] = o;
     }
     Ok(out)
-}
-
-/// Texts a phone factor a new code (a test number's is its configured one, and nothing is sent),
-/// not within `[auth.mfa.phone] max_frequency` of the last: the hash the challenge keeps.
-async fn text_code(
-    c: &impl GenericClient,
-    cfg: &AuthConfig,
-    factor_id: Uuid,
-    number: &str,
-) -> Result<String> {
-    let wait: Option<f64> = c
-        .query_one(
-            "SELECT $2 - extract(epoch FROM now() - max(created_at))::float8
-             FROM auth.mfa_challenges WHERE factor_id = $1",
-            &[&factor_id, &(cfg.mfa.phone_max_frequency as f64)],
-        )
-        .await?
-        .get(0);
-    crate::phone::too_soon(wait)?;
-    let code = match cfg.sms.test_otp.get(number) {
-        Some(fixed) => fixed.clone(),
-        None => {
-            let code = crate::otp::generate(cfg.mfa.phone_otp_length);
-            let body = crate::phone::message(&cfg.mfa.phone_template, &code);
-            let user: Uuid = c
-                .query_one(
-                    "SELECT user_id FROM auth.mfa_factors WHERE id = $1",
-                    &[&factor_id],
-                )
-                .await?
-                .get(0);
-            crate::service::phone::deliver(c, cfg, (user, &code), number, &body, "mfa").await?;
-            code
-        }
-    };
-    Ok(crate::otp::hash(number, &code))
 }
 
 /// `POST /factors/{id}/verify`: the factor's type when the code is right (the factor is then
