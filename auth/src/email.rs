@@ -8,6 +8,7 @@ use crate::config::AuthConfig;
 use crate::error::ErrorCode;
 use crate::error::{Result, api, too_frequent};
 use crate::otp::{self, Slot};
+use crate::redirect::encode;
 use crate::users::UserRow;
 use chrono::{DateTime, Utc};
 use mail::{Kind, MailJob};
@@ -37,10 +38,6 @@ impl Flow {
             Flow::Pkce => format!("pkce_{hash}"),
         }
     }
-}
-
-fn encode(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 /// `{auth URL}/verify?token=…&type=…&redirect_to=…`.

@@ -126,11 +126,8 @@ pub fn verify(session: &Value, credential: Option<&Value>, p: &Params) -> Result
             if webauthn::encode(&id) != text(stored, "credential_id") {
                 return Err(refused("unknown credential"));
             }
-            let key = base64::Engine::decode(
-                &base64::engine::general_purpose::URL_SAFE_NO_PAD,
-                text(stored, "public_key"),
-            )
-            .map_err(|_| refused("stored key"))?;
+            let key =
+                webauthn::decode(&text(stored, "public_key")).map_err(|_| refused("stored key"))?;
             let count = stored["sign_count"].as_u64().unwrap_or(0) as u32;
             let count =
                 webauthn::verify_assertion(response, &expected, &key, count).map_err(refused)?;

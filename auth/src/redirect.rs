@@ -79,6 +79,11 @@ pub fn is_allowed(cfg: &AuthConfig, redirect: &str) -> bool {
 }
 
 /// The redirect a request asked for when it is allowed, else the site URL.
+/// A value for a URL's query or fragment (`application/x-www-form-urlencoded`).
+pub fn encode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
 pub fn resolve(cfg: &AuthConfig, asked: Option<&str>) -> String {
     match asked {
         Some(r) if is_allowed(cfg, r) => r.to_string(),

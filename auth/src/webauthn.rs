@@ -23,7 +23,8 @@ pub const ES256: i64 = -7;
 #[error("{0}")]
 pub struct Refused(pub &'static str);
 
-fn b64(s: &str) -> Result<Vec<u8>, Refused> {
+/// base64url (padding allowed), as WebAuthn JSON carries bytes.
+pub fn decode(s: &str) -> Result<Vec<u8>, Refused> {
     URL_SAFE_NO_PAD
         .decode(s.trim_end_matches('='))
         .map_err(|_| Refused("malformed base64url"))
@@ -182,8 +183,8 @@ pub fn verify_registration(c: &Credential, e: &Expected) -> Result<Registered, R
     if c.kind != "public-key" {
         return Err(Refused("not a public-key credential"));
     }
-    client_data(&b64(&c.response.client_data_json)?, "webauthn.create", e)?;
-    let att = b64(c.response.attestation_object.as_deref().unwrap_or(""))?;
+    client_data(&decode(&c.response.client_data_json)?, "webauthn.create", e)?;
+    let att = decode(c.response.attestation_object.as_deref().unwrap_or(""))?;
     let att: Cbor =
         ciborium::de::from_reader(&att[..]).map_err(|_| Refused("malformed attestation"))?;
     let field = |name: &str| {
@@ -200,7 +201,7 @@ pub fn verify_registration(c: &Credential, e: &Expected) -> Result<Registered, R
     let (aaguid, id, key) = parsed
         .attested
         .ok_or(Refused("no attested credential data"))?;
-    if b64(&c.raw_id)? != id {
+    if decode(&c.raw_id)? != id {
         return Err(Refused("credential id mismatch"));
     }
     Ok(Registered {
@@ -214,7 +215,7 @@ pub fn verify_registration(c: &Credential, e: &Expected) -> Result<Registered, R
 
 /// The credential id an assertion names (to find its stored key).
 pub fn assertion_id(c: &Credential) -> Result<Vec<u8>, Refused> {
-    b64(if c.raw_id.is_empty() {
+    decode(if c.raw_id.is_empty() {
         &c.id
     } else {
         &c.raw_id
@@ -229,11 +230,11 @@ pub fn verify_assertion(
     public_key: &[u8],
     stored_count: u32,
 ) -> Result<u32, Refused> {
-    let cd = b64(&c.response.client_data_json)?;
+    let cd = decode(&c.response.client_data_json)?;
     client_data(&cd, "webauthn.get", e)?;
-    let data = b64(c.response.authenticator_data.as_deref().unwrap_or(""))?;
+    let data = decode(c.response.authenticator_data.as_deref().unwrap_or(""))?;
     let parsed = auth_data(&data, e.rp_id)?;
-    let sig = b64(c.response.signature.as_deref().unwrap_or(""))?;
+    let sig = decode(c.response.signature.as_deref().unwrap_or(""))?;
     let key = VerifyingKey::from_sec1_bytes(public_key).map_err(|_| Refused("stored key"))?;
     let sig = DerSignature::try_from(&sig[..]).map_err(|_| Refused("malformed signature"))?;
     let signed = [&data[..], &Sha256::digest(&cd)[..]].concat();

@@ -9,6 +9,7 @@
 
 use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
+use crate::redirect::encode;
 use crate::sessions::{self, new_refresh_token};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -44,10 +45,6 @@ fn escape(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-fn encode(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 fn title(provider: &str) -> String {

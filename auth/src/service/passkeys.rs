@@ -99,6 +99,19 @@ async fn new_challenge(
     Ok((row.get(0), challenge, row.get(1)))
 }
 
+/// A user's passkeys, oldest first.
+async fn list(c: &tokio_postgres::Client, user: Uuid) -> Result<Value, AuthError> {
+    Ok(c.query_one(
+        &format!(
+            "SELECT coalesce(jsonb_agg({PASSKEY_JSON} ORDER BY k.created_at), '[]')
+             FROM auth.webauthn_credentials k WHERE k.user_id = $1"
+        ),
+        &[&user],
+    )
+    .await?
+    .get(0))
+}
+
 impl Auth {
     fn passkeys_on(&self) -> Result<(), AuthError> {
         match self.cfg.webauthn.passkey {
@@ -274,29 +287,18 @@ impl Auth {
         .await
     }
 
-    /// `GET /passkeys` (the caller's) and `GET /admin/users/{id}/passkeys`.
+    /// `GET /admin/users/{id}/passkeys`.
     pub async fn list_passkeys(&self, user: Uuid) -> Result<Value, AuthError> {
-        self.in_tx(never, async |c| {
-            Ok(c.query_one(
-                &format!(
-                    "SELECT coalesce(jsonb_agg({PASSKEY_JSON} ORDER BY k.created_at), '[]')
-                     FROM auth.webauthn_credentials k WHERE k.user_id = $1"
-                ),
-                &[&user],
-            )
-            .await?
-            .get(0))
-        })
-        .await
+        self.in_tx(never, async |c| list(c, user).await).await
     }
 
     /// `GET /passkeys`.
     pub async fn my_passkeys(&self, who: Caller) -> Result<Value, AuthError> {
         self.in_tx(never, async |c| {
-            sessions::check(c, who.id, who.session).await.map(|_| ())
+            sessions::check(c, who.id, who.session).await?;
+            list(c, who.id).await
         })
-        .await?;
-        self.list_passkeys(who.id).await
+        .await
     }
 
     /// `PATCH /passkeys/{id}` with `friendly_name`.

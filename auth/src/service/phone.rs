@@ -183,7 +183,7 @@ pub(super) async fn insert(
 }
 
 impl Auth {
-    fn phone_enabled(&self) -> Result<(), AuthError> {
+    pub(super) fn phone_enabled(&self) -> Result<(), AuthError> {
         match self.cfg.sms.enable_signup {
             true => Ok(()),
             false => Err(disabled()),
@@ -252,26 +252,6 @@ impl Auth {
             }
             send_code(c, cfg, id, &number, Slot::Confirmation, "confirmation").await?;
             users::require(c, id).await
-        })
-        .await
-    }
-
-    /// The user a password sign-in with a phone number names, once the number is confirmed.
-    pub(super) async fn phone_sign_in_user(
-        &self,
-        number: &str,
-    ) -> Result<Option<(Uuid, String, bool, bool)>, AuthError> {
-        self.phone_enabled()?;
-        let number = phone::normalize(number)?;
-        self.in_tx(never, async |c| {
-            Ok(c.query_opt(
-                "SELECT id, coalesce(encrypted_password, ''), coalesce(banned_until > now(), false),
-                        phone_confirmed_at IS NOT NULL
-                 FROM auth.users WHERE phone = $1 AND deleted_at IS NULL",
-                &[&number],
-            )
-            .await?
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))))
         })
         .await
     }
@@ -413,7 +393,11 @@ impl Auth {
         code: &str,
     ) -> Result<Value, AuthError> {
         // As GoTrue: a number nobody has is a wrong code, whether phone sign-ins are on or not.
+        // Codes are guessed per number: the limit holds whoever asks, from anywhere.
         let number = phone::normalize(number)?;
+        let n = self.cfg.rate_limits.token_verifications;
+        self.limit_key(&format!("verify-phone:{number}"), n, super::WINDOW_SECS)
+            .await?;
         let (slot, column) = match kind {
             "sms" => (Slot::Confirmation, "phone"),
             "phone_change" => (Slot::PhoneChange, "phone_change"),

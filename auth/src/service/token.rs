@@ -80,15 +80,30 @@ impl Auth {
             ));
         }
         let pw = text(&p.password).to_string();
-        let found = if !phone.is_empty() {
-            self.phone_sign_in_user(phone).await?
+        // The user an address or a number names, and whether that address or number is confirmed.
+        let (key, by, confirmed_at) = if phone.is_empty() {
+            (
+                email.clone(),
+                "lower(email) = lower($1)",
+                "email_confirmed_at",
+            )
         } else {
-            self.in_tx(never, async |c| {
+            self.phone_enabled()?;
+            (
+                crate::phone::normalize(phone)?,
+                "phone = $1",
+                "phone_confirmed_at",
+            )
+        };
+        let found = self
+            .in_tx(never, async |c| {
                 Ok(c.query_opt(
-                    "SELECT id, coalesce(encrypted_password, ''), coalesce(banned_until > now(), false),
-                            email_confirmed_at IS NOT NULL
-                     FROM auth.users WHERE lower(email) = lower($1) AND deleted_at IS NULL",
-                    &[&email],
+                    &format!(
+                        "SELECT id, coalesce(encrypted_password, ''), coalesce(banned_until > now(), false),
+                                {confirmed_at} IS NOT NULL
+                         FROM auth.users WHERE {by} AND deleted_at IS NULL"
+                    ),
+                    &[&key],
                 )
                 .await?
                 .map(|r| {
@@ -100,8 +115,7 @@ impl Auth {
                     )
                 }))
             })
-            .await?
-        };
+            .await?;
         let Some((id, stored, banned, confirmed)) = found.filter(|f| !f.1.is_empty()) else {
             // Unknown addresses verify against a dummy hash: same answer, similar time.
             verify_password(String::new(), crate::password::dummy_hash().to_string()).await;

