@@ -64,7 +64,7 @@ test('sign-up with a phone number, confirmed by the texted code; sign-in with pa
   const again = await client(gw).auth.signUp({ phone, password: 'phone-pass-2' })
   assert.equal(again.error.code, 'user_already_exists')
 
-  await new Promise((r) => setTimeout(r, 1100)) // [auth.sms] max_frequency
+  await new Promise((r) => setTimeout(r, 3100)) // [auth.sms] max_frequency (3 s: wide enough for a loaded machine)
   const t1 = Date.now() - 100
   const otp = await client(gw).auth.signInWithOtp({ phone })
   assert.equal(otp.error, null)
@@ -99,7 +99,7 @@ test('a number changes once the new number confirms it; codes are sent again, no
   const code = await codeFor(second, t0)
   const soon = await c.auth.resend({ type: 'phone_change', phone: second })
   assert.equal(soon.error.code, 'over_sms_send_rate_limit')
-  await new Promise((r) => setTimeout(r, 1100))
+  await new Promise((r) => setTimeout(r, 3100))
   const t1 = Date.now() - 100
   assert.equal((await c.auth.resend({ type: 'phone_change', phone: second })).error, null)
   const resent = await codeFor(second, t1)
@@ -134,7 +134,7 @@ test('a phone factor: its code is texted on each challenge and raises the sessio
   const wrong = await c.auth.mfa.verify({ factorId: enrolled.data.id, challengeId: challenge.data.id, code: code === '000000' ? '111111' : '000000' })
   assert.equal(wrong.error.message, 'Invalid OTP code entered')
   // A challenge is answered once: the wrong answer used it up.
-  await new Promise((r) => setTimeout(r, 1100))
+  await new Promise((r) => setTimeout(r, 3100))
   const t1 = Date.now() - 100
   const again = await c.auth.mfa.challenge({ factorId: enrolled.data.id })
   const ok = await c.auth.mfa.verify({ factorId: enrolled.data.id, challengeId: again.data.id, code: await codeFor(second, t1) })
