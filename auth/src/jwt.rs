@@ -73,14 +73,33 @@ pub struct ApiKeys {
     pub service_role: String,
 }
 
+/// Seconds added to the clock tokens are issued and checked by (the workbench's clock skew:
+/// tests move time forward to see tokens expire). Zero unless a test sets it.
+static CLOCK_OFFSET: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+/// Moves the tokens' clock by `seconds` from the real one (0: the real clock).
+pub fn set_clock_offset(seconds: i64) {
+    CLOCK_OFFSET.store(seconds, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn clock_offset() -> i64 {
+    CLOCK_OFFSET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The time tokens are issued and checked at, in seconds since the epoch.
+pub fn now() -> i64 {
+    chrono::Utc::now().timestamp() + clock_offset()
+}
+
 impl JwtKeys {
     pub fn new(secret: &str) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         // PostgREST requires no claim; exp/nbf are checked when present.
         validation.required_spec_claims.clear();
         validation.validate_aud = false;
-        validation.validate_nbf = true;
-        validation.leeway = LEEWAY_SECS as u64;
+        // exp and nbf are checked against [`now`] below.
+        validation.validate_exp = false;
+        validation.validate_nbf = false;
         Self {
             encoding: EncodingKey::from_secret(secret.as_bytes()),
             decoding: DecodingKey::from_secret(secret.as_bytes()),
@@ -206,8 +225,20 @@ impl JwtKeys {
         if !claims.is_object() {
             return Err(JwtError::NotAnObject);
         }
+        let now = now();
+        let time = |name: &str| claims.get(name).map(|v| v.as_f64().map(|t| t as i64));
+        match time("exp") {
+            Some(Some(exp)) if exp < now - LEEWAY_SECS => return Err(JwtError::Expired),
+            Some(None) => return Err(JwtError::Signature),
+            _ => {}
+        }
+        match time("nbf") {
+            Some(Some(nbf)) if nbf > now + LEEWAY_SECS => return Err(JwtError::NotYetValid),
+            Some(None) => return Err(JwtError::Signature),
+            _ => {}
+        }
         if let Some(iat) = claims.get("iat").and_then(Value::as_i64)
-            && iat > chrono::Utc::now().timestamp() + LEEWAY_SECS
+            && iat > now + LEEWAY_SECS
         {
             return Err(JwtError::IssuedInFuture);
         }

@@ -56,7 +56,7 @@ async fn respond(
     refresh: &str,
     method: &str,
 ) -> Result<Value> {
-    let now = chrono::Utc::now().timestamp();
+    let now = crate::jwt::now();
     let (aal, amr, client) = aal_amr(c, session_id).await?;
     let mut claims = json!({
         "iss": cfg.issuer,

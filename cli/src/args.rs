@@ -25,6 +25,8 @@ pub enum Command {
         /// `json`: print one line of JSON (the `status -o json` values) when ready, no banner.
         #[arg(short = 'o', long = "output", value_enum)]
         output: Option<Output>,
+        #[command(flatten)]
+        state: StateFolders,
     },
     /// Stop the supagate running this project.
     Stop,
@@ -48,6 +50,89 @@ pub enum Command {
     /// Edge Functions under supabase/functions.
     #[command(subcommand)]
     Functions(FunctionsCommand),
+    /// Tests: `test db` runs the project's pgTAP files.
+    #[command(subcommand)]
+    Test(TestCommand),
+    /// Follows the running gateway's requests: each with its role, the SQL it ran and what
+    /// row level security did (rows hidden, or why a write was refused).
+    Logs {
+        #[arg(short = 'f', long)]
+        follow: bool,
+        /// The events as JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Named snapshots of the whole state (database: auth users, sessions, every schema, caught
+    /// mail and texts, realtime's messages; and the stored objects), kept beside the project's
+    /// database. Restoring takes a fraction of a second.
+    #[command(subcommand)]
+    Snapshot(SnapshotCommand),
+    /// Starts the project, runs COMMAND with its URLs and keys in the environment (the names
+    /// `status -o env` prints, plus SUPABASE_URL, SUPABASE_ANON_KEY and
+    /// SUPABASE_SERVICE_ROLE_KEY), stops it, and exits with the command's exit code.
+    Exec {
+        /// A throwaway data directory and free ports: nothing of the project's own data is
+        /// touched, and several `exec`s of one project can run at once. Otherwise the project's
+        /// data directory and its configured ports.
+        #[arg(long)]
+        fresh: bool,
+        #[command(flatten)]
+        state: StateFolders,
+        /// The command and its arguments (after `--`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<String>,
+    },
+}
+
+/// A snapshot folder loaded at start and written at the end (as Firebase's emulators take
+/// `--import` and `--export-on-exit`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct StateFolders {
+    /// Loads the state from a snapshot folder before serving.
+    #[arg(long, value_name = "DIR")]
+    pub import: Option<PathBuf>,
+    /// Writes the whole state to a snapshot folder when stopping.
+    #[arg(long = "export-on-exit", value_name = "DIR")]
+    pub export_on_exit: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SnapshotCommand {
+    /// Saves the state as NAME (replacing a snapshot of that name).
+    Save {
+        name: String,
+    },
+    /// Puts snapshot NAME back (running gateways reconnect by themselves).
+    Restore {
+        name: String,
+    },
+    List,
+    Delete {
+        name: String,
+    },
+    /// Writes the state to a portable snapshot folder (what `--import` loads).
+    Export {
+        dir: PathBuf,
+    },
+    /// Loads a snapshot folder.
+    Import {
+        dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TestCommand {
+    /// Runs pgTAP tests (supabase/tests/**/*.sql and *.pg, or the paths given) against the
+    /// project's database, as `supabase test db` does: each file through psql as the database
+    /// owner, pgTAP and the test helpers (`tests.create_supabase_user`, `tests.authenticate_as`,
+    /// …) enabled for the run. Failing assertions are printed in full; exits 1 when any fails.
+    Db {
+        /// Files or folders (default: supabase/tests).
+        paths: Vec<PathBuf>,
+        /// Runs again whenever a test file changes (Ctrl-C ends).
+        #[arg(long)]
+        watch: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -9,16 +9,70 @@ mod commands;
 mod config;
 mod services;
 
-use args::{Cli, Command, DbCommand, FunctionsCommand, GenCommand, MigrationCommand, UsersCommand};
+use args::{
+    Cli, Command, DbCommand, FunctionsCommand, GenCommand, MigrationCommand, TestCommand,
+    UsersCommand,
+};
 use clap::Parser;
 use std::process::ExitCode;
 
-async fn run(cli: Cli) -> Result<(), String> {
+/// A port nothing listens on now (the embedded cluster's TCP port for `exec --fresh`).
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("cannot find a free port: {e}"))
+}
+
+async fn run(mut cli: Cli) -> Result<(), String> {
     let project =
         project::Project::open(cli.flags.workdir.as_deref()).map_err(|e| e.to_string())?;
+    // `exec --fresh`: a data directory of its own (removed after) and ports nobody uses.
+    let mut throwaway = None;
+    if let Some(Command::Exec { fresh: true, .. }) = &cli.command {
+        let f = &mut cli.flags;
+        if f.data_dir.is_none() {
+            let dir = std::env::temp_dir().join(format!("supagate-exec-{}", std::process::id()));
+            f.data_dir = Some(dir.clone());
+            throwaway = Some(dir);
+        }
+        f.port = f.port.or(Some(0));
+        f.mail_port = f.mail_port.or(Some(0));
+        f.db_port = match f.db_port {
+            Some(p) => Some(p),
+            None => Some(free_port()?),
+        };
+    }
     let cfg = config::resolve(cli.flags, project)?;
-    match cli.command.unwrap_or(Command::Start { output: None }) {
-        Command::Start { output } => commands::start::start(cfg, output).await,
+    let command = cli.command.unwrap_or(Command::Start {
+        output: None,
+        state: Default::default(),
+    });
+    let result = dispatch(cfg, command).await;
+    if let Some(dir) = throwaway {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    match result? {
+        0 => Ok(()),
+        code => {
+            // The command's own code, after every guard above has run.
+            std::process::exit(code);
+        }
+    }
+}
+
+/// Runs one command; returns the exit code it asks for (`exec`: its command's).
+async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32, String> {
+    use commands::start::Mode;
+    let done = match command {
+        Command::Start { output, state } => {
+            return commands::start::start(cfg, Mode::Serve { output }, state).await;
+        }
+        Command::Exec { command, state, .. } => {
+            return commands::start::start(cfg, Mode::Exec { command }, state).await;
+        }
+        Command::Snapshot(c) => commands::snapshot::run(&cfg, c).await,
+        Command::Logs { follow, json } => commands::logs::follow(&cfg, follow, json).await,
         Command::Stop => commands::status::stop(&cfg),
         Command::Status { output } => commands::status::status(&cfg, output),
         Command::Db(DbCommand::Reset) => commands::db::reset(&cfg).await,
@@ -33,6 +87,9 @@ async fn run(cli: Cli) -> Result<(), String> {
         Command::Users(UsersCommand::Create { email, password }) => {
             commands::users::create(&cfg, &email, &password).await
         }
+        Command::Test(TestCommand::Db { paths, watch }) => {
+            commands::test_db::run(&cfg, paths, watch).await
+        }
         Command::Functions(FunctionsCommand::New { name }) => {
             let api = commands::start::api_url(&cfg, cfg.port);
             commands::functions::new(&cfg, &api, &name)
@@ -41,7 +98,8 @@ async fn run(cli: Cli) -> Result<(), String> {
             commands::functions::list(&cfg);
             Ok(())
         }
-    }
+    };
+    done.map(|()| 0)
 }
 
 /// Raises the open-file limit to what the system allows (sockets, pool connections and files all

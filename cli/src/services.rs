@@ -3,6 +3,8 @@
 
 use auth::jwt::JwtKeys;
 use gateway::config::Config;
+use gateway::state;
+use std::sync::Arc;
 
 /// The hourly e-mail limit the Supabase CLI gives GoTrue when mail is caught locally
 /// (`GOTRUE_RATE_LIMIT_EMAIL_SENT=360000`).
@@ -145,6 +147,186 @@ pub fn functions(
     functions::Functions::new(config.project.clone(), settings)
         .map(Some)
         .map_err(|e| format!("cannot prepare Edge Functions: {e}"))
+}
+
+/// The database a set of services serves: the project's, or a branch of it.
+pub struct Target {
+    /// The owner on that database.
+    pub admin: pg::Login,
+    /// The API login (`authenticator`) on that database.
+    pub api: pg::Login,
+    /// A branch: a few connections per service (many branches share the cluster's
+    /// connections), and stored versions are never deleted through it.
+    pub branch: bool,
+}
+
+/// Services on one database and their background work on it.
+pub struct Built {
+    pub services: state::Services,
+    pub mailer: Arc<mail::Mailer>,
+    /// Stopped (aborted) with the services: the schema cache's listener, the mail outbox, the
+    /// pg_net worker and the rate-limit pruner.
+    pub tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// Builds REST, realtime, mail, auth and storage on `target`'s database (`functions`, one set
+/// of Deno processes, are shared).
+pub async fn build(
+    cfg: &Config,
+    target: Target,
+    api_url: &str,
+    store: Arc<dyn object_store::ObjectStore>,
+    functions: Option<Arc<functions::Functions>>,
+) -> Result<Built, String> {
+    let Target { admin, api, branch } = target;
+    let pool = |main: usize| if branch { 2 } else { main };
+    let timeout = std::time::Duration::from_secs(cfg.db_pool_timeout);
+    let role_settings = pg::RoleSettings::new(cfg.statement_timeout_ms);
+    let rest = rest::Rest::start(
+        rest::RestSettings {
+            schemas: cfg.schemas(),
+            extra_search_path: cfg.extra_search_path.clone(),
+            max_rows: cfg.max_rows,
+            pool_size: pool(cfg.db_pool),
+            workers: cfg.workers,
+            pool_timeout: timeout,
+            statement_cache: cfg.statement_cache,
+            max_client_queries: cfg.max_client_queries,
+            db_settings: cfg.db_settings.clone(),
+        },
+        &api,
+        role_settings.clone(),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let realtime = if cfg.realtime_enabled {
+        let local = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
+        Some(
+            realtime::Realtime::start(
+                admin.clone(),
+                cfg.jwt_keys(),
+                local,
+                realtime::RealtimeSettings {
+                    max_transaction_changes: cfg.realtime_max_transaction_changes,
+                },
+            )
+            .await
+            .map_err(|e| format!("realtime cannot start: {e}"))?,
+        )
+    } else {
+        None
+    };
+    let mailer = Arc::new(mail::Mailer::new(&cfg.project, &admin).map_err(|e| e.to_string())?);
+    let auth = Arc::new(auth::Auth::new(
+        auth_config(cfg, &cfg.jwt_keys(), api_url),
+        auth::service::Connections {
+            login: api.clone(),
+            pool_size: pool(cfg.db_auth_pool),
+            workers: cfg.workers,
+            pool_timeout: timeout,
+        },
+        role_settings.clone(),
+        mailer.clone(),
+    ));
+    let store: Arc<dyn object_store::ObjectStore> = if branch {
+        Arc::new(storage::backend::KeepVersions(store))
+    } else {
+        store
+    };
+    let storage = Arc::new(storage::Storage::new(
+        storage::service::StorageSettings {
+            file_size_limit: cfg.storage_file_size_limit,
+            image_transformation: cfg.storage_image_transformation,
+            login: api.clone(),
+            // Half as many connections as REST's, at least two.
+            pool_size: pool(cfg.db_pool.div_ceil(2).max(2)),
+            workers: cfg.workers,
+            pool_timeout: timeout,
+            render: cfg.render,
+        },
+        store,
+        cfg.jwt_keys(),
+        role_settings,
+    ));
+    let tasks = vec![
+        rest.spawn_listener(api),
+        spawn_rate_limit_pruner(admin.clone()),
+        mail::outbox::spawn(mailer.clone(), admin.clone()),
+        workers::net::spawn(admin.clone()),
+    ];
+    Ok(Built {
+        services: state::Services {
+            rest,
+            storage,
+            realtime,
+            auth,
+            functions,
+            admin,
+        },
+        mailer,
+        tasks,
+    })
+}
+
+/// The branches of the project's database (`/_supagate/v1/branches`): each served by services
+/// of its own, built here when a request first names it.
+pub fn branches(
+    cfg: &Config,
+    db: &pg::Database,
+    api_url: &str,
+    store: Arc<dyn object_store::ObjectStore>,
+    functions: Option<Arc<functions::Functions>>,
+) -> Arc<gateway::branches::Branches> {
+    let (cfg2, api_url, admin, api) = (
+        cfg.clone(),
+        api_url.to_string(),
+        db.admin.clone(),
+        db.api.clone(),
+    );
+    let factory: gateway::branches::Factory = Arc::new(move |dbname: String| {
+        let (cfg, api_url, store, functions) = (
+            cfg2.clone(),
+            api_url.clone(),
+            store.clone(),
+            functions.clone(),
+        );
+        let target = Target {
+            admin: admin.with_dbname(&dbname),
+            api: api.with_dbname(&dbname),
+            branch: true,
+        };
+        Box::pin(async move {
+            let built = build(&cfg, target, &api_url, store, functions).await?;
+            let state = state::AppState::new(cfg, built.services, api_url);
+            Ok(gateway::branches::Served::new(Arc::new(state), built.tasks))
+        })
+    });
+    gateway::branches::Branches::new(
+        factory,
+        workbench::branch::Cluster {
+            db: db.clone_logins(),
+            cron: db.embedded.clone().filter(|pg| pg.runs_cron()),
+            slot: cfg.realtime_enabled,
+        },
+    )
+}
+
+/// Every few minutes, rate-limit windows long past are deleted (each replica may do it).
+fn spawn_rate_limit_pruner(admin: pg::Login) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(300));
+        loop {
+            tick.tick().await;
+            match pg::connect(&admin).await {
+                Ok(c) => match auth::limits::prune(&c).await {
+                    Ok(n) if n > 0 => tracing::debug!("pruned {n} rate-limit windows"),
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!("pruning rate limits failed: {e}"),
+                },
+                Err(e) => tracing::debug!("pruning rate limits skipped: {e}"),
+            }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -10,9 +10,8 @@ use auth::params::{self, UserListQuery, VerifyLinkQuery};
 use auth::service::{Grant, Verified};
 use auth::{AuthError, Caller, ErrorCode, api};
 use serde_json::{Value, json};
-use std::sync::Arc;
 
-type Data = web::Data<Arc<AppState>>;
+type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

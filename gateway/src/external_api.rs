@@ -9,10 +9,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use auth::service::{ExternalStart, LocalOAuthChoice};
 use auth::{ErrorCode, api};
 use serde_json::json;
-use std::sync::Arc;
 use uuid::Uuid;
 
-type Data = web::Data<Arc<AppState>>;
+type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

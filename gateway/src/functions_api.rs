@@ -9,7 +9,6 @@ use bytes::Bytes;
 use functions::FunctionsError;
 use futures_util::StreamExt;
 use http_body_util::BodyExt;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Longest a response may pause between two chunks (the CLI's Kong `read_timeout`).
@@ -62,7 +61,7 @@ fn forwarded_authorization(req: &HttpRequest, state: &AppState) -> Option<String
 async fn handle(
     req: HttpRequest,
     payload: web::Payload,
-    state: web::Data<Arc<AppState>>,
+    state: crate::branches::State,
 ) -> HttpResponse {
     let Some(service) = state.functions.clone() else {
         return answer(&FunctionsError::NotFound);

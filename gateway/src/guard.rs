@@ -2,11 +2,11 @@
 //! its log lines and its response, a bound on the URI's length, the headers every response
 //! carries, and the log of server errors (and, with `--log-requests`, of every request).
 
-use actix_web::HttpResponse;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
+use actix_web::{HttpMessage, HttpResponse};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use tracing::Instrument;
@@ -57,6 +57,14 @@ pub async fn guard(
     let t0 = Instant::now();
     let method = req.method().clone();
     let path = req.path().to_string();
+    let inspected = crate::inspector::watching(req.request()).map(|state| {
+        let who = crate::request_auth::claimed(req.request(), &state.keys, state.local_keys()).ok();
+        let full = match req.query_string() {
+            "" => path.clone(),
+            q => format!("{path}?{q}"),
+        };
+        (state, who, full, crate::branches::requested(req.request()))
+    });
     let uri_len = req.uri().path().len() + req.uri().query().map_or(0, |q| q.len() + 1);
     let mut res = if uri_len > MAX_URI_BYTES {
         let body = serde_json::json!({
@@ -88,6 +96,28 @@ pub async fn guard(
     );
     let status = res.status();
     let ms = t0.elapsed().as_secs_f64() * 1000.0;
+    if let Some((state, who, full, branch)) = inspected {
+        let mut event = serde_json::json!({
+            "id": id,
+            "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "method": method.as_str(),
+            "path": full,
+            "status": status.as_u16(),
+            "ms": (ms * 10.0).round() / 10.0,
+            "branch": branch,
+            "role": who.as_ref().map(|w| w.role.clone()),
+            "sub": who.as_ref().and_then(|w| w.claims.get("sub").cloned()),
+        });
+        if let Some(extra) = res
+            .request()
+            .extensions()
+            .get::<crate::inspector::Inspected>()
+            && let (Some(e), Some(x)) = (event.as_object_mut(), extra.0.as_object())
+        {
+            e.extend(x.clone());
+        }
+        state.inspector.publish(&event);
+    }
     if status.is_server_error() {
         tracing::error!(id = %id, "{method} {path} → {} in {ms:.1} ms", status.as_u16());
     } else if log_requests {

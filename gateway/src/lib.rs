@@ -3,6 +3,7 @@
 //! shape. Nothing here talks SQL or keeps state of its own beyond the services' handles.
 
 mod auth_api;
+pub mod branches;
 pub mod catcher;
 pub mod config;
 mod error;
@@ -10,6 +11,7 @@ mod external_api;
 mod functions_api;
 mod guard;
 mod http_util;
+mod inspector;
 mod oauth_server_api;
 mod passkey_api;
 mod realtime_api;
@@ -19,3 +21,4 @@ pub mod server;
 mod site;
 pub mod state;
 mod storage_api;
+mod workbench_api;

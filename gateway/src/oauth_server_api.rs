@@ -13,9 +13,8 @@ use auth::oauth_server::{RegisterParams, UpdateParams};
 use auth::service::{AuthorizeQuery, TokenParams};
 use base64::Engine;
 use serde_json::json;
-use std::sync::Arc;
 
-type Data = web::Data<Arc<AppState>>;
+type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

@@ -3,12 +3,10 @@
 
 use crate::auth_api::{body, caller, fail, reply, request, require_admin, segment};
 use crate::error::GatewayError;
-use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use auth::service::PasskeyVerifyParams;
-use std::sync::Arc;
 
-type Data = web::Data<Arc<AppState>>;
+type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

@@ -4,16 +4,14 @@
 use crate::error::GatewayError;
 use crate::http_util::{BodyError, client_ip, header, headers_json, query_pairs, read_body};
 use crate::request_auth::identify;
-use crate::state::AppState;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use query_engine::ApiError;
 use query_engine::request::Method;
-use std::sync::Arc;
 
 pub async fn handle(
     req: HttpRequest,
     payload: web::Payload,
-    state: web::Data<Arc<AppState>>,
+    state: crate::branches::State,
 ) -> Result<HttpResponse, GatewayError> {
     let Some(method) = Method::parse(req.method().as_str()) else {
         return Err(ApiError::new(
@@ -56,39 +54,59 @@ pub async fn handle(
     let (role, claims) = identity
         .map(|i| (i.role, i.claims.to_string()))
         .unwrap_or_default();
+    let watched = crate::inspector::watching(&req).is_some();
+    let mut trace = None;
     let r = state
         .rest
-        .handle(rest::RestRequest {
-            method,
-            method_name: req.method().as_str(),
-            path: &path,
-            query: &query,
-            accept: header(&req, "accept"),
-            prefer: req
-                .headers()
-                .get_all("prefer")
-                .filter_map(|v| v.to_str().ok())
-                .collect(),
-            range: header(&req, "range"),
-            accept_profile: header(&req, "accept-profile"),
-            content_profile: header(&req, "content-profile"),
-            content_type: header(&req, "content-type"),
-            body: &body,
-            role: &role,
-            claims: &claims,
-            client: &client,
-            request_path: req.path(),
-            headers_json: headers_json(&req, &client),
-            // The configured address, never the request's Host.
-            host: state
-                .api_url
-                .split_once("://")
-                .map_or(state.api_url.as_str(), |(_, rest)| rest)
-                .split('/')
-                .next()
-                .unwrap_or_default(),
-        })
-        .await?;
+        .handle_traced(
+            rest::RestRequest {
+                method,
+                method_name: req.method().as_str(),
+                path: &path,
+                query: &query,
+                accept: header(&req, "accept"),
+                prefer: req
+                    .headers()
+                    .get_all("prefer")
+                    .filter_map(|v| v.to_str().ok())
+                    .collect(),
+                range: header(&req, "range"),
+                accept_profile: header(&req, "accept-profile"),
+                content_profile: header(&req, "content-profile"),
+                content_type: header(&req, "content-type"),
+                body: &body,
+                role: &role,
+                claims: &claims,
+                client: &client,
+                request_path: req.path(),
+                headers_json: headers_json(&req, &client),
+                // The configured address, never the request's Host.
+                host: state
+                    .api_url
+                    .split_once("://")
+                    .map_or(state.api_url.as_str(), |(_, rest)| rest)
+                    .split('/')
+                    .next()
+                    .unwrap_or_default(),
+            },
+            &mut trace,
+        )
+        .await;
+    if watched && let Some(t) = &trace {
+        let rls = state
+            .rest
+            .rls_outcome(&state.admin, t, r.as_ref().err())
+            .await;
+        req.extensions_mut().insert(crate::inspector::Inspected(serde_json::json!({
+            "claims": serde_json::from_str::<serde_json::Value>(&t.ctx.claims).ok(),
+            "sql": t.sql,
+            "params": t.params,
+            "rows": t.rows,
+            "rls": rls,
+            "error": r.as_ref().err().map(|e| serde_json::json!({"code": e.code, "message": e.message})),
+        })));
+    }
+    let r = r?;
     if r.wrote
         && let Some(rt) = &state.realtime
     {

@@ -107,6 +107,7 @@ pub fn serve(
                     crate::realtime_api::routes(c);
                 }
                 crate::functions_api::routes(c);
+                crate::workbench_api::routes(c);
             })
             .service(
                 web::scope("")

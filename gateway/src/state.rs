@@ -22,6 +22,12 @@ pub struct AppState {
     pub realtime: Option<Arc<realtime::Realtime>>,
     /// Edge Functions, unless `[edge_runtime] enabled = false`.
     pub functions: Option<Arc<functions::Functions>>,
+    /// The database owner on the database these services serve (the workbench's endpoints).
+    pub admin: pg::Login,
+    /// The project's branches (the project's own state only; a branch's state has none).
+    pub branches: Option<Arc<crate::branches::Branches>>,
+    /// The request inspector (the project's state's serves every branch).
+    pub inspector: crate::inspector::Inspector,
 }
 
 /// The services a gateway wires up.
@@ -31,6 +37,8 @@ pub struct Services {
     pub realtime: Option<Arc<realtime::Realtime>>,
     pub auth: Arc<auth::Auth>,
     pub functions: Option<Arc<functions::Functions>>,
+    /// The owner's login on the services' database.
+    pub admin: pg::Login,
 }
 
 impl AppState {
@@ -56,6 +64,9 @@ impl AppState {
             realtime: services.realtime,
             functions: services.functions,
             auth: services.auth,
+            admin: services.admin,
+            branches: None,
+            inspector: Default::default(),
         }
     }
 

@@ -128,6 +128,10 @@ pub struct Message {
     pub subject: String,
     pub html: String,
     pub text: String,
+    /// An auth mail's code and link (`{{ .Token }}`, `{{ .ConfirmationURL }}`), kept with the
+    /// caught mail for tests.
+    pub token: Option<String>,
+    pub link: Option<String>,
 }
 
 /// The text version of an HTML body: tags dropped, entities decoded, blank lines squeezed.
@@ -210,6 +214,12 @@ impl Mailer {
             subject: render(&subject, &job.vars, false)?,
             text: text_of(&html),
             html,
+            token: Some(job.var("Token"))
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+            link: Some(job.var("ConfirmationURL"))
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
         })
     }
 
@@ -239,8 +249,8 @@ impl Mailer {
         let message_id = format!("{}@supagate", uuid::Uuid::new_v4().simple());
         c.execute(
             "WITH new AS (INSERT INTO supagate.mail (message_id, sender_name, sender, recipient, subject,
-                                                     html, text, kind)
-                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id)
+                                                     html, text, kind, token, link)
+                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id)
              DELETE FROM supagate.mail WHERE id IN (
                SELECT id FROM supagate.mail ORDER BY created_at DESC OFFSET 1000)",
             &[
@@ -252,6 +262,8 @@ impl Mailer {
                 &m.html,
                 &m.text,
                 &m.kind,
+                &m.token,
+                &m.link,
             ],
         )
         .await?;

@@ -56,6 +56,8 @@ async fn drain(mailer: &Mailer) -> Result<usize, MailError> {
             subject: row.get(2),
             html: html_of(&body),
             text: body,
+            token: None,
+            link: None,
         };
         match mailer.send(&m).await {
             Ok(()) => {

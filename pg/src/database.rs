@@ -154,6 +154,35 @@ impl Database {
         Ok(())
     }
 
+    /// `db_url` naming database `name` instead (for tools such as pg_restore).
+    pub fn url_of(&self, name: &str) -> String {
+        let url = &self.db_url;
+        let Some(scheme_end) = url.find("://") else {
+            // The keyword form: a later `dbname` wins.
+            return format!(
+                "{url} dbname='{}'",
+                name.replace('\\', "\\\\").replace('\'', "\\'")
+            );
+        };
+        let rest = &url[scheme_end + 3..];
+        let path_start = rest
+            .find(['/', '?'])
+            .map_or(url.len(), |i| scheme_end + 3 + i);
+        let (head, tail) = url.split_at(path_start);
+        let query = tail.find('?').map_or("", |i| &tail[i..]);
+        let encoded: String = name
+            .bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect();
+        format!("{head}/{encoded}{query}")
+    }
+
     fn external(url: &str) -> Result<Database, String> {
         let admin = Login::parse(url).map_err(|e| format!("DATABASE_URL: {e}"))?;
         // As in a Supabase database, `authenticator` shares the owner's password unless told
@@ -175,8 +204,61 @@ impl Database {
         })
     }
 
+    /// The same logins without the embedded cluster's handle (which its owner keeps: it stops
+    /// the cluster).
+    pub fn clone_logins(&self) -> Database {
+        Database {
+            admin: self.admin.clone(),
+            api: self.api.clone(),
+            api_password: self.api_password.clone(),
+            embedded: None,
+            db_url: self.db_url.clone(),
+        }
+    }
+
     /// The owner's login on another database of the same server.
     pub fn admin_on(&self, dbname: &str) -> Login {
         self.admin.with_dbname(dbname)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_naming_another_database() {
+        let cases = [
+            (
+                "postgresql://postgres@/postgres?host=/tmp/s&port=5432",
+                "postgresql://postgres@/supagate_snapshot_a?host=/tmp/s&port=5432",
+            ),
+            (
+                "postgresql://postgres:pw@127.0.0.1:54322/postgres",
+                "postgresql://postgres:pw@127.0.0.1:54322/supagate_snapshot_a",
+            ),
+            (
+                "postgres://u@h:5432",
+                "postgres://u@h:5432/supagate_snapshot_a",
+            ),
+            (
+                "postgres://u@h:5432?sslmode=require",
+                "postgres://u@h:5432/supagate_snapshot_a?sslmode=require",
+            ),
+            (
+                "host=/tmp/s user=postgres",
+                "host=/tmp/s user=postgres dbname='supagate_snapshot_a'",
+            ),
+        ];
+        for (url, want) in cases {
+            let db = Database {
+                admin: Login::parse("host=/tmp dbname=postgres").unwrap(),
+                api: Login::parse("host=/tmp dbname=postgres").unwrap(),
+                api_password: None,
+                embedded: None,
+                db_url: url.into(),
+            };
+            assert_eq!(db.url_of("supagate_snapshot_a"), want, "{url}");
+        }
     }
 }

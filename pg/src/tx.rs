@@ -41,6 +41,7 @@ impl ToSql for TextParam<'_> {
 }
 
 /// Who the request runs as, and what it tells the database about itself.
+#[derive(Debug, Clone)]
 pub struct RequestContext {
     pub role: String,
     pub claims: String,

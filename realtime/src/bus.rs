@@ -210,7 +210,7 @@ async fn handle(rt: &Realtime, note: Note) -> Result<(), RealtimeError> {
 
 pub fn spawn_listener(rt: Arc<Realtime>) {
     let mut events = pg::listen::listen(rt.admin.clone(), CHANNEL);
-    tokio::spawn(async move {
+    crate::spawn_until_shutdown(&rt.clone(), async move {
         while let Some(event) = events.recv().await {
             match event {
                 // Changes recorded while not listening are read now.

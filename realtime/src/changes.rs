@@ -49,7 +49,7 @@ pub async fn start(rt: Arc<Realtime>) {
             None
         }
     };
-    tokio::spawn(async move {
+    crate::spawn_until_shutdown(&rt.clone(), async move {
         let mut leader = leader;
         loop {
             if let Some(c) = leader.take()

@@ -24,7 +24,7 @@ pub async fn last_recorded(rt: &Realtime) -> Option<i64> {
 }
 
 pub fn spawn(rt: Arc<Realtime>, mut cursor: i64) {
-    tokio::spawn(async move {
+    crate::spawn_until_shutdown(&rt.clone(), async move {
         loop {
             let wait = if rt.resumed() {
                 Duration::from_secs(1)

@@ -86,6 +86,21 @@ const RESUME_GRACE: Duration = Duration::from_secs(10);
 /// Quiet time after the last change subscription that ends the grace early.
 const RESUME_SETTLE: Duration = Duration::from_millis(500);
 
+/// Runs one of realtime's background tasks until [`Realtime::shutdown`] (dropping the task's
+/// handle on the service with it).
+pub(crate) fn spawn_until_shutdown(
+    rt: &Realtime,
+    task: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    let mut stop = rt.shutting_down();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = task => {}
+            _ = stop.wait_for(|s| *s) => {}
+        }
+    });
+}
+
 impl Realtime {
     /// Starts realtime on the database `admin` logs into: notification listener, change capture
     /// (waiting briefly for the replication slot so that changes committed once the gateway is

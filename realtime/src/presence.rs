@@ -154,7 +154,7 @@ pub async fn forget_replica(rt: &Realtime, replica: &str) {
 /// Checks in, leaves the presences of silent gateways, and prunes what notes and changes
 /// left behind.
 pub fn spawn_housekeeping(rt: Arc<Realtime>) {
-    tokio::spawn(async move {
+    crate::spawn_until_shutdown(&rt.clone(), async move {
         let mut tick = tokio::time::interval(CHECK_IN);
         loop {
             tick.tick().await;

@@ -80,7 +80,7 @@ fn unverified_exp(token: &str) -> Option<i64> {
 
 pub fn verify(keys: &JwtKeys, local_keys: bool, token: &str) -> Result<Identity, TokenError> {
     let token = resolve_key(token, keys, local_keys).ok_or(TokenError::Malformed)?;
-    let now = chrono::Utc::now().timestamp();
+    let now = auth::jwt::now();
     let claims = keys.verify(&token).map_err(|e| match e {
         JwtError::Parts(_) | JwtError::NotAnObject => TokenError::Malformed,
         JwtError::Expired => TokenError::Expired(unverified_exp(&token).map_or(0, |e| now - e)),
@@ -113,7 +113,7 @@ mod tests {
     #[test]
     fn tokens_are_refused_with_realtime_reasons() {
         let keys = JwtKeys::new(auth::jwt::DEMO_JWT_SECRET);
-        let now = chrono::Utc::now().timestamp();
+        let now = auth::jwt::now();
         let ok = keys.sign(&json!({"role": "authenticated", "sub": "u", "exp": now + 60}));
         assert_eq!(verify(&keys, true, &ok).unwrap().role, "authenticated");
         let old = keys.sign(&json!({"role": "anon", "exp": now - 100}));

@@ -6,6 +6,7 @@
 //! kept fresh by `NOTIFY pgrst` ([`schema_cache`]).
 
 pub mod fairness;
+pub mod inspect;
 mod openapi;
 mod result;
 pub mod schema_cache;
@@ -89,6 +90,8 @@ pub struct Rest {
     pool_timeout: Duration,
     role_settings: RoleSettings,
     db_settings: Vec<(String, String)>,
+    /// One connection as the owner, made when the request inspector first needs it.
+    owner_pool: std::sync::OnceLock<pipeline::Pool>,
 }
 
 impl Rest {
@@ -138,6 +141,7 @@ impl Rest {
             pool_timeout: s.pool_timeout,
             role_settings,
             db_settings: s.db_settings,
+            owner_pool: std::sync::OnceLock::new(),
         }))
     }
 
@@ -173,6 +177,15 @@ impl Rest {
 
     /// Answers one request.
     pub async fn handle(&self, r: RestRequest<'_>) -> Result<RestResponse, ApiError> {
+        self.handle_traced(r, &mut None).await
+    }
+
+    /// [`Rest::handle`], also saying what ran (for the request inspector) in `trace`.
+    pub async fn handle_traced(
+        &self,
+        r: RestRequest<'_>,
+        trace: &mut Option<inspect::Trace>,
+    ) -> Result<RestResponse, ApiError> {
         let path = r.path.trim_end_matches('/');
         if path.is_empty() {
             return self.root(&r);
@@ -234,6 +247,17 @@ impl Rest {
         } else {
             Some(!plan.outcome.prefer.tx_rollback)
         };
+        *trace = Some(inspect::Trace {
+            sql: plan.statement.sql.clone(),
+            params: plan.statement.params.clone(),
+            ctx: ctx.clone(),
+            read_only: plan.read_only,
+            table: match &input.resource {
+                Resource::Table(name) => Some((plan.outcome.schema.clone(), name.clone())),
+                Resource::Rpc(_) => None,
+            },
+            rows: None,
+        });
         let own = fairness::thread_lane(self.lanes.len());
         let share = self
             .slots
@@ -251,8 +275,11 @@ impl Rest {
         )
         .await
         .map_err(fail)?;
-        let built =
-            query_engine::response::build(&plan.outcome, result::result_row(row).map_err(fail)?);
+        let row = result::result_row(row).map_err(fail)?;
+        if let Some(t) = trace.as_mut() {
+            t.rows = Some(row.page_total);
+        }
+        let built = query_engine::response::build(&plan.outcome, row);
         if let Some(tx) = tx {
             let commit = built.as_ref().map(|r| r.commit).unwrap_or(false);
             tx.finish(commit).await.map_err(|e| fail(e.into()))?;

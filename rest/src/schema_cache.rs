@@ -50,8 +50,8 @@ impl Rest {
         }
     }
 
-    /// Listens on the `pgrst` channel (as `api`) for as long as the process runs.
-    pub fn spawn_listener(self: &Arc<Self>, api: Login) {
+    /// Listens on the `pgrst` channel (as `api`) until the returned task is aborted.
+    pub fn spawn_listener(self: &Arc<Self>, api: Login) -> tokio::task::JoinHandle<()> {
         let mut events = pg::listen::listen(api, "pgrst");
         let rest = self.clone();
         tokio::spawn(async move {
@@ -71,6 +71,6 @@ impl Rest {
                     Event::Notification(_) => {}
                 }
             }
-        });
+        })
     }
 }

@@ -34,7 +34,7 @@ pub struct Grant {
 }
 
 fn sign(keys: &JwtKeys, mut claims: Value, expires_in: i64) -> String {
-    let now = chrono::Utc::now().timestamp();
+    let now = auth::jwt::now();
     claims["iat"] = json!(now);
     claims["exp"] = json!(now.saturating_add(expires_in.clamp(1, MAX_EXPIRES_IN)));
     keys.sign(&claims)
@@ -115,7 +115,7 @@ pub fn verify(
     let exp = claims["exp"]
         .as_i64()
         .ok_or(StorageError::ExpiredSignature)?;
-    if exp < chrono::Utc::now().timestamp() {
+    if exp < auth::jwt::now() {
         return Err(StorageError::ExpiredSignature);
     }
     Ok(Grant {

@@ -70,3 +70,16 @@ test('a page path gets the index with the config script; a missing asset is a 40
   assert.match(page.body.toString(), /<script src="\/__supagate\/config\.js"><\/script>/)
   assert.equal((await get('/assets/nope-123.js', 'br')).status, 404)
 })
+
+test("the site's scripts come only from its own origin and the store widget's own hosts", async () => {
+  const headers = readFileSync(join(repoRoot, 'frontend/public/_headers'), 'utf8')
+  const policies = headers.split('\n').filter((l) => l.trim().startsWith('Content-Security-Policy:'))
+  assert.ok(policies.length >= 1)
+  for (const policy of policies) {
+    const script = policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src')) ?? ''
+    // A wildcard over a shared hosting service lets anyone's script run on the shop's pages.
+    for (const source of script.split(/\s+/).slice(1)) {
+      assert.ok(!/^https?:$|^\*$|\*\.(cloudfront\.net|amazonaws\.com|github\.io|netlify\.app|vercel\.app)$/.test(source), `${source} in ${script}`)
+    }
+  }
+})

@@ -3,9 +3,12 @@
 pub mod codegen;
 pub mod db;
 pub mod functions;
+pub mod logs;
+pub mod snapshot;
 pub mod start;
 pub mod status;
 mod tables;
+pub mod test_db;
 pub mod users;
 
 use gateway::config::Config;
@@ -66,4 +69,16 @@ pub fn db_settings(cfg: &Config) -> DbSettings<'_> {
         cron: cfg.project.mentions("pg_cron"),
         cache_dir: &cfg.cache_dir,
     }
+}
+
+/// The folder of PostgreSQL's programs (psql, pg_dump, pg_restore) of the version the project
+/// runs on; the programs on PATH when none is found.
+pub fn pg_programs(cfg: &Config) -> std::path::PathBuf {
+    pg::embedded::find_binaries(
+        cfg.pg_bin_dir.as_deref(),
+        cfg.project.config.db.major_version,
+        pg::embedded::EmbeddedPg::data_major(&cfg.data_dir),
+    )
+    .map(|b| b.dir)
+    .unwrap_or_default()
 }

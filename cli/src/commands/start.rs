@@ -2,12 +2,12 @@
 //! SIGTERM or `supagate stop`.
 
 use super::status;
-use crate::args::Output;
+use crate::args::{Output, StateFolders};
 use gateway::config::Config;
 use gateway::{server, state};
 use pg::database::remove_pid;
 use pg::embedded::StopGuard;
-use pg::{Database, Login, migrate};
+use pg::{Database, migrate};
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
@@ -79,14 +79,24 @@ fn check_exposure(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
-pub async fn start(cfg: Config, output: Option<Output>) -> Result<(), String> {
+/// What the started project is for.
+pub enum Mode {
+    /// `start`: serve until Ctrl-C, SIGTERM or `supagate stop`.
+    Serve { output: Option<Output> },
+    /// `exec`: run a command against it, then stop.
+    Exec { command: Vec<String> },
+}
+
+/// Starts the project and serves it as `mode` says. Returns the exit code to end with (the
+/// command's, for `exec`).
+pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32, String> {
     let t0 = Instant::now();
     check_exposure(&cfg)?;
     warn_ignored_keys(&cfg);
     let db = super::open_database(&cfg, true).await?;
     // Stops the embedded cluster on every way out of here, panics included.
     let _guard = db.embedded.as_ref().map(StopGuard);
-    let result = serve(&cfg, &db, t0, output).await;
+    let result = serve(&cfg, &db, t0, mode, &folders).await;
     status::remove_state(&cfg.data_dir);
     remove_pid(&cfg.data_dir);
     tracing::info!("stopped");
@@ -112,24 +122,6 @@ async fn wait_for_shutdown(stdin_close: bool) {
         _ = term.recv() => {},
         _ = stdin_closed => {},
     }
-}
-
-/// Every few minutes, rate-limit windows long past are deleted (each replica may do it).
-fn spawn_rate_limit_pruner(admin: Login) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(std::time::Duration::from_secs(300));
-        loop {
-            tick.tick().await;
-            match pg::connect(&admin).await {
-                Ok(c) => match auth::limits::prune(&c).await {
-                    Ok(n) if n > 0 => tracing::debug!("pruned {n} rate-limit windows"),
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!("pruning rate limits failed: {e}"),
-                },
-                Err(e) => tracing::debug!("pruning rate limits skipped: {e}"),
-            }
-        }
-    })
 }
 
 /// Uploads the `objects_path` files of `[storage.buckets.*]`, as a new or reset database gets them.
@@ -164,16 +156,43 @@ async fn serve(
     cfg: &Config,
     db: &Database,
     t0: Instant,
-    output: Option<Output>,
-) -> Result<(), String> {
-    let prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
+    mode: Mode,
+    folders: &StateFolders,
+) -> Result<i32, String> {
+    let mut prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
         .await
         .map_err(|e| e.to_string())?;
+    if let Some(dir) = &folders.import {
+        let t = Instant::now();
+        super::snapshot::state(cfg, db)
+            .import(dir)
+            .await
+            .map_err(|e| format!("cannot import {}: {e}", dir.display()))?;
+        // pg_cron's scheduler ends with the database it served.
+        if let Some(pg) = &db.embedded
+            && pg.runs_cron()
+        {
+            pg.restart().await.map_err(|e| e.to_string())?;
+        }
+        prepared.fresh = false;
+        tracing::info!(
+            "imported {} in {} ms",
+            dir.display(),
+            t.elapsed().as_millis()
+        );
+    }
     // From here on, a cluster that dies is started again (aborted before the planned stop).
     let supervisor = db.embedded.clone().map(|pg| pg.supervise());
-    let result = serve_api(cfg, db, t0, output, prepared).await;
+    let result = serve_api(cfg, db, t0, mode, prepared).await;
     if let Some(s) = supervisor {
         s.abort();
+    }
+    if let Some(dir) = &folders.export_on_exit {
+        super::snapshot::state(cfg, db)
+            .export(dir)
+            .await
+            .map_err(|e| format!("cannot export to {}: {e}", dir.display()))?;
+        eprintln!("Exported the state to {}.", dir.display());
     }
     result
 }
@@ -182,9 +201,9 @@ async fn serve_api(
     cfg: &Config,
     db: &Database,
     t0: Instant,
-    output: Option<Output>,
+    mode: Mode,
     prepared: migrate::Prepared,
-) -> Result<(), String> {
+) -> Result<i32, String> {
     // Bound first: every URL supagate builds (mail links, `iss`, TUS `Location`) names this
     // address when API_EXTERNAL_URL is not set, never a request's Host.
     let listener = server::listen(&cfg.host, cfg.port)
@@ -216,85 +235,25 @@ async fn serve_api(
     if prepared.fresh {
         upload_seed_objects(cfg, db, store.as_ref()).await?;
     }
-    let role_settings = pg::RoleSettings::new(cfg.statement_timeout_ms);
-    let rest = rest::Rest::start(
-        rest::RestSettings {
-            schemas: cfg.schemas(),
-            extra_search_path: cfg.extra_search_path.clone(),
-            max_rows: cfg.max_rows,
-            pool_size: cfg.db_pool,
-            workers: cfg.workers,
-            pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
-            statement_cache: cfg.statement_cache,
-            max_client_queries: cfg.max_client_queries,
-            db_settings: cfg.db_settings.clone(),
-        },
-        &db.api,
-        role_settings.clone(),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let keys = cfg.jwt_keys();
-    let realtime = if cfg.realtime_enabled {
-        let local = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
-        Some(
-            realtime::Realtime::start(
-                db.admin.clone(),
-                keys,
-                local,
-                realtime::RealtimeSettings {
-                    max_transaction_changes: cfg.realtime_max_transaction_changes,
-                },
-            )
-            .await
-            .map_err(|e| format!("realtime cannot start: {e}"))?,
-        )
-    } else {
-        None
-    };
-    let mailer = Arc::new(mail::Mailer::new(&cfg.project, &db.admin).map_err(|e| e.to_string())?);
-    let auth = Arc::new(auth::Auth::new(
-        crate::services::auth_config(cfg, &cfg.jwt_keys(), &api),
-        auth::service::Connections {
-            login: db.api.clone(),
-            pool_size: cfg.db_auth_pool,
-            workers: cfg.workers,
-            pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
-        },
-        role_settings.clone(),
-        mailer.clone(),
-    ));
-    let storage = Arc::new(storage::Storage::new(
-        storage::service::StorageSettings {
-            file_size_limit: cfg.storage_file_size_limit,
-            image_transformation: cfg.storage_image_transformation,
-            login: db.api.clone(),
-            // Half as many connections as REST's, at least two.
-            pool_size: cfg.db_pool.div_ceil(2).max(2),
-            workers: cfg.workers,
-            pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
-            render: cfg.render,
-        },
-        store,
-        cfg.jwt_keys(),
-        role_settings,
-    ));
     let functions = crate::services::functions(cfg, &api, &db.db_url)?;
-    let state = Arc::new(state::AppState::new(
-        cfg.clone(),
-        state::Services {
-            rest: rest.clone(),
-            storage,
-            realtime: realtime.clone(),
-            auth,
-            functions,
+    let built = crate::services::build(
+        cfg,
+        crate::services::Target {
+            admin: db.admin.clone(),
+            api: db.api.clone(),
+            branch: false,
         },
-        api.clone(),
-    ));
-    rest.spawn_listener(db.api.clone());
-    let pruner = spawn_rate_limit_pruner(db.admin.clone());
-    let outbox = mail::outbox::spawn(mailer.clone(), db.admin.clone());
-    let net = workers::net::spawn(db.admin.clone());
+        &api,
+        store.clone(),
+        functions.clone(),
+    )
+    .await?;
+    let realtime = built.services.realtime.clone();
+    let mailer = built.mailer.clone();
+    let mut state = state::AppState::new(cfg.clone(), built.services, api.clone());
+    state.branches = Some(crate::services::branches(cfg, db, &api, store, functions));
+    let state = Arc::new(state);
+    let tasks = built.tasks;
     let server = server::serve(state.clone(), listener)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let handle = server.handle();
@@ -310,9 +269,14 @@ async fn serve_api(
     };
     let values = status::values(cfg, &api, &db.db_url, mail.as_ref().map(|m| m.1.as_str()));
     status::write_state(&cfg.data_dir, &values)?;
-    match output {
-        Some(o) => status::print(&values, o, true),
-        None => {
+    let output = match &mode {
+        Mode::Serve { output } => *output,
+        Mode::Exec { .. } => None,
+    };
+    match (&mode, output) {
+        (Mode::Exec { .. }, _) => {}
+        (_, Some(o)) => status::print(&values, o, true),
+        (_, None) => {
             // As the CLI: the news on stderr, the tables setup scripts parse on stdout.
             eprintln!(
                 "Started supagate {} local development setup for {}.\n",
@@ -328,11 +292,17 @@ async fn serve_api(
     }
     let _ = std::io::stdout().flush();
     tracing::info!("ready in {} ms", t0.elapsed().as_millis());
-    wait_for_shutdown(cfg.stop_on_stdin_close).await;
-    // stdout may be a closed pipe by now (a test harness that went away): never panic here.
-    if output.is_none() {
-        let _ = writeln!(std::io::stdout(), "\nStopping…");
-    }
+    let code = match &mode {
+        Mode::Serve { .. } => {
+            wait_for_shutdown(cfg.stop_on_stdin_close).await;
+            // stdout may be a closed pipe by now (a test harness that went away): never panic.
+            if output.is_none() {
+                let _ = writeln!(std::io::stdout(), "\nStopping…");
+            }
+            0
+        }
+        Mode::Exec { command } => run_command(command, &values, cfg.stop_on_stdin_close).await?,
+    };
     if let Some(rt) = &realtime {
         rt.shutdown().await;
     }
@@ -341,8 +311,57 @@ async fn serve_api(
     if let Some((catcher, _)) = mail {
         catcher.abort();
     }
-    pruner.abort();
-    outbox.abort();
-    net.abort();
-    Ok(())
+    if let Some(b) = &state.branches {
+        b.drop_all().await;
+    }
+    for t in tasks {
+        t.abort();
+    }
+    Ok(code)
+}
+
+/// The environment `exec` gives its command: the `status -o env` names and the names apps and
+/// test setups commonly read.
+pub fn command_env(values: &status::Values) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> =
+        values.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    for (name, from) in [
+        ("SUPABASE_URL", "API_URL"),
+        ("SUPABASE_ANON_KEY", "ANON_KEY"),
+        ("SUPABASE_SERVICE_ROLE_KEY", "SERVICE_ROLE_KEY"),
+        ("SUPABASE_DB_URL", "DB_URL"),
+    ] {
+        if let Some(v) = values.get(from) {
+            env.push((name.into(), v.clone()));
+        }
+    }
+    env
+}
+
+/// Runs `exec`'s command to its end (or until supagate is told to stop, which stops it too).
+async fn run_command(
+    command: &[String],
+    values: &status::Values,
+    stdin_close: bool,
+) -> Result<i32, String> {
+    let (program, args) = command
+        .split_first()
+        .ok_or("exec needs a command after --")?;
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .envs(command_env(values))
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    tokio::select! {
+        status = child.wait() => {
+            let status = status.map_err(|e| format!("{program}: {e}"))?;
+            use std::os::unix::process::ExitStatusExt;
+            Ok(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
+        }
+        _ = wait_for_shutdown(stdin_close) => {
+            let _ = child.kill().await;
+            Ok(130)
+        }
+    }
 }

@@ -170,7 +170,8 @@ fn yaml_scalar(v: &str) -> String {
     }
 }
 
-pub fn status(cfg: &Config, output: Output) -> Result<(), String> {
+/// The values of the gateway running this project.
+pub fn running_values(cfg: &Config) -> Result<Values, String> {
     let not_running = || {
         format!(
             "supagate is not running for {} (start it with `supagate start`)",
@@ -179,8 +180,11 @@ pub fn status(cfg: &Config, output: Output) -> Result<(), String> {
     };
     gateway_pid(&cfg.data_dir).ok_or_else(not_running)?;
     let text = std::fs::read_to_string(state_file(&cfg.data_dir)).map_err(|_| not_running())?;
-    let values: Values =
-        serde_json::from_str(&text).map_err(|e| format!("unreadable status file: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("unreadable status file: {e}"))
+}
+
+pub fn status(cfg: &Config, output: Output) -> Result<(), String> {
+    let values = running_values(cfg)?;
     if output == Output::Pretty {
         eprintln!("supagate local development setup is running.\n");
     }

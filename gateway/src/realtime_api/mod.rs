@@ -14,7 +14,7 @@ use realtime::tokens::Identity;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-type Data = web::Data<Arc<AppState>>;
+type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

@@ -2,7 +2,6 @@
 //! header size checked as Supabase Realtime checks them), then frames read into the session and
 //! the session's outbox written out, heartbeats timed, slow readers cut off.
 
-use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::AggregatedMessage;
 use realtime::hub::Inbox;
@@ -10,7 +9,6 @@ use realtime::protocol::{self, Frame, Vsn};
 use realtime::{MAX_SOCKETS, Session};
 use serde_json::json;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -29,7 +27,7 @@ fn refuse(status: u16, message: &str) -> HttpResponse {
 pub async fn websocket(
     req: HttpRequest,
     body: web::Payload,
-    state: web::Data<Arc<AppState>>,
+    state: crate::branches::State,
 ) -> Result<HttpResponse, actix_web::Error> {
     let Some(rt) = state.realtime.clone() else {
         return Ok(refuse(404, "Realtime is not enabled"));

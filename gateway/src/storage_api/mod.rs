@@ -18,10 +18,9 @@ use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
 use std::collections::HashMap;
-use std::sync::Arc;
 use storage::{Caller, StorageError, keys};
 
-type Data = web::Data<Arc<AppState>>;
+type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

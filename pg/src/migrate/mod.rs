@@ -3,6 +3,7 @@
 //! buckets (`objects_path` uploads are storage's). The embedded cluster keeps a template database built from all of that, so a new or
 //! reset database is a cheap clone.
 
+pub mod copies;
 pub mod platform;
 pub mod project;
 pub mod template;

@@ -14,7 +14,7 @@ use tokio_postgres::Client;
 pub const TEMPLATE: &str = "supagate_template";
 const BUILDING: &str = "supagate_template_new";
 /// The database the gateway serves (the Supabase CLI's).
-const SERVED: &str = "postgres";
+pub(crate) const SERVED: &str = "postgres";
 
 /// What a template built now would be made of.
 pub fn fingerprint(project: &Project) -> Result<String, MigrateError> {
@@ -100,7 +100,7 @@ async fn drop_slots(maint: &Client, name: &str) -> Result<(), MigrateError> {
     }
 }
 
-async fn drop_database(maint: &Client, name: &str) -> Result<(), MigrateError> {
+pub(crate) async fn drop_database(maint: &Client, name: &str) -> Result<(), MigrateError> {
     let exists = maint
         .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
         .await?
@@ -122,29 +122,7 @@ async fn drop_database(maint: &Client, name: &str) -> Result<(), MigrateError> {
 /// Copies the served database, just built, into the template (nobody may be connected to a
 /// database while it is copied: sessions of running gateways are ended and reconnect).
 async fn snapshot(maint: &Client, fingerprint: &str) -> Result<(), MigrateError> {
-    drop_database(maint, BUILDING).await?;
-    maint
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS false"
-        ))
-        .await?;
-    let copied = async {
-        end_sessions(maint, SERVED).await?;
-        wait_for_no_connections(maint, SERVED).await?;
-        maint
-            .batch_execute(&format!(
-                "CREATE DATABASE \"{BUILDING}\" TEMPLATE \"{SERVED}\""
-            ))
-            .await?;
-        Ok::<(), MigrateError>(())
-    }
-    .await;
-    maint
-        .batch_execute(&format!(
-            "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS true"
-        ))
-        .await?;
-    copied?;
+    copy_served(maint, BUILDING).await?;
     drop_database(maint, TEMPLATE).await?;
     each(
         maint,
@@ -155,6 +133,63 @@ async fn snapshot(maint: &Client, fingerprint: &str) -> Result<(), MigrateError>
         ],
     )
     .await
+}
+
+/// Copies the served database into `to` (replaced if it exists). Nobody may be connected to a
+/// database while it is copied: connections are refused for the moment of the copy and the
+/// sessions of running gateways (pools, pg_cron's scheduler, realtime's capture) are ended;
+/// they reconnect by themselves.
+pub(crate) async fn copy_served(maint: &Client, to: &str) -> Result<(), MigrateError> {
+    // One copy at a time in the cluster (whichever process or replica makes it): two would
+    // both switch the served database's connections off and on.
+    maint
+        .execute("SELECT pg_advisory_lock($1)", &[&COPY_LOCK])
+        .await?;
+    let copied = copy_served_locked(maint, to).await;
+    maint
+        .execute("SELECT pg_advisory_unlock($1)", &[&COPY_LOCK])
+        .await?;
+    copied
+}
+
+/// The advisory lock (on `template1`) held while the served database is copied.
+const COPY_LOCK: i64 = 0x5ba9_a7e0_c0b1;
+
+async fn copy_served_locked(maint: &Client, to: &str) -> Result<(), MigrateError> {
+    drop_database(maint, to).await?;
+    maint
+        .batch_execute(&format!(
+            "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS false"
+        ))
+        .await?;
+    let copied = async {
+        // A session that was connecting as connections were refused may still appear: the
+        // copy is tried again then.
+        let mut tries = 0;
+        loop {
+            end_sessions(maint, SERVED).await?;
+            wait_for_no_connections(maint, SERVED).await?;
+            match maint
+                .batch_execute(&format!("CREATE DATABASE \"{to}\" TEMPLATE \"{SERVED}\""))
+                .await
+            {
+                Err(e)
+                    if tries < 20
+                        && e.code() == Some(&tokio_postgres::error::SqlState::OBJECT_IN_USE) =>
+                {
+                    tries += 1;
+                }
+                other => return other.map_err(MigrateError::from),
+            }
+        }
+    }
+    .await;
+    maint
+        .batch_execute(&format!(
+            "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS true"
+        ))
+        .await?;
+    copied
 }
 
 /// Replaces the served database by a fresh one: a clone of the template when it is up to date,

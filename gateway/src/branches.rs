@@ -1,0 +1,246 @@
+//! Branches (a database per test worker): requests that carry `x-supagate-branch: NAME` (or,
+//! for a WebSocket, the query parameter of that name, which supabase-js' `realtime.params`
+//! sets) are served by services of their own on branch NAME's database. The branches are
+//! databases in the cluster (see `workbench::branch`): a gateway that has not served a branch
+//! yet builds its services when a request first names it.
+
+use crate::state::AppState;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use workbench::branch::Cluster;
+
+/// The header (and query parameter) naming a branch.
+pub const HEADER: &str = "x-supagate-branch";
+
+/// Builds the services of a branch from its database's name.
+pub type Factory = Arc<
+    dyn Fn(String) -> Pin<Box<dyn Future<Output = Result<Served, String>> + Send>> + Send + Sync,
+>;
+
+/// One branch's services and their background work (stopped with them).
+pub struct Served {
+    pub state: Arc<AppState>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Served {
+    pub fn new(state: Arc<AppState>, tasks: Vec<tokio::task::JoinHandle<()>>) -> Self {
+        Served { state, tasks }
+    }
+
+    async fn stop(&self) {
+        if let Some(rt) = &self.state.realtime {
+            rt.shutdown().await;
+        }
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BranchError {
+    #[error("no branch named {0:?} (POST /_supagate/v1/branches makes one)")]
+    NotFound(String),
+    #[error("branches are not served by this gateway")]
+    Off,
+    #[error("{0}")]
+    Invalid(String),
+    #[error("branch {0:?}: {1}")]
+    Failed(String, String),
+}
+
+impl ResponseError for BranchError {
+    fn status_code(&self) -> actix_web::http::StatusCode {
+        use actix_web::http::StatusCode;
+        match self {
+            BranchError::NotFound(_) | BranchError::Off => StatusCode::NOT_FOUND,
+            BranchError::Invalid(_) => StatusCode::BAD_REQUEST,
+            BranchError::Failed(..) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let code = match self {
+            BranchError::NotFound(_) => "branch_not_found",
+            BranchError::Off => "branches_off",
+            BranchError::Invalid(_) => "validation_failed",
+            BranchError::Failed(..) => "branch_failed",
+        };
+        HttpResponse::build(self.status_code())
+            .json(serde_json::json!({"code": code, "message": self.to_string()}))
+    }
+}
+
+impl From<workbench::snapshot::SnapshotError> for BranchError {
+    fn from(e: workbench::snapshot::SnapshotError) -> Self {
+        match e {
+            workbench::snapshot::SnapshotError::BadName(_) => BranchError::Invalid(e.to_string()),
+            other => BranchError::Failed(String::new(), other.to_string()),
+        }
+    }
+}
+
+pub struct Branches {
+    factory: Factory,
+    cluster: Cluster,
+    served: tokio::sync::Mutex<HashMap<String, Arc<Served>>>,
+    /// Made by this gateway: dropped when it stops.
+    made_here: std::sync::Mutex<HashSet<String>>,
+}
+
+impl Branches {
+    pub fn new(factory: Factory, cluster: Cluster) -> Arc<Branches> {
+        Arc::new(Branches {
+            factory,
+            cluster,
+            served: Default::default(),
+            made_here: Default::default(),
+        })
+    }
+
+    /// Makes branch `name` (a copy of the served database as it is now), replacing one of that
+    /// name. Returns how long the copy took.
+    pub async fn create(&self, name: &str) -> Result<Duration, BranchError> {
+        self.stop_serving(name).await;
+        let took = self
+            .cluster
+            .create(name)
+            .await
+            .map_err(|e| with_name(name, e))?;
+        self.made_here
+            .lock()
+            .expect("branches lock")
+            .insert(name.to_string());
+        Ok(took)
+    }
+
+    /// The services of branch `name`, built on first use.
+    pub async fn state(&self, name: &str) -> Result<Arc<AppState>, BranchError> {
+        let mut served = self.served.lock().await;
+        if let Some(s) = served.get(name) {
+            return Ok(s.state.clone());
+        }
+        if !self
+            .cluster
+            .exists(name)
+            .await
+            .map_err(|e| with_name(name, e))?
+        {
+            return Err(BranchError::NotFound(name.to_string()));
+        }
+        let s = (self.factory)(Cluster::database(name))
+            .await
+            .map_err(|e| BranchError::Failed(name.to_string(), e))?;
+        let state = s.state.clone();
+        served.insert(name.to_string(), Arc::new(s));
+        Ok(state)
+    }
+
+    async fn stop_serving(&self, name: &str) {
+        let gone = self.served.lock().await.remove(name);
+        if let Some(s) = gone {
+            s.stop().await;
+        }
+    }
+
+    /// Drops branch `name`: its services stop, its database goes.
+    pub async fn remove(&self, name: &str) -> Result<(), BranchError> {
+        if !self
+            .cluster
+            .exists(name)
+            .await
+            .map_err(|e| with_name(name, e))?
+        {
+            return Err(BranchError::NotFound(name.to_string()));
+        }
+        self.stop_serving(name).await;
+        self.made_here.lock().expect("branches lock").remove(name);
+        self.cluster
+            .remove(name)
+            .await
+            .map_err(|e| with_name(name, e))
+    }
+
+    pub async fn list(&self) -> Result<Vec<workbench::branch::Listed>, BranchError> {
+        Ok(self.cluster.list().await?)
+    }
+
+    /// Drops the branches this gateway made (as it stops).
+    pub async fn drop_all(&self) {
+        let names: Vec<String> = self
+            .made_here
+            .lock()
+            .expect("branches lock")
+            .drain()
+            .collect();
+        for name in names {
+            self.stop_serving(&name).await;
+            if let Err(e) = self.cluster.remove(&name).await {
+                tracing::warn!("cannot drop branch {name}: {e}");
+            }
+        }
+    }
+}
+
+fn with_name(name: &str, e: workbench::snapshot::SnapshotError) -> BranchError {
+    match BranchError::from(e) {
+        BranchError::Failed(_, m) => BranchError::Failed(name.to_string(), m),
+        other => other,
+    }
+}
+
+/// The branch a request names, if any.
+pub fn requested(req: &HttpRequest) -> Option<String> {
+    if let Some(v) = req.headers().get(HEADER) {
+        return Some(v.to_str().unwrap_or_default().to_string());
+    }
+    web::Query::<HashMap<String, String>>::from_query(req.query_string())
+        .ok()?
+        .remove(HEADER)
+}
+
+/// What handlers take instead of the application's state: the state of the branch the request
+/// names, or the project's.
+#[derive(Clone)]
+pub struct State(pub Arc<AppState>);
+
+impl std::ops::Deref for State {
+    type Target = Arc<AppState>;
+    fn deref(&self) -> &Arc<AppState> {
+        &self.0
+    }
+}
+
+impl FromRequest for State {
+    type Error = BranchError;
+    type Future = Pin<Box<dyn Future<Output = Result<State, BranchError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let main = req
+            .app_data::<web::Data<Arc<AppState>>>()
+            .expect("the application's state")
+            .get_ref()
+            .clone();
+        let name = requested(req);
+        Box::pin(async move {
+            match (name, &main.branches) {
+                (None, _) => Ok(State(main)),
+                (Some(n), Some(b)) => b.state(&n).await.map(State),
+                (Some(_), None) => Err(BranchError::Off),
+            }
+        })
+    }
+}

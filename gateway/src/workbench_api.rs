@@ -1,0 +1,249 @@
+//! `/_supagate/v1`: the testing workbench over HTTP (service role, from loopback only).
+//!
+//! - `POST /branches` `{"name"?}`, `GET /branches`, `DELETE /branches/{name}`: a database per
+//!   test worker (requests with `x-supagate-branch: NAME` are served by it).
+//! - `GET /codes?to=ADDRESS`: codes and links the auth API sent by mail and text;
+//!   `GET /mail?to=ADDRESS`: the mail caught.
+//! - `DELETE /users`: every user goes. `POST /tables/truncate` `{"tables", "cascade"?}`.
+//! - `GET /clock`, `PUT /clock` `{"offset_seconds"}`: the clock tokens are issued and
+//!   checked by.
+//! - `GET /requests`: the request inspector, as server-sent events.
+//!
+//! Everything but the branch routes acts on the database of the branch the request names.
+
+use crate::branches::{BranchError, State};
+use crate::request_auth::claimed;
+use crate::state::AppState;
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use serde::Deserialize;
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkbenchError {
+    #[error("the workbench API needs the service_role key")]
+    Unauthorized,
+    #[error("the workbench API answers loopback clients only")]
+    NotLoopback,
+    #[error("{0}")]
+    Branch(#[from] BranchError),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl ResponseError for WorkbenchError {
+    fn status_code(&self) -> actix_web::http::StatusCode {
+        use actix_web::http::StatusCode;
+        match self {
+            WorkbenchError::Unauthorized => StatusCode::UNAUTHORIZED,
+            WorkbenchError::NotLoopback => StatusCode::FORBIDDEN,
+            WorkbenchError::Branch(b) => b.status_code(),
+            WorkbenchError::Invalid(_) => StatusCode::BAD_REQUEST,
+            WorkbenchError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let code = match self {
+            WorkbenchError::Unauthorized => "no_authorization",
+            WorkbenchError::NotLoopback => "not_loopback",
+            WorkbenchError::Branch(b) => return b.error_response(),
+            WorkbenchError::Invalid(_) => "validation_failed",
+            WorkbenchError::Failed(_) => "unexpected_failure",
+        };
+        HttpResponse::build(self.status_code())
+            .json(serde_json::json!({"code": code, "message": self.to_string()}))
+    }
+}
+
+impl From<workbench::emulator::EmulatorError> for WorkbenchError {
+    fn from(e: workbench::emulator::EmulatorError) -> Self {
+        match e {
+            workbench::emulator::EmulatorError::Database(d) => {
+                WorkbenchError::Failed(d.to_string())
+            }
+            other => WorkbenchError::Invalid(other.to_string()),
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, WorkbenchError>;
+
+/// Service role, from loopback.
+fn allowed(req: &HttpRequest, state: &AppState) -> Result<()> {
+    if !req.peer_addr().is_some_and(|a| a.ip().is_loopback()) {
+        return Err(WorkbenchError::NotLoopback);
+    }
+    match claimed(req, &state.keys, state.local_keys()) {
+        Ok(i) if i.role == "service_role" => Ok(()),
+        _ => Err(WorkbenchError::Unauthorized),
+    }
+}
+
+/// The project's own state: branches are made from it, whatever branch a request names.
+type Main = web::Data<Arc<AppState>>;
+
+fn branches(state: &AppState) -> Result<&crate::branches::Branches> {
+    state.branches.as_deref().ok_or(BranchError::Off.into())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct NewBranch {
+    name: Option<String>,
+}
+
+async fn create_branch(req: HttpRequest, state: Main, body: web::Bytes) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    let body: NewBranch = if body.iter().all(u8::is_ascii_whitespace) {
+        NewBranch::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| WorkbenchError::Invalid(format!("the body is not a branch: {e}")))?
+    };
+    let name = body
+        .name
+        .unwrap_or_else(|| format!("b{}", &uuid::Uuid::new_v4().simple().to_string()[..12]));
+    let took = branches(&state)?.create(&name).await?;
+    Ok(HttpResponse::Created().json(serde_json::json!({
+        "name": name,
+        "header": crate::branches::HEADER,
+        "ms": took.as_secs_f64() * 1000.0,
+    })))
+}
+
+async fn list_branches(req: HttpRequest, state: Main) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    Ok(HttpResponse::Ok().json(branches(&state)?.list().await?))
+}
+
+async fn delete_branch(
+    req: HttpRequest,
+    state: Main,
+    name: web::Path<String>,
+) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    branches(&state)?.remove(&name).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+async fn owner(state: &State) -> Result<tokio_postgres::Client> {
+    pg::connect(&state.admin)
+        .await
+        .map_err(WorkbenchError::Failed)
+}
+
+#[derive(Deserialize)]
+struct To {
+    to: Option<String>,
+}
+
+async fn codes(req: HttpRequest, state: State, q: web::Query<To>) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    let c = owner(&state).await?;
+    let sent = workbench::emulator::sent(&c, q.to.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "codes": sent })))
+}
+
+async fn mail(req: HttpRequest, state: State, q: web::Query<To>) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    let c = owner(&state).await?;
+    let messages = workbench::emulator::mail(&c, q.to.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "messages": messages })))
+}
+
+async fn delete_users(req: HttpRequest, state: State) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    let n = workbench::emulator::delete_users(&owner(&state).await?).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "deleted": n })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Truncate {
+    tables: Vec<String>,
+    #[serde(default)]
+    cascade: bool,
+}
+
+async fn truncate(
+    req: HttpRequest,
+    state: State,
+    body: web::Json<Truncate>,
+) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    workbench::emulator::truncate(&owner(&state).await?, &body.tables, body.cascade).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Clock {
+    offset_seconds: i64,
+}
+
+/// A year either way is plenty to see any token expire.
+const MAX_OFFSET: i64 = 366 * 24 * 3600;
+
+fn clock_body() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({
+        "offset_seconds": auth::jwt::clock_offset(),
+        "now": auth::jwt::now(),
+    }))
+}
+
+async fn get_clock(req: HttpRequest, state: State) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    Ok(clock_body())
+}
+
+async fn set_clock(req: HttpRequest, state: State, body: web::Json<Clock>) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    if body.offset_seconds.abs() > MAX_OFFSET {
+        return Err(WorkbenchError::Invalid(format!(
+            "offset_seconds is at most {MAX_OFFSET} either way"
+        )));
+    }
+    auth::jwt::set_clock_offset(body.offset_seconds);
+    Ok(clock_body())
+}
+
+/// The inspector's events as they happen (`text/event-stream`, one `data:` line each).
+async fn requests(req: HttpRequest, state: Main) -> Result<HttpResponse> {
+    allowed(&req, &state)?;
+    let rx = state.inspector.subscribe();
+    let events = futures_util::stream::unfold(rx, |mut rx| async move {
+        use tokio::sync::broadcast::error::RecvError;
+        let chunk = match rx.recv().await {
+            Ok(e) => format!("data: {e}\n\n"),
+            Err(RecvError::Lagged(n)) => format!("event: lagged\ndata: {{\"missed\":{n}}}\n\n"),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok::<_, actix_web::Error>(bytes::Bytes::from(chunk)), rx))
+    });
+    // A first comment, so that the follower knows it is connected.
+    let hello = futures_util::stream::once(async {
+        Ok::<_, actix_web::Error>(bytes::Bytes::from_static(b": following\n\n"))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        .streaming(futures_util::StreamExt::chain(hello, events)))
+}
+
+pub fn routes(c: &mut web::ServiceConfig) {
+    c.service(
+        web::scope("/_supagate/v1")
+            .route("/branches", web::post().to(create_branch))
+            .route("/branches", web::get().to(list_branches))
+            .route("/branches/{name}", web::delete().to(delete_branch))
+            .route("/codes", web::get().to(codes))
+            .route("/mail", web::get().to(mail))
+            .route("/users", web::delete().to(delete_users))
+            .route("/tables/truncate", web::post().to(truncate))
+            .route("/clock", web::get().to(get_clock))
+            .route("/clock", web::put().to(set_clock))
+            .route("/requests", web::get().to(requests)),
+    );
+}

@@ -1,0 +1,106 @@
+-- Helpers for pgTAP tests of a Supabase project, under the names supabase_test_helpers
+-- (basejump) gives them, so tests written for it run unchanged. `supagate test db` creates them
+-- for the run when the database has no `tests` schema of its own, and drops them after.
+CREATE SCHEMA tests;
+GRANT USAGE ON SCHEMA tests TO anon, authenticated, service_role;
+
+-- A user in auth.users (with an email identity), known to the other helpers by `identifier`.
+CREATE FUNCTION tests.create_supabase_user(
+  identifier text, email text DEFAULT NULL, phone text DEFAULT NULL, metadata jsonb DEFAULT NULL
+) RETURNS uuid LANGUAGE plpgsql SECURITY DEFINER SET search_path = auth, pg_temp AS $$
+DECLARE
+  uid uuid := gen_random_uuid();
+  address text := coalesce(email, concat(identifier, '@test.com'));
+BEGIN
+  INSERT INTO auth.users (id, instance_id, aud, role, email, phone, email_confirmed_at,
+                          raw_app_meta_data, raw_user_meta_data, created_at, updated_at)
+  VALUES (uid, '00000000-0000-0000-0000-000000000000', 'authenticated', 'authenticated',
+          address, phone, now(),
+          '{"provider": "email", "providers": ["email"]}',
+          jsonb_build_object('test_identifier', identifier) || coalesce(metadata, '{}'::jsonb),
+          now(), now());
+  INSERT INTO auth.identities (id, provider_id, user_id, identity_data, provider,
+                               last_sign_in_at, created_at, updated_at)
+  VALUES (gen_random_uuid(), uid::text, uid,
+          jsonb_build_object('sub', uid::text, 'email', address, 'email_verified', true),
+          'email', now(), now(), now());
+  RETURN uid;
+END $$;
+
+CREATE FUNCTION tests.get_supabase_user(identifier text) RETURNS json
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = auth, pg_temp AS $$
+DECLARE
+  found json;
+BEGIN
+  SELECT json_build_object('id', u.id, 'email', u.email, 'phone', u.phone,
+                           'raw_user_meta_data', u.raw_user_meta_data,
+                           'raw_app_meta_data', u.raw_app_meta_data)
+    INTO found
+    FROM auth.users u
+   WHERE u.raw_user_meta_data ->> 'test_identifier' = identifier
+   LIMIT 1;
+  IF found IS NULL THEN
+    RAISE EXCEPTION 'User with identifier % not found', identifier;
+  END IF;
+  RETURN found;
+END $$;
+
+CREATE FUNCTION tests.get_supabase_uid(identifier text) RETURNS uuid
+LANGUAGE sql SECURITY DEFINER SET search_path = auth, pg_temp AS $$
+  SELECT (tests.get_supabase_user(identifier) ->> 'id')::uuid
+$$;
+
+-- The rest of the transaction runs as that user signed in: role `authenticated` and the claims
+-- auth.uid(), auth.jwt() and RLS policies read.
+CREATE FUNCTION tests.authenticate_as(identifier text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  u json := tests.get_supabase_user(identifier);
+BEGIN
+  PERFORM set_config('role', 'authenticated', true);
+  PERFORM set_config('request.jwt.claims', json_build_object(
+    'sub', u ->> 'id', 'role', 'authenticated', 'aud', 'authenticated',
+    'email', u ->> 'email', 'phone', u ->> 'phone',
+    'user_metadata', u -> 'raw_user_meta_data', 'app_metadata', u -> 'raw_app_meta_data',
+    'aal', 'aal1', 'is_anonymous', false)::text, true);
+  PERFORM set_config('request.jwt.claim.sub', u ->> 'id', true);
+  PERFORM set_config('request.jwt.claim.role', 'authenticated', true);
+END $$;
+
+CREATE FUNCTION tests.authenticate_as_service_role() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('role', 'service_role', true);
+  PERFORM set_config('request.jwt.claims', '{"role": "service_role"}', true);
+  PERFORM set_config('request.jwt.claim.sub', '', true);
+  PERFORM set_config('request.jwt.claim.role', 'service_role', true);
+END $$;
+
+-- Back to an anonymous visitor.
+CREATE FUNCTION tests.clear_authentication() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('role', 'anon', true);
+  PERFORM set_config('request.jwt.claims', '{"role": "anon"}', true);
+  PERFORM set_config('request.jwt.claim.sub', '', true);
+  PERFORM set_config('request.jwt.claim.role', 'anon', true);
+END $$;
+
+-- pgTAP assertions that RLS is on for every table of a schema, or for one table.
+CREATE FUNCTION tests.rls_enabled(testing_schema text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT ok(
+    NOT EXISTS (SELECT 1 FROM pg_tables
+                 WHERE schemaname = testing_schema AND NOT rowsecurity),
+    format('All tables in the %s schema should have row level security enabled', testing_schema))
+$$;
+
+CREATE FUNCTION tests.rls_enabled(testing_schema text, testing_table text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT ok(
+    coalesce((SELECT rowsecurity FROM pg_tables
+               WHERE schemaname = testing_schema AND tablename = testing_table), false),
+    format('Table %s.%s should have row level security enabled', testing_schema, testing_table))
+$$;
+
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA tests TO anon, authenticated, service_role;

@@ -1,0 +1,101 @@
+//! Branches: copies of the served database in the same cluster (`supagate_branch_<name>`), one
+//! per test worker, each served by services of its own (the gateway routes requests that carry
+//! `x-supagate-branch: <name>` to them). The registry is PostgreSQL's list of databases, so
+//! every gateway on the cluster knows every branch.
+
+use crate::snapshot::{SnapshotError, check_name};
+use pg::Database;
+use pg::migrate::copies;
+use std::time::{Duration, Instant};
+
+/// Branch databases start with this.
+pub const PREFIX: &str = "supagate_branch_";
+
+/// Where branches are made.
+pub struct Cluster {
+    /// The served database's logins.
+    pub db: Database,
+    /// The embedded cluster, when pg_cron runs in it: its scheduler ends when its database is
+    /// copied, so the cluster is stopped after a copy and its supervisor starts it again.
+    pub cron: Option<pg::embedded::EmbeddedPg>,
+    /// Realtime is on: a branch gets its own replication slot.
+    pub slot: bool,
+}
+
+/// A branch as listed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Listed {
+    pub name: String,
+    pub created_at: Option<String>,
+    pub bytes: i64,
+}
+
+impl Cluster {
+    pub fn database(name: &str) -> String {
+        format!("{PREFIX}{name}")
+    }
+
+    /// Copies the served database into branch `name` (replacing one of that name). Returns how
+    /// long the copy took.
+    pub async fn create(&self, name: &str) -> Result<Duration, SnapshotError> {
+        check_name(name)?;
+        let t0 = Instant::now();
+        let meta = serde_json::json!({
+            "created_at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        })
+        .to_string();
+        copies::save(&self.db, &Self::database(name), &meta, true).await?;
+        let took = t0.elapsed();
+        if let Some(pg) = &self.cron {
+            pg.stop()
+                .await
+                .map_err(|e| SnapshotError::Database(e.to_string()))?;
+            let t = Instant::now();
+            while pg::connect(&self.db.admin).await.is_err() {
+                if t.elapsed() > Duration::from_secs(60) {
+                    return Err(SnapshotError::Database(
+                        "PostgreSQL did not start again within 60 s".into(),
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        if self.slot {
+            let c = pg::connect(&self.db.admin_on(&Self::database(name)))
+                .await
+                .map_err(SnapshotError::Database)?;
+            pg::replication::prepare_slot(&c)
+                .await
+                .map_err(|e| SnapshotError::Database(e.to_string()))?;
+        }
+        Ok(took)
+    }
+
+    pub async fn exists(&self, name: &str) -> Result<bool, SnapshotError> {
+        Ok(check_name(name).is_ok()
+            && copies::list(&self.db, &Self::database(name))
+                .await?
+                .iter()
+                .any(|c| c.name == Self::database(name)))
+    }
+
+    pub async fn remove(&self, name: &str) -> Result<(), SnapshotError> {
+        check_name(name)?;
+        Ok(copies::remove(&self.db, &Self::database(name)).await?)
+    }
+
+    pub async fn list(&self) -> Result<Vec<Listed>, SnapshotError> {
+        Ok(copies::list(&self.db, PREFIX)
+            .await?
+            .into_iter()
+            .map(|c| Listed {
+                name: c.name[PREFIX.len()..].to_string(),
+                created_at: c
+                    .comment
+                    .and_then(|m| serde_json::from_str::<serde_json::Value>(&m).ok())
+                    .and_then(|m| m["created_at"].as_str().map(str::to_string)),
+                bytes: c.bytes,
+            })
+            .collect())
+    }
+}
