@@ -354,6 +354,9 @@ ${existsSync(join(out, 'realtime-table.md')) ? readFileSync(join(out, 'realtime-
 ## Edge Functions
 
 ${existsSync(join(out, 'functions-table.md')) ? readFileSync(join(out, 'functions-table.md'), 'utf8') : '(bench/functions.mjs did not run)\n'}
+## Testing workbench
+
+${existsSync(join(out, 'workbench-table.md')) ? readFileSync(join(out, 'workbench-table.md'), 'utf8') : '(bench/workbench.mjs did not run)\n'}
 ## Scale-out
 
 ${existsSync(join(out, 'cluster-table.md')) ? readFileSync(join(out, 'cluster-table.md'), 'utf8') : '(bench/cluster.mjs did not run)\n'}

@@ -133,20 +133,21 @@ impl Branches {
         if let Some(s) = served.get(name) {
             return Ok(s.state.clone());
         }
-        if !self
-            .cluster
-            .exists(name)
-            .await
-            .map_err(|e| with_name(name, e))?
-        {
-            return Err(BranchError::NotFound(name.to_string()));
-        }
+        self.ensure_exists(name).await?;
         let s = (self.factory)(Cluster::database(name))
             .await
             .map_err(|e| BranchError::Failed(name.to_string(), e))?;
         let state = s.state.clone();
         served.insert(name.to_string(), Arc::new(s));
         Ok(state)
+    }
+
+    async fn ensure_exists(&self, name: &str) -> Result<(), BranchError> {
+        match self.cluster.exists(name).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(BranchError::NotFound(name.to_string())),
+            Err(e) => Err(with_name(name, e)),
+        }
     }
 
     async fn stop_serving(&self, name: &str) {
@@ -158,14 +159,7 @@ impl Branches {
 
     /// Drops branch `name`: its services stop, its database goes.
     pub async fn remove(&self, name: &str) -> Result<(), BranchError> {
-        if !self
-            .cluster
-            .exists(name)
-            .await
-            .map_err(|e| with_name(name, e))?
-        {
-            return Err(BranchError::NotFound(name.to_string()));
-        }
+        self.ensure_exists(name).await?;
         self.stop_serving(name).await;
         self.made_here.lock().expect("branches lock").remove(name);
         self.cluster
@@ -174,7 +168,7 @@ impl Branches {
             .map_err(|e| with_name(name, e))
     }
 
-    pub async fn list(&self) -> Result<Vec<workbench::branch::Listed>, BranchError> {
+    pub async fn list(&self) -> Result<Vec<workbench::snapshot::Listed>, BranchError> {
         Ok(self.cluster.list().await?)
     }
 

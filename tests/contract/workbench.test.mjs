@@ -121,6 +121,15 @@ test('a snapshot puts back users, rows and stored objects; a snapshot folder too
   assert.equal((await supagate(['snapshot', 'import', dir])).code, 0)
   assert.ok((await emails()).includes(kept))
   assert.ok(!(await emails()).includes(later))
+  // exec --fresh --import: a new project started from the folder; --export-on-exit writes one.
+  const check = `const e = process.env; fetch(e.SUPABASE_URL + '/auth/v1/admin/users?per_page=1000', { headers: { apikey: e.SUPABASE_SERVICE_ROLE_KEY, authorization: 'Bearer ' + e.SUPABASE_SERVICE_ROLE_KEY } })
+  .then(r => r.json()).then(b => process.exit(b.users.some(u => u.email === ${JSON.stringify(kept)}) ? 0 : 3))`
+  const again = join(scratch, 'exported-again')
+  const fresh = await supagate(['exec', '--fresh', '--import', dir, '--export-on-exit', again, '--', process.execPath, '-e', check], { dataDir: join(scratch, 'unused2') })
+  assert.equal(fresh.code, 0, fresh.stderr)
+  assert.match(fresh.stderr, /Exported the state to/)
+  assert.equal((await supagate(['snapshot', 'import', again])).code, 0)
+  assert.ok((await emails()).includes(kept))
   assert.equal((await supagate(['snapshot', 'delete', 'before-changes'])).code, 0)
   assert.doesNotMatch((await supagate(['snapshot', 'list'])).stdout, /before-changes/)
 })

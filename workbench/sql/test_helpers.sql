@@ -52,39 +52,36 @@ $$;
 
 -- The rest of the transaction runs as that user signed in: role `authenticated` and the claims
 -- auth.uid(), auth.jwt() and RLS policies read.
+-- The role and claims the rest of the transaction runs with, as the API sets them.
+CREATE FUNCTION tests._run_as(role text, claims jsonb) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('role', role, true);
+  PERFORM set_config('request.jwt.claims', claims::text, true);
+  PERFORM set_config('request.jwt.claim.sub', coalesce(claims ->> 'sub', ''), true);
+  PERFORM set_config('request.jwt.claim.role', role, true);
+END $$;
+
+-- The rest of the transaction runs as that user signed in: role `authenticated` and the claims
+-- auth.uid(), auth.jwt() and RLS policies read.
 CREATE FUNCTION tests.authenticate_as(identifier text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   u json := tests.get_supabase_user(identifier);
 BEGIN
-  PERFORM set_config('role', 'authenticated', true);
-  PERFORM set_config('request.jwt.claims', json_build_object(
+  PERFORM tests._run_as('authenticated', jsonb_build_object(
     'sub', u ->> 'id', 'role', 'authenticated', 'aud', 'authenticated',
     'email', u ->> 'email', 'phone', u ->> 'phone',
     'user_metadata', u -> 'raw_user_meta_data', 'app_metadata', u -> 'raw_app_meta_data',
-    'aal', 'aal1', 'is_anonymous', false)::text, true);
-  PERFORM set_config('request.jwt.claim.sub', u ->> 'id', true);
-  PERFORM set_config('request.jwt.claim.role', 'authenticated', true);
+    'aal', 'aal1', 'is_anonymous', false));
 END $$;
 
 CREATE FUNCTION tests.authenticate_as_service_role() RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config('role', 'service_role', true);
-  PERFORM set_config('request.jwt.claims', '{"role": "service_role"}', true);
-  PERFORM set_config('request.jwt.claim.sub', '', true);
-  PERFORM set_config('request.jwt.claim.role', 'service_role', true);
-END $$;
+LANGUAGE sql AS $$ SELECT tests._run_as('service_role', '{"role": "service_role"}') $$;
 
 -- Back to an anonymous visitor.
 CREATE FUNCTION tests.clear_authentication() RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config('role', 'anon', true);
-  PERFORM set_config('request.jwt.claims', '{"role": "anon"}', true);
-  PERFORM set_config('request.jwt.claim.sub', '', true);
-  PERFORM set_config('request.jwt.claim.role', 'anon', true);
-END $$;
+LANGUAGE sql AS $$ SELECT tests._run_as('anon', '{"role": "anon"}') $$;
 
 -- pgTAP assertions that RLS is on for every table of a schema, or for one table.
 CREATE FUNCTION tests.rls_enabled(testing_schema text) RETURNS text

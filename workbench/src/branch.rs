@@ -3,7 +3,7 @@
 //! `x-supagate-branch: <name>` to them). The registry is PostgreSQL's list of databases, so
 //! every gateway on the cluster knows every branch.
 
-use crate::snapshot::{SnapshotError, check_name};
+use crate::snapshot::{Listed, SnapshotError, check_name, listed};
 use pg::Database;
 use pg::migrate::copies;
 use std::time::{Duration, Instant};
@@ -20,14 +20,6 @@ pub struct Cluster {
     pub cron: Option<pg::embedded::EmbeddedPg>,
     /// Realtime is on: a branch gets its own replication slot.
     pub slot: bool,
-}
-
-/// A branch as listed.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Listed {
-    pub name: String,
-    pub created_at: Option<String>,
-    pub bytes: i64,
 }
 
 impl Cluster {
@@ -85,17 +77,6 @@ impl Cluster {
     }
 
     pub async fn list(&self) -> Result<Vec<Listed>, SnapshotError> {
-        Ok(copies::list(&self.db, PREFIX)
-            .await?
-            .into_iter()
-            .map(|c| Listed {
-                name: c.name[PREFIX.len()..].to_string(),
-                created_at: c
-                    .comment
-                    .and_then(|m| serde_json::from_str::<serde_json::Value>(&m).ok())
-                    .and_then(|m| m["created_at"].as_str().map(str::to_string)),
-                bytes: c.bytes,
-            })
-            .collect())
+        listed(&self.db, PREFIX).await
     }
 }

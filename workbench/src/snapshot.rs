@@ -72,12 +72,29 @@ impl Meta {
     }
 }
 
-/// A named snapshot, as `list` shows it.
-#[derive(Debug, Clone)]
+/// A named snapshot or a branch, as `list` shows it.
+#[derive(Debug, Clone, Serialize)]
 pub struct Listed {
     pub name: String,
     pub created_at: Option<String>,
     pub bytes: i64,
+}
+
+/// The kept copies whose database names start with `prefix`, named without it, with the
+/// `created_at` their comment records.
+pub(crate) async fn listed(db: &Database, prefix: &str) -> Result<Vec<Listed>, SnapshotError> {
+    Ok(copies::list(db, prefix)
+        .await?
+        .into_iter()
+        .map(|c| Listed {
+            name: c.name[prefix.len()..].to_string(),
+            created_at: c
+                .comment
+                .and_then(|m| serde_json::from_str::<serde_json::Value>(&m).ok())
+                .and_then(|m| m["created_at"].as_str().map(str::to_string)),
+            bytes: c.bytes,
+        })
+        .collect())
 }
 
 /// Where a project's state is.
@@ -164,18 +181,7 @@ impl State<'_> {
     }
 
     pub async fn list(&self) -> Result<Vec<Listed>, SnapshotError> {
-        Ok(copies::list(self.db, PREFIX)
-            .await?
-            .into_iter()
-            .map(|c| Listed {
-                name: c.name[PREFIX.len()..].to_string(),
-                created_at: c
-                    .comment
-                    .and_then(|m| serde_json::from_str::<Meta>(&m).ok())
-                    .map(|m| m.created_at),
-                bytes: c.bytes,
-            })
-            .collect())
+        listed(self.db, PREFIX).await
     }
 
     pub async fn delete(&self, name: &str) -> Result<(), SnapshotError> {

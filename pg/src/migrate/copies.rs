@@ -92,14 +92,7 @@ pub async fn restore(db: &Database, name: &str, slot: bool) -> Result<(), Migrat
             crate::quote_ident(name)
         ))
         .await?;
-    let c = connect(&db.admin).await.map_err(MigrateError::Other)?;
-    super::platform::settings(&c, db.api_password.as_deref()).await?;
-    if slot {
-        crate::replication::prepare_slot(&c)
-            .await
-            .map_err(|e| MigrateError::Other(e.to_string()))?;
-    }
-    Ok(())
+    super::template::served_settings(db, slot).await
 }
 
 /// Drops a kept copy (its sessions end). Dropping one that does not exist is not an error.

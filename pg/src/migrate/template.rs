@@ -236,6 +236,13 @@ pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), M
             t0.elapsed().as_millis()
         );
     }
+    served_settings(db, slot).await
+}
+
+/// What a new served database needs that CREATE DATABASE does not copy: its settings and
+/// (`slot`) realtime's replication slot, made at once so no change committed before a gateway
+/// captures is lost.
+pub(crate) async fn served_settings(db: &Database, slot: bool) -> Result<(), MigrateError> {
     let c = connect(&db.admin).await.map_err(MigrateError::Other)?;
     super::platform::settings(&c, db.api_password.as_deref()).await?;
     if slot {
