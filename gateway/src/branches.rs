@@ -54,7 +54,7 @@ impl Drop for Served {
 pub enum BranchError {
     #[error("no branch named {0:?} (POST /_supagate/v1/branches makes one)")]
     NotFound(String),
-    #[error("branches are not served by this gateway")]
+    #[error("branches are served to loopback clients only")]
     Off,
     #[error("{0}")]
     Invalid(String),
@@ -172,6 +172,22 @@ impl Branches {
         Ok(self.cluster.list().await?)
     }
 
+    /// Drops every branch of the cluster: those a gateway that ended without stopping left
+    /// behind (called by the gateway that owns the embedded cluster, as it starts).
+    pub async fn drop_left_behind(&self) {
+        match self.cluster.list().await {
+            Ok(all) => {
+                for b in all {
+                    match self.cluster.remove(&b.name).await {
+                        Ok(()) => tracing::info!("dropped branch {} left behind", b.name),
+                        Err(e) => tracing::warn!("cannot drop branch {}: {e}", b.name),
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("cannot list branches: {e}"),
+        }
+    }
+
     /// Drops the branches this gateway made (as it stops).
     pub async fn drop_all(&self) {
         let names: Vec<String> = self
@@ -229,11 +245,13 @@ impl FromRequest for State {
             .get_ref()
             .clone();
         let name = requested(req);
+        // Branches are a local testing tool: only loopback clients reach them.
+        let local = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
         Box::pin(async move {
             match (name, &main.branches) {
                 (None, _) => Ok(State(main)),
-                (Some(n), Some(b)) => b.state(&n).await.map(State),
-                (Some(_), None) => Err(BranchError::Off),
+                (Some(n), Some(b)) if local => b.state(&n).await.map(State),
+                (Some(_), _) => Err(BranchError::Off),
             }
         })
     }

@@ -251,7 +251,11 @@ async fn serve_api(
     let realtime = built.services.realtime.clone();
     let mailer = built.mailer.clone();
     let mut state = state::AppState::new(cfg.clone(), built.services, api.clone());
-    state.branches = Some(crate::services::branches(cfg, db, &api, store, functions));
+    let branches = crate::services::branches(cfg, db, &api, store, functions);
+    if db.embedded.is_some() {
+        branches.drop_left_behind().await;
+    }
+    state.branches = Some(branches);
     let state = Arc::new(state);
     let tasks = built.tasks;
     let server = server::serve(state.clone(), listener)
