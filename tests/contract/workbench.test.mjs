@@ -47,11 +47,16 @@ test('test db runs pgTAP files, shows a failing assertion whole and exits 1', as
   const dir = join(scratch, 'pgtap')
   const { mkdirSync } = await import('node:fs')
   mkdirSync(join(dir, 'nested'), { recursive: true })
-  writeFileSync(join(dir, 'a_pass.test.sql'), `begin; select plan(2);
+  writeFileSync(join(dir, 'a_pass.test.sql'), `begin; create extension "basejump-supabase_test_helpers" version '0.0.6';
+select plan(4);
 select tests.create_supabase_user('ann');
 select tests.authenticate_as('ann');
 select is(auth.uid(), tests.get_supabase_uid('ann'), 'auth.uid() is the user signed in');
 select tests.rls_enabled('public', 'products');
+select tests.freeze_time('2020-02-02 10:00+00');
+select is(now(), '2020-02-02 10:00+00'::timestamptz, 'time stands still');
+select tests.unfreeze_time();
+select ok(now() > '2024-01-01', 'and moves again');
 select * from finish(); rollback;`)
   writeFileSync(join(dir, 'nested', 'b_fail.sql'), `begin; select plan(2);
 select ok(true, 'fine');
@@ -62,10 +67,10 @@ select * from finish(); rollback;`)
   assert.match(failed.stdout, /a_pass\.test\.sql \.+ ok/)
   assert.match(failed.stdout, /not ok 2 - ninety-nine requests\n# +Failed test 2: "ninety-nine requests"\n# +have: 0\n# +want: 99/)
   assert.match(failed.stdout, /b_fail\.sql \.+ Failed 1\/2 subtests/)
-  assert.match(failed.stdout, /Files=2, Tests=4, .*\nResult: FAIL/)
+  assert.match(failed.stdout, /Files=2, Tests=6, .*\nResult: FAIL/)
   const passed = await supagate(['test', 'db', join(dir, 'a_pass.test.sql')])
   assert.equal(passed.code, 0, passed.stdout + passed.stderr)
-  assert.match(passed.stdout, /All tests successful\.\nFiles=1, Tests=2/)
+  assert.match(passed.stdout, /All tests successful\.\nFiles=1, Tests=4/)
   // pgTAP and the helpers were there for the run only.
   const { data } = await client(gw, gw.serviceKey).rpc('dashboard_counts')
   assert.ok(data, 'the database still serves')

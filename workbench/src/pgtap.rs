@@ -1,7 +1,7 @@
 //! `test db`: pgTAP files run as the Supabase CLI runs them (pg_prove: each file through psql
 //! with `ON_ERROR_STOP`, as the database owner), pgTAP enabled for the run (`extensions` schema)
-//! and the test helpers created when the database has no `tests` schema; both are removed after
-//! the run when they were not there before.
+//! and removed after it when it was not there before. The test helpers are an extension a test
+//! creates in its transaction: `create extension "basejump-supabase_test_helpers"`.
 
 use crate::tap::{self, Verdict};
 use pg::Login;
@@ -21,9 +21,6 @@ pub enum TestDbError {
     #[error("no test files (*.sql, *.pg) under {0}")]
     NoFiles(String),
 }
-
-/// The helpers (supabase_test_helpers' names): see `sql/test_helpers.sql`.
-const HELPERS: &str = include_str!("../sql/test_helpers.sql");
 
 /// One file's run may take this long before it is stopped.
 const FILE_TIMEOUT: Duration = Duration::from_secs(600);
@@ -87,40 +84,17 @@ pub struct Run<'a> {
     pub root: &'a Path,
 }
 
-/// What the run added to the database, removed after it.
-struct Added {
-    pgtap: bool,
-    helpers: bool,
-}
-
-async fn prepare(c: &tokio_postgres::Client) -> Result<Added, TestDbError> {
-    let has = |q: &'static str| async move {
-        Ok::<bool, TestDbError>(c.query_opt(q, &[]).await?.is_some())
-    };
-    let pgtap = !has("SELECT 1 FROM pg_extension WHERE extname = 'pgtap'").await?;
-    if pgtap {
+/// Enables pgTAP as the CLI does; returns whether it was added (and so is removed after).
+async fn enable_pgtap(c: &tokio_postgres::Client) -> Result<bool, TestDbError> {
+    let there = c
+        .query_opt("SELECT 1 FROM pg_extension WHERE extname = 'pgtap'", &[])
+        .await?
+        .is_some();
+    if !there {
         c.batch_execute("CREATE EXTENSION IF NOT EXISTS pgtap WITH SCHEMA extensions")
             .await?;
     }
-    let helpers = !has("SELECT 1 FROM pg_namespace WHERE nspname = 'tests'").await?;
-    if helpers {
-        c.batch_execute(&format!("BEGIN; {HELPERS}; COMMIT;"))
-            .await?;
-    }
-    Ok(Added { pgtap, helpers })
-}
-
-async fn clean_up(c: &tokio_postgres::Client, added: &Added) {
-    if added.helpers
-        && let Err(e) = c.batch_execute("DROP SCHEMA IF EXISTS tests CASCADE").await
-    {
-        tracing::warn!("cannot remove the test helpers: {e}");
-    }
-    if added.pgtap
-        && let Err(e) = c.batch_execute("DROP EXTENSION IF EXISTS pgtap").await
-    {
-        tracing::warn!("failed to disable pgTAP: {e}");
-    }
+    Ok(!there)
 }
 
 /// Runs one file through psql as pg_prove does.
@@ -184,7 +158,7 @@ pub async fn run_all(run: &Run<'_>, files: &[PathBuf]) -> Result<bool, TestDbErr
     }
     let t0 = Instant::now();
     let c = pg::connect(run.admin).await.map_err(TestDbError::Connect)?;
-    let added = prepare(&c).await?;
+    let added = enable_pgtap(&c).await?;
     let width = files
         .iter()
         .map(|f| {
@@ -211,7 +185,9 @@ pub async fn run_all(run: &Run<'_>, files: &[PathBuf]) -> Result<bool, TestDbErr
             }
         }
     }
-    clean_up(&c, &added).await;
+    if added && let Err(e) = c.batch_execute("DROP EXTENSION IF EXISTS pgtap").await {
+        tracing::warn!("failed to disable pgTAP: {e}");
+    }
     if let Some(e) = failure {
         return Err(e);
     }

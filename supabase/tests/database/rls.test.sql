@@ -1,6 +1,7 @@
 -- The shop's row level security, as `supagate test db` (or `supabase test db`) runs it: who may
 -- read and change the catalogue, the requests and the roles.
 BEGIN;
+CREATE EXTENSION "basejump-supabase_test_helpers";
 SELECT plan(15);
 
 SELECT tests.rls_enabled('public');

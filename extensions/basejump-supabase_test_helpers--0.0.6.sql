@@ -1,7 +1,8 @@
--- Helpers for pgTAP tests of a Supabase project, under the names supabase_test_helpers
--- (basejump) gives them, so tests written for it run unchanged. `supagate test db` creates them
--- for the run when the database has no `tests` schema of its own, and drops them after.
-CREATE SCHEMA tests;
+-- Helpers for pgTAP tests of a Supabase project, under the names basejump's
+-- supabase_test_helpers gives them, so tests written for it run unchanged (and offline):
+--   create extension "basejump-supabase_test_helpers";
+\echo Use CREATE EXTENSION to load this file. \quit
+CREATE SCHEMA IF NOT EXISTS tests;
 GRANT USAGE ON SCHEMA tests TO anon, authenticated, service_role;
 
 -- A user in auth.users (with an email identity), known to the other helpers by `identifier`.
@@ -82,6 +83,40 @@ LANGUAGE sql AS $$ SELECT tests._run_as('service_role', '{"role": "service_role"
 -- Back to an anonymous visitor.
 CREATE FUNCTION tests.clear_authentication() RETURNS void
 LANGUAGE sql AS $$ SELECT tests._run_as('anon', '{"role": "anon"}') $$;
+
+-- Stops the clock for the rest of the transaction: an unqualified now() (in the test, and in
+-- functions that do not set their own search_path) returns `frozen_time`. The override lives in
+-- schema test_overrides, put first in the search_path; unfreeze_time() takes it away.
+CREATE SCHEMA IF NOT EXISTS test_overrides;
+GRANT USAGE ON SCHEMA test_overrides TO anon, authenticated, service_role;
+
+-- SECURITY DEFINER: a test usually freezes time while signed in as a user, who may not create
+-- functions; the search_path it sets stays for the transaction.
+CREATE FUNCTION tests.freeze_time(frozen_time timestamptz) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+  IF current_setting('tests.search_path_before_freeze', true) IS NULL
+     OR current_setting('tests.search_path_before_freeze', true) = '' THEN
+    PERFORM set_config('tests.search_path_before_freeze', current_setting('search_path'), true);
+  END IF;
+  EXECUTE format(
+    'CREATE OR REPLACE FUNCTION test_overrides.now() RETURNS timestamptz LANGUAGE sql STABLE AS %L',
+    format('SELECT %L::timestamptz', frozen_time));
+  GRANT EXECUTE ON FUNCTION test_overrides.now() TO anon, authenticated, service_role;
+  PERFORM set_config('search_path',
+    'test_overrides, pg_catalog, ' || current_setting('tests.search_path_before_freeze'), true);
+END $$;
+
+CREATE FUNCTION tests.unfreeze_time() RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE
+  before text := current_setting('tests.search_path_before_freeze', true);
+BEGIN
+  IF before IS NOT NULL AND before <> '' THEN
+    PERFORM set_config('search_path', before, true);
+    PERFORM set_config('tests.search_path_before_freeze', '', true);
+  END IF;
+END $$;
 
 -- pgTAP assertions that RLS is on for every table of a schema, or for one table.
 CREATE FUNCTION tests.rls_enabled(testing_schema text) RETURNS text
