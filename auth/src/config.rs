@@ -21,7 +21,7 @@ pub struct Hooks {
 }
 
 /// `[auth.mfa]` and `[auth.oauth_server]` as the project's config.toml gives them.
-pub use project::config::{Mfa, OAuthServer, Sms, Twilio, WebAuthn};
+pub use project::config::{Mfa, OAuthServer, OtherProvider, Sms, Twilio, WebAuthn};
 
 /// `[auth.rate_limit]`: requests per address per window (5 minutes; anonymous sign-ins an hour).
 #[derive(Clone, Debug)]
@@ -75,8 +75,9 @@ pub struct AuthConfig {
     /// OAuth providers switched on (`[auth.external.<provider>] enabled`), signed in through
     /// the local stand-in page in local development mode.
     pub external: Vec<String>,
-    /// Where `[auth.sms.twilio]` sends texts (Twilio's API, or a compatible one).
-    pub twilio_api_url: String,
+    /// The SMS provider's API base URL, for a compatible service or a stand-in (None: the
+    /// provider's own).
+    pub sms_api_url: Option<String>,
     /// Client addresses come from a trusted proxy's header: loopback clients are limited too.
     pub trusted_ip_header: bool,
     /// Local development mode (the demo JWT secret): loopback clients are not limited per

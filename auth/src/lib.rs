@@ -80,7 +80,7 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             enable_signup: true,
             ..Default::default()
         },
-        twilio_api_url: "https://api.twilio.com".into(),
+        sms_api_url: None,
         external: vec!["github".into()],
         webauthn: config::WebAuthn {
             passkey: true,

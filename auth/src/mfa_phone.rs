@@ -64,7 +64,7 @@ pub async fn text_code(
                 )
                 .await?
                 .get(0);
-            crate::service::phone::deliver(c, cfg, (user, &code), number, &body, "mfa").await?;
+            crate::service::sms_send::deliver(c, cfg, (user, &code), number, &body, "mfa").await?;
             code
         }
     };

@@ -263,14 +263,16 @@ pub struct Flags {
     /// Schemas exposed by /rest/v1, comma separated (default: config.toml [api] schemas).
     #[arg(long, env = "PGRST_DB_SCHEMAS", global = true)]
     pub db_schemas: Option<String>,
-    /// Twilio's API, or a compatible one, for `[auth.sms.twilio]`.
+    /// The base URL of the enabled SMS provider's API, for a compatible service or a stand-in
+    /// (default: the provider's own: https://api.twilio.com, https://rest.messagebird.com,
+    /// https://api.textlocal.in, https://rest.nexmo.com).
     #[arg(
         long,
-        env = "SUPAGATE_TWILIO_API_URL",
-        default_value = "https://api.twilio.com",
+        visible_alias = "twilio-api-url",
+        env = "SUPAGATE_SMS_API_URL",
         global = true
     )]
-    pub twilio_api_url: String,
+    pub sms_api_url: Option<String>,
     /// Schemas on every request's search_path after the exposed one, comma separated (default:
     /// config.toml [api] extra_search_path).
     #[arg(long, env = "PGRST_DB_EXTRA_SEARCH_PATH", global = true)]

@@ -159,7 +159,9 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
             None => p.api.extra_search_path.clone(),
         },
         db_settings: pgrst_settings(std::env::vars()),
-        twilio_api_url: flags.twilio_api_url.trim_end_matches('/').to_string(),
+        sms_api_url: flags
+            .sms_api_url
+            .map(|u| u.trim_end_matches('/').to_string()),
         max_rows: flags.max_rows.unwrap_or(p.api.max_rows),
         workers: flags.workers.unwrap_or_else(default_workers).max(1),
         db_pool: flags.db_pool.max(1),

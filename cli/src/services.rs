@@ -1,5 +1,6 @@
 //! The services `start` wires into the gateway, built from the resolved settings: REST (with
-//! the schema cache), auth, realtime and mail.
+//! the schema cache), auth, realtime, storage and mail, for the project and for each of its
+//! branches.
 
 use auth::jwt::JwtKeys;
 use gateway::config::Config;
@@ -90,7 +91,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         manual_linking: a.enable_manual_linking,
         oauth_server: a.oauth_server.clone(),
         sms: a.sms.clone(),
-        twilio_api_url: config.twilio_api_url.clone(),
+        sms_api_url: config.sms_api_url.clone(),
         webauthn: a.webauthn.clone(),
         external: local_oauth_providers(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
         trusted_ip_header: config.rate_limit_ip_header.is_some(),

@@ -26,8 +26,8 @@ pub struct Config {
     /// without the prefix, lowercased: `db_plan_enabled` → `true`.
     pub db_settings: Vec<(String, String)>,
     pub max_rows: u64,
-    /// Where `[auth.sms.twilio]` sends texts.
-    pub twilio_api_url: String,
+    /// The SMS provider's API base URL (None: the provider's own).
+    pub sms_api_url: Option<String>,
     pub workers: usize,
     /// Client connections kept open at most (HTTP and WebSocket, all workers): well inside the
     /// open-file limit, so that a flood of idle connections never starves the process of the

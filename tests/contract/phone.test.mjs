@@ -187,7 +187,7 @@ test('with [auth.sms.twilio], texts go through the Messages API; a refused text 
   ].join('\n'))
   const viaTwilio = await startGateway({
     workdir: dir,
-    env: { SUPAGATE_TWILIO_API_URL: `http://127.0.0.1:${twilio.address().port}`, TWILIO_TEST_TOKEN: 'tok' },
+    env: { SUPAGATE_SMS_API_URL: `http://127.0.0.1:${twilio.address().port}`, TWILIO_TEST_TOKEN: 'tok' },
   })
   try {
     const phone = newNumber()
@@ -216,6 +216,65 @@ test('with [auth.sms.twilio], texts go through the Messages API; a refused text 
     await viaTwilio.stop()
     twilio.close()
     rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('MessageBird, Textlocal and Vonage get the text as GoTrue sends it', async () => {
+  // [provider, config.toml lines, path, what the request carries, the answer, a refusal and its message]
+  const providers = [
+    ['messagebird', ['originator = "Bloom"', 'access_key = "mb-key"'], '/messages',
+      (r, phone) => r.auth === 'AccessKey mb-key' && r.form.get('originator') === 'Bloom' && r.form.get('recipients') === phone &&
+        r.form.get('type') === 'sms' && r.form.get('datacoding') === 'unicode' ? r.form.get('body') : null,
+      [201, { id: 'mb1', recipients: { totalSentCount: 1 } }],
+      [401, { errors: [{ code: 2, description: 'Request not allowed (incorrect access_key)' }] }], /incorrect access_key/],
+    ['textlocal', ['sender = "BLOOM"', 'api_key = "tl-key"'], '/send',
+      (r, phone) => r.form.get('apikey') === 'tl-key' && r.form.get('sender') === 'BLOOM' && r.form.get('numbers') === phone ? r.form.get('message') : null,
+      [200, { status: 'success', messages: [{ id: 'tl1' }] }],
+      [200, { status: 'failure', errors: [{ code: 3, message: 'Invalid login details' }] }], /textlocal error: Internal Error/],
+    ['vonage', ['from = "Bloom"', 'api_key = "vk"', 'api_secret = "vs"'], '/sms/json',
+      (r, phone) => r.form.get('api_key') === 'vk' && r.form.get('api_secret') === 'vs' && r.form.get('from') === 'Bloom' && r.form.get('to') === phone ? r.form.get('text') : null,
+      [200, { messages: [{ status: '0', 'message-id': 'v1' }] }],
+      [200, { messages: [{ status: '4', 'error-text': 'Bad Credentials', 'message-id': '' }] }], /vonage error: Bad Credentials \(status: 4\)/],
+  ]
+  for (const [name, lines, path, read, answer, refusal, refusalMessage] of providers) {
+    const got = []
+    let refuse = false
+    const stand = createServer((req, res) => {
+      let body = ''
+      req.on('data', (d) => (body += d))
+      req.on('end', () => {
+        got.push({ url: req.url, auth: req.headers.authorization, form: new URLSearchParams(body) })
+        const [status, json] = refuse ? refusal : answer
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(json))
+      })
+    })
+    await new Promise((r) => stand.listen(0, '127.0.0.1', r))
+    const dir = mkdtempSync(join(tmpdir(), `supagate-${name}-`))
+    mkdirSync(join(dir, 'supabase'))
+    writeFileSync(join(dir, 'supabase/config.toml'), [
+      `project_id = "${name}"`, '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
+      `[auth.sms.${name}]`, 'enabled = true', ...lines, '',
+    ].join('\n'))
+    const gw = await startGateway({ workdir: dir, env: { SUPAGATE_SMS_API_URL: `http://127.0.0.1:${stand.address().port}` } })
+    try {
+      const phone = newNumber()
+      assert.equal((await client(gw).auth.signUp({ phone, password: 'phone-pass-1' })).error, null, name)
+      assert.equal(got.length, 1, name)
+      assert.equal(got[0].url, path, name)
+      const text = read(got[0], phone)
+      assert.ok(text, `${name}: ${JSON.stringify([...got[0].form])}`)
+      const code = text.match(/(\d{6})$/)[1]
+      assert.equal((await client(gw).auth.verifyOtp({ phone, token: code, type: 'sms' })).error, null, name)
+      refuse = true
+      const failed = await client(gw).auth.signUp({ phone: newNumber(), password: 'phone-pass-1' })
+      assert.equal(failed.error.status, 500, name)
+      assert.match(failed.error.message, refusalMessage, name)
+    } finally {
+      await gw.stop()
+      stand.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
 })
 

@@ -13,6 +13,7 @@ mod oauth_flow;
 mod passkeys;
 pub(crate) mod phone;
 mod signup;
+pub(crate) mod sms_send;
 mod token;
 mod user;
 mod verify;

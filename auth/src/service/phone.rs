@@ -2,8 +2,8 @@
 //! (confirmed by a texted code unless confirmations are off), sign-in with a texted code, a
 //! number's change confirmed on the new number, codes sent again. A code is kept as GoTrue keeps
 //! e-mailed ones (the hash of number and code, [`crate::otp`]) and lives 60 seconds; messages go
-//! through Twilio's API (`[auth.sms.twilio]`) or, without a provider, to the SMS catcher
-//! (`supagate.sms`); never twice to one number within `max_frequency`; and a number of
+//! through a provider (`sms_send`) or, without one, to the SMS catcher (`supagate.sms`); never
+//! twice to one number within `max_frequency`; and a number of
 //! `[auth.sms.test_otp]` gets no message: its code is the configured one. A message that cannot
 //! be sent undoes its flow, as in GoTrue (the send is inside the transaction).
 
@@ -56,88 +56,7 @@ async fn send_code(
         return Ok("test-otp".into());
     }
     let body = phone::message(&cfg.sms.template, &code);
-    deliver(c, cfg, (user, &code), number, &body, kind).await
-}
-
-/// Hands `user`'s code to the send-SMS hook, or sends the text through `[auth.sms.twilio]`, or
-/// catches it: its message id.
-pub(crate) async fn deliver(
-    c: &impl GenericClient,
-    cfg: &AuthConfig,
-    (user, code): (Uuid, &str),
-    number: &str,
-    body: &str,
-    kind: &str,
-) -> Result<String, AuthError> {
-    if let Some(hook) = &cfg.hooks.send_sms {
-        let user = users::require(c, user).await?;
-        crate::hooks::send_sms(c, hook, &user, code).await?;
-        return Ok(String::new());
-    }
-    if let Some(t) = &cfg.sms.twilio {
-        return twilio(cfg, t, number, body).await;
-    }
-    let id: Uuid = c
-        .query_one(
-            "WITH new AS (INSERT INTO supagate.sms (recipient, body, kind) VALUES ($1, $2, $3)
-                          RETURNING id),
-                  old AS (DELETE FROM supagate.sms WHERE id IN (
-                            SELECT id FROM supagate.sms ORDER BY created_at DESC OFFSET 999))
-             SELECT id FROM new",
-            &[&number, &body, &kind],
-        )
-        .await?
-        .get(0);
-    tracing::info!(kind, to = number, "text message caught");
-    Ok(id.to_string())
-}
-
-/// Sends a text through Twilio's Messages API: its message SID.
-async fn twilio(
-    cfg: &AuthConfig,
-    t: &crate::config::Twilio,
-    number: &str,
-    body: &str,
-) -> Result<String, AuthError> {
-    let failed = |why: String| {
-        api(
-            500,
-            ErrorCode::SmsSendFailed,
-            format!("Error sending sms OTP: {why}"),
-        )
-    };
-    let url = format!(
-        "{}/2010-04-01/Accounts/{}/Messages.json",
-        cfg.twilio_api_url, t.account_sid
-    );
-    let to = format!("+{number}");
-    let form = [
-        ("To", to.as_str()),
-        ("Channel", "sms"),
-        ("From", t.message_service_sid.as_str()),
-        ("Body", body),
-    ];
-    let res = reqwest::Client::new()
-        .post(url)
-        .basic_auth(&t.account_sid, Some(&t.auth_token))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(
-            url::form_urlencoded::Serializer::new(String::new())
-                .extend_pairs(form)
-                .finish(),
-        )
-        .timeout(std::time::Duration::from_secs(10))
-        .send()
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    let status = res.status();
-    let bytes = res.bytes().await.unwrap_or_default();
-    let answer: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    if !status.is_success() {
-        let message = answer["message"].as_str().unwrap_or("").to_string();
-        return Err(failed(format!("{} {message}", status.as_u16())));
-    }
-    Ok(answer["sid"].as_str().unwrap_or_default().to_string())
+    super::sms_send::deliver(c, cfg, (user, &code), number, &body, kind).await
 }
 
 /// The user with this number: id, whether the number is confirmed, whether a password is set.

@@ -14,7 +14,7 @@ pub use auth::*;
 use doc::{Doc, collect_leaves, matches, starts_with};
 pub use external::External;
 pub use functions::{EdgeRuntime, FunctionConfig, Policy};
-pub use sms::{Sms, Twilio};
+pub use sms::{OtherProvider, Sms, Twilio};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use toml::Value;
@@ -631,7 +631,7 @@ mod tests {
             enabled = true
             [studio]
             port = 54323
-            [auth.sms.vonage]
+            [auth.sms.twilio_verify]
             enabled = true
             [auth.mfa.totp]
             enroll_enabled = false
@@ -649,7 +649,11 @@ mod tests {
         .unwrap();
         assert_eq!(
             l.ignored,
-            ["api.max_row", "auth.sessions.timebox", "auth.sms.vonage"]
+            [
+                "api.max_row",
+                "auth.sessions.timebox",
+                "auth.sms.twilio_verify"
+            ]
         );
     }
 }

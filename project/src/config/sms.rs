@@ -1,5 +1,6 @@
 //! `[auth.sms]`: sign-up and sign-in with a phone number, codes sent by text message through
-//! `[auth.sms.twilio]` or caught locally, and the numbers with fixed test codes.
+//! `[auth.sms.twilio]`, `[auth.sms.messagebird]`, `[auth.sms.textlocal]` or `[auth.sms.vonage]`
+//! or caught locally, and the numbers with fixed test codes.
 
 use super::ConfigError;
 use super::doc::Doc;
@@ -18,6 +19,27 @@ pub struct Sms {
     pub test_otp: BTreeMap<String, String>,
     /// `[auth.sms.twilio]` when enabled: texts go through Twilio's API (None: the catcher).
     pub twilio: Option<Twilio>,
+    /// Another provider when enabled (and Twilio is not): `[auth.sms.messagebird]`,
+    /// `[auth.sms.textlocal]` or `[auth.sms.vonage]`, in the order GoTrue's CLI picks one.
+    pub other: Option<OtherProvider>,
+}
+
+/// The SMS providers beside Twilio, with their config.toml keys.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OtherProvider {
+    /// `originator`, `access_key`.
+    Messagebird {
+        originator: String,
+        access_key: String,
+    },
+    /// `sender`, `api_key`.
+    Textlocal { sender: String, api_key: String },
+    /// `from`, `api_key`, `api_secret`.
+    Vonage {
+        from: String,
+        api_key: String,
+        api_secret: String,
+    },
 }
 
 /// `[auth.sms.twilio]`.
@@ -38,6 +60,7 @@ impl Default for Sms {
             max_frequency: 5,
             test_otp: BTreeMap::new(),
             twilio: None,
+            other: None,
         }
     }
 }
@@ -55,6 +78,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Sms, ConfigError> {
             .into_iter()
             .map(|(number, code)| (number.trim_start_matches('+').to_string(), code))
             .collect(),
+        other: other(doc)?,
         twilio: match doc.bool(&["auth", "sms", "twilio", "enabled"], false)? {
             false => None,
             true => {
@@ -67,4 +91,32 @@ pub(super) fn read(doc: &mut Doc) -> Result<Sms, ConfigError> {
             }
         },
     })
+}
+
+/// The first of messagebird, textlocal and vonage that is enabled.
+fn other(doc: &mut Doc) -> Result<Option<OtherProvider>, ConfigError> {
+    let on = |doc: &mut Doc, p: &'static str| doc.bool(&["auth", "sms", p, "enabled"], false);
+    if on(doc, "messagebird")? {
+        let k = |k: &'static str| ["auth", "sms", "messagebird", k];
+        return Ok(Some(OtherProvider::Messagebird {
+            originator: doc.string(&k("originator"), "")?,
+            access_key: doc.string(&k("access_key"), "")?,
+        }));
+    }
+    if on(doc, "textlocal")? {
+        let k = |k: &'static str| ["auth", "sms", "textlocal", k];
+        return Ok(Some(OtherProvider::Textlocal {
+            sender: doc.string(&k("sender"), "")?,
+            api_key: doc.string(&k("api_key"), "")?,
+        }));
+    }
+    if on(doc, "vonage")? {
+        let k = |k: &'static str| ["auth", "sms", "vonage", k];
+        return Ok(Some(OtherProvider::Vonage {
+            from: doc.string(&k("from"), "")?,
+            api_key: doc.string(&k("api_key"), "")?,
+            api_secret: doc.string(&k("api_secret"), "")?,
+        }));
+    }
+    Ok(None)
 }

@@ -1,0 +1,321 @@
+//! Where a texted code goes, as GoTrue sends it: the send-SMS hook when on, else the enabled
+//! provider's API (`[auth.sms.twilio]`, `messagebird`, `textlocal` or `vonage`, each called as
+//! GoTrue calls it, at the provider's own address or `--sms-api-url`), else the SMS catcher
+//! (`supagate.sms`). A provider that refuses fails the flow with GoTrue's `sms_send_failed`.
+
+use crate::config::{AuthConfig, OtherProvider, Twilio};
+use crate::error::{AuthError, ErrorCode, api};
+use crate::users;
+use serde_json::Value;
+use tokio_postgres::GenericClient;
+use uuid::Uuid;
+
+/// Hands `user`'s code to the send-SMS hook, or sends the text through the enabled provider, or
+/// catches it: its message id.
+pub(crate) async fn deliver(
+    c: &impl GenericClient,
+    cfg: &AuthConfig,
+    (user, code): (Uuid, &str),
+    number: &str,
+    body: &str,
+    kind: &str,
+) -> Result<String, AuthError> {
+    if let Some(hook) = &cfg.hooks.send_sms {
+        let user = users::require(c, user).await?;
+        crate::hooks::send_sms(c, hook, &user, code).await?;
+        return Ok(String::new());
+    }
+    if let Some(t) = &cfg.sms.twilio {
+        return twilio(cfg, t, number, body).await;
+    }
+    if let Some(p) = &cfg.sms.other {
+        return other(cfg, p, number, body).await.map_err(failed);
+    }
+    let id: Uuid = c
+        .query_one(
+            "WITH new AS (INSERT INTO supagate.sms (recipient, body, kind) VALUES ($1, $2, $3)
+                          RETURNING id),
+                  old AS (DELETE FROM supagate.sms WHERE id IN (
+                            SELECT id FROM supagate.sms ORDER BY created_at DESC OFFSET 999))
+             SELECT id FROM new",
+            &[&number, &body, &kind],
+        )
+        .await?
+        .get(0);
+    tracing::info!(kind, to = number, "text message caught");
+    Ok(id.to_string())
+}
+
+fn failed(why: String) -> AuthError {
+    api(
+        500,
+        ErrorCode::SmsSendFailed,
+        format!("Error sending sms OTP: {why}"),
+    )
+}
+
+/// The provider's API base: `--sms-api-url`, else its own.
+fn base<'a>(cfg: &'a AuthConfig, own: &'a str) -> &'a str {
+    cfg.sms_api_url.as_deref().unwrap_or(own)
+}
+
+/// POSTs a form; the status and the JSON answer (Null when it is not JSON).
+async fn post_form(
+    url: String,
+    form: &[(&str, &str)],
+    auth: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+) -> Result<(u16, Value), String> {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form)
+        .finish();
+    let req = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .timeout(std::time::Duration::from_secs(10));
+    let res = auth(req).send().await.map_err(|e| e.to_string())?;
+    let status = res.status().as_u16();
+    let bytes = res.bytes().await.unwrap_or_default();
+    Ok((
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    ))
+}
+
+/// Sends a text through Twilio's Messages API: its message SID.
+async fn twilio(
+    cfg: &AuthConfig,
+    t: &Twilio,
+    number: &str,
+    body: &str,
+) -> Result<String, AuthError> {
+    let url = format!(
+        "{}/2010-04-01/Accounts/{}/Messages.json",
+        base(cfg, "https://api.twilio.com"),
+        t.account_sid
+    );
+    let to = format!("+{number}");
+    let form = [
+        ("To", to.as_str()),
+        ("Channel", "sms"),
+        ("From", t.message_service_sid.as_str()),
+        ("Body", body),
+    ];
+    let (status, answer) = post_form(url, &form, |r| {
+        r.basic_auth(&t.account_sid, Some(&t.auth_token))
+    })
+    .await
+    .map_err(failed)?;
+    twilio_answer(status, &answer).map_err(failed)
+}
+
+/// Twilio's answer: its message on a status other than 2xx, its error when the message failed
+/// or was not delivered, else the message SID.
+fn twilio_answer(status: u16, answer: &Value) -> Result<String, String> {
+    if !(200..300).contains(&status) {
+        let message = answer["message"].as_str().unwrap_or("");
+        return Err(format!("{status} {message}"));
+    }
+    let sid = answer["sid"].as_str().unwrap_or_default();
+    if matches!(answer["status"].as_str(), Some("failed" | "undelivered")) {
+        let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        return Err(format!(
+            "twilio error: {} {} for message {sid}",
+            text(&answer["error_message"]),
+            text(&answer["error_code"])
+        ));
+    }
+    Ok(sid.to_string())
+}
+
+/// Sends a text through MessageBird, Textlocal or Vonage: the provider's message id.
+async fn other(
+    cfg: &AuthConfig,
+    p: &OtherProvider,
+    number: &str,
+    body: &str,
+) -> Result<String, String> {
+    match p {
+        OtherProvider::Messagebird {
+            originator,
+            access_key,
+        } => {
+            let url = format!("{}/messages", base(cfg, "https://rest.messagebird.com"));
+            let form = [
+                ("originator", originator.as_str()),
+                ("body", body),
+                ("recipients", number),
+                ("type", "sms"),
+                ("datacoding", "unicode"),
+            ];
+            let key = format!("AccessKey {access_key}");
+            let (status, answer) =
+                post_form(url, &form, |r| r.header("authorization", key)).await?;
+            messagebird_answer(status, &answer)
+        }
+        OtherProvider::Textlocal { sender, api_key } => {
+            let url = format!("{}/send", base(cfg, "https://api.textlocal.in"));
+            let form = [
+                ("sender", sender.as_str()),
+                ("apikey", api_key.as_str()),
+                ("message", body),
+                ("numbers", number),
+            ];
+            let (_, answer) = post_form(url, &form, |r| r).await?;
+            textlocal_answer(&answer)
+        }
+        OtherProvider::Vonage {
+            from,
+            api_key,
+            api_secret,
+        } => {
+            let url = format!("{}/sms/json", base(cfg, "https://rest.nexmo.com"));
+            let mut form = vec![
+                ("from", from.as_str()),
+                ("to", number),
+                ("text", body),
+                ("api_key", api_key.as_str()),
+                ("api_secret", api_secret.as_str()),
+            ];
+            if !body.is_ascii() {
+                form.push(("type", "unicode"));
+            }
+            let (_, answer) = post_form(url, &form, |r| r).await?;
+            vonage_answer(&answer)
+        }
+    }
+}
+
+/// MessageBird's answer: its errors' first description on 400/401/403/422, else the message id
+/// unless nothing was sent.
+fn messagebird_answer(status: u16, answer: &Value) -> Result<String, String> {
+    if matches!(status, 400 | 401 | 403 | 422) {
+        return Err(answer["errors"][0]["description"]
+            .as_str()
+            .unwrap_or("messagebird error")
+            .to_string());
+    }
+    if answer["recipients"]["totalSentCount"].as_i64().unwrap_or(0) == 0 {
+        return Err("messagebird error: total sent count is 0".into());
+    }
+    Ok(answer["id"].as_str().unwrap_or_default().to_string())
+}
+
+/// Textlocal's answer: any error fails the send, as does a status other than `success`.
+fn textlocal_answer(answer: &Value) -> Result<String, String> {
+    let errors = answer["errors"].as_array().map_or(0, Vec::len);
+    if errors > 0 {
+        return Err("textlocal error: Internal Error".into());
+    }
+    let id = answer["messages"][0]["id"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| answer["messages"][0]["id"].as_i64().map(|i| i.to_string()))
+        .unwrap_or_default();
+    if answer["status"] != "success" {
+        return Err(format!(
+            "textlocal error: status {} message {id}",
+            answer["status"]
+        ));
+    }
+    Ok(id)
+}
+
+/// Vonage's answer: the first message's status "0" is success.
+fn vonage_answer(answer: &Value) -> Result<String, String> {
+    let Some(m) = answer["messages"].as_array().and_then(|m| m.first()) else {
+        return Err("vonage error: Internal Error".into());
+    };
+    let text = |k: &str| m[k].as_str().unwrap_or_default();
+    if text("status") != "0" {
+        return Err(format!(
+            "vonage error: {} (status: {}) for message {}",
+            text("error-text"),
+            text("status"),
+            text("message-id")
+        ));
+    }
+    Ok(text("message-id").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn providers_answers_read_as_gotrue_reads_them() {
+        let ok = |r: Result<String, String>| r.unwrap();
+        let err = |r: Result<String, String>| r.unwrap_err();
+        assert_eq!(
+            ok(twilio_answer(
+                201,
+                &json!({"sid": "SM1", "status": "queued"})
+            )),
+            "SM1"
+        );
+        assert_eq!(
+            err(twilio_answer(
+                400,
+                &json!({"code": 21211, "message": "Invalid To number"})
+            )),
+            "400 Invalid To number"
+        );
+        assert_eq!(
+            err(twilio_answer(
+                201,
+                &json!({"sid": "SM2", "status": "undelivered", "error_message": "Unreachable", "error_code": 30003})
+            )),
+            "twilio error: Unreachable 30003 for message SM2"
+        );
+        assert_eq!(
+            ok(messagebird_answer(
+                201,
+                &json!({"id": "m1", "recipients": {"totalSentCount": 1}})
+            )),
+            "m1"
+        );
+        assert_eq!(
+            err(messagebird_answer(
+                201,
+                &json!({"id": "m1", "recipients": {"totalSentCount": 0}})
+            )),
+            "messagebird error: total sent count is 0"
+        );
+        assert_eq!(
+            err(messagebird_answer(
+                401,
+                &json!({"errors": [{"code": 2, "description": "Request not allowed"}]})
+            )),
+            "Request not allowed"
+        );
+        assert_eq!(
+            ok(textlocal_answer(
+                &json!({"status": "success", "messages": [{"id": "t1"}]})
+            )),
+            "t1"
+        );
+        assert_eq!(
+            err(textlocal_answer(
+                &json!({"status": "failure", "errors": [{"code": 3, "message": "Invalid login"}]})
+            )),
+            "textlocal error: Internal Error"
+        );
+        assert_eq!(
+            ok(vonage_answer(
+                &json!({"messages": [{"status": "0", "message-id": "v1"}]})
+            )),
+            "v1"
+        );
+        assert_eq!(
+            err(vonage_answer(
+                &json!({"messages": [{"status": "4", "error-text": "Bad Credentials", "message-id": ""}]})
+            )),
+            "vonage error: Bad Credentials (status: 4) for message "
+        );
+        assert_eq!(
+            err(vonage_answer(&json!({"messages": []}))),
+            "vonage error: Internal Error"
+        );
+    }
+}
