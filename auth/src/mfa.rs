@@ -321,7 +321,12 @@ pub async fn verify(
     let texted: Option<String> = row.get(1);
     let valid = match factor_type.as_str() {
         // A texted code: this challenge's, once (the challenge is gone now).
-        "phone" => texted.is_some_and(|h| h == crate::otp::hash(&secret, code.trim())),
+        "phone" => {
+            match crate::service::sms_send::provider_check(cfg, &secret, code.trim()).await {
+                Some(approved) => approved,
+                None => texted.is_some_and(|h| h == crate::otp::hash(&secret, code.trim())),
+            }
+        }
         "webauthn" => {
             let session: Value = row.get::<_, Option<Value>>(2).unwrap_or_default();
             let stored = match status.as_str() {

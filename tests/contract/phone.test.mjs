@@ -278,6 +278,53 @@ test('MessageBird, Textlocal and Vonage get the text as GoTrue sends it', async 
   }
 })
 
+test('with [auth.sms.twilio_verify], Twilio Verify texts its own code and checks it', async () => {
+  const calls = []
+  const verify = createServer((req, res) => {
+    let body = ''
+    req.on('data', (d) => (body += d))
+    req.on('end', () => {
+      const form = new URLSearchParams(body)
+      calls.push({ url: req.url, auth: req.headers.authorization, form })
+      const approved = form.get('Code') === '424242'
+      const answer = req.url.endsWith('/VerificationCheck')
+        ? { sid: 'VE1', status: approved ? 'approved' : 'pending', valid: approved }
+        : { sid: 'VE1', status: 'pending', channel: form.get('Channel') }
+      res.writeHead(201, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(answer))
+    })
+  })
+  await new Promise((r) => verify.listen(0, '127.0.0.1', r))
+  const dir = mkdtempSync(join(tmpdir(), 'supagate-twilio-verify-'))
+  mkdirSync(join(dir, 'supabase'))
+  writeFileSync(join(dir, 'supabase/config.toml'), [
+    'project_id = "twilio-verify"', '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
+    '[auth.sms.twilio_verify]', 'enabled = true', 'account_sid = "AC9"', 'message_service_sid = "VA1"', 'auth_token = "vt"', '',
+  ].join('\n'))
+  const gw = await startGateway({ workdir: dir, env: { SUPAGATE_SMS_API_URL: `http://127.0.0.1:${verify.address().port}` } })
+  try {
+    const phone = newNumber()
+    assert.equal((await client(gw).auth.signUp({ phone, password: 'phone-pass-1' })).error, null)
+    assert.equal(calls.length, 1)
+    assert.equal(calls[0].url, '/v2/Services/VA1/Verifications')
+    assert.equal(calls[0].auth, `Basic ${Buffer.from('AC9:vt').toString('base64')}`)
+    assert.equal(calls[0].form.get('To'), `+${phone}`)
+    assert.equal(calls[0].form.get('Channel'), 'sms')
+    const wrong = await client(gw).auth.verifyOtp({ phone, token: '111111', type: 'sms' })
+    assert.equal(wrong.error.code, 'otp_expired')
+    assert.equal(calls[1].url, '/v2/Services/VA1/VerificationCheck')
+    assert.equal(calls[1].form.get('Code'), '111111')
+    const right = await client(gw).auth.verifyOtp({ phone, token: '424242', type: 'sms' })
+    assert.equal(right.error, null)
+    assert.ok(right.data.session)
+    assert.deepEqual(await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/sms`)).json(), [])
+  } finally {
+    await gw.stop()
+    verify.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test('with [auth.hook.send_sms], the hook gets the code and nothing is sent', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'supagate-sms-hook-'))
   mkdirSync(join(dir, 'supabase/migrations'), { recursive: true })

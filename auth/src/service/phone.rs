@@ -339,9 +339,15 @@ impl Auth {
                 .ok_or_else(otp_expired)?;
             let (id, stored, age): (Uuid, Option<String>, Option<f64>) =
                 (row.get(0), row.get(1), row.get(2));
-            let fresh = age.is_some_and(|a| a <= OTP_EXPIRY_SECS);
-            let matches = stored.as_deref() == Some(otp::hash(&number, code).as_str());
-            if !fresh || !matches || code.is_empty() {
+            // Twilio Verify keeps its codes and their expiry; otherwise the hash kept here.
+            let valid = match super::sms_send::provider_check(cfg, &number, code).await {
+                Some(approved) => approved,
+                None => {
+                    age.is_some_and(|a| a <= OTP_EXPIRY_SECS)
+                        && stored.as_deref() == Some(otp::hash(&number, code).as_str())
+                }
+            };
+            if !valid || code.is_empty() {
                 return Err(otp_expired());
             }
             otp::clear(c, id, slot).await?;

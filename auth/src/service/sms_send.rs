@@ -1,7 +1,8 @@
 //! Where a texted code goes, as GoTrue sends it: the send-SMS hook when on, else the enabled
-//! provider's API (`[auth.sms.twilio]`, `messagebird`, `textlocal` or `vonage`, each called as
-//! GoTrue calls it, at the provider's own address or `--sms-api-url`), else the SMS catcher
-//! (`supagate.sms`). A provider that refuses fails the flow with GoTrue's `sms_send_failed`.
+//! provider's API (`[auth.sms.twilio]`, `twilio_verify`, `messagebird`, `textlocal` or `vonage`,
+//! each called as GoTrue calls it, at the provider's own address or `--sms-api-url`), else the
+//! SMS catcher (`supagate.sms`). A provider that refuses fails the flow with GoTrue's
+//! `sms_send_failed`. Twilio Verify texts a code of its own and checks it ([`provider_check`]).
 
 use crate::config::{AuthConfig, OtherProvider, Twilio};
 use crate::error::{AuthError, ErrorCode, api};
@@ -27,6 +28,11 @@ pub(crate) async fn deliver(
     }
     if let Some(t) = &cfg.sms.twilio {
         return twilio(cfg, t, number, body).await;
+    }
+    if let Some(t) = &cfg.sms.twilio_verify {
+        return twilio_verify(cfg, t, "Verifications", number, None)
+            .await
+            .map_err(failed);
     }
     if let Some(p) = &cfg.sms.other {
         return other(cfg, p, number, body).await.map_err(failed);
@@ -126,6 +132,57 @@ fn twilio_answer(status: u16, answer: &Value) -> Result<String, String> {
         ));
     }
     Ok(sid.to_string())
+}
+
+/// Twilio Verify's `Verifications` (it texts a code of its own: the verification's SID) or
+/// `VerificationCheck` (`code`: approved and valid, or an error).
+async fn twilio_verify(
+    cfg: &AuthConfig,
+    t: &Twilio,
+    endpoint: &str,
+    number: &str,
+    code: Option<&str>,
+) -> Result<String, String> {
+    let url = format!(
+        "{}/v2/Services/{}/{endpoint}",
+        base(cfg, "https://verify.twilio.com"),
+        t.message_service_sid
+    );
+    let to = format!("+{number}");
+    let mut form = vec![("To", to.as_str())];
+    match code {
+        Some(code) => form.push(("Code", code)),
+        None => form.push(("Channel", "sms")),
+    }
+    let (status, answer) = post_form(url, &form, |r| {
+        r.basic_auth(&t.account_sid, Some(&t.auth_token))
+    })
+    .await?;
+    let sid = twilio_answer(status, &answer)?;
+    if code.is_some() && (answer["status"] != "approved" || answer["valid"] != true) {
+        return Err(format!(
+            "twilio verification error: {} {}",
+            answer["error_message"].as_str().unwrap_or_default(),
+            answer["status"].as_str().unwrap_or_default()
+        ));
+    }
+    Ok(sid)
+}
+
+/// Whether `code` is `number`'s, when the provider keeps the codes (Twilio Verify, for numbers
+/// not in `[auth.sms.test_otp]`); None when supagate checks it against the hash it keeps.
+pub(crate) async fn provider_check(cfg: &AuthConfig, number: &str, code: &str) -> Option<bool> {
+    let t = cfg.sms.twilio_verify.as_ref()?;
+    if cfg.sms.test_otp.contains_key(number) {
+        return None;
+    }
+    match twilio_verify(cfg, t, "VerificationCheck", number, Some(code)).await {
+        Ok(_) => Some(true),
+        Err(e) => {
+            tracing::info!("twilio verify refused a code: {e}");
+            Some(false)
+        }
+    }
 }
 
 /// Sends a text through MessageBird, Textlocal or Vonage: the provider's message id.

@@ -631,7 +631,7 @@ mod tests {
             enabled = true
             [studio]
             port = 54323
-            [auth.sms.twilio_verify]
+            [auth.third_party.clerk]
             enabled = true
             [auth.mfa.totp]
             enroll_enabled = false
@@ -652,7 +652,7 @@ mod tests {
             [
                 "api.max_row",
                 "auth.sessions.timebox",
-                "auth.sms.twilio_verify"
+                "auth.third_party.clerk"
             ]
         );
     }

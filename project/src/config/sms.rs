@@ -19,7 +19,10 @@ pub struct Sms {
     pub test_otp: BTreeMap<String, String>,
     /// `[auth.sms.twilio]` when enabled: texts go through Twilio's API (None: the catcher).
     pub twilio: Option<Twilio>,
-    /// Another provider when enabled (and Twilio is not): `[auth.sms.messagebird]`,
+    /// `[auth.sms.twilio_verify]` when enabled (and Twilio is not): Twilio Verify sends its own
+    /// code and checks it.
+    pub twilio_verify: Option<Twilio>,
+    /// Another provider when enabled (and neither Twilio is): `[auth.sms.messagebird]`,
     /// `[auth.sms.textlocal]` or `[auth.sms.vonage]`, in the order GoTrue's CLI picks one.
     pub other: Option<OtherProvider>,
 }
@@ -60,6 +63,7 @@ impl Default for Sms {
             max_frequency: 5,
             test_otp: BTreeMap::new(),
             twilio: None,
+            twilio_verify: None,
             other: None,
         }
     }
@@ -79,17 +83,8 @@ pub(super) fn read(doc: &mut Doc) -> Result<Sms, ConfigError> {
             .map(|(number, code)| (number.trim_start_matches('+').to_string(), code))
             .collect(),
         other: other(doc)?,
-        twilio: match doc.bool(&["auth", "sms", "twilio", "enabled"], false)? {
-            false => None,
-            true => {
-                let t = |k: &'static str| ["auth", "sms", "twilio", k];
-                Some(Twilio {
-                    account_sid: doc.string(&t("account_sid"), "")?,
-                    message_service_sid: doc.string(&t("message_service_sid"), "")?,
-                    auth_token: doc.string(&t("auth_token"), "")?,
-                })
-            }
-        },
+        twilio: twilio(doc, "twilio")?,
+        twilio_verify: twilio(doc, "twilio_verify")?,
     })
 }
 
@@ -119,4 +114,17 @@ fn other(doc: &mut Doc) -> Result<Option<OtherProvider>, ConfigError> {
         }));
     }
     Ok(None)
+}
+
+/// `[auth.sms.twilio]` or `[auth.sms.twilio_verify]` (the same keys) when enabled.
+fn twilio(doc: &mut Doc, table: &'static str) -> Result<Option<Twilio>, ConfigError> {
+    if !doc.bool(&["auth", "sms", table, "enabled"], false)? {
+        return Ok(None);
+    }
+    let t = |k: &'static str| ["auth", "sms", table, k];
+    Ok(Some(Twilio {
+        account_sid: doc.string(&t("account_sid"), "")?,
+        message_service_sid: doc.string(&t("message_service_sid"), "")?,
+        auth_token: doc.string(&t("auth_token"), "")?,
+    }))
 }
