@@ -82,6 +82,7 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
         },
         sms_api_url: None,
         external: vec!["github".into()],
+        id_token_providers: Default::default(),
         webauthn: config::WebAuthn {
             passkey: true,
             ..Default::default()

@@ -57,6 +57,11 @@ pub struct PkceGrantParams {
 pub struct IdTokenGrantParams {
     pub id_token: Option<String>,
     pub provider: Option<String>,
+    /// The nonce the app sent the provider (the token carries its SHA-256).
+    pub nonce: Option<String>,
+    pub access_token: Option<String>,
+    pub client_id: Option<String>,
+    pub issuer: Option<String>,
 }
 
 /// `POST /otp`.

@@ -94,6 +94,12 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         sms_api_url: config.sms_api_url.clone(),
         webauthn: a.webauthn.clone(),
         external: local_oauth_providers(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
+        id_token_providers: a
+            .external
+            .iter()
+            .filter(|(_, e)| e.enabled)
+            .map(|(n, e)| (n.clone(), e.clone()))
+            .collect(),
         trusted_ip_header: config.rate_limit_ip_header.is_some(),
         local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
     }

@@ -137,3 +137,68 @@ test('a signed-in user links a GitHub identity; another user cannot take it', as
   const { app: refused } = await choose(s.pageUrl, { state: s.state, sub: gh.id })
   assert.equal(fragment(refused).get('error_code'), 'identity_already_exists')
 })
+
+test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience and nonce checked', async () => {
+  const { generateKeyPairSync, createSign, createHash } = await import('node:crypto')
+  const { createServer } = await import('node:http')
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }
+  const realm = createServer((req, res) => {
+    const issuer = `http://127.0.0.1:${realm.address().port}/realms/shop`
+    const body = req.url.endsWith('/.well-known/openid-configuration')
+      ? { issuer, jwks_uri: `${issuer}/protocol/openid-connect/certs` }
+      : req.url.endsWith('/certs') ? { keys: [jwk] } : null
+    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(body ?? {}))
+  })
+  await new Promise((r) => realm.listen(0, '127.0.0.1', r))
+  const issuer = `http://127.0.0.1:${realm.address().port}/realms/shop`
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
+  const sign = (claims, kid = 'k1') => {
+    const head = `${b64({ alg: 'RS256', typ: 'JWT', kid })}.${b64(claims)}`
+    return `${head}.${createSign('RSA-SHA256').update(head).sign(privateKey).toString('base64url')}`
+  }
+  const now = Math.floor(Date.now() / 1000)
+  const hash = (n) => createHash('sha256').update(n).digest('hex')
+  const claims = (over = {}) => ({ iss: issuer, aud: 'shop-app', sub: 'kc-7', email: 'Kay@Example.com', email_verified: true,
+    name: 'Kay', iat: now, exp: now + 300, nonce: hash('n-1'), ...over })
+  const dir = mkdtempSync(join(tmpdir(), 'supagate-id-token-'))
+  mkdirSync(join(dir, 'supabase'))
+  writeFileSync(join(dir, 'supabase/config.toml'), [
+    'project_id = "id-token"', '[auth.external.keycloak]', 'enabled = true', 'client_id = "shop-app"', `url = "${issuer}"`, '',
+  ].join('\n'))
+  const kc = await startGateway({ workdir: dir })
+  try {
+    const first = await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: sign(claims()), nonce: 'n-1' })
+    assert.equal(first.error, null)
+    assert.equal(first.data.user.email, 'kay@example.com')
+    assert.equal(first.data.user.app_metadata.provider, 'keycloak')
+    const again = await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: sign(claims()), nonce: 'n-1' })
+    assert.equal(again.data.user.id, first.data.user.id, 'the same identity, the same user')
+    // (claims, nonce sent, the error)
+    const refused = [
+      [claims({ aud: 'someone-else' }), 'n-1', /Bad ID token/],
+      [claims({ exp: now - 3600 }), 'n-1', /Bad ID token/],
+      [claims({ iss: 'http://127.0.0.1:1/realms/other' }), 'n-1', /Bad ID token/],
+      [claims(), 'n-2', /Nonces mismatch/],
+      [claims(), undefined, /Passed nonce and nonce in id_token should either both exist or not/],
+    ]
+    for (const [c, nonce, message] of refused) {
+      const { error } = await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: sign(c), nonce })
+      assert.match(error?.message ?? '', message, JSON.stringify(c))
+      assert.equal(error.status, 400)
+    }
+    const forged = sign(claims()).split('.')
+    forged[2] = sign(claims({ sub: 'x' })).split('.')[2]
+    assert.match((await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: forged.join('.'), nonce: 'n-1' })).error.message, /Bad ID token/)
+    // A provider that is not on answers as GoTrue does.
+    const off = await client(kc).auth.signInWithIdToken({ provider: 'google', token: sign(claims()) })
+    assert.match(off.error.message, /Provider \(issuer "https:\/\/accounts.google.com"\) is not enabled/)
+  } finally {
+    await kc.stop()
+    realm.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

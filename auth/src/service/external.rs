@@ -303,7 +303,7 @@ fn error_redirect(to: &str, e: &AuthError) -> String {
 
 /// The user an identity of `provider` signs in: its own; else (linking) the signed-in user's;
 /// else the user whose confirmed address it verified; else a new user.
-async fn identity_user(
+pub(super) async fn identity_user(
     c: &tokio_postgres::Client,
     cfg: &crate::config::AuthConfig,
     provider: &str,

@@ -7,6 +7,7 @@
 mod admin;
 mod external;
 mod factors;
+mod id_token;
 mod mails;
 mod oauth;
 mod oauth_flow;
@@ -55,6 +56,10 @@ pub struct Auth {
     pools: PerThread<Pool>,
     role_settings: RoleSettings,
     mailer: Arc<Mailer>,
+    /// OpenID providers' key sets by issuer, with when they were fetched (`id_token`).
+    oidc_keys: std::sync::Mutex<
+        std::collections::HashMap<String, (std::time::Instant, jsonwebtoken::jwk::JwkSet)>,
+    >,
 }
 
 /// What the HTTP edge knows of a request.
@@ -123,6 +128,7 @@ impl Auth {
             pools: PerThread::new(move || Pool::new(&login, size, wait)),
             role_settings,
             mailer,
+            oidc_keys: Default::default(),
         }
     }
 

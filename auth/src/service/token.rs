@@ -1,5 +1,5 @@
-//! `POST /token`: the password, refresh-token and PKCE grants; id_token and web3 answer as
-//! GoTrue does when their providers are off.
+//! `POST /token`: the password, refresh-token and PKCE grants; id_token (`id_token.rs`); web3
+//! answers as GoTrue does when its provider is off.
 
 use super::{Auth, Request, WINDOW_SECS, never, verify_password};
 use crate::error::{AuthError, ErrorCode, api, invalid_credentials, validation};
@@ -46,7 +46,7 @@ impl Auth {
             Grant::Password(p) => self.password_grant(r, p).await,
             Grant::RefreshToken(p) => self.refresh_grant(r, p).await,
             Grant::Pkce(p) => self.pkce_grant(r, p).await,
-            Grant::IdToken(p) => id_token(p),
+            Grant::IdToken(p) => self.id_token_grant(r, p).await,
             Grant::Web3 => Err(api(
                 422,
                 ErrorCode::Web3ProviderDisabled,
@@ -217,36 +217,4 @@ impl Auth {
         })
         .await
     }
-}
-
-/// Sign-in with another provider's ID token: no provider can be configured here, so GoTrue's
-/// answer for a switched-off one.
-fn id_token(p: IdTokenGrantParams) -> Result<Value, AuthError> {
-    if text(&p.id_token).is_empty() {
-        return Err(api(400, ErrorCode::InvalidRequest, "id_token required"));
-    }
-    let issuer = match text(&p.provider) {
-        "google" => "https://accounts.google.com",
-        "apple" => "https://appleid.apple.com",
-        "azure" => "https://login.microsoftonline.com/common/v2.0",
-        "facebook" => "https://www.facebook.com",
-        "kakao" => "https://kauth.kakao.com",
-        "" => {
-            return Err(api(
-                400,
-                ErrorCode::InvalidRequest,
-                "provider or client_id and issuer required",
-            ));
-        }
-        other => {
-            return Err(validation(format!(
-                "Custom OIDC provider \"{other}\" not allowed"
-            )));
-        }
-    };
-    Err(api(
-        400,
-        ErrorCode::ProviderDisabled,
-        format!("Provider (issuer \"{issuer}\") is not enabled"),
-    ))
 }
