@@ -75,9 +75,9 @@ pub struct AuthConfig {
     /// OAuth providers switched on (`[auth.external.<provider>] enabled`), signed in through
     /// the local stand-in page in local development mode.
     pub external: Vec<String>,
-    /// The providers switched on, by name, for sign-in with their ID tokens (`client_id`,
-    /// `url`, `skip_nonce_check`).
-    pub id_token_providers: std::collections::BTreeMap<String, project::config::External>,
+    /// The providers switched on, by name, with their settings: for sign-in with their ID
+    /// tokens, and for sign-in with the providers themselves when a secret is given.
+    pub external_providers: std::collections::BTreeMap<String, project::config::External>,
     /// The SMS provider's API base URL, for a compatible service or a stand-in (None: the
     /// provider's own).
     pub sms_api_url: Option<String>,

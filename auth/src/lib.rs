@@ -15,6 +15,7 @@ pub mod limits;
 pub mod mfa;
 pub mod mfa_phone;
 pub mod mfa_webauthn;
+pub mod oauth_providers;
 pub mod oauth_server;
 pub mod otp;
 pub mod params;
@@ -82,7 +83,7 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
         },
         sms_api_url: None,
         external: vec!["github".into()],
-        id_token_providers: Default::default(),
+        external_providers: Default::default(),
         webauthn: config::WebAuthn {
             passkey: true,
             ..Default::default()

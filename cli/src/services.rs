@@ -13,30 +13,36 @@ const CAUGHT_EMAIL_PER_HOUR: u32 = 360_000;
 
 /// The auth crate's view of `[auth]`.
 /// `api_url` is the resolved external URL links and `iss` start with.
-/// The OAuth providers switched on. supagate signs users in through a local stand-in for them
-/// (in local development mode only: anyone who reaches it can sign in as anyone); the providers
-/// themselves are not called yet, which is said at start for those given real credentials.
+/// The OAuth providers switched on that sign users in through supagate's local stand-in (in
+/// local development mode only: anyone who reaches it can sign in as anyone): those without
+/// real credentials, and those supagate cannot sign in with for real yet. A provider with a
+/// client id and secret among `auth::oauth_providers::REAL` signs in with the provider itself.
 fn local_oauth_providers(a: &project::config::Auth, local_dev: bool) -> Vec<String> {
-    let enabled: Vec<String> = a
-        .external
-        .iter()
-        .filter(|(_, e)| e.enabled)
-        .map(|(name, _)| name.clone())
-        .collect();
-    for name in &enabled {
+    let mut stand_in = Vec::new();
+    for (name, e) in a.external.iter().filter(|(_, e)| e.enabled) {
+        let credentials = !e.secret.is_empty() && !e.client_id.is_empty();
+        let real = credentials
+            && auth::oauth_providers::endpoints(name, &e.url).is_some()
+            && auth::oauth_providers::REAL.contains(&name.as_str());
+        if real {
+            continue;
+        }
         if !local_dev {
             tracing::warn!(
                 "auth.external.{name}: not served: sign-in through {name} itself is not \
                  implemented yet, and its local stand-in runs with the demo keys only"
             );
-        } else if !a.external[name].secret.is_empty() {
+            continue;
+        }
+        if credentials {
             tracing::warn!(
                 "auth.external.{name}: sign-in through {name} itself is not implemented yet: \
                  the local stand-in page signs users in"
             );
         }
+        stand_in.push(name.clone());
     }
-    if local_dev { enabled } else { Vec::new() }
+    stand_in
 }
 
 pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::AuthConfig {
@@ -94,7 +100,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         sms_api_url: config.sms_api_url.clone(),
         webauthn: a.webauthn.clone(),
         external: local_oauth_providers(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
-        id_token_providers: a
+        external_providers: a
             .external
             .iter()
             .filter(|(_, e)| e.enabled)
@@ -350,10 +356,15 @@ mod tests {
             ..Default::default()
         };
         a.external.insert("github".into(), on(""));
-        a.external.insert("google".into(), on("real-secret"));
+        a.external.insert("apple".into(), on("real-secret"));
         a.external
             .insert("gitlab".into(), project::config::External::default());
-        assert_eq!(local_oauth_providers(&a, true), ["github", "google"]);
+        assert_eq!(local_oauth_providers(&a, true), ["apple", "github"]);
         assert!(local_oauth_providers(&a, false).is_empty());
+        // With a client id and secret, Google signs in with Google itself, in any mode.
+        let mut real = on("real-secret");
+        real.client_id = "id".into();
+        a.external.insert("google".into(), real);
+        assert_eq!(local_oauth_providers(&a, true), ["apple", "github"]);
     }
 }

@@ -202,3 +202,70 @@ test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience 
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('with a client id and secret, sign-in goes through the provider itself (GitHub Enterprise stand-in)', async () => {
+  const { createServer } = await import('node:http')
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const seen = []
+  const github = createServer((req, res) => {
+    const url = new URL(req.url, 'http://x')
+    let body = ''
+    req.on('data', (d) => (body += d))
+    req.on('end', () => {
+      seen.push({ path: url.pathname, auth: req.headers.authorization, form: new URLSearchParams(body), query: url.searchParams })
+      const json = (status, v) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(v)) }
+      if (url.pathname === '/login/oauth/authorize') {
+        res.writeHead(302, { location: `${url.searchParams.get('redirect_uri')}?code=gh-code&state=${encodeURIComponent(url.searchParams.get('state'))}` })
+        return res.end()
+      }
+      if (url.pathname === '/login/oauth/access_token') {
+        const f = new URLSearchParams(body)
+        const ok = f.get('code') === 'gh-code' && f.get('client_id') === 'gh-client' && f.get('client_secret') === 'gh-secret'
+        return json(200, ok ? { access_token: 'gho_1', token_type: 'bearer' } : { error: 'bad_verification_code' })
+      }
+      if (req.headers.authorization !== 'Bearer gho_1') return json(401, { message: 'Bad credentials' })
+      if (url.pathname === '/api/v3/user') return json(200, { id: 9001, login: 'octo', name: 'Octo Cat', avatar_url: 'https://git.example/avatar.png' })
+      if (url.pathname === '/api/v3/user/emails') return json(200, [{ email: 'Octo@Example.com', primary: true, verified: true }])
+      json(404, {})
+    })
+  })
+  await new Promise((r) => github.listen(0, '127.0.0.1', r))
+  const dir = mkdtempSync(join(tmpdir(), 'supagate-github-'))
+  mkdirSync(join(dir, 'supabase'))
+  writeFileSync(join(dir, 'supabase/config.toml'), [
+    'project_id = "real-github"', '[auth]', 'site_url = "http://localhost:5173"', 'additional_redirect_urls = ["http://localhost:5173/welcome"]',
+    '[auth.external.github]', 'enabled = true', 'client_id = "gh-client"', 'secret = "gh-secret"',
+    `url = "http://127.0.0.1:${github.address().port}"`, '',
+  ].join('\n'))
+  const real = await startGateway({ workdir: dir })
+  try {
+    const start = await manual(`${real.url}/auth/v1/authorize?provider=github&redirect_to=${encodeURIComponent(APP)}`)
+    assert.equal(start.status, 302)
+    const toProvider = new URL(start.headers.get('location'))
+    assert.equal(toProvider.origin + toProvider.pathname, `http://127.0.0.1:${github.address().port}/login/oauth/authorize`)
+    assert.equal(toProvider.searchParams.get('client_id'), 'gh-client')
+    assert.equal(toProvider.searchParams.get('redirect_uri'), `${real.url}/auth/v1/callback`)
+    assert.equal(toProvider.searchParams.get('scope'), 'user:email')
+    const back = await manual(toProvider.href)
+    const landed = await manual(back.headers.get('location'))
+    const to = landed.headers.get('location')
+    assert.ok(to.startsWith(`${APP}#access_token=`), to)
+    const token = new URLSearchParams(to.split('#')[1]).get('access_token')
+    const { data } = await client(real).auth.getUser(token)
+    assert.equal(data.user.email, 'octo@example.com')
+    assert.equal(data.user.app_metadata.provider, 'github')
+    assert.equal(data.user.user_metadata.user_name, 'octo')
+    assert.equal(data.user.identities[0].identity_data.sub, '9001')
+    const exchange = seen.find((s) => s.path === '/login/oauth/access_token')
+    assert.equal(exchange.form.get('redirect_uri'), `${real.url}/auth/v1/callback`)
+    // A code the provider does not know: back to the app with the error.
+    const state = toProvider.searchParams.get('state')
+    const bad = await manual(`${real.url}/auth/v1/callback?code=forged&state=${encodeURIComponent(state)}`)
+    assert.match(bad.headers.get('location'), /#error=invalid_request&error_code=bad_oauth_callback/)
+  } finally {
+    await real.stop()
+    github.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

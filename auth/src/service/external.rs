@@ -74,9 +74,11 @@ impl Auth {
         Ok(claims)
     }
 
-    /// `GET /authorize?provider=…`: the stand-in's page for a provider that is on.
+    /// `GET /authorize?provider=…`: the provider's own page for a provider with credentials,
+    /// else the stand-in's page for a provider that is on (local development).
     pub fn external_start(&self, s: Start) -> Result<String, AuthError> {
-        if !self.cfg.external.iter().any(|p| p == s.provider) {
+        let real = self.is_real_provider(s.provider);
+        if !real && !self.cfg.external.iter().any(|p| p == s.provider) {
             return Err(self.authorize(s.provider));
         }
         let redirect_to = crate::redirect::resolve(&self.cfg, s.redirect_to);
@@ -86,8 +88,14 @@ impl Auth {
             "iss": STATE_ISSUER, "exp": now + STATE_SECS, "iat": now,
             "provider": s.provider, "redirect_to": redirect_to,
             "pkce_method": method, "pkce_challenge": challenge, "link_user": s.link_user,
-            "nonce": new_refresh_token(),
+            "nonce": new_refresh_token(), "real": real,
         }));
+        if let Some(url) = real
+            .then(|| self.real_authorize_url(s.provider, &state))
+            .flatten()
+        {
+            return Ok(url);
+        }
         Ok(format!(
             "{}/local-oauth/{}?state={}",
             self.cfg.issuer,
@@ -249,7 +257,16 @@ impl Auth {
         );
         let cfg = &self.cfg;
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
+        let real = if claims["real"] == true {
+            Some(self.real_profile(&provider, code).await?)
+        } else {
+            None
+        };
         self.in_tx(never, async |c| {
+            if let Some(profile) = &real {
+                let user = identity_user(c, cfg, &provider, profile, link).await?;
+                return finish(c, cfg, (&provider, user), pkce, (ua, addr)).await;
+            }
             let bad_code = || {
                 api(
                     400,
@@ -270,16 +287,27 @@ impl Auth {
                 return Err(bad_code());
             }
             let user = identity_user(c, cfg, &provider, &kept["profile"], link).await?;
-            if let (Some(method), Some(challenge)) = pkce {
-                crate::pkce::create(c, &provider, "oauth", method, challenge, Some(user)).await?;
-                return Ok(Done::Code(crate::pkce::issue_code(c, user, "oauth").await?));
-            }
-            Ok(Done::Session(
-                sessions::start(c, cfg, user, "oauth", ua, addr).await?,
-            ))
+            finish(c, cfg, (&provider, user), pkce, (ua, addr)).await
         })
         .await
     }
+}
+
+/// The end of a provider's sign-in: a PKCE code for the app to exchange, or a session.
+async fn finish(
+    c: &tokio_postgres::Client,
+    cfg: &crate::config::AuthConfig,
+    (provider, user): (&str, Uuid),
+    pkce: (Option<&str>, Option<&str>),
+    (ua, addr): (Option<&str>, Option<&str>),
+) -> Result<Done, AuthError> {
+    if let (Some(method), Some(challenge)) = pkce {
+        crate::pkce::create(c, provider, "oauth", method, challenge, Some(user)).await?;
+        return Ok(Done::Code(crate::pkce::issue_code(c, user, "oauth").await?));
+    }
+    Ok(Done::Session(
+        sessions::start(c, cfg, user, "oauth", ua, addr).await?,
+    ))
 }
 
 enum Done {

@@ -119,7 +119,7 @@ impl Auth {
                 "Custom OIDC provider \"{provider}\" not allowed"
             )));
         };
-        let ext = self.cfg.id_token_providers.get(provider);
+        let ext = self.cfg.external_providers.get(provider);
         let issuer = match (ext, fixed) {
             (Some(e), _) if !e.url.is_empty() => e.url.trim_end_matches('/').to_string(),
             (_, Some(f)) => f.to_string(),

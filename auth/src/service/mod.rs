@@ -6,6 +6,7 @@
 
 mod admin;
 mod external;
+mod external_real;
 mod factors;
 mod id_token;
 mod mails;
