@@ -42,3 +42,41 @@ export const uniqueEmail = (tag) => `${tag}-${Date.now()}-${n++}@example.com`
 /** Runs SQL as the database's owner (psql on the gateway's DB_URL); returns its output as text. */
 export const psql = (gw, sql) =>
   execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' }).trim()
+
+/**
+ * A local HTTP server standing in for a provider (SMS, OAuth, OpenID): each request is recorded
+ * in `got` (`url`, `path`, `query`, `auth`, `form`) and answered by `answer(request, res)`.
+ */
+export async function standIn(answer) {
+  const { createServer } = await import('node:http')
+  const got = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (d) => (body += d))
+    req.on('end', () => {
+      const u = new URL(req.url, 'http://stand-in')
+      const r = { url: req.url, path: u.pathname, query: u.searchParams, auth: req.headers.authorization, form: new URLSearchParams(body) }
+      got.push(r)
+      answer(r, res)
+    })
+  })
+  await new Promise((r) => server.listen(0, '127.0.0.1', r))
+  return { got, url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() }
+}
+
+/** Answers `value` as JSON. */
+export function sendJson(res, status, value) {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(value))
+}
+
+/** A project folder whose supabase/config.toml is these lines; `remove()` deletes it. */
+export async function projectWith(name, lines) {
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = mkdtempSync(join(tmpdir(), `supagate-${name}-`))
+  mkdirSync(join(dir, 'supabase'))
+  writeFileSync(join(dir, 'supabase/config.toml'), [`project_id = "${name}"`, ...lines, ''].join('\n'))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}

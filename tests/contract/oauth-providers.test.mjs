@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { startGateway, repoRoot } from '../support/gateway.mjs'
-import { client, uniqueEmail } from './helpers.mjs'
+import { client, projectWith, sendJson, standIn as fakeProvider, uniqueEmail } from './helpers.mjs'
 
 let gw
 before(async () => {
@@ -140,21 +140,15 @@ test('a signed-in user links a GitHub identity; another user cannot take it', as
 
 test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience and nonce checked', async () => {
   const { generateKeyPairSync, createSign, createHash } = await import('node:crypto')
-  const { createServer } = await import('node:http')
-  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs')
-  const { tmpdir } = await import('node:os')
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }
-  const realm = createServer((req, res) => {
-    const issuer = `http://127.0.0.1:${realm.address().port}/realms/shop`
-    const body = req.url.endsWith('/.well-known/openid-configuration')
-      ? { issuer, jwks_uri: `${issuer}/protocol/openid-connect/certs` }
-      : req.url.endsWith('/certs') ? { keys: [jwk] } : null
-    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' })
-    res.end(JSON.stringify(body ?? {}))
+  const realm = await fakeProvider((r, res) => {
+    const base = `${realm.url}/realms/shop`
+    if (r.path.endsWith('/.well-known/openid-configuration')) sendJson(res, 200, { issuer: base, jwks_uri: `${base}/protocol/openid-connect/certs` })
+    else if (r.path.endsWith('/certs')) sendJson(res, 200, { keys: [jwk] })
+    else sendJson(res, 404, {})
   })
-  await new Promise((r) => realm.listen(0, '127.0.0.1', r))
-  const issuer = `http://127.0.0.1:${realm.address().port}/realms/shop`
+  const issuer = `${realm.url}/realms/shop`
   const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
   const sign = (claims, kid = 'k1') => {
     const head = `${b64({ alg: 'RS256', typ: 'JWT', kid })}.${b64(claims)}`
@@ -164,12 +158,8 @@ test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience 
   const hash = (n) => createHash('sha256').update(n).digest('hex')
   const claims = (over = {}) => ({ iss: issuer, aud: 'shop-app', sub: 'kc-7', email: 'Kay@Example.com', email_verified: true,
     name: 'Kay', iat: now, exp: now + 300, nonce: hash('n-1'), ...over })
-  const dir = mkdtempSync(join(tmpdir(), 'supagate-id-token-'))
-  mkdirSync(join(dir, 'supabase'))
-  writeFileSync(join(dir, 'supabase/config.toml'), [
-    'project_id = "id-token"', '[auth.external.keycloak]', 'enabled = true', 'client_id = "shop-app"', `url = "${issuer}"`, '',
-  ].join('\n'))
-  const kc = await startGateway({ workdir: dir })
+  const project = await projectWith('id-token', ['[auth.external.keycloak]', 'enabled = true', 'client_id = "shop-app"', `url = "${issuer}"`])
+  const kc = await startGateway({ workdir: project.dir })
   try {
     const first = await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: sign(claims()), nonce: 'n-1' })
     assert.equal(first.error, null)
@@ -199,51 +189,36 @@ test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience 
   } finally {
     await kc.stop()
     realm.close()
-    rmSync(dir, { recursive: true, force: true })
+    project.remove()
   }
 })
 
 test('with a client id and secret, sign-in goes through the provider itself (GitHub Enterprise stand-in)', async () => {
-  const { createServer } = await import('node:http')
-  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs')
-  const { tmpdir } = await import('node:os')
-  const seen = []
-  const github = createServer((req, res) => {
-    const url = new URL(req.url, 'http://x')
-    let body = ''
-    req.on('data', (d) => (body += d))
-    req.on('end', () => {
-      seen.push({ path: url.pathname, auth: req.headers.authorization, form: new URLSearchParams(body), query: url.searchParams })
-      const json = (status, v) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(v)) }
-      if (url.pathname === '/login/oauth/authorize') {
-        res.writeHead(302, { location: `${url.searchParams.get('redirect_uri')}?code=gh-code&state=${encodeURIComponent(url.searchParams.get('state'))}` })
-        return res.end()
-      }
-      if (url.pathname === '/login/oauth/access_token') {
-        const f = new URLSearchParams(body)
-        const ok = f.get('code') === 'gh-code' && f.get('client_id') === 'gh-client' && f.get('client_secret') === 'gh-secret'
-        return json(200, ok ? { access_token: 'gho_1', token_type: 'bearer' } : { error: 'bad_verification_code' })
-      }
-      if (req.headers.authorization !== 'Bearer gho_1') return json(401, { message: 'Bad credentials' })
-      if (url.pathname === '/api/v3/user') return json(200, { id: 9001, login: 'octo', name: 'Octo Cat', avatar_url: 'https://git.example/avatar.png' })
-      if (url.pathname === '/api/v3/user/emails') return json(200, [{ email: 'Octo@Example.com', primary: true, verified: true }])
-      json(404, {})
-    })
+  const github = await fakeProvider((r, res) => {
+    if (r.path === '/login/oauth/authorize') {
+      res.writeHead(302, { location: `${r.query.get('redirect_uri')}?code=gh-code&state=${encodeURIComponent(r.query.get('state'))}` })
+      return res.end()
+    }
+    if (r.path === '/login/oauth/access_token') {
+      const ok = r.form.get('code') === 'gh-code' && r.form.get('client_id') === 'gh-client' && r.form.get('client_secret') === 'gh-secret'
+      return sendJson(res, 200, ok ? { access_token: 'gho_1', token_type: 'bearer' } : { error: 'bad_verification_code' })
+    }
+    if (r.auth !== 'Bearer gho_1') return sendJson(res, 401, { message: 'Bad credentials' })
+    if (r.path === '/api/v3/user') return sendJson(res, 200, { id: 9001, login: 'octo', name: 'Octo Cat', avatar_url: 'https://git.example/avatar.png' })
+    if (r.path === '/api/v3/user/emails') return sendJson(res, 200, [{ email: 'Octo@Example.com', primary: true, verified: true }])
+    sendJson(res, 404, {})
   })
-  await new Promise((r) => github.listen(0, '127.0.0.1', r))
-  const dir = mkdtempSync(join(tmpdir(), 'supagate-github-'))
-  mkdirSync(join(dir, 'supabase'))
-  writeFileSync(join(dir, 'supabase/config.toml'), [
-    'project_id = "real-github"', '[auth]', 'site_url = "http://localhost:5173"', 'additional_redirect_urls = ["http://localhost:5173/welcome"]',
-    '[auth.external.github]', 'enabled = true', 'client_id = "gh-client"', 'secret = "gh-secret"',
-    `url = "http://127.0.0.1:${github.address().port}"`, '',
-  ].join('\n'))
-  const real = await startGateway({ workdir: dir })
+  const seen = github.got
+  const project = await projectWith('real-github', [
+    '[auth]', 'site_url = "http://localhost:5173"', 'additional_redirect_urls = ["http://localhost:5173/welcome"]',
+    '[auth.external.github]', 'enabled = true', 'client_id = "gh-client"', 'secret = "gh-secret"', `url = "${github.url}"`,
+  ])
+  const real = await startGateway({ workdir: project.dir })
   try {
     const start = await manual(`${real.url}/auth/v1/authorize?provider=github&redirect_to=${encodeURIComponent(APP)}`)
     assert.equal(start.status, 302)
     const toProvider = new URL(start.headers.get('location'))
-    assert.equal(toProvider.origin + toProvider.pathname, `http://127.0.0.1:${github.address().port}/login/oauth/authorize`)
+    assert.equal(toProvider.origin + toProvider.pathname, `${github.url}/login/oauth/authorize`)
     assert.equal(toProvider.searchParams.get('client_id'), 'gh-client')
     assert.equal(toProvider.searchParams.get('redirect_uri'), `${real.url}/auth/v1/callback`)
     assert.equal(toProvider.searchParams.get('scope'), 'user:email')
@@ -266,6 +241,6 @@ test('with a client id and secret, sign-in goes through the provider itself (Git
   } finally {
     await real.stop()
     github.close()
-    rmSync(dir, { recursive: true, force: true })
+    project.remove()
   }
 })

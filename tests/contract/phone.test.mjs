@@ -9,9 +9,8 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createServer } from 'node:http'
 import { startGateway, repoRoot } from '../support/gateway.mjs'
-import { client } from './helpers.mjs'
+import { client, projectWith, sendJson, standIn } from './helpers.mjs'
 
 let gw
 before(async () => {
@@ -166,28 +165,21 @@ test('bad numbers and switched-off flows answer as GoTrue does', async () => {
 })
 
 test('with [auth.sms.twilio], texts go through the Messages API; a refused text undoes the sign-up', async () => {
-  const sent = []
   let refuse = false
-  const twilio = createServer((req, res) => {
-    let body = ''
-    req.on('data', (d) => (body += d))
-    req.on('end', () => {
-      sent.push({ url: req.url, auth: req.headers.authorization, form: new URLSearchParams(body) })
-      res.writeHead(refuse ? 400 : 201, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(refuse ? { code: 21211, message: 'Invalid To number' } : { sid: `SM${sent.length}` }))
-    })
+  const twilio = await standIn((r, res) => {
+    const n = twilio.got.length
+    if (refuse) sendJson(res, 400, { code: 21211, message: 'Invalid To number' })
+    else sendJson(res, 201, { sid: `SM${n}` })
   })
-  await new Promise((r) => twilio.listen(0, '127.0.0.1', r))
-  const dir = mkdtempSync(join(tmpdir(), 'supagate-twilio-'))
-  mkdirSync(join(dir, 'supabase'))
-  writeFileSync(join(dir, 'supabase/config.toml'), [
-    'project_id = "twilio"', '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
+  const sent = twilio.got
+  const project = await projectWith('twilio', [
+    '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
     '[auth.sms.twilio]', 'enabled = true', 'account_sid = "AC123"', 'message_service_sid = "MG456"',
-    'auth_token = "env(TWILIO_TEST_TOKEN)"', '',
-  ].join('\n'))
+    'auth_token = "env(TWILIO_TEST_TOKEN)"',
+  ])
   const viaTwilio = await startGateway({
-    workdir: dir,
-    env: { SUPAGATE_SMS_API_URL: `http://127.0.0.1:${twilio.address().port}`, TWILIO_TEST_TOKEN: 'tok' },
+    workdir: project.dir,
+    env: { SUPAGATE_SMS_API_URL: twilio.url, TWILIO_TEST_TOKEN: 'tok' },
   })
   try {
     const phone = newNumber()
@@ -215,7 +207,7 @@ test('with [auth.sms.twilio], texts go through the Messages API; a refused text 
   } finally {
     await viaTwilio.stop()
     twilio.close()
-    rmSync(dir, { recursive: true, force: true })
+    project.remove()
   }
 })
 
@@ -237,26 +229,14 @@ test('MessageBird, Textlocal and Vonage get the text as GoTrue sends it', async 
       [200, { messages: [{ status: '4', 'error-text': 'Bad Credentials', 'message-id': '' }] }], /vonage error: Bad Credentials \(status: 4\)/],
   ]
   for (const [name, lines, path, read, answer, refusal, refusalMessage] of providers) {
-    const got = []
     let refuse = false
-    const stand = createServer((req, res) => {
-      let body = ''
-      req.on('data', (d) => (body += d))
-      req.on('end', () => {
-        got.push({ url: req.url, auth: req.headers.authorization, form: new URLSearchParams(body) })
-        const [status, json] = refuse ? refusal : answer
-        res.writeHead(status, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(json))
-      })
-    })
-    await new Promise((r) => stand.listen(0, '127.0.0.1', r))
-    const dir = mkdtempSync(join(tmpdir(), `supagate-${name}-`))
-    mkdirSync(join(dir, 'supabase'))
-    writeFileSync(join(dir, 'supabase/config.toml'), [
-      `project_id = "${name}"`, '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
-      `[auth.sms.${name}]`, 'enabled = true', ...lines, '',
-    ].join('\n'))
-    const gw = await startGateway({ workdir: dir, env: { SUPAGATE_SMS_API_URL: `http://127.0.0.1:${stand.address().port}` } })
+    const stand = await standIn((_, res) => sendJson(res, ...(refuse ? refusal : answer)))
+    const got = stand.got
+    const project = await projectWith(name, [
+      '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
+      `[auth.sms.${name}]`, 'enabled = true', ...lines,
+    ])
+    const gw = await startGateway({ workdir: project.dir, env: { SUPAGATE_SMS_API_URL: stand.url } })
     try {
       const phone = newNumber()
       assert.equal((await client(gw).auth.signUp({ phone, password: 'phone-pass-1' })).error, null, name)
@@ -273,35 +253,24 @@ test('MessageBird, Textlocal and Vonage get the text as GoTrue sends it', async 
     } finally {
       await gw.stop()
       stand.close()
-      rmSync(dir, { recursive: true, force: true })
+      project.remove()
     }
   }
 })
 
 test('with [auth.sms.twilio_verify], Twilio Verify texts its own code and checks it', async () => {
-  const calls = []
-  const verify = createServer((req, res) => {
-    let body = ''
-    req.on('data', (d) => (body += d))
-    req.on('end', () => {
-      const form = new URLSearchParams(body)
-      calls.push({ url: req.url, auth: req.headers.authorization, form })
-      const approved = form.get('Code') === '424242'
-      const answer = req.url.endsWith('/VerificationCheck')
-        ? { sid: 'VE1', status: approved ? 'approved' : 'pending', valid: approved }
-        : { sid: 'VE1', status: 'pending', channel: form.get('Channel') }
-      res.writeHead(201, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(answer))
-    })
+  const verify = await standIn((r, res) => {
+    const approved = r.form.get('Code') === '424242'
+    sendJson(res, 201, r.path.endsWith('/VerificationCheck')
+      ? { sid: 'VE1', status: approved ? 'approved' : 'pending', valid: approved }
+      : { sid: 'VE1', status: 'pending', channel: r.form.get('Channel') })
   })
-  await new Promise((r) => verify.listen(0, '127.0.0.1', r))
-  const dir = mkdtempSync(join(tmpdir(), 'supagate-twilio-verify-'))
-  mkdirSync(join(dir, 'supabase'))
-  writeFileSync(join(dir, 'supabase/config.toml'), [
-    'project_id = "twilio-verify"', '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
-    '[auth.sms.twilio_verify]', 'enabled = true', 'account_sid = "AC9"', 'message_service_sid = "VA1"', 'auth_token = "vt"', '',
-  ].join('\n'))
-  const gw = await startGateway({ workdir: dir, env: { SUPAGATE_SMS_API_URL: `http://127.0.0.1:${verify.address().port}` } })
+  const calls = verify.got
+  const project = await projectWith('twilio-verify', [
+    '[auth.sms]', 'enable_signup = true', 'enable_confirmations = true',
+    '[auth.sms.twilio_verify]', 'enabled = true', 'account_sid = "AC9"', 'message_service_sid = "VA1"', 'auth_token = "vt"',
+  ])
+  const gw = await startGateway({ workdir: project.dir, env: { SUPAGATE_SMS_API_URL: verify.url } })
   try {
     const phone = newNumber()
     assert.equal((await client(gw).auth.signUp({ phone, password: 'phone-pass-1' })).error, null)
@@ -321,7 +290,7 @@ test('with [auth.sms.twilio_verify], Twilio Verify texts its own code and checks
   } finally {
     await gw.stop()
     verify.close()
-    rmSync(dir, { recursive: true, force: true })
+    project.remove()
   }
 })
 
