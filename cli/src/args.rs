@@ -68,8 +68,8 @@ pub enum Command {
     #[command(subcommand)]
     Snapshot(SnapshotCommand),
     /// Starts the project, runs COMMAND with its URLs and keys in the environment (the names
-    /// `status -o env` prints, plus SUPABASE_URL, SUPABASE_ANON_KEY and
-    /// SUPABASE_SERVICE_ROLE_KEY), stops it, and exits with the command's exit code.
+    /// `status -o env` prints, plus SUPABASE_URL, SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY
+    /// and SUPABASE_DB_URL), stops it, and exits with the command's exit code.
     Exec {
         /// A throwaway data directory and free ports: nothing of the project's own data is
         /// touched, and several `exec`s of one project can run at once. Otherwise the project's
