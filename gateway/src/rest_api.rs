@@ -89,7 +89,7 @@ pub async fn handle(
                     .next()
                     .unwrap_or_default(),
             },
-            &mut trace,
+            watched.then_some(&mut trace),
         )
         .await;
     if watched && let Some(t) = &trace {

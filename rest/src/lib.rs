@@ -177,14 +177,15 @@ impl Rest {
 
     /// Answers one request.
     pub async fn handle(&self, r: RestRequest<'_>) -> Result<RestResponse, ApiError> {
-        self.handle_traced(r, &mut None).await
+        self.handle_traced(r, None).await
     }
 
-    /// [`Rest::handle`], also saying what ran (for the request inspector) in `trace`.
+    /// [`Rest::handle`]; with `trace`, also says there what ran (for the request inspector,
+    /// only while someone follows it: the copies cost on every request).
     pub async fn handle_traced(
         &self,
         r: RestRequest<'_>,
-        trace: &mut Option<inspect::Trace>,
+        mut trace: Option<&mut Option<inspect::Trace>>,
     ) -> Result<RestResponse, ApiError> {
         let path = r.path.trim_end_matches('/');
         if path.is_empty() {
@@ -247,17 +248,19 @@ impl Rest {
         } else {
             Some(!plan.outcome.prefer.tx_rollback)
         };
-        *trace = Some(inspect::Trace {
-            sql: plan.statement.sql.clone(),
-            params: plan.statement.params.clone(),
-            ctx: ctx.clone(),
-            read_only: plan.read_only,
-            table: match &input.resource {
-                Resource::Table(name) => Some((plan.outcome.schema.clone(), name.clone())),
-                Resource::Rpc(_) => None,
-            },
-            rows: None,
-        });
+        if let Some(t) = trace.as_deref_mut() {
+            *t = Some(inspect::Trace {
+                sql: plan.statement.sql.clone(),
+                params: plan.statement.params.clone(),
+                ctx: ctx.clone(),
+                read_only: plan.read_only,
+                table: match &input.resource {
+                    Resource::Table(name) => Some((plan.outcome.schema.clone(), name.clone())),
+                    Resource::Rpc(_) => None,
+                },
+                rows: None,
+            });
+        }
         let own = fairness::thread_lane(self.lanes.len());
         let share = self
             .slots
@@ -276,7 +279,7 @@ impl Rest {
         .await
         .map_err(fail)?;
         let row = result::result_row(row).map_err(fail)?;
-        if let Some(t) = trace.as_mut() {
+        if let Some(Some(t)) = trace {
             t.rows = Some(row.page_total);
         }
         let built = query_engine::response::build(&plan.outcome, row);

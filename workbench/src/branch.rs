@@ -64,11 +64,7 @@ impl Cluster {
     }
 
     pub async fn exists(&self, name: &str) -> Result<bool, SnapshotError> {
-        Ok(check_name(name).is_ok()
-            && copies::list(&self.db, &Self::database(name))
-                .await?
-                .iter()
-                .any(|c| c.name == Self::database(name)))
+        Ok(check_name(name).is_ok() && copies::exists(&self.db, &Self::database(name)).await?)
     }
 
     pub async fn remove(&self, name: &str) -> Result<(), SnapshotError> {

@@ -78,6 +78,18 @@ pub async fn sent(c: &impl GenericClient, to: Option<&str>) -> Result<Vec<Sent>,
             &[&to],
         )
         .await?;
+    // The unused one-time tokens, once: a code is kept hashed (hex(sha224(address || code)),
+    // `pkce_` before it for PKCE), a link carries the hash itself.
+    let unused: std::collections::HashSet<String> = c
+        .query("SELECT token_hash FROM auth.one_time_tokens", &[])
+        .await?
+        .iter()
+        .map(|r| {
+            r.get::<_, String>(0)
+                .trim_start_matches("pkce_")
+                .to_string()
+        })
+        .collect();
     let mut out = Vec::new();
     for r in rows {
         let (channel, to, kind, body): (String, String, String, String) =
@@ -86,7 +98,6 @@ pub async fn sent(c: &impl GenericClient, to: Option<&str>) -> Result<Vec<Sent>,
         let (token, sent_link): (Option<String>, Option<String>) = (r.get(5), r.get(6));
         let code = token.or_else(|| code_in(&body));
         let link = sent_link.or_else(|| (channel == "email").then(|| link_in(&body)).flatten());
-        // A token is kept hashed (hex(sha224(address || code))), or as the link's token.
         let address = to.trim_start_matches('+').to_lowercase();
         let mut hashes = Vec::new();
         if let Some(code) = &code {
@@ -95,16 +106,9 @@ pub async fn sent(c: &impl GenericClient, to: Option<&str>) -> Result<Vec<Sent>,
             }
         }
         if let Some(t) = link.as_deref().and_then(link_token) {
-            hashes.push(t);
+            hashes.push(t.trim_start_matches("pkce_").to_string());
         }
-        let pending = !hashes.is_empty()
-            && c.query_opt(
-                "SELECT 1 FROM auth.one_time_tokens WHERE token_hash = ANY($1) \
-                    OR token_hash = ANY(SELECT 'pkce_' || h FROM unnest($1::text[]) h)",
-                &[&hashes],
-            )
-            .await?
-            .is_some();
+        let pending = hashes.iter().any(|h| unused.contains(h));
         out.push(Sent {
             channel,
             to,

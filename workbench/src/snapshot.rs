@@ -170,7 +170,7 @@ impl State<'_> {
     pub async fn restore(&self, name: &str) -> Result<(), SnapshotError> {
         check_name(name)?;
         let db_name = format!("{PREFIX}{name}");
-        if !self.list().await?.iter().any(|s| s.name == name) {
+        if !copies::exists(self.db, &format!("{PREFIX}{name}")).await? {
             return Err(SnapshotError::NotFound(name.to_string()));
         }
         copies::restore(self.db, &db_name, self.slot).await?;
@@ -186,7 +186,7 @@ impl State<'_> {
 
     pub async fn delete(&self, name: &str) -> Result<(), SnapshotError> {
         check_name(name)?;
-        if !self.list().await?.iter().any(|s| s.name == name) {
+        if !copies::exists(self.db, &format!("{PREFIX}{name}")).await? {
             return Err(SnapshotError::NotFound(name.to_string()));
         }
         copies::remove(self.db, &format!("{PREFIX}{name}")).await?;

@@ -60,14 +60,7 @@ pub async fn save(
 /// Makes `to` a copy of the kept copy `from` (a branch of a snapshot), served itself.
 pub async fn copy(db: &Database, from: &str, to: &str, comment: &str) -> Result<(), MigrateError> {
     let maint = maintenance(db).await?;
-    drop_database(&maint, to).await?;
-    maint
-        .batch_execute(&format!(
-            "CREATE DATABASE {} TEMPLATE {}",
-            crate::quote_ident(to),
-            crate::quote_ident(from)
-        ))
-        .await?;
+    recreate(&maint, to, from).await?;
     maint.batch_execute(&comment_sql(to, comment)).await?;
     settings_of(db, to).await
 }
@@ -84,15 +77,30 @@ async fn settings_of(db: &Database, name: &str) -> Result<(), MigrateError> {
 /// sessions end and running gateways reconnect). `slot`: realtime's replication slot is made
 /// again at once.
 pub async fn restore(db: &Database, name: &str, slot: bool) -> Result<(), MigrateError> {
-    let maint = maintenance(db).await?;
-    drop_database(&maint, SERVED).await?;
+    recreate(&maintenance(db).await?, SERVED, name).await?;
+    super::template::served_settings(db, slot).await
+}
+
+/// Makes database `to` anew as a copy of `template` (dropping the one of that name).
+async fn recreate(maint: &Client, to: &str, template: &str) -> Result<(), MigrateError> {
+    drop_database(maint, to).await?;
     maint
         .batch_execute(&format!(
-            "CREATE DATABASE \"{SERVED}\" TEMPLATE {}",
-            crate::quote_ident(name)
+            "CREATE DATABASE {} TEMPLATE {}",
+            crate::quote_ident(to),
+            crate::quote_ident(template)
         ))
         .await?;
-    super::template::served_settings(db, slot).await
+    Ok(())
+}
+
+/// Whether a database of this name exists.
+pub async fn exists(db: &Database, name: &str) -> Result<bool, MigrateError> {
+    Ok(maintenance(db)
+        .await?
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .await?
+        .is_some())
 }
 
 /// Drops a kept copy (its sessions end). Dropping one that does not exist is not an error.
@@ -122,13 +130,6 @@ pub async fn list(db: &Database, prefix: &str) -> Result<Vec<Copy>, MigrateError
 
 /// Makes `name` an empty database (replacing it), to restore an archive into.
 pub async fn empty(db: &Database, name: &str) -> Result<(), MigrateError> {
-    let maint = maintenance(db).await?;
-    drop_database(&maint, name).await?;
-    maint
-        .batch_execute(&format!(
-            "CREATE DATABASE {} TEMPLATE template0",
-            crate::quote_ident(name)
-        ))
-        .await?;
+    recreate(&maintenance(db).await?, name, "template0").await?;
     settings_of(db, name).await
 }
