@@ -78,6 +78,10 @@ pub struct AuthConfig {
     /// The providers switched on, by name, with their settings: for sign-in with their ID
     /// tokens, and for sign-in with the providers themselves when a secret is given.
     pub external_providers: std::collections::BTreeMap<String, project::config::External>,
+    /// Texts are caught in `supagate.sms` (listed on the catcher's page) instead of sent: the
+    /// catcher stands in for an enabled provider that has no secret, in local development.
+    /// Without it and without a provider, texting a code fails as GoTrue's does.
+    pub sms_catch: bool,
     /// The SMS provider's API base URL, for a compatible service or a stand-in (None: the
     /// provider's own).
     pub sms_api_url: Option<String>,

@@ -82,6 +82,7 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             ..Default::default()
         },
         sms_api_url: None,
+        sms_catch: true,
         external: vec!["github".into()],
         external_providers: Default::default(),
         webauthn: config::WebAuthn {

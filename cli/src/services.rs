@@ -45,6 +45,43 @@ fn local_oauth_providers(a: &project::config::Auth, local_dev: bool) -> Vec<Stri
     stand_in
 }
 
+/// Whether texts are caught locally: the SMS catcher stands in for an enabled provider given
+/// without its secret (no token, or an unset `env(…)`), in local development mode only. Without a
+/// provider, texting a code fails as under the Supabase CLI ("Unable to get SMS provider").
+fn sms_catch(a: &project::config::Auth, local_dev: bool) -> bool {
+    if a.hooks.contains_key("send_sms") {
+        return false;
+    }
+    let told = a.sms.enable_signup || a.mfa.phone_enroll;
+    match a.sms.provider() {
+        Some((name, false)) if local_dev => {
+            if told {
+                tracing::info!(
+                    "auth.sms.{name}: no secret given: texts are caught locally (the catcher's \
+                     page lists them)"
+                );
+            }
+            true
+        }
+        Some((name, false)) if told => {
+            tracing::warn!(
+                "auth.sms.{name}: no secret given: texting a code fails (the local SMS catcher \
+                 stands in with the demo keys only)"
+            );
+            false
+        }
+        None if told => {
+            tracing::info!(
+                "auth.sms: phone sign-in is on but no SMS provider is enabled: texting a code \
+                 fails as under the Supabase CLI; enable [auth.sms.twilio] without an auth_token \
+                 to catch texts locally"
+            );
+            false
+        }
+        _ => false,
+    }
+}
+
 pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::AuthConfig {
     let a = &config.auth;
     let hook = |name: &str| {
@@ -98,6 +135,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         oauth_server: a.oauth_server.clone(),
         sms: a.sms.clone(),
         sms_api_url: config.sms_api_url.clone(),
+        sms_catch: sms_catch(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
         webauthn: a.webauthn.clone(),
         external: local_oauth_providers(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
         external_providers: a
@@ -366,5 +404,40 @@ mod tests {
         real.client_id = "id".into();
         a.external.insert("google".into(), real);
         assert_eq!(local_oauth_providers(&a, true), ["apple", "github"]);
+    }
+
+    /// The SMS catcher stands in for a provider without its secret, in local development only;
+    /// without a provider (as under the CLI) or with a send-SMS hook, nothing is caught.
+    #[test]
+    fn texts_are_caught_for_a_provider_without_its_secret_in_local_development() {
+        use project::config::{OtherProvider, Twilio};
+        let mut a = project::config::Auth::default();
+        a.sms.enable_signup = true;
+        assert!(!sms_catch(&a, true), "no provider");
+        let twilio = |token: &str| Twilio {
+            account_sid: "AC1".into(),
+            message_service_sid: "MG1".into(),
+            auth_token: token.into(),
+        };
+        a.sms.twilio = Some(twilio(""));
+        assert!(sms_catch(&a, true));
+        assert!(!sms_catch(&a, false), "a project's own JWT secret");
+        a.sms.twilio = Some(twilio("real"));
+        assert!(!sms_catch(&a, true));
+        a.sms.twilio = None;
+        a.sms.other = Some(OtherProvider::Vonage {
+            from: "Bloom".into(),
+            api_key: "vk".into(),
+            api_secret: String::new(),
+        });
+        assert!(sms_catch(&a, true));
+        a.hooks.insert(
+            "send_sms".into(),
+            project::config::Hook {
+                schema: "public".into(),
+                function: "send_sms".into(),
+            },
+        );
+        assert!(!sms_catch(&a, true), "the hook gets the code");
     }
 }

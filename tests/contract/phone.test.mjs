@@ -2,8 +2,9 @@
 // a password or a code, a number's change confirmed on the new number, codes sent again, and
 // GoTrue's answers to a wrong or stale code, a number that is not E.164, an unconfirmed number
 // and a second sign-up. The codes are read from the SMS catcher's API, as a developer reads
-// them on its page. Project: tests/fixtures/phone; and one with [auth.sms.twilio], its texts
-// sent to a stand-in for Twilio's Messages API.
+// them on its page (it stands in for a provider enabled without its secret, in local
+// development). Project: tests/fixtures/phone; and ones with each provider, their texts sent to
+// stand-ins for the providers' APIs, and ones without a provider, as under the CLI.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -208,6 +209,41 @@ test('with [auth.sms.twilio], texts go through the Messages API; a refused text 
     await viaTwilio.stop()
     twilio.close()
     project.remove()
+  }
+})
+
+test('without a provider, or without its secret outside local development, texting a code fails as GoTrue does; test numbers still sign in', async () => {
+  // [case, config.toml lines, environment]
+  const cases = [
+    ['no provider', [], {}],
+    ['no secret, own JWT secret', ['[auth.sms.twilio]', 'enabled = true', 'account_sid = "AC1"', 'message_service_sid = "MG1"',
+      'auth_token = "env(UNSET_TWILIO_TOKEN)"'], { JWT_SECRET: 'a-project-secret-of-at-least-32-characters' }],
+  ]
+  for (const [name, lines, env] of cases) {
+    const project = await projectWith('no-sms', [
+      '[auth.sms]', 'enable_signup = true', '[auth.sms.test_otp]', '15555550177 = "135790"', ...lines,
+    ])
+    const bare = await startGateway({ workdir: project.dir, env })
+    try {
+      const number = newNumber()
+      const sent = await client(bare).auth.signInWithOtp({ phone: number })
+      assert.equal(sent.error?.status, 500, name)
+      assert.equal(sent.error.message, 'Unable to get SMS provider', name)
+      const raw = await fetch(`${bare.url}/auth/v1/otp`, {
+        method: 'POST', headers: { apikey: bare.anonKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ phone: newNumber() }),
+      })
+      assert.deepEqual([raw.status, await raw.json()], [500, { code: 500, error_code: 'unexpected_failure', msg: 'Unable to get SMS provider' }], name)
+      const ghost = await client(bare).auth.signInWithOtp({ phone: number, options: { shouldCreateUser: false } })
+      assert.equal(ghost.error.message, 'Signups not allowed for otp', `${name}: the failed send left no user behind`)
+      assert.equal((await client(bare).auth.signInWithOtp({ phone: '15555550177' })).error, null, name)
+      const ok = await client(bare).auth.verifyOtp({ phone: '15555550177', token: '135790', type: 'sms' })
+      assert.equal(ok.error, null, name)
+      assert.deepEqual(await (await fetch(`${bare.status.MAILPIT_URL}/api/v1/sms`)).json(), [], name)
+    } finally {
+      await bare.stop()
+      project.remove()
+    }
   }
 })
 

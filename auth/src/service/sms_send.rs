@@ -1,8 +1,10 @@
-//! Where a texted code goes, as GoTrue sends it: the send-SMS hook when on, else the enabled
-//! provider's API (`[auth.sms.twilio]`, `twilio_verify`, `messagebird`, `textlocal` or `vonage`,
-//! each called as GoTrue calls it, at the provider's own address or `--sms-api-url`), else the
-//! SMS catcher (`supagate.sms`). A provider that refuses fails the flow with GoTrue's
-//! `sms_send_failed`. Twilio Verify texts a code of its own and checks it ([`provider_check`]).
+//! Where a texted code goes, as GoTrue sends it: the send-SMS hook when on, else the SMS catcher
+//! (`supagate.sms`) when it stands in for the enabled provider ([`AuthConfig::sms_catch`]), else
+//! the enabled provider's API (`[auth.sms.twilio]`, `twilio_verify`, `messagebird`, `textlocal`
+//! or `vonage`, each called as GoTrue calls it, at the provider's own address or
+//! `--sms-api-url`). Without any, GoTrue's 500 "Unable to get SMS provider". A provider that
+//! refuses fails the flow with GoTrue's `sms_send_failed`. Twilio Verify texts a code of its own
+//! and checks it ([`provider_check`]).
 
 use crate::config::{AuthConfig, OtherProvider, Twilio};
 use crate::error::{AuthError, ErrorCode, api};
@@ -11,8 +13,8 @@ use serde_json::Value;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
-/// Hands `user`'s code to the send-SMS hook, or sends the text through the enabled provider, or
-/// catches it: its message id.
+/// Hands `user`'s code to the send-SMS hook, or catches the text, or sends it through the
+/// enabled provider: its message id.
 pub(crate) async fn deliver(
     c: &impl GenericClient,
     cfg: &AuthConfig,
@@ -26,16 +28,26 @@ pub(crate) async fn deliver(
         crate::hooks::send_sms(c, hook, &user, code).await?;
         return Ok(String::new());
     }
-    if let Some(t) = &cfg.sms.twilio {
-        return twilio(cfg, t, number, body).await;
-    }
-    if let Some(t) = &cfg.sms.twilio_verify {
-        return twilio_verify(cfg, t, "Verifications", number, None)
-            .await
-            .map_err(failed);
-    }
-    if let Some(p) = &cfg.sms.other {
-        return other(cfg, p, number, body).await.map_err(failed);
+    if !cfg.sms_catch {
+        // GoTrue's provider lookup fails without a provider or without its secret.
+        if !cfg.sms.provider().is_some_and(|(_, secret)| secret) {
+            return Err(api(
+                500,
+                ErrorCode::UnexpectedFailure,
+                "Unable to get SMS provider",
+            ));
+        }
+        if let Some(t) = &cfg.sms.twilio {
+            return twilio(cfg, t, number, body).await;
+        }
+        if let Some(t) = &cfg.sms.twilio_verify {
+            return twilio_verify(cfg, t, "Verifications", number, None)
+                .await
+                .map_err(failed);
+        }
+        if let Some(p) = &cfg.sms.other {
+            return other(cfg, p, number, body).await.map_err(failed);
+        }
     }
     let id: Uuid = c
         .query_one(
@@ -172,7 +184,7 @@ async fn twilio_verify(
 /// Whether `code` is `number`'s, when the provider keeps the codes (Twilio Verify, for numbers
 /// not in `[auth.sms.test_otp]`); None when supagate checks it against the hash it keeps.
 pub(crate) async fn provider_check(cfg: &AuthConfig, number: &str, code: &str) -> Option<bool> {
-    let t = cfg.sms.twilio_verify.as_ref()?;
+    let t = cfg.sms.twilio_verify.as_ref().filter(|_| !cfg.sms_catch)?;
     if cfg.sms.test_otp.contains_key(number) {
         return None;
     }

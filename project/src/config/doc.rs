@@ -118,6 +118,17 @@ impl Doc<'_> {
         }
     }
 
+    /// A secret (a token, key or password): empty when absent or when its `env(NAME)` is unset,
+    /// which is what "no real credentials" means in local development.
+    pub(crate) fn secret(&mut self, path: &[&str]) -> Result<String, ConfigError> {
+        let s = self.string(path, "")?;
+        Ok(if env_reference(&s).is_some() {
+            String::new()
+        } else {
+            s
+        })
+    }
+
     pub(crate) fn strings(
         &mut self,
         path: &[&str],

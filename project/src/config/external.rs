@@ -28,7 +28,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<BTreeMap<String, External>, ConfigEr
         let e = External {
             enabled: doc.bool(&["auth", "external", n, "enabled"], false)?,
             client_id: doc.string(&["auth", "external", n, "client_id"], "")?,
-            secret: unresolved_is_empty(doc.string(&["auth", "external", n, "secret"], "")?),
+            secret: doc.secret(&["auth", "external", n, "secret"])?,
             redirect_uri: doc.string(&["auth", "external", n, "redirect_uri"], "")?,
             url: doc.string(&["auth", "external", n, "url"], "")?,
             skip_nonce_check: doc.bool(&["auth", "external", n, "skip_nonce_check"], false)?,
@@ -36,12 +36,4 @@ pub(super) fn read(doc: &mut Doc) -> Result<BTreeMap<String, External>, ConfigEr
         out.insert(name, e);
     }
     Ok(out)
-}
-
-/// An `env(NAME)` whose variable is unset stays as written: no value.
-fn unresolved_is_empty(s: String) -> String {
-    match s.starts_with("env(") && s.ends_with(')') {
-        true => String::new(),
-        false => s,
-    }
 }

@@ -461,11 +461,19 @@ mod tests {
         assert!(a.sms.enable_signup && !a.sms.enable_confirmations);
         assert_eq!(a.sms.max_frequency, 60);
         assert_eq!(a.sms.test_otp["15555550100"], "123456");
+        assert_eq!(a.sms.provider(), Some(("twilio", true)));
         let t = a.sms.twilio.unwrap();
         assert_eq!(
             (t.account_sid.as_str(), t.auth_token.as_str()),
             ("AC1", "https://shop.example")
         );
+        // A secret whose variable is unset is no secret: the local catcher stands in.
+        let unset = parse("[auth.sms.vonage]\nenabled = true\napi_secret = \"env(UNSET)\"\n")
+            .unwrap()
+            .config
+            .auth
+            .sms;
+        assert_eq!(unset.provider(), Some(("vonage", false)));
         assert!(a.oauth_server.enabled && !a.oauth_server.allow_dynamic_registration);
         assert_eq!(a.oauth_server.authorization_url_path, "/consent");
         assert!(l.ignored.is_empty(), "{:?}", l.ignored);

@@ -1,6 +1,6 @@
 //! `[auth.sms]`: sign-up and sign-in with a phone number, codes sent by text message through
-//! `[auth.sms.twilio]`, `[auth.sms.messagebird]`, `[auth.sms.textlocal]` or `[auth.sms.vonage]`
-//! or caught locally, and the numbers with fixed test codes.
+//! `[auth.sms.twilio]`, `twilio_verify`, `messagebird`, `textlocal` or `vonage` (or caught locally
+//! when that provider has no secret, in local development), and the numbers with fixed test codes.
 
 use super::ConfigError;
 use super::doc::Doc;
@@ -17,7 +17,7 @@ pub struct Sms {
     pub max_frequency: u64,
     /// Numbers (digits, as stored) whose code is always this one, and to which nothing is sent.
     pub test_otp: BTreeMap<String, String>,
-    /// `[auth.sms.twilio]` when enabled: texts go through Twilio's API (None: the catcher).
+    /// `[auth.sms.twilio]` when enabled: texts go through Twilio's API.
     pub twilio: Option<Twilio>,
     /// `[auth.sms.twilio_verify]` when enabled (and Twilio is not): Twilio Verify sends its own
     /// code and checks it.
@@ -52,6 +52,27 @@ pub struct Twilio {
     /// The sender (`From`): a messaging service SID or a number.
     pub message_service_sid: String,
     pub auth_token: String,
+}
+
+impl Sms {
+    /// The enabled provider, as GoTrue's CLI picks one (twilio, twilio_verify, messagebird,
+    /// textlocal, vonage), and whether its secret (token or key) is given.
+    pub fn provider(&self) -> Option<(&'static str, bool)> {
+        let twilio = |t: &Twilio| !t.auth_token.is_empty();
+        if let Some(t) = &self.twilio {
+            return Some(("twilio", twilio(t)));
+        }
+        if let Some(t) = &self.twilio_verify {
+            return Some(("twilio_verify", twilio(t)));
+        }
+        Some(match self.other.as_ref()? {
+            OtherProvider::Messagebird { access_key, .. } => {
+                ("messagebird", !access_key.is_empty())
+            }
+            OtherProvider::Textlocal { api_key, .. } => ("textlocal", !api_key.is_empty()),
+            OtherProvider::Vonage { api_secret, .. } => ("vonage", !api_secret.is_empty()),
+        })
+    }
 }
 
 impl Default for Sms {
@@ -95,14 +116,14 @@ fn other(doc: &mut Doc) -> Result<Option<OtherProvider>, ConfigError> {
         let k = |k: &'static str| ["auth", "sms", "messagebird", k];
         return Ok(Some(OtherProvider::Messagebird {
             originator: doc.string(&k("originator"), "")?,
-            access_key: doc.string(&k("access_key"), "")?,
+            access_key: doc.secret(&k("access_key"))?,
         }));
     }
     if on(doc, "textlocal")? {
         let k = |k: &'static str| ["auth", "sms", "textlocal", k];
         return Ok(Some(OtherProvider::Textlocal {
             sender: doc.string(&k("sender"), "")?,
-            api_key: doc.string(&k("api_key"), "")?,
+            api_key: doc.secret(&k("api_key"))?,
         }));
     }
     if on(doc, "vonage")? {
@@ -110,7 +131,7 @@ fn other(doc: &mut Doc) -> Result<Option<OtherProvider>, ConfigError> {
         return Ok(Some(OtherProvider::Vonage {
             from: doc.string(&k("from"), "")?,
             api_key: doc.string(&k("api_key"), "")?,
-            api_secret: doc.string(&k("api_secret"), "")?,
+            api_secret: doc.secret(&k("api_secret"))?,
         }));
     }
     Ok(None)
@@ -125,6 +146,6 @@ fn twilio(doc: &mut Doc, table: &'static str) -> Result<Option<Twilio>, ConfigEr
     Ok(Some(Twilio {
         account_sid: doc.string(&t("account_sid"), "")?,
         message_service_sid: doc.string(&t("message_service_sid"), "")?,
-        auth_token: doc.string(&t("auth_token"), "")?,
+        auth_token: doc.secret(&t("auth_token"))?,
     }))
 }
