@@ -234,13 +234,16 @@ pub async fn challenge(
     cfg: &AuthConfig,
     (user_id, factor_id): (Uuid, Uuid),
     ip: &str,
-    webauthn: &crate::mfa_webauthn::Params,
+    (webauthn, channel): (&crate::mfa_webauthn::Params, Option<&str>),
 ) -> Result<Value> {
     let (factor_type, status, number) = factor(c, user_id, factor_id).await?;
     check_type(cfg, &factor_type, false)?;
     let (mut session, mut options) = (None, None);
     let code: Option<String> = match factor_type.as_str() {
-        "phone" => Some(crate::mfa_phone::text_code(c, cfg, factor_id, &number).await?),
+        "phone" => {
+            let channel = crate::phone::Channel::parse(channel, cfg)?;
+            Some(crate::mfa_phone::text_code(c, cfg, (factor_id, channel), &number).await?)
+        }
         "webauthn" => {
             let name: String = c
                 .query_one(

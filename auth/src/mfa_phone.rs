@@ -40,7 +40,7 @@ pub async fn enroll(
 pub async fn text_code(
     c: &impl GenericClient,
     cfg: &AuthConfig,
-    factor_id: Uuid,
+    (factor_id, channel): (Uuid, crate::phone::Channel),
     number: &str,
 ) -> Result<String> {
     let wait: Option<f64> = c
@@ -64,7 +64,13 @@ pub async fn text_code(
                 )
                 .await?
                 .get(0);
-            crate::service::sms_send::deliver(c, cfg, (user, &code), number, &body, "mfa").await?;
+            let text = crate::phone::Text {
+                number,
+                body: &body,
+                kind: "mfa",
+                channel,
+            };
+            crate::service::sms_send::deliver(c, cfg, (user, &code), text).await?;
             code
         }
     };

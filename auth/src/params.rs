@@ -23,6 +23,8 @@ pub struct SignupParams {
     /// The user's metadata (anything but an object counts as none).
     pub data: Option<Value>,
     pub redirect_to: Option<String>,
+    /// `sms` (the default) or `whatsapp`, for a phone number.
+    pub channel: Option<String>,
     #[serde(flatten)]
     pub pkce: Pkce,
 }
@@ -74,6 +76,8 @@ pub struct OtpParams {
     pub create_user: Option<bool>,
     pub data: Option<Value>,
     pub redirect_to: Option<String>,
+    /// `sms` (the default) or `whatsapp`, for a phone number.
+    pub channel: Option<String>,
     #[serde(flatten)]
     pub pkce: Pkce,
 }
@@ -126,6 +130,8 @@ pub struct UserUpdateParams {
     pub app_metadata: Option<Value>,
     pub phone: Option<String>,
     pub redirect_to: Option<String>,
+    /// `sms` (the default) or `whatsapp`, for a phone number.
+    pub channel: Option<String>,
     #[serde(flatten)]
     pub pkce: Pkce,
 }
@@ -155,7 +161,7 @@ pub struct VerifyFactorParams {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct ChallengeFactorParams {
-    /// A phone factor's channel (`sms`; `whatsapp` is sent as a text message too).
+    /// A phone factor's channel: `sms` (the default) or `whatsapp`.
     pub channel: Option<String>,
     /// A WebAuthn factor's relying party.
     pub webauthn: Option<crate::mfa_webauthn::Params>,

@@ -61,7 +61,7 @@ struct TextQuery {
 
 fn text_json(t: &Text) -> Value {
     json!({
-        "id": t.id, "to": t.to, "body": t.body, "kind": t.kind,
+        "id": t.id, "to": t.to, "body": t.body, "kind": t.kind, "channel": t.channel,
         "created": t.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
     })
 }
@@ -182,8 +182,13 @@ async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
         .iter()
         .map(|t| {
             format!(
-                "<tr><td>+{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>+{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 escape(&t.to),
+                if t.channel == "whatsapp" {
+                    "WhatsApp"
+                } else {
+                    "SMS"
+                },
                 escape(&t.body),
                 t.created.format("%Y-%m-%d %H:%M:%S UTC")
             )
@@ -209,9 +214,9 @@ async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
              <form method=\"get\"><input name=\"query\" placeholder=\"to:ann@example.com\" value=\"{}\"> \
              <button>Search</button></form></p>\
              <table><thead><tr><th>To</th><th>Subject</th><th>Received</th></tr></thead><tbody>{rows}</tbody></table>\
-             <h2>Text messages</h2><p>The newest 50 codes the auth API texted (JSON: \
+             <h2>Text messages</h2><p>The newest 50 codes the auth API sent by text or WhatsApp (JSON: \
              <a href=\"/api/v1/sms\">/api/v1/sms?phone=</a>).</p>\
-             <table><thead><tr><th>To</th><th>Message</th><th>Sent</th></tr></thead><tbody>{texts}</tbody></table>",
+             <table><thead><tr><th>To</th><th>By</th><th>Message</th><th>Sent</th></tr></thead><tbody>{texts}</tbody></table>",
             escape(q.query.as_deref().unwrap_or(""))
         ),
     ))

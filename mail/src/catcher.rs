@@ -29,6 +29,8 @@ pub struct Text {
     pub body: String,
     /// What it was sent for: `confirmation`, `otp`, `sms`, `phone_change`.
     pub kind: String,
+    /// `sms` or `whatsapp`.
+    pub channel: String,
     pub created: chrono::DateTime<chrono::Utc>,
 }
 
@@ -196,7 +198,7 @@ impl Catcher {
         let to = to.map(|t| t.trim().trim_start_matches('+').replace(' ', ""));
         let rows = c
             .query(
-                "SELECT id, recipient, body, kind, created_at FROM supagate.sms
+                "SELECT id, recipient, body, kind, created_at, channel FROM supagate.sms
                  WHERE $1::text IS NULL OR recipient = $1 ORDER BY created_at DESC LIMIT $2",
                 &[&to, &limit],
             )
@@ -208,6 +210,7 @@ impl Catcher {
                 to: r.get(1),
                 body: r.get(2),
                 kind: r.get(3),
+                channel: r.get(5),
                 created: r.get(4),
             })
             .collect())

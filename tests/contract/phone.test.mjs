@@ -145,6 +145,30 @@ test('a phone factor: its code is texted on each challenge and raises the sessio
   assert.ok(amr.includes('mfa/phone'), amr.join())
 })
 
+test('WhatsApp as the channel: the code is caught as a WhatsApp message; channels GoTrue does not know are refused', async () => {
+  const phone = newNumber()
+  const t0 = Date.now() - 1000
+  const sent = await client(gw).auth.signInWithOtp({ phone, options: { channel: 'whatsapp' } })
+  assert.equal(sent.error, null)
+  const [text] = await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/sms?phone=${phone}`)).json()
+  assert.equal(text.channel, 'whatsapp')
+  const page = await (await fetch(gw.status.MAILPIT_URL)).text()
+  assert.match(page, new RegExp(`<td>\\+${phone}</td><td>WhatsApp</td>`))
+  const ok = await client(gw).auth.verifyOtp({ phone, token: await codeFor(phone, t0), type: 'sms' })
+  assert.equal(ok.error, null)
+
+  const post = async (path, body) => {
+    const r = await fetch(`${gw.url}/auth/v1/${path}`, {
+      method: 'POST', headers: { apikey: gw.anonKey, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    })
+    return [r.status, (await r.json()).msg]
+  }
+  const invalid = "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
+  assert.deepEqual(await post('otp', { phone: newNumber(), channel: 'fax' }), [400, invalid])
+  assert.deepEqual(await post('signup', { phone: newNumber(), password: 'phone-pass-1', channel: 'fax' }), [400, invalid])
+  assert.deepEqual(await post('otp', { email: 'ann@example.com', channel: 'sms' }), [400, 'Channel should only be specified with Phone OTP'])
+})
+
 test('bad numbers and switched-off flows answer as GoTrue does', async () => {
   const c = client(gw)
   for (const phone of ['phone', '+0123', '12345678901234567']) {
@@ -193,6 +217,13 @@ test('with [auth.sms.twilio], texts go through the Messages API; a refused text 
     assert.equal(sent[0].form.get('From'), 'MG456')
     const code = sent[0].form.get('Body').match(/(\d{6})$/)[1]
     assert.equal((await client(viaTwilio).auth.verifyOtp({ phone, token: code, type: 'sms' })).error, null)
+
+    // On WhatsApp, Twilio gets both addresses prefixed (a messaging service SID stays as it is).
+    const onWhatsapp = newNumber()
+    assert.equal((await client(viaTwilio).auth.signInWithOtp({ phone: onWhatsapp, options: { channel: 'whatsapp' } })).error, null)
+    const w = sent.at(-1)
+    assert.deepEqual([w.form.get('To'), w.form.get('From'), w.form.get('Channel')], [`whatsapp:+${onWhatsapp}`, 'MG456', 'whatsapp'])
+    assert.match(w.form.get('Body'), /^Your code is \d{6}$/)
 
     refuse = true
     const other = newNumber()
@@ -282,6 +313,8 @@ test('MessageBird, Textlocal and Vonage get the text as GoTrue sends it', async 
       assert.ok(text, `${name}: ${JSON.stringify([...got[0].form])}`)
       const code = text.match(/(\d{6})$/)[1]
       assert.equal((await client(gw).auth.verifyOtp({ phone, token: code, type: 'sms' })).error, null, name)
+      const whatsapp = await client(gw).auth.signInWithOtp({ phone: newNumber(), options: { channel: 'whatsapp' } })
+      assert.match(whatsapp.error?.message ?? '', /^Invalid channel/, `${name}: WhatsApp is Twilio's only`)
       refuse = true
       const failed = await client(gw).auth.signUp({ phone: newNumber(), password: 'phone-pass-1' })
       assert.equal(failed.error.status, 500, name)
@@ -322,6 +355,8 @@ test('with [auth.sms.twilio_verify], Twilio Verify texts its own code and checks
     const right = await client(gw).auth.verifyOtp({ phone, token: '424242', type: 'sms' })
     assert.equal(right.error, null)
     assert.ok(right.data.session)
+    assert.equal((await client(gw).auth.signInWithOtp({ phone: newNumber(), options: { channel: 'whatsapp' } })).error, null)
+    assert.equal(calls.at(-1).form.get('Channel'), 'whatsapp', 'Verify is told the channel, with no prefix')
     assert.deepEqual(await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/sms`)).json(), [])
   } finally {
     await gw.stop()

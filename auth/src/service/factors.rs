@@ -56,7 +56,8 @@ impl Auth {
         let webauthn = p.webauthn.unwrap_or_default();
         self.in_tx(never, async |c| {
             sessions::check(c, who.id, who.session).await?;
-            mfa::challenge(c, cfg, (who.id, id), &r.client_ip, &webauthn).await
+            let asked = (&webauthn, p.channel.as_deref());
+            mfa::challenge(c, cfg, (who.id, id), &r.client_ip, asked).await
         })
         .await
     }

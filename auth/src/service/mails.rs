@@ -99,6 +99,11 @@ impl Auth {
                 "Only an email address or phone number should be provided",
             ));
         }
+        if !email.is_empty() && p.channel.is_some() {
+            return Err(validation(
+                "Channel should only be specified with Phone OTP",
+            ));
+        }
         if email.is_empty() && phone.is_empty() {
             return Err(validation("One of email or phone must be set"));
         }
@@ -106,7 +111,11 @@ impl Auth {
         if !phone.is_empty() {
             let data = crate::params::object(&p.data).unwrap_or(json!({}));
             return self
-                .otp_phone(phone, p.create_user.unwrap_or(true), data)
+                .otp_phone(
+                    phone,
+                    p.create_user.unwrap_or(true),
+                    (data, p.channel.as_deref()),
+                )
                 .await;
         }
         let m = MailSignIn {

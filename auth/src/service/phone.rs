@@ -11,6 +11,7 @@ use super::{Auth, HOUR_SECS, Request, hash_password, never};
 use crate::config::AuthConfig;
 use crate::error::{AuthError, ErrorCode, api, otp_expired, validation};
 use crate::otp::{self, Slot};
+use crate::phone::{Channel, Text};
 use crate::{phone, sessions, users};
 use serde_json::{Value, json};
 use tokio_postgres::GenericClient;
@@ -33,10 +34,10 @@ fn disabled() -> AuthError {
 async fn send_code(
     c: &impl GenericClient,
     cfg: &AuthConfig,
-    user: Uuid,
+    (user, slot): (Uuid, Slot),
     number: &str,
-    slot: Slot,
     kind: &str,
+    channel: Channel,
 ) -> Result<String, AuthError> {
     let wait: Option<f64> = c
         .query_one(
@@ -56,7 +57,13 @@ async fn send_code(
         return Ok("test-otp".into());
     }
     let body = phone::message(&cfg.sms.template, &code);
-    super::sms_send::deliver(c, cfg, (user, &code), number, &body, kind).await
+    let text = Text {
+        number,
+        body: &body,
+        kind,
+        channel,
+    };
+    super::sms_send::deliver(c, cfg, (user, &code), text).await
 }
 
 /// The user with this number: id, whether the number is confirmed, whether a password is set.
@@ -127,7 +134,7 @@ impl Auth {
         r: &Request,
         number: &str,
         password: &str,
-        data: Value,
+        (data, channel): (Value, Option<&str>),
     ) -> Result<Value, AuthError> {
         if !self.cfg.sms.enable_signup {
             return Err(api(
@@ -138,6 +145,7 @@ impl Auth {
         }
         let number = phone::normalize(number)?;
         crate::signup::check_password(password, &self.cfg)?;
+        let channel = Channel::parse(channel, &self.cfg)?;
         let autoconfirm = !self.cfg.sms.enable_confirmations;
         if !autoconfirm {
             self.limit_sms().await?;
@@ -169,7 +177,15 @@ impl Auth {
             if autoconfirm {
                 return sessions::start(c, cfg, id, "password", ua, addr).await;
             }
-            send_code(c, cfg, id, &number, Slot::Confirmation, "confirmation").await?;
+            send_code(
+                c,
+                cfg,
+                (id, Slot::Confirmation),
+                &number,
+                "confirmation",
+                channel,
+            )
+            .await?;
             users::require(c, id).await
         })
         .await
@@ -181,10 +197,11 @@ impl Auth {
         &self,
         number: &str,
         create_user: bool,
-        data: Value,
+        (data, channel): (Value, Option<&str>),
     ) -> Result<Value, AuthError> {
         self.phone_enabled()?;
         let number = phone::normalize(number)?;
+        let channel = Channel::parse(channel, &self.cfg)?;
         self.limit_sms().await?;
         let cfg = &self.cfg;
         let signups = !cfg.disable_signup;
@@ -204,7 +221,7 @@ impl Auth {
                         ));
                     }
                 };
-                send_code(c, cfg, id, &number, Slot::Confirmation, "otp").await
+                send_code(c, cfg, (id, Slot::Confirmation), &number, "otp", channel).await
             })
             .await?;
         Ok(json!({ "message_id": message_id }))
@@ -241,7 +258,9 @@ impl Auth {
                 } else {
                     Slot::PhoneChange
                 };
-                send_code(c, cfg, id, &number, slot, kind).await.map(Some)
+                send_code(c, cfg, (id, slot), &number, kind, Channel::Sms)
+                    .await
+                    .map(Some)
             })
             .await?;
         Ok(match message_id {
@@ -256,13 +275,15 @@ impl Auth {
         &self,
         user: Uuid,
         number: &str,
+        channel: Option<&str>,
     ) -> Result<Value, AuthError> {
         self.phone_enabled()?;
         let number = phone::normalize(number)?;
+        let channel = Channel::parse(channel, &self.cfg)?;
         self.limit_sms().await?;
         let cfg = &self.cfg;
         self.in_tx(never, async |c| {
-            change_phone(c, cfg, user, &number).await?;
+            change_phone(c, cfg, (user, &number), channel).await?;
             users::require(c, user).await
         })
         .await
@@ -273,8 +294,8 @@ impl Auth {
 async fn change_phone(
     c: &tokio_postgres::Client,
     cfg: &AuthConfig,
-    user: Uuid,
-    number: &str,
+    (user, number): (Uuid, &str),
+    channel: Channel,
 ) -> Result<(), AuthError> {
     {
         let taken: bool = c
@@ -297,7 +318,15 @@ async fn change_phone(
             &[&user, &number],
         )
         .await?;
-        send_code(c, cfg, user, number, Slot::PhoneChange, "phone_change").await?;
+        send_code(
+            c,
+            cfg,
+            (user, Slot::PhoneChange),
+            number,
+            "phone_change",
+            channel,
+        )
+        .await?;
         Ok(())
     }
 }

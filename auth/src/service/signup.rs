@@ -47,7 +47,9 @@ impl Auth {
             ));
         }
         if !phone.is_empty() {
-            return self.signup_phone(r, phone, pw, data).await;
+            return self
+                .signup_phone(r, phone, pw, (data, p.channel.as_deref()))
+                .await;
         }
         let challenge = super::challenge(&p.pkce)?;
         if !cfg.email_enabled {

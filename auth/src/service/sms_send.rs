@@ -8,6 +8,7 @@
 
 use crate::config::{AuthConfig, OtherProvider, Twilio};
 use crate::error::{AuthError, ErrorCode, api};
+use crate::phone::{Channel, Text};
 use crate::users;
 use serde_json::Value;
 use tokio_postgres::GenericClient;
@@ -19,10 +20,14 @@ pub(crate) async fn deliver(
     c: &impl GenericClient,
     cfg: &AuthConfig,
     (user, code): (Uuid, &str),
-    number: &str,
-    body: &str,
-    kind: &str,
+    text: Text<'_>,
 ) -> Result<String, AuthError> {
+    let Text {
+        number,
+        body,
+        kind,
+        channel,
+    } = text;
     if let Some(hook) = &cfg.hooks.send_sms {
         let user = users::require(c, user).await?;
         crate::hooks::send_sms(c, hook, &user, code).await?;
@@ -38,10 +43,10 @@ pub(crate) async fn deliver(
             ));
         }
         if let Some(t) = &cfg.sms.twilio {
-            return twilio(cfg, t, number, body).await;
+            return twilio(cfg, t, text).await;
         }
         if let Some(t) = &cfg.sms.twilio_verify {
-            return twilio_verify(cfg, t, "Verifications", number, None)
+            return twilio_verify(cfg, t, "Verifications", number, Err(channel))
                 .await
                 .map_err(failed);
         }
@@ -51,16 +56,21 @@ pub(crate) async fn deliver(
     }
     let id: Uuid = c
         .query_one(
-            "WITH new AS (INSERT INTO supagate.sms (recipient, body, kind) VALUES ($1, $2, $3)
-                          RETURNING id),
+            "WITH new AS (INSERT INTO supagate.sms (recipient, body, kind, channel)
+                          VALUES ($1, $2, $3, $4) RETURNING id),
                   old AS (DELETE FROM supagate.sms WHERE id IN (
                             SELECT id FROM supagate.sms ORDER BY created_at DESC OFFSET 999))
              SELECT id FROM new",
-            &[&number, &body, &kind],
+            &[&number, &body, &kind, &channel.as_str()],
         )
         .await?
         .get(0);
-    tracing::info!(kind, to = number, "text message caught");
+    tracing::info!(
+        kind,
+        to = number,
+        channel = channel.as_str(),
+        "text message caught"
+    );
     Ok(id.to_string())
 }
 
@@ -100,24 +110,22 @@ async fn post_form(
     ))
 }
 
-/// Sends a text through Twilio's Messages API: its message SID.
-async fn twilio(
-    cfg: &AuthConfig,
-    t: &Twilio,
-    number: &str,
-    body: &str,
-) -> Result<String, AuthError> {
+/// Sends a text through Twilio's Messages API: its message SID. On WhatsApp, as GoTrue: both
+/// addresses with the `whatsapp:` prefix (the sender's when it is a number, not a messaging
+/// service SID).
+async fn twilio(cfg: &AuthConfig, t: &Twilio, text: Text<'_>) -> Result<String, AuthError> {
     let url = format!(
         "{}/2010-04-01/Accounts/{}/Messages.json",
         base(cfg, "https://api.twilio.com"),
         t.account_sid
     );
-    let to = format!("+{number}");
+    let channel = text.channel.as_str();
+    let (to, from) = twilio_addresses(text.channel, text.number, &t.message_service_sid);
     let form = [
         ("To", to.as_str()),
-        ("Channel", "sms"),
-        ("From", t.message_service_sid.as_str()),
-        ("Body", body),
+        ("Channel", channel),
+        ("From", from.as_str()),
+        ("Body", text.body),
     ];
     let (status, answer) = post_form(url, &form, |r| {
         r.basic_auth(&t.account_sid, Some(&t.auth_token))
@@ -125,6 +133,22 @@ async fn twilio(
     .await
     .map_err(failed)?;
     twilio_answer(status, &answer).map_err(failed)
+}
+
+/// Twilio's `To` and `From`: on WhatsApp with the `whatsapp:` prefix, the sender's only when it
+/// is a number (not a messaging service SID).
+fn twilio_addresses(channel: Channel, number: &str, sender: &str) -> (String, String) {
+    let to = format!("+{number}");
+    if channel == Channel::Sms {
+        return (to, sender.to_string());
+    }
+    let c = channel.as_str();
+    let sender_is_number = crate::phone::normalize(sender).is_ok();
+    let from = match sender_is_number {
+        true => format!("{c}:{sender}"),
+        false => sender.to_string(),
+    };
+    (format!("{c}:{to}"), from)
 }
 
 /// Twilio's answer: its message on a status other than 2xx, its error when the message failed
@@ -146,14 +170,14 @@ fn twilio_answer(status: u16, answer: &Value) -> Result<String, String> {
     Ok(sid.to_string())
 }
 
-/// Twilio Verify's `Verifications` (it texts a code of its own: the verification's SID) or
-/// `VerificationCheck` (`code`: approved and valid, or an error).
+/// Twilio Verify's `Verifications` (it sends a code of its own on the channel: the
+/// verification's SID) or `VerificationCheck` (`Ok(code)`: approved and valid, or an error).
 async fn twilio_verify(
     cfg: &AuthConfig,
     t: &Twilio,
     endpoint: &str,
     number: &str,
-    code: Option<&str>,
+    code: Result<&str, Channel>,
 ) -> Result<String, String> {
     let url = format!(
         "{}/v2/Services/{}/{endpoint}",
@@ -163,15 +187,15 @@ async fn twilio_verify(
     let to = format!("+{number}");
     let mut form = vec![("To", to.as_str())];
     match code {
-        Some(code) => form.push(("Code", code)),
-        None => form.push(("Channel", "sms")),
+        Ok(code) => form.push(("Code", code)),
+        Err(channel) => form.push(("Channel", channel.as_str())),
     }
     let (status, answer) = post_form(url, &form, |r| {
         r.basic_auth(&t.account_sid, Some(&t.auth_token))
     })
     .await?;
     let sid = twilio_answer(status, &answer)?;
-    if code.is_some() && (answer["status"] != "approved" || answer["valid"] != true) {
+    if code.is_ok() && (answer["status"] != "approved" || answer["valid"] != true) {
         return Err(format!(
             "twilio verification error: {} {}",
             answer["error_message"].as_str().unwrap_or_default(),
@@ -188,7 +212,7 @@ pub(crate) async fn provider_check(cfg: &AuthConfig, number: &str, code: &str) -
     if cfg.sms.test_otp.contains_key(number) {
         return None;
     }
-    match twilio_verify(cfg, t, "VerificationCheck", number, Some(code)).await {
+    match twilio_verify(cfg, t, "VerificationCheck", number, Ok(code)).await {
         Ok(_) => Some(true),
         Err(e) => {
             tracing::info!("twilio verify refused a code: {e}");
@@ -311,6 +335,33 @@ fn vonage_answer(answer: &Value) -> Result<String, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn whatsapp_addresses_as_gotrue_writes_them() {
+        // (channel, sender, To, From)
+        let cases = [
+            (Channel::Sms, "MG1", "+15550001", "MG1"),
+            (Channel::Whatsapp, "MG1", "whatsapp:+15550001", "MG1"),
+            (
+                Channel::Whatsapp,
+                "+1 555 0009",
+                "whatsapp:+15550001",
+                "whatsapp:+1 555 0009",
+            ),
+            (
+                Channel::Whatsapp,
+                "15550009",
+                "whatsapp:+15550001",
+                "whatsapp:15550009",
+            ),
+        ];
+        for (channel, sender, to, from) in cases {
+            assert_eq!(
+                twilio_addresses(channel, "15550001", sender),
+                (to.to_string(), from.to_string())
+            );
+        }
+    }
 
     #[test]
     fn providers_answers_read_as_gotrue_reads_them() {

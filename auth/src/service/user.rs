@@ -137,7 +137,10 @@ impl Auth {
             .await?;
         match text(&p.phone) {
             "" => Ok(updated),
-            number => self.request_phone_change(who.id, number).await,
+            number => {
+                self.request_phone_change(who.id, number, p.channel.as_deref())
+                    .await
+            }
         }
     }
 
