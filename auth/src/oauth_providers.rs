@@ -1,250 +1,382 @@
-//! OAuth providers signed in with for real (`[auth.external.<provider>]` with a secret): where
-//! GoTrue sends the browser, exchanges the code and reads the user, and how it reads a user's
-//! answer into an identity (`sub`, e-mail and whether it is verified, name, avatar). `url` is the
-//! provider's own base where it has one (GitHub Enterprise, self-hosted GitLab, a Keycloak realm).
+//! OAuth providers signed in with for real (`[auth.external.<provider>]` with a secret), as
+//! GoTrue's `provider` package has them: where the browser is sent, where the code is exchanged,
+//! how the user is read (the provider's user API, or the OpenID ID token of the token answer),
+//! and how that answer becomes an identity (`sub`, e-mail and whether it is verified, name,
+//! avatar, GoTrue's `iss`). `url` replaces the provider's hosts, as GoTrue's `chooseHost` does
+//! (GitHub Enterprise, self-hosted GitLab, a Keycloak realm, an Azure tenant, a stand-in).
 
-use serde_json::{Value, json};
+mod profile;
+pub use profile::{id_token_profile, profile};
+
+/// Where the user comes from once the code is exchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UserFrom {
+    /// A GET of this URL with the access token.
+    Api(String),
+    /// The token answer's `id_token`, checked against this issuer's keys (None: the token's own
+    /// issuer, which Azure's multi-tenant endpoint leaves to each tenant).
+    IdToken(Option<String>),
+}
 
 /// A provider's endpoints and the scopes GoTrue asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoints {
     pub authorize: String,
     pub token: String,
-    pub user: String,
-    /// GitHub's list of addresses (the primary verified one is the user's).
+    pub user: UserFrom,
+    /// A second list of the user's addresses (GitHub's, Bitbucket's).
     pub emails: Option<String>,
     pub scopes: &'static str,
+    /// The identity's `iss`, as GoTrue records it for this provider.
+    pub issuer: String,
+    /// More authorize parameters (Apple answers with a form POST).
+    pub authorize_extra: &'static str,
+    /// The client's credentials go in the form only (Kakao); otherwise as HTTP Basic first and
+    /// then in the form, as Go's oauth2 tries them.
+    pub credentials_in_form: bool,
 }
 
-/// The providers supagate signs in with for real.
-pub const REAL: [&str; 5] = ["github", "gitlab", "google", "discord", "keycloak"];
+/// The providers supagate signs in with for real; the others keep the local stand-in.
+pub const REAL: [&str; 18] = [
+    "apple",
+    "azure",
+    "bitbucket",
+    "discord",
+    "facebook",
+    "figma",
+    "fly",
+    "github",
+    "gitlab",
+    "google",
+    "kakao",
+    "keycloak",
+    "linkedin_oidc",
+    "notion",
+    "slack_oidc",
+    "spotify",
+    "twitch",
+    "zoom",
+];
+
+/// A plain OAuth 2 provider read from its user API.
+fn api(authorize: String, token: String, user: String, issuer: String) -> Endpoints {
+    Endpoints {
+        authorize,
+        token,
+        user: UserFrom::Api(user),
+        emails: None,
+        scopes: "",
+        issuer,
+        authorize_extra: "",
+        credentials_in_form: false,
+    }
+}
 
 pub fn endpoints(provider: &str, url: &str) -> Option<Endpoints> {
     let url = url.trim_end_matches('/');
-    let or = |default: &str| {
-        if url.is_empty() {
-            default.to_string()
-        } else {
-            url.to_string()
-        }
+    let host = |default: &str| match url.is_empty() {
+        true => format!("https://{default}"),
+        false => url.to_string(),
     };
+    let with = |e: Endpoints, scopes: &'static str| Endpoints { scopes, ..e };
     Some(match provider {
-        "github" => {
-            let base = or("https://github.com");
-            let api = if url.is_empty() {
-                "https://api.github.com".to_string()
-            } else {
-                format!("{base}/api/v3")
-            };
+        "apple" => {
+            let iss = host("appleid.apple.com");
             Endpoints {
-                authorize: format!("{base}/login/oauth/authorize"),
-                token: format!("{base}/login/oauth/access_token"),
-                user: format!("{api}/user"),
-                emails: Some(format!("{api}/user/emails")),
-                scopes: "user:email",
+                authorize_extra: "&response_mode=form_post",
+                user: UserFrom::IdToken(Some(iss.clone())),
+                ..with(
+                    api(
+                        format!("{iss}/auth/authorize"),
+                        format!("{iss}/auth/token"),
+                        String::new(),
+                        iss,
+                    ),
+                    "email name",
+                )
+            }
+        }
+        "azure" => {
+            let h = host("login.microsoftonline.com/common");
+            // A tenant's own address names its issuer; `common` and `organizations` do not.
+            let tenant = format!("{h}/v2.0");
+            let fixed = !url.is_empty()
+                && azure_issuer(&tenant)
+                && !["common", "organizations"]
+                    .iter()
+                    .any(|t| tenant.ends_with(&format!("/{t}/v2.0")));
+            Endpoints {
+                user: UserFrom::IdToken(fixed.then(|| tenant.clone())),
+                ..with(
+                    api(
+                        format!("{h}/oauth2/v2.0/authorize"),
+                        format!("{h}/oauth2/v2.0/token"),
+                        String::new(),
+                        tenant,
+                    ),
+                    "openid",
+                )
+            }
+        }
+        "bitbucket" => {
+            let (a, p) = (
+                host("bitbucket.org"),
+                format!("{}/2.0", host("api.bitbucket.org")),
+            );
+            Endpoints {
+                emails: Some(format!("{p}/user/emails")),
+                ..with(
+                    api(
+                        format!("{a}/site/oauth2/authorize"),
+                        format!("{a}/site/oauth2/access_token"),
+                        format!("{p}/user"),
+                        p,
+                    ),
+                    "account email",
+                )
+            }
+        }
+        "discord" => {
+            let p = format!("{}/api", host("discord.com"));
+            with(
+                api(
+                    format!("{p}/oauth2/authorize"),
+                    format!("{p}/oauth2/token"),
+                    format!("{p}/users/@me"),
+                    p,
+                ),
+                "email identify",
+            )
+        }
+        "facebook" => {
+            let profile = format!(
+                "{}/me?fields=email,first_name,last_name,name,picture",
+                host("graph.facebook.com")
+            );
+            with(
+                api(
+                    format!("{}/dialog/oauth", host("www.facebook.com")),
+                    format!("{}/oauth/access_token", host("graph.facebook.com")),
+                    profile.clone(),
+                    profile,
+                ),
+                "email",
+            )
+        }
+        "figma" => {
+            let a = host("api.figma.com");
+            with(
+                api(
+                    format!("{}/oauth", host("www.figma.com")),
+                    format!("{a}/v1/oauth/token"),
+                    format!("{a}/v1/me"),
+                    a,
+                ),
+                "current_user:read",
+            )
+        }
+        "fly" => {
+            let a = host("api.fly.io");
+            with(
+                api(
+                    format!("{a}/oauth/authorize"),
+                    format!("{a}/oauth/token"),
+                    format!("{a}/oauth/token/info"),
+                    a,
+                ),
+                "read",
+            )
+        }
+        "github" => {
+            let a = host("github.com");
+            let mut p = host("api.github.com");
+            if !p.ends_with("api.github.com") {
+                p.push_str("/api/v3");
+            }
+            Endpoints {
+                emails: Some(format!("{p}/user/emails")),
+                ..with(
+                    api(
+                        format!("{a}/login/oauth/authorize"),
+                        format!("{a}/login/oauth/access_token"),
+                        format!("{p}/user"),
+                        p,
+                    ),
+                    "user:email",
+                )
             }
         }
         "gitlab" => {
-            let base = or("https://gitlab.com");
+            let h = host("gitlab.com");
+            with(
+                api(
+                    format!("{h}/oauth/authorize"),
+                    format!("{h}/oauth/token"),
+                    format!("{h}/api/v4/user"),
+                    h,
+                ),
+                "read_user",
+            )
+        }
+        // GoTrue ignores `url` for Google.
+        "google" => with(
+            api(
+                "https://accounts.google.com/o/oauth2/auth".into(),
+                "https://oauth2.googleapis.com/token".into(),
+                "https://www.googleapis.com/userinfo/v2/me".into(),
+                "https://www.googleapis.com/userinfo/v2/me".into(),
+            ),
+            "email profile",
+        ),
+        "kakao" => {
+            let a = host("kauth.kakao.com");
             Endpoints {
-                authorize: format!("{base}/oauth/authorize"),
-                token: format!("{base}/oauth/token"),
-                user: format!("{base}/api/v4/user"),
-                emails: None,
-                scopes: "read_user",
+                credentials_in_form: true,
+                ..with(
+                    api(
+                        format!("{a}/oauth/authorize"),
+                        format!("{a}/oauth/token"),
+                        format!("{}/v2/user/me", host("kapi.kakao.com")),
+                        host("kapi.kakao.com"),
+                    ),
+                    "account_email profile_image profile_nickname",
+                )
             }
         }
-        "google" => Endpoints {
-            authorize: "https://accounts.google.com/o/oauth2/auth".into(),
-            token: "https://oauth2.googleapis.com/token".into(),
-            user: "https://www.googleapis.com/userinfo/v2/me".into(),
-            emails: None,
-            scopes: "email profile",
-        },
-        "discord" => Endpoints {
-            authorize: "https://discord.com/api/oauth2/authorize".into(),
-            token: "https://discord.com/api/oauth2/token".into(),
-            user: "https://discord.com/api/users/@me".into(),
-            emails: None,
-            scopes: "email identify",
-        },
-        "keycloak" if !url.is_empty() => Endpoints {
-            authorize: format!("{url}/protocol/openid-connect/auth"),
-            token: format!("{url}/protocol/openid-connect/token"),
-            user: format!("{url}/protocol/openid-connect/userinfo"),
-            emails: None,
-            scopes: "profile email",
-        },
+        "keycloak" if !url.is_empty() => with(
+            api(
+                format!("{url}/protocol/openid-connect/auth"),
+                format!("{url}/protocol/openid-connect/token"),
+                format!("{url}/protocol/openid-connect/userinfo"),
+                url.to_string(),
+            ),
+            "profile email",
+        ),
+        "linkedin_oidc" => {
+            let a = host("api.linkedin.com");
+            let iss = match url.is_empty() {
+                true => "https://www.linkedin.com/oauth".to_string(),
+                false => url.to_string(),
+            };
+            Endpoints {
+                user: UserFrom::IdToken(Some(iss.clone())),
+                ..with(
+                    api(
+                        format!("{a}/oauth/v2/authorization"),
+                        format!("{a}/oauth/v2/accessToken"),
+                        String::new(),
+                        iss,
+                    ),
+                    "openid email profile",
+                )
+            }
+        }
+        "notion" => {
+            let a = host("api.notion.com");
+            api(
+                format!("{a}/v1/oauth/authorize"),
+                format!("{a}/v1/oauth/token"),
+                format!("{a}/v1/users/me"),
+                a,
+            )
+        }
+        "slack_oidc" => {
+            let s = host("slack.com");
+            with(
+                api(
+                    format!("{s}/openid/connect/authorize"),
+                    format!("{s}/api/openid.connect.token"),
+                    format!("{s}/api/openid.connect.userInfo"),
+                    format!("{s}/api"),
+                ),
+                "profile email openid",
+            )
+        }
+        "spotify" => {
+            let (a, p) = (host("accounts.spotify.com"), host("api.spotify.com/v1"));
+            with(
+                api(
+                    format!("{a}/authorize"),
+                    format!("{a}/api/token"),
+                    format!("{p}/me"),
+                    p,
+                ),
+                "user-read-email",
+            )
+        }
+        "twitch" => {
+            let (a, p) = (host("id.twitch.tv"), host("api.twitch.tv"));
+            with(
+                api(
+                    format!("{a}/oauth2/authorize"),
+                    format!("{a}/oauth2/token"),
+                    format!("{p}/helix/users"),
+                    p,
+                ),
+                "user:read:email",
+            )
+        }
+        "zoom" => {
+            let (a, p) = (
+                format!("{}/oauth", host("zoom.us")),
+                format!("{}/v2", host("api.zoom.us")),
+            );
+            api(
+                format!("{a}/authorize"),
+                format!("{a}/token"),
+                format!("{p}/users/me"),
+                p,
+            )
+        }
         _ => return None,
     })
 }
 
-fn s(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
+/// An Azure tenant's issuer: `https://login.microsoftonline.com/<tenant>/v2.0` or an External ID
+/// (CIAM) one, `https://<name>.ciamlogin.com/<tenant>/v2.0`.
+pub fn azure_issuer(iss: &str) -> bool {
+    let iss = iss.trim_end_matches('/');
+    let Some(rest) = iss.strip_prefix("https://") else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('/').collect();
+    let host_ok = parts[0] == "login.microsoftonline.com"
+        || parts[0].strip_suffix(".ciamlogin.com").is_some_and(|n| {
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        });
+    host_ok && parts.len() == 3 && !parts[1].is_empty() && parts[2] == "v2.0"
 }
 
-/// The identity's data from the provider's user answer (and GitHub's addresses): None when it
-/// names no user.
-pub fn profile(
+/// The headers and query GoTrue adds when it reads the user: Twitch's `Client-Id`, Notion's
+/// API version, Facebook's `appsecret_proof` (the HMAC-SHA-256 of the token under the secret).
+pub fn user_request(
     provider: &str,
-    issuer: &str,
-    user: &Value,
-    emails: Option<&Value>,
-) -> Option<Value> {
-    let sub = s(&user["id"]).or_else(|| s(&user["sub"]))?;
-    let (email, verified) = match provider {
-        "github" => {
-            let primary = emails.and_then(Value::as_array).and_then(|l| {
-                l.iter()
-                    .find(|e| e["primary"] == true && e["verified"] == true)
-            });
-            match primary {
-                Some(e) => (s(&e["email"]), true),
-                None => (s(&user["email"]), false),
-            }
+    url: &str,
+    (client_id, secret): (&str, &str),
+    access_token: &str,
+) -> (String, Vec<(&'static str, String)>) {
+    match provider {
+        "twitch" => (url.to_string(), vec![("client-id", client_id.to_string())]),
+        "notion" => (
+            url.to_string(),
+            vec![("notion-version", "2021-08-16".to_string())],
+        ),
+        "facebook" => {
+            use hmac::Mac;
+            let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes())
+                .expect("HMAC takes any key");
+            mac.update(access_token.as_bytes());
+            let proof = hex::encode(mac.finalize().into_bytes());
+            (format!("{url}&appsecret_proof={proof}"), Vec::new())
         }
-        "gitlab" => (s(&user["email"]), !user["confirmed_at"].is_null()),
-        "google" => (s(&user["email"]), user["verified_email"] == true),
-        "discord" => (s(&user["email"]), user["verified"] == true),
-        _ => (s(&user["email"]), user["email_verified"] == true),
-    };
-    let name = s(&user["name"])
-        .or_else(|| s(&user["global_name"]))
-        .or_else(|| s(&user["username"]))
-        .or_else(|| s(&user["login"]));
-    let user_name = s(&user["login"])
-        .or_else(|| s(&user["username"]))
-        .or_else(|| s(&user["preferred_username"]));
-    let avatar = match provider {
-        "discord" => {
-            s(&user["avatar"]).map(|a| format!("https://cdn.discordapp.com/avatars/{sub}/{a}.png"))
-        }
-        _ => s(&user["avatar_url"]).or_else(|| s(&user["picture"])),
-    };
-    Some(json!({
-        "sub": sub, "provider_id": sub, "iss": issuer,
-        "email": email.map(|e| e.to_lowercase()), "email_verified": verified,
-        "phone_verified": false, "name": name, "full_name": name,
-        "user_name": user_name, "preferred_username": user_name,
-        "avatar_url": avatar, "picture": avatar,
-    }))
+        _ => (url.to_string(), Vec::new()),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
+use serde_json::json;
 
-    #[test]
-    fn endpoints_by_provider_and_url() {
-        let gh = endpoints("github", "").unwrap();
-        assert_eq!(gh.authorize, "https://github.com/login/oauth/authorize");
-        assert_eq!(gh.user, "https://api.github.com/user");
-        let ghe = endpoints("github", "https://git.example.com/").unwrap();
-        assert_eq!(
-            ghe.token,
-            "https://git.example.com/login/oauth/access_token"
-        );
-        assert_eq!(
-            ghe.emails.as_deref(),
-            Some("https://git.example.com/api/v3/user/emails")
-        );
-        assert_eq!(
-            endpoints("gitlab", "").unwrap().user,
-            "https://gitlab.com/api/v4/user"
-        );
-        assert_eq!(
-            endpoints("keycloak", "https://id.example.com/realms/shop")
-                .unwrap()
-                .authorize,
-            "https://id.example.com/realms/shop/protocol/openid-connect/auth"
-        );
-        assert_eq!(endpoints("keycloak", ""), None);
-        assert_eq!(endpoints("twitter", ""), None);
-    }
-
-    #[test]
-    fn users_read_as_identities() {
-        // (provider, user answer, emails, sub, email, verified, name, avatar)
-        let cases = [
-            (
-                "github",
-                json!({"id": 42, "login": "ann", "name": "Ann", "avatar_url": "https://a/x.png", "email": null}),
-                Some(
-                    json!([{"email": "old@x.com", "primary": false, "verified": true}, {"email": "Ann@X.com", "primary": true, "verified": true}]),
-                ),
-                "42",
-                Some("ann@x.com"),
-                true,
-                "Ann",
-                Some("https://a/x.png"),
-            ),
-            (
-                "github",
-                json!({"id": 43, "login": "bob", "email": "bob@x.com"}),
-                Some(json!([])),
-                "43",
-                Some("bob@x.com"),
-                false,
-                "bob",
-                None,
-            ),
-            (
-                "google",
-                json!({"id": "g1", "email": "c@x.com", "verified_email": true, "name": "Cy", "picture": "https://p"}),
-                None,
-                "g1",
-                Some("c@x.com"),
-                true,
-                "Cy",
-                Some("https://p"),
-            ),
-            (
-                "discord",
-                json!({"id": "d1", "username": "dee", "global_name": "Dee", "email": "d@x.com", "verified": true, "avatar": "abc"}),
-                None,
-                "d1",
-                Some("d@x.com"),
-                true,
-                "Dee",
-                Some("https://cdn.discordapp.com/avatars/d1/abc.png"),
-            ),
-            (
-                "gitlab",
-                json!({"id": 7, "username": "gus", "name": "Gus", "email": "g@x.com", "confirmed_at": "2024-01-01"}),
-                None,
-                "7",
-                Some("g@x.com"),
-                true,
-                "Gus",
-                None,
-            ),
-            (
-                "keycloak",
-                json!({"sub": "k1", "email": "k@x.com", "email_verified": false, "preferred_username": "kay"}),
-                None,
-                "k1",
-                Some("k@x.com"),
-                false,
-                "kay",
-                None,
-            ),
-        ];
-        for (provider, user, emails, sub, email, verified, name, avatar) in cases {
-            let p = profile(provider, "iss", &user, emails.as_ref()).unwrap();
-            assert_eq!(p["sub"], sub, "{provider}");
-            assert_eq!(p["email"].as_str(), email, "{provider}");
-            assert_eq!(p["email_verified"], verified, "{provider}");
-            assert_eq!(
-                p["name"].as_str().or(p["user_name"].as_str()),
-                Some(name),
-                "{provider}"
-            );
-            assert_eq!(p["avatar_url"].as_str(), avatar, "{provider}");
-        }
-        assert_eq!(profile("github", "iss", &json!({}), None), None);
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -269,3 +269,16 @@ mod tests {
         assert_eq!(object(&Some(json!("text"))), None);
     }
 }
+
+/// `/callback`: what the provider sends back (in the query, or Apple's form POST).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct CallbackParams {
+    pub code: String,
+    pub state: String,
+    /// The provider's refusal (`access_denied`, …) and its words.
+    pub error: String,
+    pub error_description: String,
+    /// Apple's user (its name), posted the first time only.
+    pub user: Option<String>,
+}

@@ -6,6 +6,7 @@ use crate::auth_api::{caller, fail, query, raw_body, request, see_other, segment
 use crate::error::GatewayError;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
+use auth::params::CallbackParams;
 use auth::service::{ExternalStart, LocalOAuthChoice};
 use auth::{ErrorCode, api};
 use serde_json::json;
@@ -111,9 +112,14 @@ async fn choose(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     Ok(see_other(to))
 }
 
-async fn callback(req: HttpRequest, state: Data) -> Reply {
-    let code = query(&req, "code").unwrap_or_default();
-    let s = query(&req, "state").unwrap_or_default();
+/// `/callback`: the provider's answer in the query, or in a form POST (Apple's `form_post`).
+async fn callback(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
+    let read = |b: &[u8]| serde_urlencoded::from_bytes::<CallbackParams>(b).unwrap_or_default();
+    let p = if req.method() == actix_web::http::Method::POST {
+        read(&raw_body(&req, payload, &state).await?)
+    } else {
+        read(req.query_string().as_bytes())
+    };
     let r = request(&req, &state);
-    Ok(found(state.auth.external_callback(&r, &code, &s).await))
+    Ok(found(state.auth.external_callback(&r, p).await))
 }

@@ -55,13 +55,35 @@ export async function standIn(answer) {
     req.on('data', (d) => (body += d))
     req.on('end', () => {
       const u = new URL(req.url, 'http://stand-in')
-      const r = { url: req.url, path: u.pathname, query: u.searchParams, auth: req.headers.authorization, form: new URLSearchParams(body) }
+      const r = { url: req.url, path: u.pathname, query: u.searchParams, auth: req.headers.authorization, headers: req.headers, form: new URLSearchParams(body) }
       got.push(r)
       answer(r, res)
     })
   })
   await new Promise((r) => server.listen(0, '127.0.0.1', r))
   return { got, url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() }
+}
+
+/** An OpenID provider's signing key: `sign(claims)` makes an RS256 ID token, and
+ * `serve(r, res, issuer)` answers the issuer's discovery document and key set on a stand-in
+ * (true when it did). */
+export async function oidcKey() {
+  const { generateKeyPairSync, createSign } = await import('node:crypto')
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
+  const sign = (claims, kid = 'k1') => {
+    const head = `${b64({ alg: 'RS256', typ: 'JWT', kid })}.${b64(claims)}`
+    return `${head}.${createSign('RSA-SHA256').update(head).sign(privateKey).toString('base64url')}`
+  }
+  const serve = (r, res, issuer) => {
+    const path = new URL(issuer).pathname.replace(/\/$/, '')
+    if (r.path === `${path}/.well-known/openid-configuration`) sendJson(res, 200, { issuer, jwks_uri: `${issuer}/keys` })
+    else if (r.path === `${path}/keys`) sendJson(res, 200, { keys: [jwk] })
+    else return false
+    return true
+  }
+  return { sign, serve }
 }
 
 /** Answers `value` as JSON. */

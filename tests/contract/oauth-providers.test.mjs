@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { startGateway, repoRoot } from '../support/gateway.mjs'
-import { client, projectWith, sendJson, standIn as fakeProvider, uniqueEmail } from './helpers.mjs'
+import { client, oidcKey, projectWith, sendJson, standIn as fakeProvider, uniqueEmail } from './helpers.mjs'
 
 let gw
 before(async () => {
@@ -139,21 +139,10 @@ test('a signed-in user links a GitHub identity; another user cannot take it', as
 })
 
 test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience and nonce checked', async () => {
-  const { generateKeyPairSync, createSign, createHash } = await import('node:crypto')
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }
-  const realm = await fakeProvider((r, res) => {
-    const base = `${realm.url}/realms/shop`
-    if (r.path.endsWith('/.well-known/openid-configuration')) sendJson(res, 200, { issuer: base, jwks_uri: `${base}/protocol/openid-connect/certs` })
-    else if (r.path.endsWith('/certs')) sendJson(res, 200, { keys: [jwk] })
-    else sendJson(res, 404, {})
-  })
+  const { createHash } = await import('node:crypto')
+  const { sign, serve } = await oidcKey()
+  const realm = await fakeProvider((r, res) => serve(r, res, `${realm.url}/realms/shop`) || sendJson(res, 404, {}))
   const issuer = `${realm.url}/realms/shop`
-  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
-  const sign = (claims, kid = 'k1') => {
-    const head = `${b64({ alg: 'RS256', typ: 'JWT', kid })}.${b64(claims)}`
-    return `${head}.${createSign('RSA-SHA256').update(head).sign(privateKey).toString('base64url')}`
-  }
   const now = Math.floor(Date.now() / 1000)
   const hash = (n) => createHash('sha256').update(n).digest('hex')
   const claims = (over = {}) => ({ iss: issuer, aud: 'shop-app', sub: 'kc-7', email: 'Kay@Example.com', email_verified: true,

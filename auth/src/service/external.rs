@@ -9,6 +9,7 @@
 
 use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
+use crate::params::CallbackParams;
 use crate::redirect::encode;
 use crate::sessions::{self, new_refresh_token};
 use serde_json::{Value, json};
@@ -216,8 +217,8 @@ impl Auth {
 
     /// `GET /callback?code=…&state=…`: where the browser goes next — the app, with the session
     /// (or a PKCE code), or with the error in the fragment.
-    pub async fn external_callback(&self, r: &Request, code: &str, state: &str) -> String {
-        let claims = match self.read_state(state, None) {
+    pub async fn external_callback(&self, r: &Request, p: CallbackParams) -> String {
+        let claims = match self.read_state(&p.state, None) {
             Ok(c) => c,
             Err(e) => return error_redirect(&self.cfg.site_url, &e),
         };
@@ -225,7 +226,20 @@ impl Auth {
             .as_str()
             .unwrap_or(&self.cfg.site_url)
             .to_string();
-        match self.external_sign_in(r, code, &claims).await {
+        if !p.error.is_empty() {
+            // The provider's refusal goes back to the app in its own words, as GoTrue's
+            // OAuthError does.
+            return format!(
+                "{to}#error={}&error_description={}",
+                encode(&p.error),
+                encode(&p.error_description)
+            );
+        }
+        let apple_user = p.user.as_deref();
+        match self
+            .external_sign_in(r, (&p.code, apple_user), &claims)
+            .await
+        {
             Ok(Done::Session(s)) => format!(
                 "{to}#access_token={}&expires_at={}&expires_in={}&provider_token=&refresh_token={}&token_type=bearer",
                 encode(s["access_token"].as_str().unwrap_or("")),
@@ -244,7 +258,7 @@ impl Auth {
     async fn external_sign_in(
         &self,
         r: &Request,
-        code: &str,
+        (code, apple_user): (&str, Option<&str>),
         claims: &Value,
     ) -> Result<Done, AuthError> {
         let provider = claims["provider"].as_str().unwrap_or_default().to_string();
@@ -258,7 +272,7 @@ impl Auth {
         let cfg = &self.cfg;
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         let real = if claims["real"] == true {
-            Some(self.real_profile(&provider, code).await?)
+            Some(self.real_profile(&provider, code, apple_user).await?)
         } else {
             None
         };

@@ -8,9 +8,10 @@
 
 use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
+use crate::oauth_providers;
 use crate::params::{IdTokenGrantParams, text};
 use jsonwebtoken::{DecodingKey, Validation, jwk::JwkSet};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::time::{Duration, Instant};
 
@@ -97,6 +98,34 @@ impl Auth {
         Ok(keys)
     }
 
+    /// The claims of an ID token signed by one of `issuer`'s keys for one of `client_ids` (a
+    /// comma list), unexpired, and issued by `issuer` when `check_issuer`.
+    pub(super) async fn id_token_claims(
+        &self,
+        token: &str,
+        issuer: &str,
+        check_issuer: bool,
+        client_ids: &str,
+    ) -> Result<Value, AuthError> {
+        let header = jsonwebtoken::decode_header(token).map_err(bad_token)?;
+        let keys = self.provider_keys(issuer).await?;
+        let jwk = match &header.kid {
+            Some(kid) => keys.find(kid),
+            None => keys.keys.first(),
+        }
+        .ok_or_else(|| bad_token("no key of the provider signed it"))?;
+        let key = DecodingKey::from_jwk(jwk).map_err(bad_token)?;
+        let mut v = Validation::new(header.alg);
+        let audiences: Vec<&str> = client_ids.split(',').map(str::trim).collect();
+        v.set_audience(&audiences);
+        if check_issuer {
+            v.set_issuer(&[issuer]);
+        }
+        Ok(jsonwebtoken::decode::<Value>(token, &key, &v)
+            .map_err(bad_token)?
+            .claims)
+    }
+
     pub(super) async fn id_token_grant(
         &self,
         r: &Request,
@@ -132,42 +161,18 @@ impl Auth {
                 format!("Provider (issuer \"{issuer}\") is not enabled"),
             ));
         };
-        let header = jsonwebtoken::decode_header(token).map_err(bad_token)?;
-        let keys = self.provider_keys(&issuer).await?;
-        let jwk = match &header.kid {
-            Some(kid) => keys.find(kid),
-            None => keys.keys.first(),
-        }
-        .ok_or_else(|| bad_token("no key of the provider signed it"))?;
-        let key = DecodingKey::from_jwk(jwk).map_err(bad_token)?;
-        let mut v = Validation::new(header.alg);
-        let audiences: Vec<&str> = ext.client_id.split(',').map(str::trim).collect();
-        v.set_audience(&audiences);
         // Azure's common endpoint issues tokens under each tenant's own issuer.
-        if provider != "azure" || !ext.url.is_empty() {
-            v.set_issuer(&[issuer.as_str()]);
-        }
-        let claims = jsonwebtoken::decode::<Value>(token, &key, &v)
-            .map_err(bad_token)?
-            .claims;
+        let check_issuer = provider != "azure" || !ext.url.is_empty();
+        let claims = self
+            .id_token_claims(token, &issuer, check_issuer, &ext.client_id)
+            .await?;
         nonce_ok(
             text(&p.nonce),
             claims["nonce"].as_str(),
             ext.skip_nonce_check,
         )?;
-        let sub = claims["sub"]
-            .as_str()
-            .filter(|s| !s.is_empty())
+        let profile = oauth_providers::id_token_profile(provider, &issuer, &claims)
             .ok_or_else(|| bad_token("no sub"))?;
-        let email = claims["email"].as_str().unwrap_or_default().to_lowercase();
-        let name = claims["name"].as_str().unwrap_or_default();
-        let picture = claims["picture"].as_str().unwrap_or_default();
-        let profile = json!({
-            "sub": sub, "provider_id": sub, "iss": issuer, "email": email,
-            "email_verified": claims["email_verified"] == true || claims["email_verified"] == "true",
-            "phone_verified": false, "name": name, "full_name": name,
-            "picture": picture, "avatar_url": picture,
-        });
         let cfg = &self.cfg;
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         let provider = provider.to_string();
