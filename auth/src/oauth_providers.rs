@@ -16,6 +16,8 @@ pub enum UserFrom {
     /// The token answer's `id_token`, checked against this issuer's keys (None: the token's own
     /// issuer, which Azure's multi-tenant endpoint leaves to each tenant).
     IdToken(Option<String>),
+    /// A field of the token answer itself (WorkOS's `profile`).
+    TokenField(&'static str),
 }
 
 /// A provider's endpoints and the scopes GoTrue asks for.
@@ -34,10 +36,12 @@ pub struct Endpoints {
     /// The client's credentials go in the form only (Kakao); otherwise as HTTP Basic first and
     /// then in the form, as Go's oauth2 tries them.
     pub credentials_in_form: bool,
+    /// The provider wants PKCE of its own (X): a verifier kept in `auth.oauth_client_states`.
+    pub pkce: bool,
 }
 
 /// The providers supagate signs in with for real; the others keep the local stand-in.
-pub const REAL: [&str; 18] = [
+pub const REAL: [&str; 21] = [
     "apple",
     "azure",
     "bitbucket",
@@ -53,8 +57,11 @@ pub const REAL: [&str; 18] = [
     "linkedin_oidc",
     "notion",
     "slack_oidc",
+    "snapchat",
     "spotify",
     "twitch",
+    "workos",
+    "x",
     "zoom",
 ];
 
@@ -69,6 +76,7 @@ fn api(authorize: String, token: String, user: String, issuer: String) -> Endpoi
         issuer,
         authorize_extra: "",
         credentials_in_form: false,
+        pkce: false,
     }
 }
 
@@ -292,6 +300,22 @@ pub fn endpoints(provider: &str, url: &str) -> Option<Endpoints> {
                 "profile email openid",
             )
         }
+        "snapchat" => {
+            let a = host("accounts.snapchat.com");
+            let query =
+                "query=%7Bme+%7B+externalId+displayName+bitmoji+%7B+avatar+id+%7D+email+%7D+%7D";
+            with(
+                api(
+                    format!("{a}/accounts/oauth2/auth"),
+                    format!("{a}/accounts/oauth2/token"),
+                    format!("{}/v1/me?{query}", host("kit.snapchat.com")),
+                    "https://accounts.snapchat.com/accounts/oauth2/token".into(),
+                ),
+                "https://auth.snapchat.com/oauth2/api/user.external_id \
+                 https://auth.snapchat.com/oauth2/api/user.display_name \
+                 https://auth.snapchat.com/oauth2/api/user.bitmoji.avatar",
+            )
+        }
         "spotify" => {
             let (a, p) = (host("accounts.spotify.com"), host("api.spotify.com/v1"));
             with(
@@ -315,6 +339,36 @@ pub fn endpoints(provider: &str, url: &str) -> Option<Endpoints> {
                 ),
                 "user:read:email",
             )
+        }
+        "workos" => {
+            let a = host("api.workos.com");
+            Endpoints {
+                user: UserFrom::TokenField("profile"),
+                ..api(
+                    format!("{a}/sso/authorize"),
+                    format!("{a}/sso/token"),
+                    String::new(),
+                    a,
+                )
+            }
+        }
+        "x" => {
+            let p = host("api.x.com");
+            Endpoints {
+                pkce: true,
+                ..with(
+                    api(
+                        format!("{}/i/oauth2/authorize", host("x.com")),
+                        format!("{p}/2/oauth2/token"),
+                        format!(
+                            "{p}/2/users/me?user.fields=id,name,username,confirmed_email,\
+                             profile_image_url,url,created_at"
+                        ),
+                        p,
+                    ),
+                    "users.email tweet.read users.read offline.access",
+                )
+            }
         }
         "zoom" => {
             let (a, p) = (
@@ -347,6 +401,50 @@ pub fn azure_issuer(iss: &str) -> bool {
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         });
     host_ok && parts.len() == 3 && !parts[1].is_empty() && parts[2] == "v2.0"
+}
+
+/// What `/authorize` passes on to the provider's page, as GoTrue does: `scopes` added to the
+/// provider's own, and every other parameter but `provider` and the ones the server controls
+/// (`client_id`, `redirect_uri`, `state`, PKCE, …); `workos_provider` as WorkOS's `provider`.
+pub fn authorize_params(query: &str, scopes: &str) -> String {
+    const RESERVED: [&str; 8] = [
+        "client_id",
+        "client_secret",
+        "redirect_uri",
+        "response_type",
+        "state",
+        "code_challenge",
+        "code_challenge_method",
+        "code_verifier",
+    ];
+    let mut asked = scopes.to_string();
+    let mut out = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+        match k.as_ref() {
+            "provider" => {}
+            "scopes" => {
+                for s in v.split([',', ' ']).filter(|s| !s.is_empty()) {
+                    asked = format!("{asked} {s}").trim().to_string();
+                }
+            }
+            _ if RESERVED.contains(&k.to_lowercase().as_str()) => {}
+            "workos_provider" => {
+                out.append_pair("provider", &v);
+            }
+            _ => {
+                out.append_pair(&k, &v);
+            }
+        }
+    }
+    let rest = out.finish();
+    let scope = match asked.as_str() {
+        "" => String::new(),
+        s => format!("&scope={}", crate::redirect::encode(s)),
+    };
+    match rest.as_str() {
+        "" => scope,
+        r => format!("{scope}&{r}"),
+    }
 }
 
 /// The headers and query GoTrue adds when it reads the user: Twitch's `Client-Id`, Notion's

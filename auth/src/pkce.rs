@@ -43,7 +43,8 @@ pub fn validate(method: Option<&str>, challenge: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-/// Records a flow; `method` is how it authenticates (magiclink, recovery, email/signup, …).
+/// Records a flow; `method` is how it authenticates (magiclink, recovery, email/signup, …):
+/// its id.
 pub async fn create(
     c: &impl GenericClient,
     provider_type: &str,
@@ -51,13 +52,30 @@ pub async fn create(
     challenge_method: &str,
     challenge: &str,
     user_id: Option<Uuid>,
-) -> Result<()> {
-    c.execute(
+) -> Result<Uuid> {
+    Ok(c.query_one(
         "INSERT INTO auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge,
                                       provider_type, authentication_method, created_at, updated_at)
          VALUES (gen_random_uuid(), $1, gen_random_uuid()::text, lower($2)::auth.code_challenge_method,
-                 $3, $4, $5, now(), now())",
+                 $3, $4, $5, now(), now())
+         RETURNING id",
         &[&user_id, &challenge_method, &challenge, &provider_type, &method],
+    )
+    .await?
+    .get(0))
+}
+
+/// Keeps an OAuth provider's access and refresh tokens with the flow, for the exchange to hand
+/// to the app (`provider_token`, `provider_refresh_token`).
+pub async fn keep_provider_tokens(
+    c: &impl GenericClient,
+    flow: Uuid,
+    (access, refresh): (&str, &str),
+) -> Result<()> {
+    c.execute(
+        "UPDATE auth.flow_state SET provider_access_token = nullif($2, ''),
+           provider_refresh_token = nullif($3, '') WHERE id = $1",
+        &[&flow, &access, &refresh],
     )
     .await?;
     Ok(())
@@ -92,12 +110,20 @@ pub(crate) fn matches(challenge: &str, method: &str, verifier: &str) -> bool {
     }
 }
 
-/// Exchanges an auth code and its verifier: the user and how they authenticated.
+/// What an exchanged code gives: the user, how they authenticated, and an OAuth provider's
+/// access and refresh tokens when it gave them.
+pub struct Exchanged {
+    pub user: Uuid,
+    pub method: String,
+    pub provider_tokens: (Option<String>, Option<String>),
+}
+
+/// Exchanges an auth code and its verifier.
 pub async fn exchange(
     c: &impl GenericClient,
     auth_code: &str,
     verifier: &str,
-) -> Result<(Uuid, String)> {
+) -> Result<Exchanged> {
     if auth_code.is_empty() || verifier.is_empty() {
         return Err(validation(
             "invalid request: both auth code and code verifier should be non-empty",
@@ -108,7 +134,8 @@ pub async fn exchange(
             "DELETE FROM auth.flow_state WHERE auth_code = $1
              RETURNING user_id, code_challenge, code_challenge_method::text, authentication_method,
                        extract(epoch FROM now() - CASE WHEN authentication_method = 'magiclink'
-                         THEN coalesce(auth_code_issued_at, created_at) ELSE created_at END)::float8",
+                         THEN coalesce(auth_code_issued_at, created_at) ELSE created_at END)::float8,
+                       provider_access_token, provider_refresh_token",
             &[&auth_code],
         )
         .await?
@@ -145,7 +172,11 @@ pub async fn exchange(
             "invalid flow state, no valid flow state found",
         )
     })?;
-    Ok((user_id, auth_method))
+    Ok(Exchanged {
+        user: user_id,
+        method: auth_method,
+        provider_tokens: (row.get(5), row.get(6)),
+    })
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ fn found(to: String) -> HttpResponse {
 }
 
 /// `/authorize` and its linking twin: a redirect, or `{"url"}` with `skip_http_redirect`.
-fn start(req: &HttpRequest, state: &AppState, link_user: Option<Uuid>) -> Reply {
+async fn start(req: &HttpRequest, state: &AppState, link_user: Option<Uuid>) -> Reply {
     let provider = query(req, "provider").unwrap_or_default();
     let redirect_to = query(req, "redirect_to");
     let pkce = match (
@@ -49,7 +49,9 @@ fn start(req: &HttpRequest, state: &AppState, link_user: Option<Uuid>) -> Reply 
             redirect_to: redirect_to.as_deref(),
             pkce,
             link_user,
+            query: req.query_string(),
         })
+        .await
         .map_err(|e| fail(req, e))?;
     if query(req, "skip_http_redirect").as_deref() == Some("true") {
         return Ok(HttpResponse::Ok().json(json!({ "url": url })));
@@ -58,7 +60,7 @@ fn start(req: &HttpRequest, state: &AppState, link_user: Option<Uuid>) -> Reply 
 }
 
 async fn authorize(req: HttpRequest, state: Data) -> Reply {
-    start(&req, &state, None)
+    start(&req, &state, None).await
 }
 
 /// `GET /user/identities/authorize`: an identity for the signed-in user.
@@ -74,7 +76,7 @@ async fn link_identity(req: HttpRequest, state: Data) -> Reply {
             ),
         ));
     }
-    start(&req, &state, Some(who.id))
+    start(&req, &state, Some(who.id)).await
 }
 
 async fn page(req: HttpRequest, state: Data) -> Reply {

@@ -18,16 +18,21 @@ const basic = (id, secret) => `Basic ${Buffer.from(`${id}:${secret}`).toString('
  * token endpoint takes the code with the client's credentials as `creds` allows (and answers
  * `extra()` beside the access token); `rest` answers everything else. */
 async function provider(name, { authorize, token, creds = 'either', extra, rest }) {
+  const { createHash } = await import('node:crypto')
+  let challenge = null
   return standIn((r, res) => {
     if (r.path === authorize) {
+      // A provider that wants PKCE of its own (X) checks the verifier against this.
+      challenge = r.query.get('code_challenge_method') === 'S256' ? r.query.get('code_challenge') : null
       res.writeHead(302, { location: `${r.query.get('redirect_uri')}?code=${name}-code&state=${encodeURIComponent(r.query.get('state'))}` })
       return res.end()
     }
     if (r.path === token) {
       const inForm = r.form.get('client_id') === `${name}-id` && r.form.get('client_secret') === `${name}-secret`
       const inHeader = r.auth === basic(`${name}-id`, `${name}-secret`)
-      const ok = r.form.get('code') === `${name}-code` && (creds === 'form' ? inForm && !r.auth : inForm || inHeader)
-      return ok ? sendJson(res, 200, { access_token: `at-${name}`, token_type: 'bearer', ...extra?.() })
+      const verified = !challenge || createHash('sha256').update(r.form.get('code_verifier') ?? '').digest('base64url') === challenge
+      const ok = r.form.get('code') === `${name}-code` && verified && (creds === 'form' ? inForm && !r.auth : inForm || inHeader)
+      return ok ? sendJson(res, 200, { access_token: `at-${name}`, refresh_token: `rt-${name}`, token_type: 'bearer', ...extra?.() })
         : sendJson(res, 401, { error: 'invalid_client' })
     }
     return rest(r, res)
@@ -90,6 +95,16 @@ test('providers read from their user API: each through a stand-in at its url', a
     ['twitch', '/oauth2/authorize', '/oauth2/token', 'user:read:email', {
       '/helix/users': { data: [{ id: 'tw-1', login: 'tess', display_name: 'Tess', email: 'tess@example.com' }] },
     }, (r) => r.headers['client-id'] === 'twitch-id', 'tw-1', 'tess@example.com', 'tess'],
+    ['snapchat', '/accounts/oauth2/auth', '/accounts/oauth2/token',
+      'https://auth.snapchat.com/oauth2/api/user.external_id https://auth.snapchat.com/oauth2/api/user.display_name https://auth.snapchat.com/oauth2/api/user.bitmoji.avatar', {
+        '/v1/me': { data: { me: { externalId: 'sc-1', displayName: 'Sky', email: 'sky@example.com', bitmoji: { avatar: 'https://s/b' } } } },
+      }, (r) => r.query.get('query') === '{me { externalId displayName bitmoji { avatar id } email } }', 'sc-1', 'sky@example.com', 'Sky'],
+    ['workos', '/sso/authorize', '/sso/token', null, {
+      token: { profile: { id: 'prof_1', email: 'wen@example.com', first_name: 'Wen', last_name: 'Ola' } },
+    }, null, 'prof_1', 'wen@example.com', 'Wen Ola'],
+    ['x', '/i/oauth2/authorize', '/2/oauth2/token', 'users.email tweet.read users.read offline.access', {
+      '/2/users/me': { data: { id: 'x-1', name: 'Xan', username: 'xan', confirmed_email: 'xan@example.com' } },
+    }, (r) => r.query.get('user.fields') === 'id,name,username,confirmed_email,profile_image_url,url,created_at', 'x-1', 'xan@example.com', 'Xan'],
     ['zoom', '/oauth/authorize', '/oauth/token', null, {
       '/v2/users/me': { id: 'z-1', first_name: 'Zoe', last_name: 'Ng', email: 'zoe@example.com', login_type: '1', verified: 1 },
     }, null, 'z-1', 'zoe@example.com', 'Zoe Ng'],
@@ -102,7 +117,8 @@ test('providers read from their user API: each through a stand-in at its url', a
       const found = answers[r.path]
       return found ? sendJson(res, 200, found) : sendJson(res, 404, {})
     }
-    stands[name] = await provider(name, { authorize, token, creds: name === 'kakao' ? 'form' : 'either', rest })
+    const extra = answers.token && (() => answers.token)
+    stands[name] = await provider(name, { authorize, token, creds: name === 'kakao' ? 'form' : 'either', extra, rest })
   }
   const lines = ['[auth]', 'site_url = "http://localhost:5173"', `additional_redirect_urls = ["${APP}"]`]
   for (const [name] of table) {
@@ -116,7 +132,10 @@ test('providers read from their user API: each through a stand-in at its url', a
       assert.equal(toProvider.pathname, authorize, name)
       assert.equal(toProvider.searchParams.get('scope'), scope, name)
       assert.equal(toProvider.searchParams.get('client_id'), `${name}-id`, name)
+      if (name === 'x') assert.equal(toProvider.searchParams.get('code_challenge_method'), 'S256')
       const user = await signedInUser(gw, app)
+      const fragment = new URLSearchParams(app.split('#')[1])
+      assert.deepEqual([fragment.get('provider_token'), fragment.get('provider_refresh_token')], [`at-${name}`, `rt-${name}`], name)
       assert.equal(user.email, email, name)
       assert.equal(user.app_metadata.provider, name, name)
       assert.equal(user.user_metadata.full_name, fullName, name)
@@ -198,6 +217,51 @@ test('the provider’s refusal goes back to the app in its words; a callback wit
     assert.equal(denied.headers.get('location'), `${APP}#error=access_denied&error_description=The+user+said+no`)
     const noCode = await manual(`${gw.url}/auth/v1/callback?state=${encodeURIComponent(state)}`)
     assert.match(noCode.headers.get('location'), /#error=invalid_request&error_code=bad_oauth_callback&error_description=OAuth\+callback\+with\+missing\+authorization\+code\+missing$/)
+  } finally {
+    await gw.stop()
+    github.close()
+    project.remove()
+  }
+})
+
+test('/authorize passes scopes and the app’s parameters on to the provider; PKCE hands the app the provider’s tokens', async () => {
+  const { createHash } = await import('node:crypto')
+  const github = await provider('github', {
+    authorize: '/login/oauth/authorize',
+    token: '/login/oauth/access_token',
+    rest: (r, res) => r.auth !== 'Bearer at-github' ? sendJson(res, 401, {})
+      : r.path === '/api/v3/user' ? sendJson(res, 200, { id: 77, login: 'pk', name: 'Pia Kay' })
+        : sendJson(res, 200, [{ email: 'pia@example.com', primary: true, verified: true }]),
+  })
+  const project = await projectWith('pass-on', [
+    '[auth]', 'site_url = "http://localhost:5173"', `additional_redirect_urls = ["${APP}"]`,
+    '[auth.external.github]', 'enabled = true', 'client_id = "github-id"', 'secret = "github-secret"', `url = "${github.url}"`,
+  ])
+  const gw = await startGateway({ workdir: project.dir })
+  try {
+    const verifier = 'v'.repeat(50)
+    const challenge = createHash('sha256').update(verifier).digest('base64url')
+    const query = new URLSearchParams({
+      provider: 'github', redirect_to: APP, scopes: 'repo gist', prompt: 'consent', client_id: 'evil',
+      code_challenge: challenge, code_challenge_method: 's256',
+    })
+    const start = await manual(`${gw.url}/auth/v1/authorize?${query}`)
+    const toProvider = new URL(start.headers.get('location'))
+    assert.equal(toProvider.searchParams.get('scope'), 'user:email repo gist')
+    assert.equal(toProvider.searchParams.get('prompt'), 'consent')
+    assert.deepEqual(toProvider.searchParams.getAll('client_id'), ['github-id'], 'the server’s parameters are its own')
+    assert.equal(toProvider.searchParams.get('code_challenge'), null, 'the app’s PKCE is not the provider’s')
+    const back = await manual(toProvider.href)
+    const landed = await manual(back.headers.get('location'))
+    const code = new URL(landed.headers.get('location')).searchParams.get('code')
+    const exchanged = await fetch(`${gw.url}/auth/v1/token?grant_type=pkce`, {
+      method: 'POST', headers: { apikey: gw.anonKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ auth_code: code, code_verifier: verifier }),
+    })
+    const session = await exchanged.json()
+    assert.equal(exchanged.status, 200, JSON.stringify(session))
+    assert.deepEqual([session.provider_token, session.provider_refresh_token], ['at-github', 'rt-github'])
+    assert.equal(session.user.email, 'pia@example.com')
   } finally {
     await gw.stop()
     github.close()

@@ -140,6 +140,25 @@ fn read(provider: &str, u: &Value, emails: Option<&Value>) -> Read {
             (r.name, r.user_name) = (s(&d["login"]), s(&d["display_name"]));
             r.avatar = s(&d["profile_image_url"]);
         }
+        "x" => {
+            let d = &u["data"];
+            (r.sub, r.name) = (s(&d["id"]), s(&d["name"]));
+            r.user_name = s(&d["username"]);
+            r.email = s(&d["confirmed_email"]);
+            r.verified = r.email.is_some();
+            r.avatar = s(&d["profile_image_url"]);
+        }
+        "snapchat" => {
+            let me = &u["data"]["me"];
+            (r.sub, r.name) = (s(&me["externalId"]), s(&me["displayName"]));
+            r.email = s(&me["email"]);
+            r.verified = r.email.is_some();
+            r.avatar = s(&me["bitmoji"]["avatar"]);
+        }
+        "workos" => {
+            r.verified = r.email.is_some();
+            r.name = full(&u["first_name"], &u["last_name"]);
+        }
         "zoom" => {
             r.verified = r.email.is_some()
                 && (u["login_type"] != "100" || u["verified"].as_i64() != Some(0));

@@ -171,6 +171,7 @@ fn endpoints_by_provider_and_url() {
             UserFrom::Api(u) => u.clone(),
             UserFrom::IdToken(Some(i)) => format!("id_token of {i}"),
             UserFrom::IdToken(None) => "id_token of its own issuer".into(),
+            UserFrom::TokenField(f) => format!("the token answer's {f}"),
         };
         assert_eq!(
             (
@@ -197,7 +198,7 @@ fn endpoints_by_provider_and_url() {
         "&response_mode=form_post"
     );
     assert_eq!(endpoints("keycloak", ""), None);
-    for stand_in_only in ["twitter", "x", "workos", "snapchat", "slack"] {
+    for stand_in_only in ["twitter", "slack", "custom"] {
         assert_eq!(endpoints(stand_in_only, ""), None, "{stand_in_only}");
     }
     assert!(azure_issuer(
@@ -206,6 +207,37 @@ fn endpoints_by_provider_and_url() {
     assert!(azure_issuer("https://shop-1.ciamlogin.com/t/v2.0/"));
     assert!(!azure_issuer("https://evil.example/t/v2.0"));
     assert!(!azure_issuer("https://login.microsoftonline.com/t/v1.0"));
+}
+
+#[test]
+fn authorize_passes_on_what_gotrue_passes_on() {
+    // (the /authorize query, the provider's scopes, what its page gets)
+    let cases = [
+        (
+            "provider=github&redirect_to=http%3A%2F%2Fa",
+            "user:email",
+            "&scope=user%3Aemail&redirect_to=http%3A%2F%2Fa",
+        ),
+        (
+            "provider=google&scopes=drive.readonly+calendar&access_type=offline&prompt=consent",
+            "email profile",
+            "&scope=email+profile+drive.readonly+calendar&access_type=offline&prompt=consent",
+        ),
+        (
+            "provider=github&client_id=evil&REDIRECT_URI=x&state=s&code_challenge=c&nonce=n",
+            "user:email",
+            "&scope=user%3Aemail&nonce=n",
+        ),
+        (
+            "provider=workos&workos_provider=GoogleOAuth&connection=conn_1",
+            "",
+            "&provider=GoogleOAuth&connection=conn_1",
+        ),
+        ("provider=notion", "", ""),
+    ];
+    for (query, scopes, out) in cases {
+        assert_eq!(authorize_params(query, scopes), out, "{query}");
+    }
 }
 
 #[test]

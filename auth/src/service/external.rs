@@ -7,6 +7,7 @@
 //! tokens in the fragment (implicit) or a code for `/token?grant_type=pkce`. Linking an identity
 //! to the signed-in user (`/user/identities/authorize`) goes the same way.
 
+use super::external_real::ProviderTokens;
 use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
 use crate::params::CallbackParams;
@@ -27,6 +28,8 @@ pub struct Start<'a> {
     pub pkce: Option<(String, String)>,
     /// Linking an identity to this signed-in user.
     pub link_user: Option<Uuid>,
+    /// The query of `/authorize`: `scopes` and the parameters passed on to the provider.
+    pub query: &'a str,
 }
 
 /// The profile a developer picks or makes on the stand-in's page.
@@ -77,7 +80,7 @@ impl Auth {
 
     /// `GET /authorize?provider=…`: the provider's own page for a provider with credentials,
     /// else the stand-in's page for a provider that is on (local development).
-    pub fn external_start(&self, s: Start) -> Result<String, AuthError> {
+    pub async fn external_start(&self, s: Start<'_>) -> Result<String, AuthError> {
         let real = self.is_real_provider(s.provider);
         if !real && !self.cfg.external.iter().any(|p| p == s.provider) {
             return Err(self.authorize(s.provider));
@@ -85,14 +88,19 @@ impl Auth {
         let redirect_to = crate::redirect::resolve(&self.cfg, s.redirect_to);
         let now = chrono::Utc::now().timestamp();
         let (method, challenge) = s.pkce.unzip();
+        let (client_state, provider_challenge) = match real {
+            true => self.client_state(s.provider).await?.unzip(),
+            false => (None, None),
+        };
         let state = self.cfg.keys.sign(&json!({
             "iss": STATE_ISSUER, "exp": now + STATE_SECS, "iat": now,
             "provider": s.provider, "redirect_to": redirect_to,
             "pkce_method": method, "pkce_challenge": challenge, "link_user": s.link_user,
-            "nonce": new_refresh_token(), "real": real,
+            "nonce": new_refresh_token(), "real": real, "client_state": client_state,
         }));
+        let asked = (s.query, provider_challenge.as_deref());
         if let Some(url) = real
-            .then(|| self.real_authorize_url(s.provider, &state))
+            .then(|| self.real_authorize_url(s.provider, &state, asked))
             .flatten()
         {
             return Ok(url);
@@ -240,13 +248,21 @@ impl Auth {
             .external_sign_in(r, (&p.code, apple_user), &claims)
             .await
         {
-            Ok(Done::Session(s)) => format!(
-                "{to}#access_token={}&expires_at={}&expires_in={}&provider_token=&refresh_token={}&token_type=bearer",
-                encode(s["access_token"].as_str().unwrap_or("")),
-                s["expires_at"],
-                s["expires_in"],
-                encode(s["refresh_token"].as_str().unwrap_or(""))
-            ),
+            Ok(Done::Session(s, tokens)) => {
+                // As GoTrue: provider_token always, provider_refresh_token when there is one.
+                let refresh = match tokens.refresh.as_str() {
+                    "" => String::new(),
+                    r => format!("&provider_refresh_token={}", encode(r)),
+                };
+                format!(
+                    "{to}#access_token={}&expires_at={}&expires_in={}{refresh}&provider_token={}&refresh_token={}&token_type=bearer",
+                    encode(s["access_token"].as_str().unwrap_or("")),
+                    s["expires_at"],
+                    s["expires_in"],
+                    encode(&tokens.access),
+                    encode(s["refresh_token"].as_str().unwrap_or(""))
+                )
+            }
             Ok(Done::Code(code)) => {
                 let join = if to.contains('?') { '&' } else { '?' };
                 format!("{to}{join}code={}", encode(&code))
@@ -272,14 +288,19 @@ impl Auth {
         let cfg = &self.cfg;
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         let real = if claims["real"] == true {
-            Some(self.real_profile(&provider, code, apple_user).await?)
+            let client_state = claims["client_state"]
+                .as_str()
+                .and_then(|s| Uuid::parse_str(s).ok());
+            let answer = (code, apple_user);
+            Some(self.real_profile(&provider, answer, client_state).await?)
         } else {
             None
         };
         self.in_tx(never, async |c| {
-            if let Some(profile) = &real {
+            if let Some((profile, tokens)) = &real {
                 let user = identity_user(c, cfg, &provider, profile, link).await?;
-                return finish(c, cfg, (&provider, user), pkce, (ua, addr)).await;
+                let done = finish(c, cfg, (&provider, user), pkce, (ua, addr), tokens).await;
+                return done;
             }
             let bad_code = || {
                 api(
@@ -301,7 +322,8 @@ impl Auth {
                 return Err(bad_code());
             }
             let user = identity_user(c, cfg, &provider, &kept["profile"], link).await?;
-            finish(c, cfg, (&provider, user), pkce, (ua, addr)).await
+            let none = ProviderTokens::default();
+            finish(c, cfg, (&provider, user), pkce, (ua, addr), &none).await
         })
         .await
     }
@@ -314,18 +336,20 @@ async fn finish(
     (provider, user): (&str, Uuid),
     pkce: (Option<&str>, Option<&str>),
     (ua, addr): (Option<&str>, Option<&str>),
+    tokens: &ProviderTokens,
 ) -> Result<Done, AuthError> {
     if let (Some(method), Some(challenge)) = pkce {
-        crate::pkce::create(c, provider, "oauth", method, challenge, Some(user)).await?;
+        let flow = crate::pkce::create(c, provider, "oauth", method, challenge, Some(user)).await?;
+        let provider_tokens = (tokens.access.as_str(), tokens.refresh.as_str());
+        crate::pkce::keep_provider_tokens(c, flow, provider_tokens).await?;
         return Ok(Done::Code(crate::pkce::issue_code(c, user, "oauth").await?));
     }
-    Ok(Done::Session(
-        sessions::start(c, cfg, user, "oauth", ua, addr).await?,
-    ))
+    let session = sessions::start(c, cfg, user, "oauth", ua, addr).await?;
+    Ok(Done::Session(session, tokens.clone()))
 }
 
 enum Done {
-    Session(Value),
+    Session(Value, ProviderTokens),
     Code(String),
 }
 

@@ -4,12 +4,17 @@
 //! (`crate::oauth_providers`), as GoTrue does. The rest (the identity's user, a session or a PKCE
 //! code, the redirect) is shared with the local stand-in (`external.rs`).
 
-use super::Auth;
+use super::{Auth, never};
 use crate::error::{AuthError, ErrorCode, api};
 use crate::oauth_providers::{self, Endpoints, UserFrom};
 use crate::redirect::encode;
+use crate::sessions::new_refresh_token;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::time::Duration;
+use uuid::Uuid;
 
 fn provider_failed(why: impl std::fmt::Display) -> AuthError {
     tracing::warn!("OAuth provider: {why}");
@@ -43,31 +48,114 @@ impl Auth {
         }
     }
 
-    /// The provider's sign-in page for this (signed) state.
-    pub(super) fn real_authorize_url(&self, provider: &str, state: &str) -> Option<String> {
+    /// The provider's sign-in page for this (signed) state, with what `/authorize` passes on
+    /// (`query`) and the provider's own PKCE challenge.
+    pub(super) fn real_authorize_url(
+        &self,
+        provider: &str,
+        state: &str,
+        (query, challenge): (&str, Option<&str>),
+    ) -> Option<String> {
         let (e, ends) = self.real_provider(provider)?;
-        let scope = match ends.scopes {
-            "" => String::new(),
-            s => format!("&scope={}", encode(s)),
-        };
+        let pkce = challenge
+            .map(|c| format!("&code_challenge={c}&code_challenge_method=S256"))
+            .unwrap_or_default();
         Some(format!(
-            "{}?client_id={}&redirect_uri={}&response_type=code{scope}&state={}{}",
+            "{}?client_id={}&redirect_uri={}&response_type=code&state={}{}{pkce}{}",
             ends.authorize,
             encode(&e.client_id),
             encode(&self.callback_url(e)),
             encode(state),
+            oauth_providers::authorize_params(query, ends.scopes),
             ends.authorize_extra
         ))
     }
 
-    /// Exchanges the provider's code for its token and reads the user: the identity's data.
-    /// `apple_user` is the name Apple posts along the first time (`user`).
+    /// For a provider that wants PKCE of its own (X): a verifier kept for five minutes in
+    /// `auth.oauth_client_states`, its id (carried in the state) and its S256 challenge.
+    pub(super) async fn client_state(
+        &self,
+        provider: &str,
+    ) -> Result<Option<(Uuid, String)>, AuthError> {
+        if !self.real_provider(provider).is_some_and(|(_, e)| e.pkce) {
+            return Ok(None);
+        }
+        let verifier = new_refresh_token() + &new_refresh_token();
+        let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        let id: Uuid = self
+            .in_tx(never, async |c| {
+                c.execute(
+                    "DELETE FROM auth.oauth_client_states WHERE created_at < now() - interval '1 hour'",
+                    &[],
+                )
+                .await?;
+                Ok(c.query_one(
+                    "INSERT INTO auth.oauth_client_states (id, provider_type, code_verifier, created_at)
+                     VALUES (gen_random_uuid(), $1, $2, now()) RETURNING id",
+                    &[&provider, &verifier],
+                )
+                .await?
+                .get(0))
+            })
+            .await?;
+        Ok(Some((id, challenge)))
+    }
+
+    /// The verifier kept for the provider's PKCE, taken once, as GoTrue checks it.
+    async fn take_verifier(&self, provider: &str, id: Option<Uuid>) -> Result<String, AuthError> {
+        let Some(id) = id else {
+            return Err(api(
+                400,
+                ErrorCode::OAuthInvalidState,
+                "OAuth PKCE code verifier missing",
+            ));
+        };
+        let row = self
+            .in_tx(never, async |c| {
+                Ok(c.query_opt(
+                    "DELETE FROM auth.oauth_client_states WHERE id = $1
+                     RETURNING provider_type, code_verifier,
+                               created_at < now() - interval '5 minutes'",
+                    &[&id],
+                )
+                .await?)
+            })
+            .await?
+            .ok_or_else(|| {
+                api(
+                    422,
+                    ErrorCode::OAuthClientStateNotFound,
+                    "OAuth state not found",
+                )
+            })?;
+        let (kind, verifier, expired): (String, Option<String>, bool) =
+            (row.get(0), row.get(1), row.get(2));
+        if kind != provider {
+            return Err(api(
+                400,
+                ErrorCode::OAuthInvalidState,
+                "OAuth provider mismatch",
+            ));
+        }
+        if expired {
+            return Err(api(
+                422,
+                ErrorCode::OAuthClientStateExpired,
+                "OAuth state expired",
+            ));
+        }
+        Ok(verifier.unwrap_or_default())
+    }
+
+    /// Exchanges the provider's code for its token and reads the user: the identity's data and
+    /// the provider's tokens. `apple_user` is the name Apple posts the first time (`user`);
+    /// `client_state` the id of the provider's own PKCE verifier.
     pub(super) async fn real_profile(
         &self,
         provider: &str,
-        code: &str,
-        apple_user: Option<&str>,
-    ) -> Result<Value, AuthError> {
+        (code, apple_user): (&str, Option<&str>),
+        client_state: Option<Uuid>,
+    ) -> Result<(Value, ProviderTokens), AuthError> {
         let (e, ends) = self
             .real_provider(provider)
             .ok_or_else(|| self.authorize(provider))?;
@@ -83,8 +171,21 @@ impl Auth {
             .user_agent(concat!("supagate/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(provider_failed)?;
-        let token = self.exchange(&http, (e, &ends), code).await?;
+        let verifier = match ends.pkce {
+            true => Some(self.take_verifier(provider, client_state).await?),
+            false => None,
+        };
+        let token = self
+            .exchange(&http, (e, &ends), (code, verifier.as_deref()))
+            .await?;
         let access = token["access_token"].as_str().unwrap_or_default();
+        let tokens = ProviderTokens {
+            access: access.to_string(),
+            refresh: token["refresh_token"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        };
         let issuer = match &ends.user {
             UserFrom::IdToken(fixed) => {
                 let id_token = token["id_token"]
@@ -103,8 +204,15 @@ impl Auth {
                     claims["name"] = Value::String(name);
                 }
                 let iss = claims["iss"].as_str().unwrap_or(&issuer).to_string();
-                return oauth_providers::id_token_profile(provider, &iss, &claims)
-                    .ok_or_else(|| provider_failed("the ID token names no user"));
+                let profile = oauth_providers::id_token_profile(provider, &iss, &claims)
+                    .ok_or_else(|| provider_failed("the ID token names no user"))?;
+                return Ok((profile, tokens));
+            }
+            UserFrom::TokenField(field) => {
+                let profile =
+                    oauth_providers::profile(provider, &ends.issuer, &token[*field], None)
+                        .ok_or_else(|| provider_failed("the token answer names no user"))?;
+                return Ok((profile, tokens));
             }
             UserFrom::Api(_) => ends.issuer.clone(),
         };
@@ -125,15 +233,16 @@ impl Auth {
             json_of(res).await
         };
         let UserFrom::Api(user_url) = &ends.user else {
-            unreachable!("ID token providers answered above")
+            unreachable!("the other sources answered above")
         };
         let user = get(user_url).await?;
         let emails = match &ends.emails {
             Some(u) => Some(get(u).await?),
             None => None,
         };
-        oauth_providers::profile(provider, &issuer, &user, emails.as_ref())
-            .ok_or_else(|| provider_failed("the user answer names no user"))
+        let profile = oauth_providers::profile(provider, &issuer, &user, emails.as_ref())
+            .ok_or_else(|| provider_failed("the user answer names no user"))?;
+        Ok((profile, tokens))
     }
 
     /// The code exchanged at the provider's token endpoint: its answer. The client's credentials
@@ -143,7 +252,7 @@ impl Auth {
         &self,
         http: &reqwest::Client,
         (e, ends): (&project::config::External, &Endpoints),
-        code: &str,
+        (code, verifier): (&str, Option<&str>),
     ) -> Result<Value, AuthError> {
         let callback = self.callback_url(e);
         let post = async |in_form: bool| -> Result<(bool, Value), AuthError> {
@@ -152,6 +261,9 @@ impl Auth {
                 ("code", code),
                 ("redirect_uri", callback.as_str()),
             ];
+            if let Some(v) = verifier {
+                form.push(("code_verifier", v));
+            }
             if in_form {
                 form.extend([
                     ("client_id", e.client_id.as_str()),
@@ -193,13 +305,18 @@ impl Auth {
     }
 }
 
+/// The provider's own tokens, handed to the app as `provider_token` and
+/// `provider_refresh_token` (empty when the provider gave none).
+#[derive(Debug, Default, Clone)]
+pub(super) struct ProviderTokens {
+    pub access: String,
+    pub refresh: String,
+}
+
 /// The `iss` of a JWT, read before its signature is checked (to find its keys).
 fn unverified_issuer(token: &str) -> Option<String> {
-    use base64::Engine;
     let payload = token.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload.trim_end_matches('='))
-        .ok()?;
+    let bytes = URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')).ok()?;
     let claims: Value = serde_json::from_slice(&bytes).ok()?;
     claims["iss"].as_str().map(str::to_string)
 }

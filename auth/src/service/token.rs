@@ -212,8 +212,19 @@ impl Auth {
         let (code, verifier) = (text(&p.auth_code), text(&p.code_verifier));
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         self.in_tx(never, async |c| {
-            let (user, method) = crate::pkce::exchange(c, code, verifier).await?;
-            sessions::start(c, cfg, user, &method, ua, addr).await
+            let x = crate::pkce::exchange(c, code, verifier).await?;
+            let mut session = sessions::start(c, cfg, x.user, &x.method, ua, addr).await?;
+            // As GoTrue's token answer: the provider's tokens, when it gave them.
+            let (access, refresh) = x.provider_tokens;
+            for (key, token) in [
+                ("provider_token", access),
+                ("provider_refresh_token", refresh),
+            ] {
+                if let Some(t) = token {
+                    session[key] = Value::String(t);
+                }
+            }
+            Ok(session)
         })
         .await
     }
