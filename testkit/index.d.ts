@@ -15,6 +15,9 @@ export interface Sent {
 /** A caught e-mail. */
 export interface Mail {
   to: string
+  from: { name: string; address: string }
+  /** Where replies go (empty: to the sender). */
+  reply_to: string[]
   subject: string
   text: string
   kind: string

@@ -42,6 +42,12 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium },
     },
     {
+      // Starts a gateway of its own, stops it under the page and starts it again; on a phone.
+      name: 'outage',
+      testMatch: 'outage.spec.ts',
+      use: { ...devices['Desktop Chrome'], viewport: { width: 375, height: 812 }, isMobile: false, hasTouch: true, launchOptions: chromium },
+    },
+    {
       name: 'admin',
       testMatch: 'admin.spec.ts',
       use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_ADMIN_URL },

@@ -24,7 +24,8 @@ fn summary(m: &Mail) -> Value {
     json!({
         "ID": m.id, "MessageID": m.message_id, "Read": m.read,
         "From": address(&m.sender_name, &m.sender), "To": [address("", &m.to)],
-        "Cc": [], "Bcc": [], "ReplyTo": [], "Subject": m.subject,
+        "Cc": [], "Bcc": [],
+        "ReplyTo": m.reply_to.iter().map(|r| address("", r)).collect::<Vec<_>>(), "Subject": m.subject,
         "Created": m.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "Tags": [], "Size": m.html.len() + m.text.len(), "Attachments": 0,
         "Snippet": snippet.chars().take(250).collect::<String>(),

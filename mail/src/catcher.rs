@@ -19,6 +19,8 @@ pub struct Mail {
     pub text: String,
     pub read: bool,
     pub created: chrono::DateTime<chrono::Utc>,
+    /// Where replies go, when the sender said.
+    pub reply_to: Option<String>,
 }
 
 /// A caught text message.
@@ -41,8 +43,7 @@ pub struct Found {
     pub unread: i64,
 }
 
-const COLUMNS: &str =
-    "id, message_id, sender_name, sender, recipient, subject, html, text, read, created_at";
+const COLUMNS: &str = "id, message_id, sender_name, sender, recipient, subject, html, text, read, created_at, reply_to";
 
 fn mail(r: &tokio_postgres::Row) -> Mail {
     Mail {
@@ -56,6 +57,7 @@ fn mail(r: &tokio_postgres::Row) -> Mail {
         text: r.get(7),
         read: r.get(8),
         created: r.get(9),
+        reply_to: r.get(10),
     }
 }
 

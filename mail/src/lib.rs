@@ -132,6 +132,10 @@ pub struct Message {
     /// caught mail for tests.
     pub token: Option<String>,
     pub link: Option<String>,
+    /// The sender an app named (display name, address), instead of the configured one.
+    pub from: Option<(String, String)>,
+    /// Where replies go.
+    pub reply_to: Option<String>,
 }
 
 /// The text version of an HTML body: tags dropped, entities decoded, blank lines squeezed.
@@ -220,6 +224,8 @@ impl Mailer {
             link: Some(job.var("ConfirmationURL"))
                 .filter(|t| !t.is_empty())
                 .map(str::to_string),
+            from: None,
+            reply_to: None,
         })
     }
 
@@ -237,26 +243,37 @@ impl Mailer {
     /// Sends one mail through SMTP, or catches it when no SMTP server is configured.
     pub async fn send(&self, m: &Message) -> Result<(), MailError> {
         match &self.smtp {
-            Some(s) => s.send(&self.sender_name, &self.sender, m).await?,
+            Some(s) => s.send(self.from(m), m).await?,
             None => self.catch(m).await?,
         }
         tracing::info!(kind = m.kind, to = %m.to, "mail sent");
         Ok(())
     }
 
+    /// The sender of `m`: the one its app named, else the configured one (an app naming only
+    /// a display name keeps the configured address).
+    fn from<'a>(&'a self, m: &'a Message) -> (&'a str, &'a str) {
+        match &m.from {
+            Some((name, address)) if !address.is_empty() => (name, address),
+            Some((name, _)) => (name, &self.sender),
+            None => (&self.sender_name, &self.sender),
+        }
+    }
+
     async fn catch(&self, m: &Message) -> Result<(), MailError> {
         let c = self.db.get().await?;
+        let (sender_name, sender) = self.from(m);
         let message_id = format!("{}@supagate", uuid::Uuid::new_v4().simple());
         c.execute(
             "WITH new AS (INSERT INTO supagate.mail (message_id, sender_name, sender, recipient, subject,
-                                                     html, text, kind, token, link)
-                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id)
+                                                     html, text, kind, token, link, reply_to)
+                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id)
              DELETE FROM supagate.mail WHERE id IN (
                SELECT id FROM supagate.mail ORDER BY created_at DESC OFFSET 1000)",
             &[
                 &message_id,
-                &self.sender_name,
-                &self.sender,
+                &sender_name,
+                &sender,
                 &m.to,
                 &m.subject,
                 &m.html,
@@ -264,6 +281,7 @@ impl Mailer {
                 &m.kind,
                 &m.token,
                 &m.link,
+                &m.reply_to,
             ],
         )
         .await?;

@@ -41,7 +41,8 @@ async fn drain(mailer: &Mailer) -> Result<usize, MailError> {
     let tx = c.transaction().await?;
     let rows = tx
         .query(
-            "SELECT id, recipient, subject, body, attempts FROM supagate.outbox
+            "SELECT id, recipient, subject, body, attempts, from_name, from_address, reply_to
+             FROM supagate.outbox
              WHERE attempts < 8 AND next_attempt_at <= clock_timestamp()
              ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
             &[&BATCH],
@@ -58,6 +59,14 @@ async fn drain(mailer: &Mailer) -> Result<usize, MailError> {
             text: body,
             token: None,
             link: None,
+            from: match (
+                row.get::<_, Option<String>>(5),
+                row.get::<_, Option<String>>(6),
+            ) {
+                (None, None) => None,
+                (name, address) => Some((name.unwrap_or_default(), address.unwrap_or_default())),
+            },
+            reply_to: row.get(7),
         };
         match mailer.send(&m).await {
             Ok(()) => {

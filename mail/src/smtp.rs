@@ -41,8 +41,7 @@ impl Smtp {
 
     pub async fn send(
         &self,
-        sender_name: &str,
-        sender: &str,
+        (sender_name, sender): (&str, &str),
         m: &Message,
     ) -> Result<(), MailError> {
         let from: Mailbox = format!("{sender_name} <{sender}>")
@@ -60,9 +59,18 @@ impl Smtp {
                     address: m.to.clone(),
                     reason: e.to_string(),
                 })?;
-        let email = lettre::Message::builder()
-            .from(from)
-            .to(to)
+        let mut email = lettre::Message::builder().from(from).to(to);
+        if let Some(r) = &m.reply_to {
+            let reply: Mailbox =
+                r.parse()
+                    .map_err(|e: lettre::address::AddressError| MailError::Address {
+                        what: "reply-to",
+                        address: r.clone(),
+                        reason: e.to_string(),
+                    })?;
+            email = email.reply_to(reply);
+        }
+        let email = email
             .subject(&m.subject)
             .multipart(MultiPart::alternative_plain_html(
                 m.text.clone(),

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { gatewayBinary, repoRoot } from '../support/gateway.mjs'
 import { png } from '../support/png.mjs'
-import { expect, gotoAndSettle, test } from './fixtures'
+import { expect, gotoAndSettle, shopDay, test } from './fixtures'
 import type { APIRequestContext, Page } from '@playwright/test'
 
 // These tests change their gateway's catalogue in order, so they run one after another. The
@@ -286,11 +286,14 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   await visitor.getByLabel('Traditional').check()
   await visitor.getByLabel('Occasion').selectOption('get-well')
   await visitor.getByLabel('Special requests (optional)').fill('For my neighbour, after her surgery.')
+  await visitor.getByRole('radio', { name: /^Pick-up/ }).check()
+  await visitor.getByLabel('Pick-up date').fill(shopDay(2))
   await visitor.getByLabel('Name', { exact: true }).fill('Rosa Diaz')
-  await visitor.getByLabel('Phone').fill('(435) 555-0199')
+  await visitor.getByLabel('Phone', { exact: true }).fill('(435) 555-0199')
   await visitor.getByLabel('E-mail').fill('rosa@example.com')
   await visitor.getByRole('button', { name: 'Submit Bouquet Request' }).click()
-  await expect(visitor.getByText('Bouquet request received!').first()).toBeVisible()
+  await expect(visitor.getByRole('heading', { level: 1, name: 'Request Received' })).toBeVisible()
+  const reference = visitor.url().split('/').pop()!
   await visitor.close()
 
   // It appears without a reload, unread.
@@ -306,7 +309,7 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
       const inbox = await (await request.get(`${process.env.E2E_ADMIN_MAIL_URL}/api/v1/messages`)).json()
       return inbox.messages.map((m: { Subject: string }) => m.Subject)
     })
-    .toContain('Bouquet request from Rosa Diaz')
+    .toContain(`Bouquet request ${reference} from Rosa Diaz`)
 
   // The dashboard lists it as new.
   await nav(page, 'Dashboard').click()
@@ -316,7 +319,8 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   // Opened, it is read; the details, call and e-mail links; status changes.
   await page.getByTestId('dashboard-requests').getByRole('link', { name: 'Rosa Diaz' }).click()
   await expect(page.getByRole('heading', { name: 'Rosa Diaz' })).toBeVisible()
-  await expect(page.getByText('Best (luxury)')).toBeVisible()
+  await expect(page.getByText(reference)).toBeVisible()
+  await expect(page.getByText('Best (luxury) · $95.00')).toBeVisible()
   await expect(page.getByText('Yellow, Oranges')).toBeVisible()
   await expect(page.getByText('For my neighbour, after her surgery.')).toBeVisible()
   await expect(page.getByRole('link', { name: 'Call (435) 555-0199' })).toHaveAttribute('href', 'tel:4355550199')
@@ -325,10 +329,23 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   await page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Contacted' }).click()
   await expect(toast(page, 'Marked as contacted')).toBeVisible()
   await expect(page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Contacted' })).toHaveAttribute('aria-pressed', 'true')
-  const [saved] = await (await service(request, 'get', '/rest/v1/bouquet_requests?customer_email=eq.rosa@example.com&select=status,read_at')).json()
+  // The shop's own notes.
+  await page.getByRole('textbox', { name: 'Notes' }).fill('Quoted $95, picks up at 10.')
+  await page.getByRole('button', { name: 'Save notes' }).click()
+  await expect(toast(page, 'Notes saved')).toBeVisible()
+  const [saved] = await (await service(request, 'get', '/rest/v1/bouquet_requests?customer_email=eq.rosa@example.com&select=status,read_at,notes')).json()
   expect(saved.status).toBe('contacted')
   expect(saved.read_at).not.toBeNull()
+  expect(saved.notes).toBe('Quoted $95, picks up at 10.')
   await nav(page, 'Requests').click()
+  // Found by its reference; filtered by pick-up.
+  await page.getByLabel('Find').fill(reference.toLowerCase())
+  await expect(page.getByTestId('request-row')).toHaveCount(1)
+  await page.getByRole('group', { name: 'Delivery or pick-up' }).getByRole('button', { name: 'Delivery', exact: true }).click()
+  await expect(page.getByTestId('request-row')).toHaveCount(0)
+  await page.getByRole('group', { name: 'Delivery or pick-up' }).getByRole('button', { name: 'Pick-up', exact: true }).click()
+  await expect(page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })).toContainText('Pick-up')
+  await page.getByLabel('Find').fill('')
   await page.getByRole('button', { name: /^Contacted/ }).click()
   await expect(page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })).toContainText('Contacted')
   await page.getByRole('button', { name: /^New/ }).click()

@@ -38,3 +38,26 @@ export async function gotoAndSettle(page: Page, path: string) {
   await page.goto(path)
   await page.waitForLoadState('networkidle')
 }
+
+/** A day `offset` days after today in the shop's time zone (Utah), skipping the days the demo
+ * shop is closed (December 25th, January 1st). */
+export function shopDay(offset = 3): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver' }).format(new Date())
+  const d = new Date(`${today}T12:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + offset)
+  while (['12-25', '01-01'].includes(d.toISOString().slice(5, 10))) d.setUTCDate(d.getUTCDate() + 1)
+  return d.toISOString().slice(0, 10)
+}
+
+/** Fills the bouquet form with a complete pick-up request (the visitor's own details given). */
+export async function fillBouquet(page: Page, who: { name: string; phone: string; email: string }, day = shopDay()) {
+  await page.getByLabel('Good').check()
+  await page.getByLabel('Reds').check()
+  await page.getByLabel('Modern').check()
+  await page.getByLabel('Occasion').selectOption('home')
+  await page.getByRole('radio', { name: /^Pick-up/ }).check()
+  await page.getByLabel('Pick-up date').fill(day)
+  await page.getByLabel('Name', { exact: true }).fill(who.name)
+  await page.getByLabel('Phone', { exact: true }).fill(who.phone)
+  await page.getByLabel('E-mail').fill(who.email)
+}

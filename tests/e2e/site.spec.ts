@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { APIRequestContext } from '@playwright/test'
-import { expect, gotoAndSettle, test } from './fixtures'
+import { expect, fillBouquet, gotoAndSettle, shopDay, test } from './fixtures'
 
 /** A REST read with the site gateway's service key (past RLS). */
 function serviceGet(request: APIRequestContext, query: string) {
@@ -167,57 +167,116 @@ test('the not-found page logs the path and links home', async ({ page }) => {
   await expect(page).toHaveURL(/\/$/)
 })
 
-test('bouquet form: errors, then submitting, success toast and reset; the request reaches the shop', async ({ page, request }) => {
+test('bouquet form: every problem listed and focused at once; a delivery sent; the confirmation page; the request reaches the shop', async ({ page, request }) => {
   await gotoAndSettle(page, '/build-bouquet')
+  await page.getByRole('radio', { name: /^Delivery/ }).check()
   await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
-  for (const msg of [
-    'Please select a size',
-    'Please select at least one color',
-    'Please select a design style',
-    'Please select an occasion',
-    'Name is required',
-    'Phone number is required',
-    'Valid email is required',
+  const summary = page.getByRole('alert').filter({ hasText: 'Please check' })
+  await expect(summary).toBeFocused()
+  for (const [label, msg] of [
+    ['Size', 'Please select a size'],
+    ['Colors', 'Please select at least one color'],
+    ['Design style', 'Please select a design style'],
+    ['Occasion', 'Please select an occasion'],
+    ['Date', 'Please choose a date'],
+    ['Recipient name', 'Recipient name is required'],
+    ['Delivery address', 'Delivery address is required'],
+    ['Name', 'Name is required'],
+    ['Phone', 'Phone number is required'],
+    ['E-mail', 'Valid email is required'],
   ]) {
-    await expect(page.getByText(msg)).toBeVisible()
+    await expect(summary.getByRole('link', { name: `${label}: ${msg}`, exact: true })).toBeVisible()
+    await expect(page.locator('form').getByText(msg, { exact: true }).last()).toBeVisible()
   }
+  // Every field with a problem says so to assistive technology.
+  for (const field of ['Occasion', 'Delivery date', 'Recipient name', 'Delivery address', 'Name', 'E-mail']) {
+    await expect(page.getByLabel(field, { exact: true })).toHaveAttribute('aria-invalid', 'true')
+  }
+  await expect(page.getByRole('radiogroup', { name: 'Size' })).toHaveAttribute('aria-invalid', 'true')
+  await expect(page.getByLabel('Pink')).toHaveAttribute('aria-invalid', 'true')
+  // A link of the summary takes the focus to its field.
+  await summary.getByRole('link', { name: /Recipient name/ }).click()
+  await expect(page.getByLabel('Recipient name')).toBeFocused()
+
+  // The sizes show their prices; a closed day and a past day are refused with the shop's words.
+  await expect(page.getByText('Better · $65.00')).toBeVisible()
+  await expect(page.getByText(/We are closed on .*\(Christmas Day\)/)).toBeVisible()
+  await page.getByLabel('Delivery date').fill(shopDay(-1))
+  await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
+  await expect(summary.getByRole('link', { name: 'Date: Please choose today or a later date' })).toBeVisible()
+
   await page.getByLabel('Better').check()
   await page.getByLabel('Pink').check()
   await page.getByLabel('Whites').check()
   await page.getByLabel('Rustic').check()
   await page.getByLabel('Occasion').selectOption('birthday')
   await page.getByLabel('Named arrangement (optional)').selectOption('Daisy')
-  await page.getByLabel('Name', { exact: true }).fill('Ann Lee')
-  await page.getByLabel('Phone').fill('435-555-0100')
-  await page.getByLabel('E-mail').fill('ann@example.com')
   await page.getByLabel('Special requests (optional)').fill('Peonies if you have them.')
+  const day = shopDay(4)
+  await page.getByLabel('Delivery date').fill(day)
+  await page.getByLabel('Recipient name').fill('Mary Lee')
+  await page.getByLabel('Recipient phone (optional)').fill('435-555-0177')
+  await page.getByLabel('Delivery address').fill('12 Center St, Cedar City, UT 84720')
+  await page.getByLabel('Card message (optional)').fill('Happy birthday, Mom!')
+  await page.getByLabel('Name', { exact: true }).fill('Ann Lee')
+  await page.getByLabel('Phone', { exact: true }).fill('435-555-0100')
+  await page.getByLabel('E-mail').fill('ann@example.com')
   await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
   await expect(page.getByRole('button', { name: 'Submitting...' })).toBeVisible()
-  await expect(page.getByText('Bouquet request received!').first()).toBeVisible()
-  await expect(page.getByLabel('Name', { exact: true })).toHaveValue('')
-  await expect(page.getByLabel('Pink')).not.toBeChecked()
+  // A page the customer can keep: the reference and what was asked for.
+  await expect(page.getByRole('heading', { level: 1, name: 'Request Received' })).toBeVisible()
+  await expect(page).toHaveURL(/\/build-bouquet\/sent\/[0-9A-F]{8}$/)
+  const reference = page.url().split('/').pop()!
+  await expect(page.getByText(reference)).toBeVisible()
+  await expect(page.getByText('Mary Lee, 435-555-0177')).toBeVisible()
+  await expect(page.getByText('Happy birthday, Mom!')).toBeVisible()
+  await expect(page.getByText('Better (premium) · from $65.00')).toBeVisible()
+  await page.reload()
+  await expect(page.getByText('12 Center St, Cedar City, UT 84720')).toBeVisible()
   // It reached the shop, field by field.
   const rows = await (await serviceGet(request, 'bouquet_requests?customer_email=eq.ann@example.com&select=*')).json()
   expect(rows).toHaveLength(1)
   expect(rows[0]).toMatchObject({
     size: 'better', colors: ['Pink', 'Whites'], design_style: 'rustic', occasion: 'birthday', named_arrangement: 'Daisy',
     special_requests: 'Peonies if you have them.', customer_name: 'Ann Lee', customer_phone: '435-555-0100', status: 'new', read_at: null,
+    fulfilment: 'delivery', wanted_on: day, recipient_name: 'Mary Lee', recipient_phone: '435-555-0177',
+    delivery_address: '12 Center St, Cedar City, UT 84720', card_message: 'Happy birthday, Mom!', reference, size_price: 65,
   })
+  const axe = await new AxeBuilder({ page }).analyze()
+  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([])
+})
+
+test('a send that fails keeps everything typed, offers a retry and the phone; a retry after a lost answer sends it once', async ({ page, request }) => {
+  await gotoAndSettle(page, '/build-bouquet')
+  await fillBouquet(page, { name: 'Lost Answer', phone: '435-555-0123', email: 'lost@example.com' })
+  // The shop gets the request, but its answer never arrives.
+  let cut = true
+  await page.route('**/rest/v1/bouquet_requests', async (route) => {
+    if (!cut) return route.continue()
+    await route.fetch()
+    await route.abort('connectionreset')
+  })
+  await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
+  const failure = page.getByRole('alert').filter({ hasText: 'Your request was not sent' })
+  await expect(failure).toBeFocused()
+  await expect(failure).toContainText('The shop could not be reached')
+  await expect(failure.getByRole('link', { name: /Call \(435\) 555-0148/ })).toHaveAttribute('href', 'tel:+14355550148')
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue('Lost Answer')
+  await expect(page.getByLabel('Reds')).toBeChecked()
+  cut = false
+  await failure.getByRole('button', { name: 'Try again' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: 'Request Received' })).toBeVisible()
+  const rows = await (await serviceGet(request, 'bouquet_requests?customer_email=eq.lost@example.com&select=id')).json()
+  expect(rows).toHaveLength(1)
 })
 
 test('a bot that fills the hidden field is told it worked, and nothing is stored', async ({ page, request }) => {
   await gotoAndSettle(page, '/build-bouquet')
   await expect(page.getByLabel('Leave this field empty')).not.toBeInViewport()
-  await page.getByLabel('Good').check()
-  await page.getByLabel('Reds').check()
-  await page.getByLabel('Modern').check()
-  await page.getByLabel('Occasion').selectOption('home')
-  await page.getByLabel('Name', { exact: true }).fill('Spam Bot')
-  await page.getByLabel('Phone').fill('000')
-  await page.getByLabel('E-mail').fill('bot@example.com')
+  await fillBouquet(page, { name: 'Spam Bot', phone: '000', email: 'bot@example.com' })
   await page.getByLabel('Leave this field empty').fill('http://spam.example')
   await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
-  await expect(page.getByText('Bouquet request received!').first()).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1, name: 'Request Received' })).toBeVisible()
   expect(await (await serviceGet(request, 'bouquet_requests?customer_email=eq.bot@example.com')).json()).toEqual([])
 })
 

@@ -126,17 +126,28 @@ pub async fn sent(c: &impl GenericClient, to: Option<&str>) -> Result<Vec<Sent>,
 #[derive(Debug, Clone, Serialize)]
 pub struct Mail {
     pub to: String,
+    pub from: Sender,
+    /// Where replies go (empty: to the sender).
+    pub reply_to: Vec<String>,
     pub subject: String,
     pub text: String,
     pub kind: String,
     pub sent_at: String,
 }
 
+/// A mail's sender.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sender {
+    pub name: String,
+    pub address: String,
+}
+
 /// The mail caught for `to` (everyone's when None), newest first, at most 100.
 pub async fn mail(c: &impl GenericClient, to: Option<&str>) -> Result<Vec<Mail>, EmulatorError> {
     let rows = c
         .query(
-            "SELECT recipient, subject, text, kind, created_at FROM supagate.mail \
+            "SELECT recipient, subject, text, kind, created_at, sender_name, sender, reply_to \
+             FROM supagate.mail \
              WHERE $1::text IS NULL OR lower(recipient) = lower($1) \
              ORDER BY created_at DESC LIMIT 100",
             &[&to],
@@ -146,6 +157,11 @@ pub async fn mail(c: &impl GenericClient, to: Option<&str>) -> Result<Vec<Mail>,
         .iter()
         .map(|r| Mail {
             to: r.get(0),
+            from: Sender {
+                name: r.get(5),
+                address: r.get(6),
+            },
+            reply_to: r.get::<_, Option<String>>(7).into_iter().collect(),
             subject: r.get(1),
             text: r.get(2),
             kind: r.get(3),

@@ -1,7 +1,7 @@
 import * as React from 'react'
 import * as Dialog from '@radix-ui/react-dialog'
 import { NavLink } from 'react-router-dom'
-import { FileUp, FolderTree, Inbox, LayoutDashboard, LogOut, Package, PanelLeft, Users } from 'lucide-react'
+import { FileUp, FolderTree, Inbox, LayoutDashboard, LogOut, Package, PanelLeft, Users, Settings } from 'lucide-react'
 import { useUnreadCount } from '@/features/requests/api'
 import { useIsMobile } from '@/lib/useIsMobile'
 import { cn } from '@/lib/utils'
@@ -67,6 +67,7 @@ const items = [
   { to: '/admin/import', label: 'Import Products', icon: FileUp, end: false },
   { to: '/admin/requests', label: 'Requests', icon: Inbox, end: false },
   { to: '/admin/staff', label: 'Staff', icon: Users, end: false },
+  { to: '/admin/settings', label: 'Settings', icon: Settings, end: false },
 ]
 
 function Menu({ collapsed, onSignOut, onNavigate }: { collapsed: boolean; onSignOut: () => void; onNavigate?: () => void }) {

@@ -1,15 +1,16 @@
-import { lazy, Suspense, type ComponentType } from 'react'
+import { Suspense, type ComponentType } from 'react'
 import { BrowserRouter, useRoutes, type RouteObject } from 'react-router-dom'
 import { SiteLayout } from '@/site/layout/SiteLayout'
 import Home from '@/site/pages/Home'
 import NotFound from '@/site/pages/NotFound'
 import { LazyToaster } from './LazyToaster'
+import { lazyRetry, loadWithRetry } from './lazyRetry'
 import { RouteErrorBoundary } from './RouteErrorBoundary'
 
 /** A page that reads through TanStack Query: the page and the query cache load together. */
 function withQueries(load: () => Promise<{ default: ComponentType }>) {
-  return lazy(async () => {
-    const [{ QueryProvider }, page] = await Promise.all([import('./QueryProvider'), load()])
+  return lazyRetry(async () => {
+    const [{ QueryProvider }, page] = await Promise.all([loadWithRetry(() => import('./QueryProvider')), loadWithRetry(load)])
     const Page = page.default
     return {
       default: () => (
@@ -22,31 +23,33 @@ function withQueries(load: () => Promise<{ default: ComponentType }>) {
 }
 
 // Everything but the home page loads on demand; the admin area never ships with the public pages.
-const Contact = lazy(() => import('@/site/pages/Contact'))
-const OurShop = lazy(() => import('@/site/pages/OurShop'))
-const AboutUs = lazy(() => import('@/site/pages/AboutUs'))
-const Weddings = lazy(() => import('@/site/pages/Weddings'))
-const TermsConditions = lazy(() => import('@/site/pages/Legal').then((m) => ({ default: m.TermsConditions })))
-const Policies = lazy(() => import('@/site/pages/Legal').then((m) => ({ default: m.Policies })))
-const HappyHour = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.HappyHour })))
-const GiftsRetail = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.GiftsRetail })))
-const WeddingConsult = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.WeddingConsult })))
-const CustomDesigns = lazy(() => import('@/site/pages/Services').then((m) => ({ default: m.CustomDesigns })))
+const Contact = lazyRetry(() => import('@/site/pages/Contact'))
+const OurShop = lazyRetry(() => import('@/site/pages/OurShop'))
+const AboutUs = lazyRetry(() => import('@/site/pages/AboutUs'))
+const Weddings = lazyRetry(() => import('@/site/pages/Weddings'))
+const TermsConditions = lazyRetry(() => import('@/site/pages/Legal').then((m) => ({ default: m.TermsConditions })))
+const Policies = lazyRetry(() => import('@/site/pages/Legal').then((m) => ({ default: m.Policies })))
+const HappyHour = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.HappyHour })))
+const GiftsRetail = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.GiftsRetail })))
+const WeddingConsult = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.WeddingConsult })))
+const CustomDesigns = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.CustomDesigns })))
 const OccasionPage = withQueries(() => import('@/features/catalogue/OccasionPage'))
 const ProductDetailPage = withQueries(() => import('@/features/catalogue/ProductDetailPage'))
-const BuildBouquetPage = lazy(() => import('@/features/bouquet/BuildBouquetPage'))
-const AuthPage = lazy(() => import('@/features/auth/AuthPage'))
+const BuildBouquetPage = lazyRetry(() => import('@/features/bouquet/BuildBouquetPage'))
+const ConfirmationPage = lazyRetry(() => import('@/features/bouquet/ConfirmationPage'))
+const AuthPage = lazyRetry(() => import('@/features/auth/AuthPage'))
 // The admin pages render inside AdminLayout's outlet, under its query cache.
 const AdminLayout = withQueries(() => import('@/admin/AdminLayout'))
-const Dashboard = lazy(() => import('@/admin/Dashboard'))
-const ProductsPage = lazy(() => import('@/features/products/ProductsPage'))
-const ProductFormPage = lazy(() => import('@/features/products/ProductFormPage'))
-const CategoriesPage = lazy(() => import('@/features/categories/CategoriesPage'))
-const CategoryFormPage = lazy(() => import('@/features/categories/CategoryFormPage'))
-const ImportPage = lazy(() => import('@/features/import/ImportPage'))
-const RequestsPage = lazy(() => import('@/features/requests/RequestsPage'))
-const RequestDetailPage = lazy(() => import('@/features/requests/RequestDetailPage'))
-const StaffPage = lazy(() => import('@/features/staff/StaffPage'))
+const Dashboard = lazyRetry(() => import('@/admin/Dashboard'))
+const ProductsPage = lazyRetry(() => import('@/features/products/ProductsPage'))
+const ProductFormPage = lazyRetry(() => import('@/features/products/ProductFormPage'))
+const CategoriesPage = lazyRetry(() => import('@/features/categories/CategoriesPage'))
+const CategoryFormPage = lazyRetry(() => import('@/features/categories/CategoryFormPage'))
+const ImportPage = lazyRetry(() => import('@/features/import/ImportPage'))
+const RequestsPage = lazyRetry(() => import('@/features/requests/RequestsPage'))
+const RequestDetailPage = lazyRetry(() => import('@/features/requests/RequestDetailPage'))
+const StaffPage = lazyRetry(() => import('@/features/staff/StaffPage'))
+const SettingsPage = lazyRetry(() => import('@/features/settings/SettingsPage'))
 
 const adminFallback = <p className="p-8 text-muted-foreground" role="status">Loading…</p>
 
@@ -58,6 +61,7 @@ export const routes: RouteObject[] = [
       { path: '/gifts-retail', element: <GiftsRetail /> },
       { path: '/weddings', element: <Weddings /> },
       { path: '/build-bouquet', element: <BuildBouquetPage /> },
+      { path: '/build-bouquet/sent/:reference', element: <ConfirmationPage /> },
       { path: '/contact', element: <Contact /> },
       { path: '/our-shop', element: <OurShop /> },
       { path: '/about-us', element: <AboutUs /> },
@@ -96,6 +100,7 @@ export const routes: RouteObject[] = [
       { path: 'requests', element: <RequestsPage /> },
       { path: 'requests/:id', element: <RequestDetailPage /> },
       { path: 'staff', element: <StaffPage /> },
+      { path: 'settings', element: <SettingsPage /> },
     ],
   },
 ]

@@ -33,57 +33,84 @@ export type Database = {
     Tables: {
       bouquet_requests: {
         Row: {
+          card_message: string | null
           client_address: string | null
           colors: string[]
           created_at: string
           customer_email: string
           customer_name: string
           customer_phone: string
+          delivery_address: string | null
           design_style: string
+          fulfilment: string | null
           id: string
           named_arrangement: string | null
+          notes: string | null
           occasion: string
           read_at: string | null
+          recipient_name: string | null
+          recipient_phone: string | null
+          reference: string | null
           size: string
+          size_price: number | null
           special_requests: string | null
           status: Database["public"]["Enums"]["request_status"]
           updated_at: string
+          wanted_on: string | null
           website: string | null
         }
         Insert: {
+          card_message?: string | null
           client_address?: string | null
           colors: string[]
           created_at?: string
           customer_email: string
           customer_name: string
           customer_phone: string
+          delivery_address?: string | null
           design_style: string
+          fulfilment?: string | null
           id?: string
           named_arrangement?: string | null
+          notes?: string | null
           occasion: string
           read_at?: string | null
+          recipient_name?: string | null
+          recipient_phone?: string | null
+          reference?: never
           size: string
+          size_price?: number | null
           special_requests?: string | null
           status?: Database["public"]["Enums"]["request_status"]
           updated_at?: string
+          wanted_on?: string | null
           website?: string | null
         }
         Update: {
+          card_message?: string | null
           client_address?: string | null
           colors?: string[]
           created_at?: string
           customer_email?: string
           customer_name?: string
           customer_phone?: string
+          delivery_address?: string | null
           design_style?: string
+          fulfilment?: string | null
           id?: string
           named_arrangement?: string | null
+          notes?: string | null
           occasion?: string
           read_at?: string | null
+          recipient_name?: string | null
+          recipient_phone?: string | null
+          reference?: never
           size?: string
+          size_price?: number | null
           special_requests?: string | null
           status?: Database["public"]["Enums"]["request_status"]
           updated_at?: string
+          wanted_on?: string | null
           website?: string | null
         }
         Relationships: []
@@ -213,20 +240,56 @@ export type Database = {
           },
         ]
       }
+      shop_closures: {
+        Row: {
+          day: string
+          note: string
+        }
+        Insert: {
+          day: string
+          note: string
+        }
+        Update: {
+          day?: string
+          note?: string
+        }
+        Relationships: []
+      }
       shop_settings: {
         Row: {
           id: boolean
           notify_email: string | null
+          same_day_cutoff: string
+          shop_email: string | null
+          shop_name: string
+          shop_phone: string
+          site_url: string | null
+          size_prices: Json
+          time_zone: string
           updated_at: string
         }
         Insert: {
           id?: boolean
           notify_email?: string | null
+          same_day_cutoff?: string
+          shop_email?: string | null
+          shop_name?: string
+          shop_phone?: string
+          site_url?: string | null
+          size_prices?: Json
+          time_zone?: string
           updated_at?: string
         }
         Update: {
           id?: boolean
           notify_email?: string | null
+          same_day_cutoff?: string
+          shop_email?: string | null
+          shop_name?: string
+          shop_phone?: string
+          site_url?: string | null
+          size_prices?: Json
+          time_zone?: string
           updated_at?: string
         }
         Relationships: []
@@ -279,6 +342,7 @@ export type Database = {
           last_sign_in_at: string
         }[]
       }
+      request_options: { Args: never; Returns: Json }
       require_admin: { Args: never; Returns: undefined }
       revoke_admin: { Args: { email: string }; Returns: boolean }
       save_product: {

@@ -29,8 +29,19 @@ export function describeError(e: ServiceError): string {
     case 'PGRST303':
       return 'Your session has expired. Sign in again.'
   }
-  if (/Failed to fetch|NetworkError|Load failed/i.test(e.message)) {
+  if (isUnreachable(e)) {
     return 'The shop could not be reached. Check your connection and try again.'
   }
   return e.hint ? `${e.message}. ${e.hint}` : e.message
+}
+
+/** Whether a failure means the server could not be reached (offline, the server down or
+ * restarting), not that it refused: worth retrying by itself. */
+export function isUnreachable(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false
+  const { message, status, code } = e as { message?: string; status?: number; code?: string }
+  return (
+    /Failed to fetch|NetworkError|Load failed|fetch failed|ERR_CONNECTION|ECONNREFUSED/i.test(message ?? '') ||
+    status === 502 || status === 503 || status === 504 || code === 'PGRST003'
+  )
 }

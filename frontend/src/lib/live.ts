@@ -15,7 +15,8 @@ const staleAfter: Record<LiveTable, QueryKey[]> = {
 /**
  * Refetches the queries a change makes stale when a row of one of `tables` changes, in this
  * session or another (Realtime postgres_changes; RLS decides who hears of which rows), at most
- * every 300 ms per table. Without Realtime the pages simply stay as loaded.
+ * every 300 ms per table, and everything when the channel joins again after an outage. Without
+ * Realtime the pages simply stay as loaded.
  */
 export function useLiveInvalidation(tables: LiveTable[]) {
   const client = useQueryClient()
@@ -34,7 +35,17 @@ export function useLiveInvalidation(tables: LiveTable[]) {
         )
       })
     }
-    channel.subscribe()
+    // A channel that joins again (after an outage) may have missed changes: refetch them all.
+    let joined = false
+    channel.subscribe((status) => {
+      if (status !== 'SUBSCRIBED') return
+      if (joined) {
+        for (const table of key.split(',') as LiveTable[]) {
+          for (const queryKey of staleAfter[table]) void client.invalidateQueries({ queryKey })
+        }
+      }
+      joined = true
+    })
     return () => {
       for (const t of timers.values()) clearTimeout(t)
       void supabase.removeChannel(channel)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { authSchema } from '@/features/auth/schema'
-import { bouquetSchema } from '@/features/bouquet/schema'
-import { requestRow } from '@/features/bouquet/api'
+import { dateProblem, makeBouquetSchema, shopClock, type RequestOptions } from '@/features/bouquet/schema'
+import { referenceOf, requestRow } from '@/features/bouquet/api'
 import { categorySchema, slugify } from '@/features/categories/schema'
 import { productDefaults, productSchema } from '@/features/products/schema'
 import { validateImageFile } from '@/lib/images'
@@ -9,8 +9,13 @@ import { validateImageFile } from '@/lib/images'
 const messages = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
   r.success ? [] : r.error!.issues.map((i) => i.message)
 
+// The shop at 10:00 on June 1st 2026, closed on June 5th.
+const shop: RequestOptions = { today: '2026-06-01', minutes: 600, sameDayCutoff: '14:00', closed: [{ day: '2026-06-05', note: 'Inventory day' }] }
+const bouquetSchema = makeBouquetSchema(shop)
+const pickup = { fulfilment: 'pickup', wantedOn: '2026-06-02' }
+
 describe('bouquet form', () => {
-  it('gives every message of the spec for an empty form', () => {
+  it('gives every message of the spec for an empty form, and the date’s and delivery’s too', () => {
     const r = bouquetSchema.safeParse({ colors: [], customerName: '', customerPhone: '', customerEmail: '' })
     expect(messages(r)).toEqual([
       'Please select a size',
@@ -20,7 +25,12 @@ describe('bouquet form', () => {
       'Name is required',
       'Phone number is required',
       'Valid email is required',
+      'Please choose delivery or pick-up',
+      'Please choose a date',
     ])
+    const delivery = bouquetSchema.safeParse({ colors: [], fulfilment: 'delivery', wantedOn: '2026-06-02' })
+    expect(messages(delivery)).toContain('Recipient name is required')
+    expect(messages(delivery)).toContain('Delivery address is required')
   })
 
   it('accepts a complete request, with the optional fields left out', () => {
@@ -32,30 +42,56 @@ describe('bouquet form', () => {
       customerName: 'Ann',
       customerPhone: '435-555-0100',
       customerEmail: 'ann@example.com',
+      ...pickup,
     })
     expect(r.success).toBe(true)
   })
 
+  it('takes dates as the database does: not past, same day before the cut-off, not on closed days, within a year', () => {
+    // (day, the shop's minutes since midnight, the problem)
+    const cases: [string | undefined, number, string | null][] = [
+      [undefined, 600, 'Please choose a date'],
+      ['2026-05-31', 600, 'Please choose today or a later date'],
+      ['2026-06-01', 600, null],
+      ['2026-06-01', 14 * 60, 'Same-day orders must be placed before 2:00 PM. Please choose a later date or call us.'],
+      ['2026-06-02', 23 * 60, null],
+      ['2026-06-05', 600, 'We are closed that day (Inventory day). Please choose another date.'],
+      ['2027-06-01', 600, null],
+      ['2027-06-02', 600, 'Please choose a date within the next year'],
+    ]
+    for (const [day, minutes, problem] of cases) expect(dateProblem(day, { ...shop, minutes })).toBe(problem)
+  })
+
+  it('reads the shop’s clock in its own time zone', () => {
+    // 20:30 UTC on June 1st is 14:30 in Utah (MDT, UTC-6).
+    expect(shopClock('America/Denver', new Date('2026-06-01T20:30:00Z'))).toEqual({ today: '2026-06-01', minutes: 14 * 60 + 30 })
+    expect(shopClock('America/Denver', new Date('2026-06-02T05:00:00Z'))).toEqual({ today: '2026-06-01', minutes: 23 * 60 })
+  })
+
   it('limits the free-text fields as the database does', () => {
-    const base = { size: 'good', colors: ['Pink'], designStyle: 'modern', occasion: 'home', customerName: 'Ann', customerPhone: '1', customerEmail: 'a@b.co' }
+    const base = { size: 'good', colors: ['Pink'], designStyle: 'modern', occasion: 'home', customerName: 'Ann', customerPhone: '1', customerEmail: 'a@b.co', ...pickup }
     expect(messages(bouquetSchema.safeParse({ ...base, specialRequests: 'x'.repeat(2001) }))).toEqual(['Special requests must be at most 2000 characters'])
     expect(messages(bouquetSchema.safeParse({ ...base, customerName: 'x'.repeat(201) }))).toEqual(['Name must be at most 200 characters'])
     expect(messages(bouquetSchema.safeParse({ ...base, customerPhone: '1'.repeat(51) }))).toEqual(['Phone number must be at most 50 characters'])
   })
 
-  it('becomes a row in snake_case with empty optional fields as null', () => {
+  it('becomes a row in snake_case with empty optional fields as null, its id the one it was given', () => {
+    const id = '0b1a2c3d-0000-4000-8000-000000000001'
     const row = requestRow({
       size: 'better', colors: ['Reds'], designStyle: 'traditional', occasion: 'birthday', namedArrangement: '',
       specialRequests: '  Peonies please ', customerName: ' Ann ', customerPhone: '435', customerEmail: 'a@b.co', website: '',
-    })
+      fulfilment: 'pickup', wantedOn: '2026-06-02', recipientName: 'Not sent for a pick-up', deliveryAddress: 'x', cardMessage: ' Love ',
+    }, id)
     expect(row).toEqual({
-      size: 'better', colors: ['Reds'], design_style: 'traditional', occasion: 'birthday', named_arrangement: null,
+      id, size: 'better', colors: ['Reds'], design_style: 'traditional', occasion: 'birthday', named_arrangement: null,
       special_requests: 'Peonies please', customer_name: 'Ann', customer_phone: '435', customer_email: 'a@b.co', website: null,
+      fulfilment: 'pickup', wanted_on: '2026-06-02', recipient_name: null, recipient_phone: null, delivery_address: null, card_message: 'Love',
     })
+    expect(referenceOf(id)).toBe('0B1A2C3D')
   })
 
   it('rejects an occasion or size that is not offered', () => {
-    const r = bouquetSchema.safeParse({ size: 'huge', occasion: 'party', colors: ['Pink'], designStyle: 'modern', customerName: 'a', customerPhone: '1', customerEmail: 'a@b.co' })
+    const r = bouquetSchema.safeParse({ size: 'huge', occasion: 'party', colors: ['Pink'], designStyle: 'modern', customerName: 'a', customerPhone: '1', customerEmail: 'a@b.co', ...pickup })
     expect(messages(r)).toEqual(['Please select a size', 'Please select an occasion'])
   })
 })

@@ -21,13 +21,16 @@ SELECT isnt_empty($$ SELECT 1 FROM public.products WHERE is_available $$,
 SELECT throws_ok($$ SELECT 1 FROM public.bouquet_requests $$, '42501', NULL, 'anon reads no requests');
 SELECT lives_ok($$
   INSERT INTO public.bouquet_requests (size, colors, design_style, occasion, customer_name,
-    customer_phone, customer_email)
-  VALUES ('good', ARRAY['Pink'], 'modern', 'birthday', 'Ann', '801-555-0100', 'ann@test.local')
+    customer_phone, customer_email, fulfilment, wanted_on)
+  VALUES ('good', ARRAY['Pink'], 'modern', 'birthday', 'Ann', '801-555-0100', 'ann@test.local',
+    'pickup', (SELECT d FROM generate_series(current_date + 2, current_date + 9, interval '1 day') d
+               WHERE d::date NOT IN (SELECT day FROM public.shop_closures) LIMIT 1))
 $$, 'anon sends a request');
 SELECT throws_ok($$
   INSERT INTO public.bouquet_requests (size, colors, design_style, occasion, customer_name,
-    customer_phone, customer_email, status)
-  VALUES ('good', ARRAY['Pink'], 'modern', 'birthday', 'Ann', '801-555-0100', 'ann@test.local', 'done')
+    customer_phone, customer_email, fulfilment, wanted_on, status)
+  VALUES ('good', ARRAY['Pink'], 'modern', 'birthday', 'Ann', '801-555-0100', 'ann@test.local',
+    'pickup', current_date + 3, 'done')
 $$, '42501', NULL, 'anon cannot set a request''s status');
 SELECT throws_ok($$ SELECT public.grant_admin('visitor@test.local') $$, '42501', NULL,
   'anon cannot make an administrator');

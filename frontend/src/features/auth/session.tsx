@@ -24,8 +24,12 @@ export function useAuth() {
   return React.useContext(AuthContext)
 }
 
-/** Whether this user has the admin role (a row in user_roles). */
+/** Whether this user has the admin role (a row in user_roles). A check that could not be made
+ * (the server unreachable) throws: it is not an answer. */
 export async function isAdmin(userId: string): Promise<boolean> {
   const { data, error } = await supabase.from('user_roles').select('role').eq('user_id', userId).eq('role', 'admin').single()
-  return !error && !!data
+  // No row is the answer "not an admin".
+  if (error?.code === 'PGRST116') return false
+  if (error) throw error
+  return !!data
 }

@@ -6,10 +6,12 @@ import { Button } from '@/components/ui/button'
 import { ConfirmDialog } from '@/components/ui/alert-dialog'
 import { toast } from '@/components/ui/use-toast'
 import { useFailureToast } from '@/admin/useFailureToast'
-import { occasionLabel, sizeLabel, styleLabel } from '@/features/bouquet/schema'
+import { Label } from '@/components/ui/label'
+import { Textarea } from '@/components/ui/textarea'
+import { fulfilmentLabel, longDate, occasionLabel, price, sizeLabel, styleLabel } from '@/features/bouquet/schema'
 import { site } from '@/config/site'
 import { describeError } from '@/lib/errors'
-import { deleteRequest, markRead, receivedAgo, requestStatuses, setStatus, useRequest, type RequestStatus } from './api'
+import { deleteRequest, markRead, receivedAgo, requestStatuses, saveNotes, setStatus, useRequest, type RequestRow, type RequestStatus } from './api'
 import { StatusBadge } from './RequestsPage'
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
@@ -18,6 +20,31 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
       <dt className="text-sm font-semibold text-muted-foreground">{label}</dt>
       <dd className="min-w-0 break-words">{children}</dd>
     </div>
+  )
+}
+
+/** The shop's own notes on a request, saved when asked. */
+function Notes({ r, onSaved }: { r: RequestRow; onSaved: () => void }) {
+  const [text, setText] = React.useState(r.notes ?? '')
+  const [saving, setSaving] = React.useState(false)
+  const save = async () => {
+    setSaving(true)
+    const { error } = await saveNotes(r.id, text)
+    setSaving(false)
+    if (error) {
+      toast({ variant: 'destructive', title: 'Failed to save notes', description: describeError(error) })
+      return
+    }
+    toast({ title: 'Notes saved' })
+    onSaved()
+  }
+  return (
+    <section aria-labelledby="notes-heading" className="space-y-3 rounded-lg border bg-card p-6">
+      <h2 id="notes-heading" className="font-display text-2xl font-semibold">Notes</h2>
+      <Label htmlFor="request-notes" className="sr-only">Notes</Label>
+      <Textarea id="request-notes" rows={4} maxLength={4000} value={text} onChange={(e) => setText(e.target.value)} placeholder="Quoted $70 with delivery; called Tuesday…" />
+      <Button onClick={save} disabled={saving || text === (r.notes ?? '')}>{saving ? 'Saving…' : 'Save notes'}</Button>
+    </section>
   )
 }
 
@@ -68,7 +95,8 @@ export default function RequestDetailPage() {
         <div>
           <h1 className="font-display text-4xl font-bold">{r.customer_name}</h1>
           <p className="mt-1 text-muted-foreground">
-            Received <time dateTime={r.created_at}>{receivedAgo(r.created_at)}</time> · {new Date(r.created_at).toLocaleString()}
+            Reference <span className="font-mono font-semibold text-foreground">{r.reference}</span> · Received{' '}
+            <time dateTime={r.created_at}>{receivedAgo(r.created_at)}</time> · {new Date(r.created_at).toLocaleString()}
           </p>
         </div>
         <StatusBadge status={r.status} />
@@ -79,7 +107,15 @@ export default function RequestDetailPage() {
       </div>
       <section aria-label="The request" className="rounded-lg border bg-card p-6">
         <dl className="space-y-3">
-          <Field label="Size">{sizeLabel(r.size)}</Field>
+          <Field label={fulfilmentLabel(r.fulfilment)}>{r.wanted_on ? longDate(r.wanted_on) : 'No date given'}</Field>
+          {r.fulfilment === 'delivery' && (
+            <>
+              <Field label="Recipient">{r.recipient_name}{r.recipient_phone ? `, ${r.recipient_phone}` : ''}</Field>
+              <Field label="Delivery address"><span className="whitespace-pre-wrap">{r.delivery_address}</span></Field>
+            </>
+          )}
+          <Field label="Card message"><span className="whitespace-pre-wrap">{r.card_message ?? 'None'}</span></Field>
+          <Field label="Size">{sizeLabel(r.size)}{r.size_price !== null && ` · ${price(Number(r.size_price))}`}</Field>
           <Field label="Colors">{r.colors.join(', ')}</Field>
           <Field label="Design style">{styleLabel(r.design_style)}</Field>
           <Field label="Occasion">{occasionLabel(r.occasion)}</Field>
@@ -99,6 +135,7 @@ export default function RequestDetailPage() {
           ))}
         </div>
       </section>
+      <Notes key={r.id} r={r} onSaved={() => void refresh()} />
       <ConfirmDialog
         title="Are you sure you want to delete this request?"
         description={`The request of ${r.customer_name} will be removed. This cannot be undone.`}

@@ -65,6 +65,10 @@ export async function setStatus(id: string, status: RequestStatus) {
   return supabase.from('bouquet_requests').update({ status }).eq('id', id)
 }
 
+export async function saveNotes(id: string, notes: string) {
+  return supabase.from('bouquet_requests').update({ notes: notes.trim() || null }).eq('id', id)
+}
+
 export async function deleteRequest(id: string) {
   return supabase.from('bouquet_requests').delete().eq('id', id)
 }

@@ -1,0 +1,69 @@
+import { Link, useParams } from 'react-router-dom'
+import { CheckCircle2, Printer } from 'lucide-react'
+import { Button } from '@/components/ui/button'
+import { PageHero, Section } from '@/site/layout/PageHero'
+import { site } from '@/config/site'
+import { usePageMeta } from '@/lib/usePageMeta'
+import { readConfirmation } from './confirmation'
+import { fulfilmentLabel, longDate, occasionLabel, price, sizeLabel, styleLabel } from './schema'
+
+function Row({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="grid gap-1 border-b py-2 last:border-b-0 sm:grid-cols-[11rem_1fr]">
+      <dt className="text-sm font-semibold text-muted-foreground">{label}</dt>
+      <dd className="min-w-0 break-words">{children}</dd>
+    </div>
+  )
+}
+
+/** After a request is sent: its reference, what was asked for, and what happens next. */
+export default function ConfirmationPage() {
+  const { reference = '' } = useParams()
+  usePageMeta('Request received', `Your bouquet request ${reference} reached ${site.name}.`)
+  const kept = readConfirmation(reference)
+  const r = kept?.request
+  return (
+    <>
+      <PageHero title="Request Received" subtitle="Thank you! We will call you within 24 hours to confirm the details and the price." />
+      <Section className="max-w-3xl">
+        <div className="space-y-6 rounded-lg border bg-card p-6 shadow-sm sm:p-8">
+          <p className="flex items-center gap-3 text-lg">
+            <CheckCircle2 className="size-7 shrink-0 text-sage-700" aria-hidden="true" />
+            <span>Your reference is <strong className="font-mono text-xl tracking-wider">{reference}</strong>. Please have it ready when you call us.</span>
+          </p>
+          {r && (
+            <section aria-labelledby="summary-heading">
+              <h2 id="summary-heading" className="font-display text-2xl font-semibold">Your request</h2>
+              <dl className="mt-2">
+                <Row label={r.fulfilment === 'pickup' ? 'Pick-up' : 'Delivery'}>{r.wantedOn ? longDate(r.wantedOn) : fulfilmentLabel(r.fulfilment)}</Row>
+                {r.fulfilment === 'delivery' && (
+                  <>
+                    <Row label="Recipient">{r.recipientName}{r.recipientPhone ? `, ${r.recipientPhone}` : ''}</Row>
+                    <Row label="Address"><span className="whitespace-pre-wrap">{r.deliveryAddress}</span></Row>
+                  </>
+                )}
+                <Row label="Card message">{r.cardMessage || 'None'}</Row>
+                <Row label="Size">{sizeLabel(r.size)}{kept?.price !== undefined && ` · from ${price(kept.price)}`}</Row>
+                <Row label="Colors">{r.colors.join(', ')}</Row>
+                <Row label="Design style">{styleLabel(r.designStyle)}</Row>
+                <Row label="Occasion">{occasionLabel(r.occasion)}</Row>
+                <Row label="Named arrangement">{r.namedArrangement ? `The ${r.namedArrangement}` : 'No preference'}</Row>
+                <Row label="Special requests"><span className="whitespace-pre-wrap">{r.specialRequests || 'None'}</span></Row>
+                <Row label="We will call">{r.customerName}, {r.customerPhone}</Row>
+                <Row label="Confirmation sent to">{r.customerEmail}</Row>
+              </dl>
+            </section>
+          )}
+          <p className="text-muted-foreground">
+            Questions or changes? Call us on <a className="font-semibold text-rose-700 underline" href={site.phoneHref}>{site.phone}</a> and
+            quote your reference.
+          </p>
+          <div className="flex flex-wrap gap-3 print:hidden">
+            <Button type="button" variant="outline" onClick={() => window.print()}><Printer aria-hidden="true" /> Print this page</Button>
+            <Button asChild><Link to="/build-bouquet">Request another bouquet</Link></Button>
+          </div>
+        </div>
+      </Section>
+    </>
+  )
+}
