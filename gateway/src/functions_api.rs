@@ -63,15 +63,26 @@ async fn handle(
     payload: web::Payload,
     state: crate::branches::State,
 ) -> HttpResponse {
+    let tail = req.match_info().query("tail").to_string();
+    invoke(&req, payload, &state, &tail).await
+}
+
+/// Hands the request to the function `tail` names (`slug/rest/of/path`): also for the site's
+/// rewrites to `/functions/v1/…` (`_redirects`).
+pub(crate) async fn invoke(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+    tail: &str,
+) -> HttpResponse {
     let Some(service) = state.functions.clone() else {
         return answer(&FunctionsError::NotFound);
     };
-    let tail = req.match_info().query("tail").to_string();
     let slug = tail.split('/').next().unwrap_or_default();
     let Some(function) = service.function(slug) else {
         return answer(&FunctionsError::NotFound);
     };
-    let authorization = forwarded_authorization(&req, &state);
+    let authorization = forwarded_authorization(req, state);
     if function.verify_jwt && req.method() != actix_web::http::Method::OPTIONS {
         let checked = functions::answer::bearer(authorization.as_deref()).and_then(|token| {
             state
@@ -84,7 +95,7 @@ async fn handle(
         }
     }
     let limit = state.config.max_body_bytes;
-    if header(&req, "content-length")
+    if header(req, "content-length")
         .and_then(|l| l.parse::<usize>().ok())
         .is_some_and(|l| l > limit)
     {

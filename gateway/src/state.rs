@@ -50,7 +50,7 @@ impl AppState {
         let site = config.site_dir.as_deref().map(|d| {
             Arc::new(crate::site::Site::load(
                 d,
-                config.api_external_url.as_deref(),
+                (config.api_external_url.as_deref(), &api_url),
                 &api_keys.anon,
             ))
         });

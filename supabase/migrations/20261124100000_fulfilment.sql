@@ -36,12 +36,13 @@ GRANT INSERT, UPDATE, DELETE ON public.shop_closures TO authenticated;
 GRANT ALL ON public.shop_closures TO service_role;
 
 -- What the request form needs to know, for everyone: prices, the cut-off, the time zone, today in
--- it, and the closed days ahead.
+-- it, and the closed days ahead; and the website's address (the sitemap names it).
 CREATE FUNCTION public.request_options() RETURNS jsonb
   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
   SELECT jsonb_build_object(
     'shop_name', s.shop_name,
     'shop_phone', s.shop_phone,
+    'site_url', s.site_url,
     'time_zone', s.time_zone,
     'today', (now() AT TIME ZONE s.time_zone)::date,
     'same_day_cutoff', to_char(s.same_day_cutoff, 'HH24:MI'),

@@ -153,9 +153,47 @@ test('a hidden product is absent from lists and its URL goes to not-found', asyn
   await gotoAndSettle(page, '/occasions/seasonal')
   await expect(page.getByText('Autumn Harvest Bouquet')).toBeVisible()
   await expect(page.getByText('Summer Sunflower Bundle')).toHaveCount(0)
+  const logs: string[] = []
+  page.on('console', (m) => logs.push(m.text()))
   await page.goto(`/product/${id}`)
   await expect(page).toHaveURL(/\/not-found$/)
   await expect(page.getByText('Oops! Page not found')).toBeVisible()
+  // The log names the path that was asked for, not /not-found.
+  expect(logs.some((l) => l.includes(`/product/${id}`))).toBe(true)
+})
+
+test('search engines and sharing: real 404s, robots.txt and a sitemap from the catalogue, Open Graph, the shop as a Florist, icons', async ({ page, request }) => {
+  const base = process.env.E2E_SITE_URL!
+  // Paths the app does not know answer 404 (with its not-found page); its pages answer 200.
+  for (const [path, status] of [['/', 200], ['/occasions/plants', 200], ['/build-bouquet/sent/ABCD1234', 200], ['/admin/products', 200],
+    ['/no/such/page', 404], ['/occasions/weddings', 404], ['/not-found', 404]] as const) {
+    const res = await request.get(`${base}${path}`)
+    expect(res.status(), path).toBe(status)
+    expect(await res.text(), path).toContain('<div id="root">')
+  }
+  const robots = await request.get(`${base}/robots.txt`)
+  expect(robots.status()).toBe(200)
+  expect(await robots.text()).toMatch(/^User-agent: \*\nDisallow: \/admin\n[\s\S]*Sitemap: http:\/\/127\.0\.0\.1:54321\/sitemap\.xml/)
+  const sitemap = await request.get(`${base}/sitemap.xml`)
+  expect(sitemap.headers()['content-type']).toContain('application/xml')
+  const xml = await sitemap.text()
+  expect(xml).toContain('<loc>http://127.0.0.1:54321/occasions/plants</loc>')
+  // Every available product, and no hidden one.
+  const key = process.env.E2E_SITE_SERVICE_KEY!
+  const products = await (await request.get(`${base}/rest/v1/products?select=id,is_available`, { headers: { apikey: key, authorization: `Bearer ${key}` } })).json()
+  for (const p of products as { id: string; is_available: boolean }[]) {
+    expect(xml.includes(`/product/${p.id}<`), p.id).toBe(p.is_available)
+  }
+  for (const icon of ['/favicon.ico', '/apple-touch-icon.png', '/site.webmanifest', '/og-image.png']) {
+    expect((await request.get(`${base}${icon}`)).status(), icon).toBe(200)
+  }
+  await gotoAndSettle(page, '/happy-hour')
+  await expect(page).toHaveTitle('Happy Hour | Bluebell & Sage Flowers')
+  await expect(page.locator('meta[property="og:title"]')).toHaveAttribute('content', 'Happy Hour | Bluebell & Sage Flowers')
+  await expect(page.locator('meta[property="og:url"]')).toHaveAttribute('content', `${base}/happy-hour`)
+  await expect(page.locator('meta[property="og:image"]')).toHaveAttribute('content', `${base}/og-image.png`)
+  const data = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent())!)
+  expect(data).toMatchObject({ '@type': 'Florist', name: 'Bluebell & Sage Flowers', telephone: '+1-435-555-0148', address: { addressLocality: 'Cedar City' } })
 })
 
 test('the not-found page logs the path and links home', async ({ page }) => {

@@ -1,14 +1,19 @@
-//! Serves a built site (`--site-dir`): files from the site directory, `index.html` for every
-//! other page path (the SPA fallback), long caching for hashed assets, and the headers the
-//! site's own `_headers` file sets (its Content-Security-Policy, framing rules).
+//! Serves a built site (`--site-dir`): files from the site directory, the rules of its own
+//! `_redirects` file (rewrites, redirects, a real 404 for paths the app does not know, rewrites
+//! to this gateway's Edge Functions), else `index.html` for every other page path (the SPA
+//! fallback), long caching for hashed assets, and the headers the site's own `_headers` file
+//! sets (its Content-Security-Policy, framing rules).
 //!
 //! The site reads the API URL and anon key from `/__supagate/config.js`, a same-origin script
 //! the index page loads first, so one build works behind any gateway and a strict CSP needs no
-//! inline script.
+//! inline script. `%SITE_URL%` in the index page becomes the gateway's external URL (for the
+//! absolute addresses of Open Graph tags and structured data).
 
 mod files;
 mod headers;
+mod redirects;
 
+use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use std::path::{Component, Path, PathBuf};
@@ -22,13 +27,17 @@ pub struct Site {
     /// index.html with the config script added; None when the site is not built.
     index: Option<String>,
     rules: Vec<headers::Rule>,
+    redirects: Vec<redirects::Rule>,
     config_js: String,
 }
 
 impl Site {
-    pub fn load(dir: &Path, public_url: Option<&str>, anon_key: &str) -> Site {
+    /// `public_url`: the API URL the site is told (None: its own origin); `site_url`: the
+    /// gateway's external URL, from configuration.
+    pub fn load(dir: &Path, (public_url, site_url): (Option<&str>, &str), anon_key: &str) -> Site {
         let index = std::fs::read_to_string(dir.join("index.html"))
             .ok()
+            .map(|html| html.replace("%SITE_URL%", site_url.trim_end_matches('/')))
             .map(|html| {
                 let tag = format!("<script src=\"{CONFIG_SCRIPT}\"></script>");
                 match html.find("</head>") {
@@ -46,11 +55,22 @@ impl Site {
             }
             Err(_) => Vec::new(),
         };
+        let redirects = match std::fs::read_to_string(dir.join("_redirects")) {
+            Ok(text) => {
+                let (rules, notes) = redirects::parse(&text);
+                for n in notes {
+                    tracing::warn!("{}/_redirects {n}", dir.display());
+                }
+                rules
+            }
+            Err(_) => Vec::new(),
+        };
         let cfg = serde_json::json!({ "url": public_url, "anonKey": anon_key });
         Site {
             dir: dir.to_path_buf(),
             index,
             rules,
+            redirects,
             config_js: format!("window.__SUPAGATE__={cfg};\n"),
         }
     }
@@ -90,9 +110,57 @@ fn not_found() -> HttpResponse {
         .body("Not found")
 }
 
+/// The site's own control files, never served.
+const CONTROL_FILES: [&str; 2] = ["_headers", "_redirects"];
+
+impl Site {
+    /// The index page with `status`, or the site's note that it is not built.
+    fn index_page(&self, status: StatusCode) -> HttpResponse {
+        match &self.index {
+            Some(html) => HttpResponse::build(status)
+                .insert_header((CONTENT_TYPE, "text/html; charset=utf-8"))
+                .insert_header((CACHE_CONTROL, "no-cache"))
+                .body(html.clone()),
+            None => HttpResponse::ServiceUnavailable()
+                .content_type("text/plain; charset=utf-8")
+                .body(format!(
+                    "The site is not built: {} has no index.html. Build it (for the shop: \
+                     ./scripts/start) or point --site-dir at a built site.",
+                    self.dir.display()
+                )),
+        }
+    }
+
+    /// The site file at `path` (None when there is none to serve).
+    fn file(&self, path: &str) -> Option<PathBuf> {
+        let last = path.rsplit('/').next().unwrap_or("");
+        safe_join(&self.dir, path)
+            .filter(|p| p.is_file())
+            .filter(|_| !path.ends_with("index.html") && !CONTROL_FILES.contains(&last))
+    }
+
+    /// A file of the site with its caching and headers.
+    fn serve_file(&self, req: &HttpRequest, path: &str, file: &Path) -> Option<HttpResponse> {
+        let mut res = files::respond(req, file)?;
+        let cache = if path.starts_with("/assets/") {
+            "public, max-age=31536000, immutable"
+        } else {
+            "public, max-age=3600"
+        };
+        res.headers_mut()
+            .insert(CACHE_CONTROL, cache.parse().expect("static header"));
+        Some(self.with_headers(path, res))
+    }
+}
+
 /// The site: registered as its own app data (`Option<Arc<Site>>`), so that this module needs
-/// nothing else of the gateway's state.
-pub async fn serve(req: HttpRequest, site: web::Data<Option<Arc<Site>>>) -> HttpResponse {
+/// nothing else of the gateway's state but the Edge Functions its rules may rewrite to.
+pub async fn serve(
+    req: HttpRequest,
+    payload: web::Payload,
+    site: web::Data<Option<Arc<Site>>>,
+    state: crate::branches::State,
+) -> HttpResponse {
     if req.method() != actix_web::http::Method::GET && req.method() != actix_web::http::Method::HEAD
     {
         return HttpResponse::MethodNotAllowed()
@@ -112,39 +180,42 @@ pub async fn serve(req: HttpRequest, site: web::Data<Option<Arc<Site>>>) -> Http
             .insert_header((CACHE_CONTROL, "no-cache"))
             .body(site.config_js.clone());
     }
-    let last = path.rsplit('/').next().unwrap_or("");
-    if let Some(file) = safe_join(&site.dir, path).filter(|p| p.is_file())
-        && !path.ends_with("index.html")
-        && last != "_headers"
-        && let Some(mut res) = files::respond(&req, &file)
-    {
-        let cache = if path.starts_with("/assets/") {
-            "public, max-age=31536000, immutable"
-        } else {
-            "public, max-age=3600"
-        };
-        res.headers_mut()
-            .insert(CACHE_CONTROL, cache.parse().expect("static header"));
-        return site.with_headers(path, res);
+    let file = site.file(path);
+    match redirects::resolve(&site.redirects, path, file.is_some()) {
+        Some(redirects::Outcome::Redirect { location, status }) => {
+            return HttpResponse::build(StatusCode::from_u16(status).expect("a redirect status"))
+                .insert_header(("Location", location))
+                .finish();
+        }
+        Some(redirects::Outcome::Serve {
+            path: target,
+            status,
+        }) => {
+            let status = StatusCode::from_u16(status).expect("a status of the rules");
+            if let Some(tail) = target.strip_prefix("/functions/v1/") {
+                return crate::functions_api::invoke(&req, payload, &state, tail).await;
+            }
+            if let Some(f) = site.file(&target)
+                && let Some(mut res) = site.serve_file(&req, &target, &f)
+            {
+                *res.status_mut() = status;
+                return res;
+            }
+            return site.with_headers(path, site.index_page(status));
+        }
+        None => {}
     }
+    if let Some(f) = &file
+        && let Some(res) = site.serve_file(&req, path, f)
+    {
+        return res;
+    }
+    let last = path.rsplit('/').next().unwrap_or("");
     let looks_like_file = last.contains('.') && !last.ends_with(".html");
-    if looks_like_file || path.starts_with("/assets/") || last == "_headers" {
+    if looks_like_file || path.starts_with("/assets/") || CONTROL_FILES.contains(&last) {
         return not_found();
     }
-    let res = match &site.index {
-        Some(html) => HttpResponse::Ok()
-            .insert_header((CONTENT_TYPE, "text/html; charset=utf-8"))
-            .insert_header((CACHE_CONTROL, "no-cache"))
-            .body(html.clone()),
-        None => HttpResponse::ServiceUnavailable()
-            .content_type("text/plain; charset=utf-8")
-            .body(format!(
-                "The site is not built: {} has no index.html. Build it (for the shop: \
-                 ./scripts/start) or point --site-dir at a built site.",
-                site.dir.display()
-            )),
-    };
-    site.with_headers(path, res)
+    site.with_headers(path, site.index_page(StatusCode::OK))
 }
 
 #[cfg(test)]

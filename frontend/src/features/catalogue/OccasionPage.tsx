@@ -1,4 +1,4 @@
-import { Navigate, useParams } from 'react-router-dom'
+import { Navigate, useLocation, useParams } from 'react-router-dom'
 import { Phone } from 'lucide-react'
 import { PageHero, Section } from '@/site/layout/PageHero'
 import { ProductList } from './ProductList'
@@ -25,9 +25,10 @@ export const occasions: Record<string, OccasionPage> = {
 
 export default function OccasionPage() {
   const { slug = '' } = useParams()
+  const location = useLocation()
   const page = occasions[slug]
   usePageMeta(page?.title ?? 'Occasions', page?.intro ?? '')
-  if (!page) return <Navigate to="/not-found" replace />
+  if (!page) return <Navigate to="/not-found" replace state={{ from: location.pathname }} />
   return (
     <>
       <PageHero title={page.title} subtitle={page.intro} />

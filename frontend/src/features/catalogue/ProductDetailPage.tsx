@@ -80,7 +80,7 @@ export default function ProductDetailPage() {
   if (isPending) {
     return <p className="py-24 text-center text-muted-foreground" role="status">Loading…</p>
   }
-  if (!product) return <Navigate to="/not-found" replace />
+  if (!product) return <Navigate to="/not-found" replace state={{ from: location.pathname }} />
   const src = imageUrl('product-images', product.main_image_url)
   return (
     <Section className="max-w-5xl">

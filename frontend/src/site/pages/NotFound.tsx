@@ -5,10 +5,12 @@ import { usePageMeta } from '@/lib/usePageMeta'
 
 export default function NotFound() {
   const location = useLocation()
+  // A page that found nothing to show redirects here and says which path that was.
+  const missing = (location.state as { from?: string } | null)?.from ?? location.pathname
   usePageMeta('Page not found', 'This page does not exist.')
   React.useEffect(() => {
-    console.warn('404: a page that does not exist was requested:', location.pathname)
-  }, [location.pathname])
+    console.warn('404: a page that does not exist was requested:', missing)
+  }, [missing])
   return (
     <section className="mx-auto flex min-h-[50vh] max-w-xl flex-col items-center justify-center px-4 py-20 text-center">
       <p className="font-display text-8xl font-bold text-rose-500" aria-hidden="true">404</p>
