@@ -1,26 +1,12 @@
-import { Suspense, type ComponentType } from 'react'
+import { Suspense } from 'react'
 import { BrowserRouter, useRoutes, type RouteObject } from 'react-router-dom'
 import { SiteLayout } from '@/site/layout/SiteLayout'
 import Home from '@/site/pages/Home'
 import NotFound from '@/site/pages/NotFound'
 import { LazyToaster } from './LazyToaster'
-import { lazyRetry, loadWithRetry } from './lazyRetry'
+import { lazyRetry } from './lazyRetry'
+import { withQueries } from './withQueries'
 import { RouteErrorBoundary } from './RouteErrorBoundary'
-
-/** A page that reads through TanStack Query: the page and the query cache load together. */
-function withQueries(load: () => Promise<{ default: ComponentType }>) {
-  return lazyRetry(async () => {
-    const [{ QueryProvider }, page] = await Promise.all([loadWithRetry(() => import('./QueryProvider')), loadWithRetry(load)])
-    const Page = page.default
-    return {
-      default: () => (
-        <QueryProvider>
-          <Page />
-        </QueryProvider>
-      ),
-    }
-  })
-}
 
 // Everything but the home page loads on demand; the admin area never ships with the public pages.
 const Contact = lazyRetry(() => import('@/site/pages/Contact'))
@@ -35,6 +21,7 @@ const WeddingConsult = lazyRetry(() => import('@/site/pages/Services').then((m) 
 const CustomDesigns = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.CustomDesigns })))
 const OccasionPage = withQueries(() => import('@/features/catalogue/OccasionPage'))
 const ProductDetailPage = withQueries(() => import('@/features/catalogue/ProductDetailPage'))
+const ShopAllPage = withQueries(() => import('@/features/catalogue/ShopAllPage'))
 const BuildBouquetPage = lazyRetry(() => import('@/features/bouquet/BuildBouquetPage'))
 const ConfirmationPage = lazyRetry(() => import('@/features/bouquet/ConfirmationPage'))
 const AuthPage = lazyRetry(() => import('@/features/auth/AuthPage'))
@@ -72,6 +59,7 @@ export const routes: RouteObject[] = [
       { path: '/custom-designs', element: <CustomDesigns /> },
       { path: '/occasions/:slug', element: <OccasionPage /> },
       { path: '/product/:id', element: <ProductDetailPage /> },
+      { path: '/flowers', element: <ShopAllPage /> },
       { path: '*', element: <NotFound /> },
     ],
   },

@@ -6,7 +6,7 @@ const api = Deno.env.get('SUPABASE_URL')!
 const anon = Deno.env.get('SUPABASE_ANON_KEY')!
 
 const pages = [
-  '/', '/build-bouquet', '/gifts-retail', '/weddings', '/wedding-consult', '/custom-designs', '/contact',
+  '/', '/flowers', '/build-bouquet', '/gifts-retail', '/weddings', '/wedding-consult', '/custom-designs', '/contact',
   '/our-shop', '/about-us', '/happy-hour', '/terms-conditions', '/policies',
   '/occasions/seasonal', '/occasions/best-sellers', '/occasions/everyday', '/occasions/plants',
   '/occasions/dance-flowers', '/occasions/sympathy', '/occasions/memorial', '/occasions/love-romance',

@@ -5,7 +5,8 @@ import { formatPrice } from '@/lib/utils'
 import type { Product } from './api'
 import { useProductsForSlug } from './queries'
 
-export function ProductCard({ product }: { product: Product }) {
+export function ProductCard({ product, headingLevel = 3 }: { product: Product; headingLevel?: 2 | 3 }) {
+  const Heading = headingLevel === 2 ? 'h2' : 'h3'
   const src = imageUrl('product-images', product.main_image_url)
   return (
     <article className="group flex flex-col overflow-hidden rounded-lg border bg-card shadow-sm transition-shadow hover:shadow-md">
@@ -26,7 +27,7 @@ export function ProductCard({ product }: { product: Product }) {
         )}
       </div>
       <div className="flex flex-1 flex-col gap-2 p-4">
-        <h3 className="font-display text-xl font-semibold leading-snug">{product.name}</h3>
+        <Heading className="font-display text-xl font-semibold leading-snug">{product.name}</Heading>
         <p className="line-clamp-2 text-sm text-muted-foreground">{product.description}</p>
         <p className="mt-auto text-lg font-bold text-rose-700">{formatPrice(product.base_price)}</p>
         <Button asChild variant="outline" className="w-full">
@@ -39,7 +40,8 @@ export function ProductCard({ product }: { product: Product }) {
   )
 }
 
-/** Products of a category slug (or all available ones), reloaded when the slug changes. */
+/** Products of a category slug (or all available ones), reloaded when the slug changes. Each
+ * card's name is a heading right under the page's h1. */
 export function ProductList({ categorySlug }: { categorySlug?: string }) {
   const { data: products, isPending } = useProductsForSlug(categorySlug)
   if (isPending) {
@@ -55,7 +57,7 @@ export function ProductList({ categorySlug }: { categorySlug?: string }) {
   return (
     <div className="grid grid-cols-1 gap-6 sm:grid-cols-2 lg:grid-cols-4" data-testid="product-grid">
       {products.map((p) => (
-        <ProductCard key={p.id} product={p} />
+        <ProductCard key={p.id} product={p} headingLevel={2} />
       ))}
     </div>
   )

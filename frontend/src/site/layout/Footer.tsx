@@ -28,6 +28,7 @@ export const footerColumns = [
   {
     title: 'Quick Links',
     links: [
+      { to: '/flowers', label: 'All Flowers & Gifts' },
       { to: '/policies', label: 'Policies' },
       { to: '/terms-conditions', label: 'Terms & Conditions' },
       { to: '/auth', label: 'Admin Login' },

@@ -1,7 +1,7 @@
 import * as React from 'react'
 import { Link, NavLink, useLocation } from 'react-router-dom'
 import * as NavigationMenu from '@radix-ui/react-navigation-menu'
-import { ChevronDown, Mail, Phone } from 'lucide-react'
+import { ChevronDown, Mail, Phone, Search } from 'lucide-react'
 import { occasionLinks, site } from '@/config/site'
 import { cx } from '@/lib/cx'
 import { Logo } from './Logo'
@@ -97,15 +97,31 @@ function DesktopNav() {
   )
 }
 
+/** The contact bar scrolls away; only the logo and navigation stay at the top (a phone keeps
+ * most of its screen for the page). */
 export function Header() {
   return (
-    <header className="sticky top-0 z-30 border-b bg-cream-100/95 backdrop-blur supports-[backdrop-filter]:bg-cream-100/85">
-      <TopBar />
-      <div className="mx-auto flex max-w-7xl items-center justify-between gap-4 px-4 py-2">
-        <Logo />
-        <DesktopNav />
-        <MobileMenu />
+    <>
+      <header>
+        <TopBar />
+      </header>
+      <div data-header-bar className="sticky top-0 z-30 border-b bg-cream-100/95 backdrop-blur supports-[backdrop-filter]:bg-cream-100/85">
+        <div className="mx-auto flex max-w-7xl items-center justify-between gap-4 px-4 py-2">
+          <Logo />
+          <div className="flex items-center gap-1">
+            <DesktopNav />
+            <Link
+              to="/flowers"
+              aria-label="Search flowers"
+              title="Search flowers"
+              className="rounded-full p-2 text-ink-700 hover:bg-rose-100 hover:text-rose-700"
+            >
+              <Search className="size-5" aria-hidden="true" />
+            </Link>
+            <MobileMenu />
+          </div>
+        </div>
       </div>
-    </header>
+    </>
   )
 }

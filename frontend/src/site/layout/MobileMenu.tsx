@@ -59,22 +59,35 @@ export function MobileMenu() {
   // and Esc closes it and gives the focus back to the toggle.
   React.useEffect(() => {
     if (!visible) return
-    const header = toggleRef.current?.closest('header')
-    setTop(Math.max(0, header?.getBoundingClientRect().bottom ?? 0))
+    const bar = toggleRef.current?.closest('[data-header-bar]')
+    setTop(Math.max(0, bar?.getBoundingClientRect().bottom ?? 0))
     const root = document.documentElement
     const previous = root.style.overflow
     root.style.overflow = 'hidden'
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return
-      dispatch('close')
-      toggleRef.current?.focus()
+      if (e.key === 'Escape') {
+        dispatch('close')
+        toggleRef.current?.focus()
+        return
+      }
+      // Tab goes round the toggle and the panel's links, never to the page behind.
+      if (e.key !== 'Tab') return
+      const panel = document.getElementById(panelId)
+      const items = [toggleRef.current, ...Array.from(panel?.querySelectorAll<HTMLElement>('a[href], button') ?? [])].filter(
+        (el): el is HTMLElement => el !== null,
+      )
+      if (items.length === 0) return
+      e.preventDefault()
+      const i = items.indexOf(document.activeElement as HTMLElement)
+      const next = e.shiftKey ? (i <= 0 ? items.length - 1 : i - 1) : (i + 1) % items.length
+      items[next].focus()
     }
     window.addEventListener('keydown', onKey)
     return () => {
       root.style.overflow = previous
       window.removeEventListener('keydown', onKey)
     }
-  }, [visible])
+  }, [visible, panelId])
 
   const close = () => dispatch('close')
   return (

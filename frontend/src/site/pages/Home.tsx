@@ -1,3 +1,4 @@
+import { Suspense } from 'react'
 import { Link } from 'react-router-dom'
 import { Flower2, Heart, Sparkles } from 'lucide-react'
 import { Button } from '@/components/ui/button'
@@ -6,6 +7,10 @@ import { HeroBouquet, VaseCare } from '@/site/layout/Art'
 import { Section } from '@/site/layout/PageHero'
 import { site } from '@/config/site'
 import { usePageMeta } from '@/lib/usePageMeta'
+import { withQueries } from '@/app/withQueries'
+
+// The featured products' code and data load after the page itself.
+const FeaturedProducts = withQueries(() => import('@/features/catalogue/FeaturedProducts'))
 
 const cards = [
   {
@@ -68,6 +73,10 @@ export default function Home() {
           ))}
         </div>
       </Section>
+
+      <Suspense fallback={null}>
+        <FeaturedProducts />
+      </Suspense>
 
       <section className="bg-sage-100">
         <div className="mx-auto grid max-w-6xl items-center gap-8 px-4 py-14 md:grid-cols-2">
