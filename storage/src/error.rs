@@ -123,18 +123,50 @@ impl StorageError {
     }
 }
 
+/// storage-api's words for PostgreSQL's 42501: a row-level security refusal is named without
+/// its table ("new row violates row-level security policy"), other refusals keep their message.
+fn access_denied(message: Option<&str>) -> String {
+    match message {
+        Some(m) if m.contains("row-level security") => {
+            "new row violates row-level security policy".into()
+        }
+        Some(m) => m.to_string(),
+        None => "Access denied".into(),
+    }
+}
+
 impl From<tokio_postgres::Error> for StorageError {
     fn from(e: tokio_postgres::Error) -> Self {
         use tokio_postgres::error::SqlState;
         match e.code() {
             Some(c) if *c == SqlState::INSUFFICIENT_PRIVILEGE => StorageError::AccessDenied(
-                e.as_db_error()
-                    .map(|d| d.message().to_string())
-                    .unwrap_or_else(|| "Access denied".into()),
+                access_denied(e.as_db_error().map(|d| d.message())),
             ),
             Some(c) if *c == SqlState::UNIQUE_VIOLATION => StorageError::Duplicate,
             Some(c) if *c == SqlState::FOREIGN_KEY_VIOLATION => StorageError::NoSuchBucket,
             _ => StorageError::Db(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn access_refusals_in_storage_apis_words() {
+        // (PostgreSQL's message, storage-api's)
+        let cases = [
+            (
+                Some("new row violates row-level security policy for table \"objects\""),
+                "new row violates row-level security policy",
+            ),
+            (
+                Some("permission denied for table objects"),
+                "permission denied for table objects",
+            ),
+            (None, "Access denied"),
+        ];
+        for (pg, want) in cases {
+            assert_eq!(super::access_denied(pg), want);
         }
     }
 }

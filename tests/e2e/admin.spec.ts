@@ -192,7 +192,23 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(page.getByLabel('Name')).toHaveValue('Maidenhair Fern')
   await expect(page.getByTestId('additional-categories').getByLabel('Seasonal')).toBeChecked()
   await page.getByLabel('Price ($)').fill('36')
-  // A new image replaces the first: saving removes the old object.
+  // A text file named .png is refused by the server, which reads what the file is.
+  await page.getByLabel('Main image: upload image').setInputFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('not a picture at all\n') })
+  await expect(toast(page, 'Upload failed')).toBeVisible()
+  await expect(page.getByText('This file is not a PNG, JPG or WEBP image, whatever its name says.').first()).toBeVisible()
+  // And an admin cannot go round it by writing to the bucket directly.
+  const token = await page.evaluate(() => {
+    const key = Object.keys(localStorage).find((k) => k.endsWith('-auth-token'))!
+    return JSON.parse(localStorage.getItem(key)!).access_token as string
+  })
+  const direct = await request.post(`${process.env.E2E_ADMIN_URL}/storage/v1/object/product-images/sneaky.png`, {
+    headers: { apikey: process.env.E2E_ADMIN_ANON_KEY!, authorization: `Bearer ${token}`, 'content-type': 'image/png' },
+    data: png(4, 4, [1, 2, 3]),
+  })
+  // storage-api's answer to a row-level security refusal: HTTP 400 carrying statusCode 403.
+  expect(direct.status()).toBe(400)
+  expect(await direct.json()).toMatchObject({ statusCode: '403', message: 'new row violates row-level security policy' })
+  // A new image replaces the first: saving removes the old object. It is stored as what it is.
   await page.getByLabel('Main image: upload image').setInputFiles({ name: 'fern2.webp', mimeType: 'image/png', buffer: png(8, 8, [40, 120, 60]) })
   await expect(toast(page, 'Image uploaded successfully')).toBeVisible()
   await page.getByRole('button', { name: 'Update Product' }).click()

@@ -11,6 +11,7 @@ export default async function globalSetup() {
   process.env.E2E_SITE_SERVICE_KEY = site.serviceKey
   process.env.E2E_ADMIN_URL = admin.url
   process.env.E2E_ADMIN_SERVICE_KEY = admin.serviceKey
+  process.env.E2E_ADMIN_ANON_KEY = admin.anonKey
   process.env.E2E_ADMIN_DATA_DIR = admin.dataDir
   process.env.E2E_ADMIN_MAIL_URL = admin.status.MAILPIT_URL
   return async () => {

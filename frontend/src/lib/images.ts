@@ -18,12 +18,6 @@ export function validateImageFile(file: { type: string; size: number }): string 
   return null
 }
 
-/** A random name, a timestamp and the original extension (SPEC.md §7). */
-export function storageName(fileName: string, now = Date.now()): string {
-  const ext = (fileName.split('.').pop() ?? 'png').toLowerCase().replace(/[^a-z0-9]/g, '') || 'png'
-  return `${Math.random().toString(36).slice(2, 10)}-${now}.${ext}`
-}
-
 /** Whether a stored value names an object in the bucket (rather than a site path or a URL). */
 export function isObjectPath(value: string | null | undefined): value is string {
   return !!value && !value.startsWith('/') && !/^[a-z][a-z0-9+.-]*:/i.test(value)
@@ -35,12 +29,19 @@ export function imageUrl(bucket: ImageBucket, value: string | null | undefined):
   return isObjectPath(value) ? supabase.storage.from(bucket).getPublicUrl(value).data.publicUrl : value
 }
 
-/** Uploads a checked image; resolves to its object name. */
+/** Uploads an image through the shop-image Edge Function, which checks it by its content and
+ * stores it; resolves to its object name, or throws with the function's message. */
 export async function uploadImage(bucket: ImageBucket, file: File): Promise<string> {
-  const name = storageName(file.name)
-  const { error } = await supabase.storage.from(bucket).upload(name, file, { cacheControl: '3600', upsert: false })
-  if (error) throw error
-  return name
+  const { data, error } = await supabase.functions.invoke<{ name: string }>('shop-image', {
+    body: file,
+    headers: { 'x-bucket': bucket, 'content-type': file.type || 'application/octet-stream' },
+  })
+  if (error) {
+    const answer = (error as { context?: Response }).context
+    const message = answer && typeof answer.json === 'function' ? ((await answer.json().catch(() => null)) as { message?: string } | null)?.message : null
+    throw new Error(message ?? error.message)
+  }
+  return data!.name
 }
 
 /**

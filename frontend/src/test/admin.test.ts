@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { importSummary, missingColumnsMessage, parseImportCsv, statusLabel, type ImportResult } from '@/features/import/csv'
 import { SIDEBAR_COOKIE_MAX_AGE, isToggleShortcut, readSidebarCookie, sidebarCookie } from '@/admin/sidebarState'
 import { signUpErrorMessage } from '@/features/auth/AuthPage'
-import { isObjectPath, storageName } from '@/lib/images'
+import { isObjectPath } from '@/lib/images'
 import { productRow } from '@/features/products/api'
 import { productDefaults } from '@/features/products/schema'
 import { describeError } from '@/lib/errors'
@@ -68,11 +68,6 @@ describe('auth and upload helpers', () => {
     expect(signUpErrorMessage('User already registered')).toBe('This email is already registered. Please sign in instead.')
     expect(signUpErrorMessage('Password should be at least 6 characters.')).toBe('Password should be at least 6 characters.')
     expect(signUpErrorMessage(undefined)).toBe('An error occurred during sign up')
-  })
-  it('names uploads with a random part, a timestamp and the extension', () => {
-    const a = storageName('Photo.JPG', 1700000000000)
-    expect(a).toMatch(/^[a-z0-9]+-1700000000000\.jpg$/)
-    expect(storageName('x.png', 1)).not.toBe(storageName('x.png', 1))
   })
   it('keeps object names, and passes site paths and URLs through', () => {
     expect(isObjectPath('abc-1.png')).toBe(true)
