@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright'
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { gatewayBinary, repoRoot } from '../support/gateway.mjs'
@@ -404,6 +405,38 @@ test('staff: an admin adds and revokes administrators, and the last one cannot b
   await expect(toast(page, 'New requests are e-mailed to orders@example.com')).toBeVisible()
   expect(shopAdmin('list')).not.toContain(colleague.email)
 })
+
+/** The admin screens, and a text each shows once loaded. */
+const adminScreens: [string, string][] = [
+  ['/admin', 'Total Products'],
+  ['/admin/products', 'Pastel Dream'],
+  ['/admin/products/new', 'Create Product'],
+  ['/admin/categories', 'Seasonal'],
+  ['/admin/categories/new', 'Create Category'],
+  ['/admin/import', 'CSV file'],
+  ['/admin/requests', 'Requests'],
+  ['/admin/staff', 'Administrator since'],
+  ['/admin/settings', 'Closed days'],
+]
+
+async function axeClean(page: Page, what: string) {
+  const axe = await new AxeBuilder({ page }).analyze()
+  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(serious.map((v) => `${what} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+}
+
+for (const width of [1280, 375]) {
+  test(`every admin screen passes axe at ${width} px`, async ({ page }) => {
+    await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
+    await signIn(page, ADMIN.email, ADMIN.password)
+    await expect(page).toHaveURL(/\/admin$/)
+    for (const [path, text] of adminScreens) {
+      await gotoAndSettle(page, path)
+      await expect(page.getByText(text, { exact: false }).first()).toBeVisible()
+      await axeClean(page, `${path} at ${width}`)
+    }
+  })
+}
 
 test.describe('on a phone', () => {
   test.use({ viewport: { width: 375, height: 812 } })

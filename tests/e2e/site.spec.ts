@@ -30,11 +30,20 @@ const routes: [string, string][] = [
   ['/occasions/memorial', 'Please Call the Shop'],
   ['/occasions/love-romance', 'Please Call the Shop'],
   ['/flowers', 'Red Rose Romance'],
+  ['/auth', 'Admin Access'],
   ['/build-bouquet/sent/ABCD1234', 'ABCD1234'],
   ['/no/such/page', 'Oops! Page not found'],
 ]
 
 for (const [path, text] of routes) {
+  test(`${path} passes axe at 375 px`, async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 812 })
+    await gotoAndSettle(page, path)
+    await expect(page.getByText(text, { exact: false }).first()).toBeVisible()
+    const axe = await new AxeBuilder({ page }).analyze()
+    const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+  })
   test(`${path} renders without console errors and passes axe`, async ({ page, consoleErrors }) => {
     await gotoAndSettle(page, path)
     await expect(page.getByText(text, { exact: false }).first()).toBeVisible()
@@ -92,6 +101,26 @@ test('findable: the featured products on the home page, a search over every avai
   await gotoAndSettle(page, '/contact')
   await page.getByRole('link', { name: 'Search flowers' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'All Flowers & Gifts' })).toBeVisible()
+})
+
+test('the map: shown when its host answers; an address card with a link when it is blocked', async ({ page }) => {
+  await gotoAndSettle(page, '/contact')
+  await expect(page.frameLocator('iframe[title^="Map showing"]').getByText('map')).toBeVisible()
+  await page.route('**/www.openstreetmap.org/**', (route) => route.abort())
+  await gotoAndSettle(page, '/contact')
+  const card = page.getByTestId('map-fallback')
+  await expect(card).toContainText('The map cannot be shown right now.')
+  await expect(card.getByRole('link', { name: 'Open the map on OpenStreetMap' })).toHaveAttribute('href', /openstreetmap\.org/)
+  await expect(page.locator('iframe[title^="Map showing"]')).toHaveCount(0)
+})
+
+test('the open Occasions dropdown passes axe', async ({ page }) => {
+  await gotoAndSettle(page, '/')
+  await page.getByRole('button', { name: 'Occasions' }).click()
+  await expect(page.getByRole('link', { name: 'Plants' }).first()).toBeVisible()
+  const axe = await new AxeBuilder({ page }).analyze()
+  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
 })
 
 test('desktop navigation and the occasions dropdown', async ({ page }) => {

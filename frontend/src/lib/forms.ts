@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { z } from '@/lib/zod'
 
 /** An optional text field: trimmed, and empty is as good as absent. */
 export const optionalText = z.string().trim().optional().or(z.literal(''))

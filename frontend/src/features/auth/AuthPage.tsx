@@ -3,7 +3,7 @@ import { ArrowLeft } from 'lucide-react'
 import { useForm } from 'react-hook-form'
 import { zodResolver } from '@hookform/resolvers/zod'
 import { Button } from '@/components/ui/button'
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
+import { Card, CardContent, CardDescription, CardHeader } from '@/components/ui/card'
 import { FieldError } from '@/components/ui/field-error'
 import { Input } from '@/components/ui/input'
 import { Label } from '@/components/ui/label'
@@ -11,7 +11,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { toast } from '@/components/ui/use-toast'
 import { LogoMark } from '@/site/layout/Logo'
 import { authSchema, type AuthForm } from './schema'
-import { AuthProvider, useAuth } from './session'
+import { AuthProvider, isAdmin, useAuth } from './session'
 import { supabase } from '@/lib/supabase'
 import { usePageMeta } from '@/lib/usePageMeta'
 
@@ -32,12 +32,19 @@ function CredentialsForm({ mode }: { mode: 'signin' | 'signup' }) {
   const onValid = async ({ email, password }: AuthForm) => {
     try {
       if (mode === 'signin') {
-        const { error } = await supabase.auth.signInWithPassword({ email, password })
+        const { data, error } = await supabase.auth.signInWithPassword({ email, password })
         if (error) {
           toast({ variant: 'destructive', title: 'Error', description: error.message || 'An error occurred during sign in' })
           return
         }
-        toast({ title: 'Signed in successfully!' })
+        // An account without the admin role is told so at once (the admin area says it too);
+        // a check that cannot be made does not hold the sign-in up.
+        const staff = await isAdmin(data.user.id).catch(() => true)
+        toast(
+          staff
+            ? { title: 'Signed in successfully!' }
+            : { title: 'Signed in', description: 'This account is not a shop administrator. The shop’s owner can add it under Staff.' },
+        )
         navigate('/admin')
       } else {
         const { data, error } = await supabase.auth.signUp({
@@ -112,7 +119,7 @@ function AdminAccess() {
       <Card className="w-full max-w-md">
         <CardHeader className="items-center text-center">
           <LogoMark />
-          <CardTitle className="text-3xl">Admin Access</CardTitle>
+          <h1 className="font-display text-3xl font-semibold leading-tight">Admin Access</h1>
           <CardDescription>Sign in to manage products, categories and imports.</CardDescription>
         </CardHeader>
         <CardContent>

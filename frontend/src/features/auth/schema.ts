@@ -1,5 +1,5 @@
 /** The sign-in and sign-up form's rules and messages (SPEC.md §5). */
-import { z } from 'zod'
+import { z } from '@/lib/zod'
 
 export const authSchema = z.object({
   email: z.email({ error: 'Invalid email address' }),

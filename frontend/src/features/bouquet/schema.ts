@@ -2,7 +2,7 @@
  * The bouquet request form's rules and messages (SPEC.md §5), shared by the form, its tests and,
  * word for word, the database's check (supabase/migrations/*_bouquet_requests.sql).
  */
-import { z } from 'zod'
+import { z } from '@/lib/zod'
 
 export const bouquetSizes = [
   { value: 'good', label: 'Good', note: 'Classic' },

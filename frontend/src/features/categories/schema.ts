@@ -1,5 +1,5 @@
 /** The category form's rules and messages (SPEC.md §5). */
-import { z } from 'zod'
+import { z } from '@/lib/zod'
 import { optionalText } from '@/lib/forms'
 
 export const categorySchema = z.object({

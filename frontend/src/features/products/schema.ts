@@ -1,5 +1,5 @@
 /** The product form's rules and messages (SPEC.md §5). */
-import { z } from 'zod'
+import { z } from '@/lib/zod'
 import { optionalText } from '@/lib/forms'
 
 export const productSchema = z.object({

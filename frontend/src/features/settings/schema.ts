@@ -1,5 +1,5 @@
 /** The shop settings form's rules: the same limits as the database's checks (shop_settings). */
-import { z } from 'zod'
+import { z } from '@/lib/zod'
 
 const email = z.union([z.email({ error: 'Invalid email address' }).max(254), z.literal('')])
 const amount = z.number({ error: 'Price must be a number' }).min(0, { error: 'Price must be positive' }).max(100000)

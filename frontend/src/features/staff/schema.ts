@@ -1,5 +1,5 @@
 /** The staff page's forms: an account's e-mail to make an administrator, the shop's inbox address. */
-import { z } from 'zod'
+import { z } from '@/lib/zod'
 
 export const grantSchema = z.object({
   email: z.email({ error: 'Invalid email address' }),

@@ -42,11 +42,19 @@ function TopBar() {
 function DesktopNav() {
   const location = useLocation()
   const [value, setValue] = React.useState('')
+  const root = React.useRef<HTMLElement>(null)
   React.useEffect(() => {
     setValue('')
   }, [location.pathname])
+  // Radix adds a focusable, aria-hidden "focus proxy" after the open trigger. The dropdown's
+  // links follow the trigger in the page anyway, so Tab reaches them without it: take it out of
+  // the tab order (a focusable element hidden from screen readers is an accessibility fault).
+  React.useLayoutEffect(() => {
+    root.current?.querySelectorAll('li > span[aria-hidden="true"][tabindex="0"]').forEach((el) => el.setAttribute('tabindex', '-1'))
+  }, [value])
   return (
     <NavigationMenu.Root
+      ref={root}
       value={value}
       onValueChange={setValue}
       delayDuration={200}

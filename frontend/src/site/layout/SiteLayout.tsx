@@ -20,7 +20,8 @@ export function SiteLayout() {
       <ScrollToTop />
       <Header />
       <main id="main" className="flex-1">
-        <React.Suspense fallback={<p className="py-24 text-center text-muted-foreground" role="status">Loading…</p>}>
+        {/* While a page loads the footer stays below the fold, so it does not jump when the page arrives. */}
+        <React.Suspense fallback={<p className="min-h-[100svh] py-24 text-center text-muted-foreground" role="status">Loading…</p>}>
           <Outlet />
         </React.Suspense>
       </main>
