@@ -114,6 +114,21 @@ test('the map: shown when its host answers; an address card with a link when it 
   await expect(page.locator('iframe[title^="Map showing"]')).toHaveCount(0)
 })
 
+test('the footer does not jump while /build-bouquet loads (layout shift below 0.1)', async ({ page }) => {
+  await page.addInitScript(() => {
+    ;(window as unknown as { cls: number }).cls = 0
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
+        if (!e.hadRecentInput) (window as unknown as { cls: number }).cls += e.value
+      }
+    }).observe({ type: 'layout-shift', buffered: true })
+  })
+  await gotoAndSettle(page, '/build-bouquet')
+  await expect(page.getByRole('button', { name: 'Submit Bouquet Request' })).toBeVisible()
+  const cls = await page.evaluate(() => (window as unknown as { cls: number }).cls)
+  expect(cls).toBeLessThan(0.1)
+})
+
 test('the open Occasions dropdown passes axe', async ({ page }) => {
   await gotoAndSettle(page, '/')
   await page.getByRole('button', { name: 'Occasions' }).click()
@@ -450,6 +465,37 @@ test.describe('at 375 px', () => {
     // The sentence is one block of text beside its icon, not columns.
     const sentence = (await page.getByText(/^Call ahead on/).boundingBox())!
     expect(sentence.width).toBeGreaterThan(200)
+  })
+
+  test('Tab goes round the open menu, never to the page behind it', async ({ page }) => {
+    await gotoAndSettle(page, '/')
+    await page.getByRole('button', { name: 'Open menu' }).click()
+    const panel = page.getByRole('navigation', { name: 'Mobile' })
+    await expect(panel).toHaveAttribute('data-state', 'open')
+    const links = await panel.getByRole('link').count()
+    for (let i = 0; i < links + 3; i++) {
+      await page.keyboard.press('Tab')
+      const inside = await page.evaluate(() => {
+        const a = document.activeElement
+        return !!a && (a.closest('nav[aria-label="Mobile"]') !== null || a.getAttribute('aria-label') === 'Close menu')
+      })
+      expect(inside, `Tab ${i + 1}`).toBe(true)
+    }
+    await page.keyboard.press('Shift+Tab')
+    expect(await page.evaluate(() => document.activeElement?.closest('nav[aria-label="Mobile"]') !== null || document.activeElement?.getAttribute('aria-label') === 'Close menu')).toBe(true)
+  })
+
+  test('only the logo bar stays at the top of a phone’s screen', async ({ page }) => {
+    await gotoAndSettle(page, '/build-bouquet')
+    await page.mouse.wheel(0, 900)
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(400)
+    const sticky = await page.evaluate(() => {
+      const bar = document.querySelector('[data-header-bar]')!.getBoundingClientRect()
+      return { top: bar.top, height: bar.height }
+    })
+    expect(sticky.top).toBe(0)
+    // Was 133 of 812 px with the contact bar; under a tenth of the screen now.
+    expect(sticky.height).toBeLessThanOrEqual(81)
   })
 
   test('the open menu fits the screen, holds the page still, and Esc closes it', async ({ page }) => {
