@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startGateway, DEMO_ADMIN } from './support/gateway.mjs'
+import { shopDay } from './support/dates.mjs'
 
 const out = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/screenshots')
 mkdirSync(out, { recursive: true })
@@ -18,7 +19,7 @@ const pages = [
   ['custom-designs', '/custom-designs'], ['occasion-seasonal', '/occasions/seasonal'], ['occasion-best-sellers', '/occasions/best-sellers'],
   ['occasion-everyday', '/occasions/everyday'], ['occasion-plants', '/occasions/plants'], ['occasion-dance-flowers', '/occasions/dance-flowers'],
   ['occasion-sympathy', '/occasions/sympathy'], ['occasion-memorial', '/occasions/memorial'], ['occasion-love-romance', '/occasions/love-romance'],
-  ['not-found', '/no-such-page'], ['auth', '/auth'],
+  ['not-found', '/no-such-page'], ['auth', '/auth'], ['flowers', '/flowers'], ['flowers-search', '/flowers?q=rose'],
 ]
 
 const gw = await startGateway({ site: true })
@@ -56,6 +57,28 @@ try {
     await page.getByRole('link', { name: 'View Details of Orchid Elegance' }).click()
     await page.getByTestId('order-by-phone').waitFor()
     await shot(page, 'product-coming-soon', width)
+    // The form's problems listed at once, and a request's confirmation page.
+    await page.goto(gw.url + '/build-bouquet')
+    await page.getByRole('radio', { name: /^Delivery/ }).check()
+    await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
+    await page.getByText('Please check').waitFor()
+    await shot(page, 'build-bouquet-errors', width)
+    if (width === 1280) {
+      await page.getByLabel('Better').check()
+      await page.getByLabel('Pink').check()
+      await page.getByLabel('Rustic').check()
+      await page.getByLabel('Occasion').selectOption('birthday')
+      await page.getByLabel('Delivery date').fill(shopDay(4))
+      await page.getByLabel('Recipient name').fill('Mary Lee')
+      await page.getByLabel('Delivery address').fill('12 Center St, Cedar City, UT 84720')
+      await page.getByLabel('Card message (optional)').fill('Happy birthday, Mom!')
+      await page.getByLabel('Name', { exact: true }).fill('Ann Lee')
+      await page.getByLabel('Phone', { exact: true }).fill('(435) 555-0100')
+      await page.getByLabel('E-mail').fill('ann@example.com')
+      await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
+      await page.getByRole('heading', { name: 'Request Received' }).waitFor()
+      await shot(page, 'build-bouquet-sent', width)
+    }
     if (width === 375) {
       await page.goto(gw.url + '/')
       await page.getByRole('button', { name: 'Open menu' }).click()
@@ -75,7 +98,7 @@ try {
     const res = await fetch(`${gw.url}/rest/v1/bouquet_requests`, {
       method: 'POST',
       headers: { apikey: gw.anonKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ customer_name: name, customer_phone: phone, customer_email: email, occasion, size, colors, design_style: style, special_requests: special }),
+      body: JSON.stringify({ customer_name: name, customer_phone: phone, customer_email: email, occasion, size, colors, design_style: style, special_requests: special, fulfilment: 'pickup', wanted_on: shopDay(3) }),
     })
     if (!res.ok) throw new Error(`request not sent: ${res.status} ${await res.text()}`)
   }
@@ -100,6 +123,9 @@ try {
       await page.getByTestId(ready).first().waitFor()
       await shot(page, name, width)
     }
+    await page.goto(`${gw.url}/admin/settings`)
+    await page.getByRole('list', { name: 'Closed days' }).getByText('Christmas Day').first().waitFor()
+    await shot(page, 'admin-settings', width)
     await page.goto(`${gw.url}/admin/requests`)
     await page.getByTestId('request-row').filter({ hasText: 'Tom Becker' }).getByRole('link').first().click()
     await page.getByRole('heading', { name: 'Tom Becker' }).waitFor()

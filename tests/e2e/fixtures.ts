@@ -1,4 +1,5 @@
 import { test as base, expect, type Page } from '@playwright/test'
+import { shopDay } from '../support/dates.mjs'
 
 /** A page whose third-party hosts are stubbed (or cut off) and whose console errors are collected. */
 export const test = base.extend<{ consoleErrors: string[]; storeAvailable: boolean }>({
@@ -39,15 +40,7 @@ export async function gotoAndSettle(page: Page, path: string) {
   await page.waitForLoadState('networkidle')
 }
 
-/** A day `offset` days after today in the shop's time zone (Utah), skipping the days the demo
- * shop is closed (December 25th, January 1st). */
-export function shopDay(offset = 3): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver' }).format(new Date())
-  const d = new Date(`${today}T12:00:00Z`)
-  d.setUTCDate(d.getUTCDate() + offset)
-  while (['12-25', '01-01'].includes(d.toISOString().slice(5, 10))) d.setUTCDate(d.getUTCDate() + 1)
-  return d.toISOString().slice(0, 10)
-}
+export { shopDay }
 
 /** Fills the bouquet form with a complete pick-up request (the visitor's own details given). */
 export async function fillBouquet(page: Page, who: { name: string; phone: string; email: string }, day = shopDay()) {

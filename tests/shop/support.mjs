@@ -3,6 +3,7 @@
 import { after, before } from 'node:test'
 import WebSocket from 'ws'
 import { branch, setClientDefaults } from '@supagate/testing'
+import { shopDay } from '../support/dates.mjs'
 
 // Node 20 has no WebSocket of its own; supabase-js makes its realtime client eagerly.
 setClientDefaults({ realtime: { transport: WebSocket } })
@@ -13,15 +14,7 @@ export const DEMO_ADMIN = { email: 'admin@example.com', password: 'bloom-admin-1
 let n = 0
 export const uniqueEmail = (tag) => `${tag}-${Date.now()}-${n++}@example.com`
 
-/** A day `offset` days after today in the shop's time zone (Utah), skipping the days the demo
- * shop is closed (December 25th, January 1st). */
-export function shopDay(offset = 3) {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver' }).format(new Date())
-  const d = new Date(`${today}T12:00:00Z`)
-  d.setUTCDate(d.getUTCDate() + offset)
-  while (['12-25', '01-01'].includes(d.toISOString().slice(5, 10))) d.setUTCDate(d.getUTCDate() + 1)
-  return d.toISOString().slice(0, 10)
-}
+export { shopDay }
 
 /** A bouquet request as the form sends it (a pick-up in three days). */
 export const request = (over = {}) => ({
