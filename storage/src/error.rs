@@ -139,9 +139,9 @@ impl From<tokio_postgres::Error> for StorageError {
     fn from(e: tokio_postgres::Error) -> Self {
         use tokio_postgres::error::SqlState;
         match e.code() {
-            Some(c) if *c == SqlState::INSUFFICIENT_PRIVILEGE => StorageError::AccessDenied(
-                access_denied(e.as_db_error().map(|d| d.message())),
-            ),
+            Some(c) if *c == SqlState::INSUFFICIENT_PRIVILEGE => {
+                StorageError::AccessDenied(access_denied(e.as_db_error().map(|d| d.message())))
+            }
             Some(c) if *c == SqlState::UNIQUE_VIOLATION => StorageError::Duplicate,
             Some(c) if *c == SqlState::FOREIGN_KEY_VIOLATION => StorageError::NoSuchBucket,
             _ => StorageError::Db(e),
