@@ -299,8 +299,7 @@ impl Auth {
         self.in_tx(never, async |c| {
             if let Some((profile, tokens)) = &real {
                 let user = identity_user(c, cfg, &provider, profile, link).await?;
-                let done = finish(c, cfg, (&provider, user), pkce, (ua, addr), tokens).await;
-                return done;
+                return finish(c, cfg, (&provider, user), pkce, (ua, addr), tokens).await;
             }
             let bad_code = || {
                 api(

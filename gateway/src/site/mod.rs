@@ -45,26 +45,8 @@ impl Site {
                     None => format!("{tag}{html}"),
                 }
             });
-        let rules = match std::fs::read_to_string(dir.join("_headers")) {
-            Ok(text) => {
-                let (rules, notes) = headers::parse(&text);
-                for n in notes {
-                    tracing::warn!("{}/_headers {n}", dir.display());
-                }
-                rules
-            }
-            Err(_) => Vec::new(),
-        };
-        let redirects = match std::fs::read_to_string(dir.join("_redirects")) {
-            Ok(text) => {
-                let (rules, notes) = redirects::parse(&text);
-                for n in notes {
-                    tracing::warn!("{}/_redirects {n}", dir.display());
-                }
-                rules
-            }
-            Err(_) => Vec::new(),
-        };
+        let rules = control_file(dir, "_headers", headers::parse);
+        let redirects = control_file(dir, "_redirects", redirects::parse);
         let cfg = serde_json::json!({ "url": public_url, "anonKey": anon_key });
         Site {
             dir: dir.to_path_buf(),
@@ -108,6 +90,19 @@ fn not_found() -> HttpResponse {
     HttpResponse::NotFound()
         .content_type("text/plain; charset=utf-8")
         .body("Not found")
+}
+
+/// The rules of one of the site's control files (none without it); what is not a rule is
+/// logged.
+fn control_file<R>(dir: &Path, name: &str, parse: fn(&str) -> (Vec<R>, Vec<String>)) -> Vec<R> {
+    let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+        return Vec::new();
+    };
+    let (rules, notes) = parse(&text);
+    for n in notes {
+        tracing::warn!("{}/{name} {n}", dir.display());
+    }
+    rules
 }
 
 /// The site's own control files, never served.
