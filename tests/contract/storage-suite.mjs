@@ -1,11 +1,13 @@
-// The shop's image uploads (SPEC.md §7) and the rest of storage-js against a fresh gateway,
-// run once with objects in local files (storage.test.mjs) and once in SeaweedFS over S3
-// (storage-s3.test.mjs): the two backends must answer alike.
+// storage-js against a fresh gateway serving the shop's project, run once with objects in local
+// files (storage.test.mjs) and once in SeaweedFS over S3 (storage-s3.test.mjs): the two backends
+// must answer alike. The shop itself uploads its photos through an Edge Function that checks
+// them; these tests give its administrators back the direct upload a storage app has, as a
+// policy of their own, to drive storage-js as a signed-in user under RLS.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { DEMO_ADMIN } from '../support/gateway.mjs'
 import { png } from '../support/png.mjs'
-import { client, signedIn, uniqueEmail } from './helpers.mjs'
+import { client, psql, signedIn, uniqueEmail } from './helpers.mjs'
 import { registerFidelityTests } from './storage-fidelity.mjs'
 
 let gw, admin, anon
@@ -14,6 +16,8 @@ let gw, admin, anon
 export function storageSuite(start) {
   before(async () => {
     gw = await start()
+    psql(gw, `CREATE POLICY "Tests: admins upload shop images" ON storage.objects FOR INSERT TO authenticated
+      WITH CHECK (bucket_id IN ('product-images', 'category-images') AND public.is_admin())`)
     admin = await signedIn(gw, DEMO_ADMIN.email, DEMO_ADMIN.password)
     anon = client(gw)
   })
@@ -26,7 +30,7 @@ function registerTests() {
 
 const file = (bytes, name = 'flower.png', type = 'image/png') => new File([bytes], name, { type })
 
-test('admin uploads a PNG like the product form, and the public URL serves it', async () => {
+test('admin uploads a PNG, and the public URL serves it', async () => {
   const bytes = png(8, 8)
   const name = `${Math.random().toString(36).slice(2)}-${Date.now()}.png`
   const { data, error } = await admin.storage.from('product-images').upload(name, file(bytes), { cacheControl: '3600', upsert: false })
