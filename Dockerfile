@@ -8,6 +8,13 @@ RUN PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund -w front
 COPY frontend frontend
 RUN npm run build -w frontend
 
+# Deno runs the project's Edge Functions (the shop's sitemap and photo uploads): the version the
+# lockfile pins for the tests (tests/package.json), from the npm registry.
+FROM node:20-bookworm AS deno
+WORKDIR /tmp/deno
+RUN npm install --no-save --no-audit --no-fund --ignore-scripts deno@2.9.6 && \
+    cp node_modules/@deno/linux-*/deno /usr/local/bin/deno && /usr/local/bin/deno --version
+
 FROM rust:1-bookworm AS gateway
 WORKDIR /src
 COPY . .
@@ -16,6 +23,7 @@ RUN cargo build --release -p supagate
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*
 COPY --from=gateway /src/target/release/supagate /usr/local/bin/supagate
+COPY --from=deno /usr/local/bin/deno /usr/local/bin/deno
 COPY --from=site /src/frontend/dist /srv/site
 # The shop is a project folder like any Supabase app: config.toml, migrations, seed.
 COPY supabase /srv/shop/supabase
