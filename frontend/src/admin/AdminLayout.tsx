@@ -59,12 +59,17 @@ function ConnectionBanner() {
   const client = useQueryClient()
   const [since, setSince] = React.useState<number | null>(null)
   React.useEffect(() => {
-    const check = () => {
-      const failing = client.getQueryCache().getAll().some((q) => q.state.fetchFailureCount > 0 && isUnreachable(q.state.fetchFailureReason))
-      setSince((s) => (failing ? (s ?? Date.now()) : null))
-    }
+    const waiting = (q: { state: { fetchFailureCount: number; fetchFailureReason: unknown } }) =>
+      q.state.fetchFailureCount > 0 && isUnreachable(q.state.fetchFailureReason)
+    const check = () => setSince((s) => (client.getQueryCache().getAll().some(waiting) ? (s ?? Date.now()) : null))
     check()
-    return client.getQueryCache().subscribe(check)
+    return client.getQueryCache().subscribe((event) => {
+      // The server answers again: the queries still waiting for their next try go now.
+      if (event.type === 'updated' && event.action.type === 'success' && client.getQueryCache().getAll().some(waiting)) {
+        void client.refetchQueries({ predicate: waiting })
+      }
+      check()
+    })
   }, [client])
   if (since === null) return null
   const loadedAt = new Date(since).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })
