@@ -40,31 +40,6 @@ pub struct Endpoints {
     pub pkce: bool,
 }
 
-/// The providers supagate signs in with for real; the others keep the local stand-in.
-pub const REAL: [&str; 21] = [
-    "apple",
-    "azure",
-    "bitbucket",
-    "discord",
-    "facebook",
-    "figma",
-    "fly",
-    "github",
-    "gitlab",
-    "google",
-    "kakao",
-    "keycloak",
-    "linkedin_oidc",
-    "notion",
-    "slack_oidc",
-    "snapchat",
-    "spotify",
-    "twitch",
-    "workos",
-    "x",
-    "zoom",
-];
-
 /// A plain OAuth 2 provider read from its user API.
 fn api(authorize: String, token: String, user: String, issuer: String) -> Endpoints {
     Endpoints {
@@ -80,6 +55,8 @@ fn api(authorize: String, token: String, user: String, issuer: String) -> Endpoi
     }
 }
 
+/// The provider's endpoints: None for a provider supagate does not sign in with for real (it keeps
+/// the local stand-in), or for Keycloak without its realm's `url`.
 pub fn endpoints(provider: &str, url: &str) -> Option<Endpoints> {
     let url = url.trim_end_matches('/');
     let host = |default: &str| match url.is_empty() {

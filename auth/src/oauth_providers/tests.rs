@@ -184,7 +184,6 @@ fn endpoints_by_provider_and_url() {
             "{provider} {url}"
         );
         assert_eq!(e.credentials_in_form, provider == "kakao", "{provider}");
-        assert!(REAL.contains(&provider), "{provider}");
     }
     assert_eq!(
         endpoints("github", "https://git.example.com")

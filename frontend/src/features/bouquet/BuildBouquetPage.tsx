@@ -57,6 +57,19 @@ function Fieldset({ legend, error, errorId, children }: { legend: string; error?
   )
 }
 
+/** One choice of a radio group, as a card: its label and an optional note under it. */
+function ChoiceCard({ id, value, label, note }: { id: string; value: string; label: string; note?: string }) {
+  return (
+    <Label htmlFor={id} className="flex cursor-pointer items-center gap-3 rounded-md border p-4 hover:bg-rose-100 has-[[data-state=checked]]:border-primary has-[[data-state=checked]]:bg-rose-100">
+      <RadioGroupItem id={id} value={value} />
+      <span>
+        <span className="block font-bold">{label}</span>
+        {note && <span className="block text-xs font-normal text-muted-foreground">{note}</span>}
+      </span>
+    </Label>
+  )
+}
+
 /** The form's problems at the top, each a link to its field: focused when a submit is refused. */
 function ErrorSummary({ errors, summaryRef }: { errors: FieldErrors<BouquetRequest>; summaryRef: React.Ref<HTMLDivElement> }) {
   const listed = fieldOrder.filter(([name]) => errors[name]?.message)
@@ -170,15 +183,8 @@ export default function BuildBouquetPage() {
                 <RadioGroup value={field.value ?? ''} onValueChange={field.onChange} className="grid-cols-1 sm:grid-cols-3" aria-label="Size" aria-invalid={invalid('size')}>
                   {bouquetSizes.map((s) => {
                     const amount = options.sizePrices?.[s.value]
-                    return (
-                      <Label key={s.value} htmlFor={`size-${s.value}`} className="flex cursor-pointer items-center gap-3 rounded-md border p-4 hover:bg-rose-100 has-[[data-state=checked]]:border-primary has-[[data-state=checked]]:bg-rose-100">
-                        <RadioGroupItem id={`size-${s.value}`} value={s.value} />
-                        <span>
-                          <span className="block font-bold">{s.label}{amount !== undefined && <> · {price(amount)}</>}</span>
-                          <span className="block text-xs font-normal text-muted-foreground">{s.note}</span>
-                        </span>
-                      </Label>
-                    )
+                    const label = amount === undefined ? s.label : `${s.label} · ${price(amount)}`
+                    return <ChoiceCard key={s.value} id={`size-${s.value}`} value={s.value} label={label} note={s.note} />
                   })}
                 </RadioGroup>
               )}
@@ -221,10 +227,7 @@ export default function BuildBouquetPage() {
               render={({ field }) => (
                 <RadioGroup value={field.value ?? ''} onValueChange={field.onChange} className="grid-cols-1 sm:grid-cols-3" aria-label="Design style" aria-invalid={invalid('designStyle')}>
                   {designStyles.map((s) => (
-                    <Label key={s.value} htmlFor={`style-${s.value}`} className="flex cursor-pointer items-center gap-3 rounded-md border p-4 hover:bg-rose-100">
-                      <RadioGroupItem id={`style-${s.value}`} value={s.value} />
-                      {s.label}
-                    </Label>
+                    <ChoiceCard key={s.value} id={`style-${s.value}`} value={s.value} label={s.label} />
                   ))}
                 </RadioGroup>
               )}
@@ -266,13 +269,7 @@ export default function BuildBouquetPage() {
               render={({ field }) => (
                 <RadioGroup value={field.value ?? ''} onValueChange={field.onChange} className="grid-cols-1 sm:grid-cols-2" aria-label="Delivery or pick-up" aria-invalid={invalid('fulfilment')}>
                   {fulfilments.map((f) => (
-                    <Label key={f.value} htmlFor={`fulfilment-${f.value}`} className="flex cursor-pointer items-center gap-3 rounded-md border p-4 hover:bg-rose-100 has-[[data-state=checked]]:border-primary has-[[data-state=checked]]:bg-rose-100">
-                      <RadioGroupItem id={`fulfilment-${f.value}`} value={f.value} />
-                      <span>
-                        <span className="block font-bold">{f.label}</span>
-                        <span className="block text-xs font-normal text-muted-foreground">{f.note}</span>
-                      </span>
-                    </Label>
+                    <ChoiceCard key={f.value} id={`fulfilment-${f.value}`} value={f.value} label={f.label} note={f.note} />
                   ))}
                 </RadioGroup>
               )}

@@ -1,20 +1,12 @@
 import { Link, useParams } from 'react-router-dom'
 import { CheckCircle2, Printer } from 'lucide-react'
 import { Button } from '@/components/ui/button'
+import { DetailRow } from '@/components/ui/detail-row'
 import { PageHero, Section } from '@/site/layout/PageHero'
 import { site } from '@/config/site'
 import { usePageMeta } from '@/lib/usePageMeta'
 import { readConfirmation } from './confirmation'
 import { fulfilmentLabel, longDate, occasionLabel, price, sizeLabel, styleLabel } from './schema'
-
-function Row({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div className="grid gap-1 border-b py-2 last:border-b-0 sm:grid-cols-[11rem_1fr]">
-      <dt className="text-sm font-semibold text-muted-foreground">{label}</dt>
-      <dd className="min-w-0 break-words">{children}</dd>
-    </div>
-  )
-}
 
 /** After a request is sent: its reference, what was asked for, and what happens next. */
 export default function ConfirmationPage() {
@@ -35,22 +27,22 @@ export default function ConfirmationPage() {
             <section aria-labelledby="summary-heading">
               <h2 id="summary-heading" className="font-display text-2xl font-semibold">Your request</h2>
               <dl className="mt-2">
-                <Row label={r.fulfilment === 'pickup' ? 'Pick-up' : 'Delivery'}>{r.wantedOn ? longDate(r.wantedOn) : fulfilmentLabel(r.fulfilment)}</Row>
+                <DetailRow className="border-b py-2 last:border-b-0" label={r.fulfilment === 'pickup' ? 'Pick-up' : 'Delivery'}>{r.wantedOn ? longDate(r.wantedOn) : fulfilmentLabel(r.fulfilment)}</DetailRow>
                 {r.fulfilment === 'delivery' && (
                   <>
-                    <Row label="Recipient">{r.recipientName}{r.recipientPhone ? `, ${r.recipientPhone}` : ''}</Row>
-                    <Row label="Address"><span className="whitespace-pre-wrap">{r.deliveryAddress}</span></Row>
+                    <DetailRow className="border-b py-2 last:border-b-0" label="Recipient">{r.recipientName}{r.recipientPhone ? `, ${r.recipientPhone}` : ''}</DetailRow>
+                    <DetailRow className="border-b py-2 last:border-b-0" label="Address"><span className="whitespace-pre-wrap">{r.deliveryAddress}</span></DetailRow>
                   </>
                 )}
-                <Row label="Card message">{r.cardMessage || 'None'}</Row>
-                <Row label="Size">{sizeLabel(r.size)}{kept?.price !== undefined && ` · from ${price(kept.price)}`}</Row>
-                <Row label="Colors">{r.colors.join(', ')}</Row>
-                <Row label="Design style">{styleLabel(r.designStyle)}</Row>
-                <Row label="Occasion">{occasionLabel(r.occasion)}</Row>
-                <Row label="Named arrangement">{r.namedArrangement ? `The ${r.namedArrangement}` : 'No preference'}</Row>
-                <Row label="Special requests"><span className="whitespace-pre-wrap">{r.specialRequests || 'None'}</span></Row>
-                <Row label="We will call">{r.customerName}, {r.customerPhone}</Row>
-                <Row label="Confirmation sent to">{r.customerEmail}</Row>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Card message">{r.cardMessage || 'None'}</DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Size">{sizeLabel(r.size)}{kept?.price !== undefined && ` · from ${price(kept.price)}`}</DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Colors">{r.colors.join(', ')}</DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Design style">{styleLabel(r.designStyle)}</DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Occasion">{occasionLabel(r.occasion)}</DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Named arrangement">{r.namedArrangement ? `The ${r.namedArrangement}` : 'No preference'}</DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Special requests"><span className="whitespace-pre-wrap">{r.specialRequests || 'None'}</span></DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="We will call">{r.customerName}, {r.customerPhone}</DetailRow>
+                <DetailRow className="border-b py-2 last:border-b-0" label="Confirmation sent to">{r.customerEmail}</DetailRow>
               </dl>
             </section>
           )}

@@ -3,6 +3,7 @@ import { Link, Navigate, useNavigate, useParams } from 'react-router-dom'
 import { useQueryClient } from '@tanstack/react-query'
 import { ArrowLeft, Mail, Phone, Trash2 } from 'lucide-react'
 import { Button } from '@/components/ui/button'
+import { DetailRow } from '@/components/ui/detail-row'
 import { ConfirmDialog } from '@/components/ui/alert-dialog'
 import { toast } from '@/components/ui/use-toast'
 import { useFailureToast } from '@/admin/useFailureToast'
@@ -13,15 +14,6 @@ import { site } from '@/config/site'
 import { describeError } from '@/lib/errors'
 import { deleteRequest, markRead, receivedAgo, requestStatuses, saveNotes, setStatus, useRequest, type RequestRow, type RequestStatus } from './api'
 import { StatusBadge } from './RequestsPage'
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div className="grid gap-1 sm:grid-cols-[12rem_1fr]">
-      <dt className="text-sm font-semibold text-muted-foreground">{label}</dt>
-      <dd className="min-w-0 break-words">{children}</dd>
-    </div>
-  )
-}
 
 /** The shop's own notes on a request, saved when asked. */
 function Notes({ r, onSaved }: { r: RequestRow; onSaved: () => void }) {
@@ -107,22 +99,22 @@ export default function RequestDetailPage() {
       </div>
       <section aria-label="The request" className="rounded-lg border bg-card p-6">
         <dl className="space-y-3">
-          <Field label={fulfilmentLabel(r.fulfilment)}>{r.wanted_on ? longDate(r.wanted_on) : 'No date given'}</Field>
+          <DetailRow label={fulfilmentLabel(r.fulfilment)}>{r.wanted_on ? longDate(r.wanted_on) : 'No date given'}</DetailRow>
           {r.fulfilment === 'delivery' && (
             <>
-              <Field label="Recipient">{r.recipient_name}{r.recipient_phone ? `, ${r.recipient_phone}` : ''}</Field>
-              <Field label="Delivery address"><span className="whitespace-pre-wrap">{r.delivery_address}</span></Field>
+              <DetailRow label="Recipient">{r.recipient_name}{r.recipient_phone ? `, ${r.recipient_phone}` : ''}</DetailRow>
+              <DetailRow label="Delivery address"><span className="whitespace-pre-wrap">{r.delivery_address}</span></DetailRow>
             </>
           )}
-          <Field label="Card message"><span className="whitespace-pre-wrap">{r.card_message ?? 'None'}</span></Field>
-          <Field label="Size">{sizeLabel(r.size)}{r.size_price !== null && ` · ${price(Number(r.size_price))}`}</Field>
-          <Field label="Colors">{r.colors.join(', ')}</Field>
-          <Field label="Design style">{styleLabel(r.design_style)}</Field>
-          <Field label="Occasion">{occasionLabel(r.occasion)}</Field>
-          <Field label="Named arrangement">{r.named_arrangement ? `The ${r.named_arrangement}` : 'No preference'}</Field>
-          <Field label="Special requests"><span className="whitespace-pre-wrap">{r.special_requests ?? 'None'}</span></Field>
-          <Field label="Phone">{r.customer_phone}</Field>
-          <Field label="E-mail">{r.customer_email}</Field>
+          <DetailRow label="Card message"><span className="whitespace-pre-wrap">{r.card_message ?? 'None'}</span></DetailRow>
+          <DetailRow label="Size">{sizeLabel(r.size)}{r.size_price !== null && ` · ${price(Number(r.size_price))}`}</DetailRow>
+          <DetailRow label="Colors">{r.colors.join(', ')}</DetailRow>
+          <DetailRow label="Design style">{styleLabel(r.design_style)}</DetailRow>
+          <DetailRow label="Occasion">{occasionLabel(r.occasion)}</DetailRow>
+          <DetailRow label="Named arrangement">{r.named_arrangement ? `The ${r.named_arrangement}` : 'No preference'}</DetailRow>
+          <DetailRow label="Special requests"><span className="whitespace-pre-wrap">{r.special_requests ?? 'None'}</span></DetailRow>
+          <DetailRow label="Phone">{r.customer_phone}</DetailRow>
+          <DetailRow label="E-mail">{r.customer_email}</DetailRow>
         </dl>
       </section>
       <section aria-labelledby="status-heading" className="space-y-3 rounded-lg border bg-card p-6">
