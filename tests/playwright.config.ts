@@ -48,6 +48,12 @@ export default defineConfig({
       use: { ...devices['Desktop Chrome'], viewport: { width: 375, height: 812 }, isMobile: false, hasTouch: true, launchOptions: chromium },
     },
     {
+      // Starts gateways of its own (a copy of the shop's folder and an empty project).
+      name: 'studio',
+      testMatch: 'studio.spec.ts',
+      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, acceptDownloads: true },
+    },
+    {
       name: 'admin',
       testMatch: 'admin.spec.ts',
       use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_ADMIN_URL },

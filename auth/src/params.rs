@@ -219,6 +219,8 @@ pub struct VerifyLinkQuery {
 pub struct UserListQuery {
     pub page: Option<String>,
     pub per_page: Option<String>,
+    /// Part of an e-mail address or of `full_name` in the user's metadata.
+    pub filter: Option<String>,
 }
 
 /// A JSON body as `T`: an empty body is all defaults; a body that is not JSON, or has a field

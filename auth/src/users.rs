@@ -82,12 +82,28 @@ pub async fn require(c: &impl GenericClient, id: Uuid) -> Result<Value> {
     user_json(c, id).await?.ok_or_else(user_not_found)
 }
 
-/// A page of users (newest first) and the total, in two queries.
-pub async fn list(c: &impl GenericClient, page: i64, per_page: i64) -> Result<(Vec<Value>, i64)> {
+/// A page of users (newest first) and the total, in two queries; `filter` (GoTrue's `?filter=`) keeps those whose e-mail
+/// contains it (LIKE, case as given) or whose `full_name` contains it (ILIKE).
+pub async fn list(
+    c: &impl GenericClient,
+    page: i64,
+    per_page: i64,
+    filter: &str,
+) -> Result<(Vec<Value>, i64)> {
+    // GoTrue's pattern is `%filter%` with the filter's own wildcards left as they are.
+    let pattern = format!("%{filter}%");
+    // The filter and its pattern are parameters `$n` and `$n+1`.
+    let kept = |n: usize| {
+        format!(
+            "deleted_at IS NULL AND (${n} = '' OR email LIKE ${m} \
+             OR raw_user_meta_data->>'full_name' ILIKE ${m})",
+            m = n + 1
+        )
+    };
     let total: i64 = c
         .query_one(
-            "SELECT count(*) FROM auth.users WHERE deleted_at IS NULL",
-            &[],
+            &format!("SELECT count(*) FROM auth.users WHERE {}", kept(1)),
+            &[&filter, &pattern],
         )
         .await?
         .get(0);
@@ -95,10 +111,11 @@ pub async fn list(c: &impl GenericClient, page: i64, per_page: i64) -> Result<(V
         .query_one(
             &format!(
                 "SELECT coalesce(jsonb_agg({USER_OBJECT} ORDER BY u.created_at DESC, u.id), '[]')::text
-                 FROM (SELECT * FROM auth.users WHERE deleted_at IS NULL
-                       ORDER BY created_at DESC, id LIMIT $1 OFFSET $2) u"
+                 FROM (SELECT * FROM auth.users WHERE {kept}
+                       ORDER BY created_at DESC, id LIMIT $1 OFFSET $2) u",
+                kept = kept(3)
             ),
-            &[&per_page, &((page - 1) * per_page)],
+            &[&per_page, &((page - 1) * per_page), &filter, &pattern],
         )
         .await?
         .get(0);

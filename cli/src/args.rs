@@ -222,6 +222,10 @@ pub struct Flags {
     /// config.toml [inbucket] port, 54324).
     #[arg(long, env = "SUPAGATE_MAIL_PORT", global = true)]
     pub mail_port: Option<u16>,
+    /// Port of Studio, the dashboard; 0 picks a free one (default: config.toml [studio] port,
+    /// 54323). It listens on 127.0.0.1 only.
+    #[arg(long, env = "SUPAGATE_STUDIO_PORT", global = true)]
+    pub studio_port: Option<u16>,
     /// Environment of Edge Functions (default: supabase/functions/.env when it exists); names
     /// starting with SUPABASE_ are skipped, as the CLI skips them.
     #[arg(long, env = "SUPAGATE_FUNCTIONS_ENV_FILE", global = true)]

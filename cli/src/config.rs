@@ -185,6 +185,11 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         mail_port: (p.inbucket.enabled && p.auth.email.smtp.is_none())
             .then(|| flags.mail_port.unwrap_or(p.inbucket.port)),
         mail_host: flags.mail_host.unwrap_or_else(|| "127.0.0.1".into()),
+        studio_port: p
+            .studio
+            .enabled
+            .then(|| flags.studio_port.unwrap_or(p.studio.port)),
+        studio_api_url: p.studio.api_url.clone(),
         functions_env_file: flags.env_file.or_else(|| {
             let dotenv = project.supabase_dir.join("functions").join(".env");
             dotenv.is_file().then_some(dotenv)

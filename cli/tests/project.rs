@@ -13,7 +13,16 @@ fn supagate(workdir: &Path, data_dir: &Path, args: &[&str]) -> std::process::Out
         .arg(workdir)
         .arg("--data-dir")
         .arg(data_dir)
-        .args(["--port", "0", "--db-port", "0", "--mail-port", "0"])
+        .args([
+            "--port",
+            "0",
+            "--db-port",
+            "0",
+            "--mail-port",
+            "0",
+            "--studio-port",
+            "0",
+        ])
         .args(args)
         .env_remove("DATABASE_URL")
         .env("RUST_LOG", "warn")
@@ -49,6 +58,7 @@ async fn status_gen_types_and_db_reset_of_a_running_project() {
         "JWT_SECRET",
         "PUBLISHABLE_KEY",
         "SECRET_KEY",
+        "STUDIO_URL",
     ] {
         assert!(status.contains_key(key), "{key}");
     }
@@ -89,6 +99,7 @@ async fn status_gen_types_and_db_reset_of_a_running_project() {
         ("REST", "REST_URL"),
         ("URL", "DB_URL"),
         ("Mailpit", "MAILPIT_URL"),
+        ("Studio", "STUDIO_URL"),
         ("Publishable", "PUBLISHABLE_KEY"),
         ("Secret", "SECRET_KEY"),
     ] {

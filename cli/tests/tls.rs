@@ -135,7 +135,17 @@ fn fails_to_start(workdir: &Path, database_url: &str) -> String {
         .arg(workdir)
         .arg("--data-dir")
         .arg(workdir.join("data"))
-        .args(["--port", "0", "--mail-port", "0", "start", "-o", "json"])
+        .args([
+            "--port",
+            "0",
+            "--mail-port",
+            "0",
+            "--studio-port",
+            "0",
+            "start",
+            "-o",
+            "json",
+        ])
         .env("DATABASE_URL", database_url)
         .env("RUST_LOG", "error")
         .stdin(Stdio::null())

@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod catalog;
 pub mod command;
+pub mod logs;
 pub mod worker;
 
 pub use answer::FunctionsError;

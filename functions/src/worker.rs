@@ -36,6 +36,8 @@ pub struct Functions {
     next: AtomicU64,
     /// Skipped variable names were reported (once per run, as the CLI reports them once).
     warned: AtomicBool,
+    /// What the functions printed lately.
+    logs: Arc<crate::logs::LogBook>,
 }
 
 /// A function's response, and what must live until its body has been read: the process
@@ -122,7 +124,13 @@ impl Functions {
             sockets,
             next: AtomicU64::new(0),
             warned: AtomicBool::new(false),
+            logs: Default::default(),
         }))
+    }
+
+    /// What the functions printed lately.
+    pub fn logs(&self) -> &crate::logs::LogBook {
+        &self.logs
     }
 
     pub fn catalog(&self) -> Arc<Catalog> {
@@ -300,6 +308,8 @@ impl Functions {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| {
+                self.logs
+                    .push(&f.slug, "stderr", &format!("cannot run Deno: {e}"));
                 tracing::error!(
                     target: "functions",
                     function = %f.slug,
@@ -310,10 +320,22 @@ impl Functions {
             })?;
         let limited = Arc::new(AtomicBool::new(false));
         if let Some(out) = child.stdout.take() {
-            pump(f.slug.clone(), out, limited.clone());
+            pump(
+                f.slug.clone(),
+                "stdout",
+                out,
+                limited.clone(),
+                self.logs.clone(),
+            );
         }
         if let Some(err) = child.stderr.take() {
-            pump(f.slug.clone(), err, limited.clone());
+            pump(
+                f.slug.clone(),
+                "stderr",
+                err,
+                limited.clone(),
+                self.logs.clone(),
+            );
         }
         let running = Running {
             process: Arc::new(Process {
@@ -344,10 +366,14 @@ impl Functions {
             let exited = r.process.child.lock().expect("child lock").try_wait();
             if let Ok(Some(status)) = exited {
                 tracing::error!(target: "functions", function = %f.slug, "failed to boot ({status})");
+                self.logs
+                    .push(&f.slug, "stderr", &format!("failed to boot ({status})"));
                 return Err(FunctionsError::BootError);
             }
             if t0.elapsed() > self.settings.boot_timeout {
                 tracing::error!(target: "functions", function = %f.slug, "did not listen within {:?}", self.settings.boot_timeout);
+                self.logs
+                    .push(&f.slug, "stderr", "did not start listening in time");
                 return Err(FunctionsError::BootError);
             }
             tokio::time::sleep(pause).await;
@@ -373,8 +399,10 @@ fn failure(e: SendError, process: &Process) -> FunctionsError {
 /// A function's output, line by line, into supagate's log under the function's name.
 fn pump(
     slug: String,
+    name: &'static str,
     stream: impl tokio::io::AsyncRead + Unpin + Send + 'static,
     oom: Arc<AtomicBool>,
+    logs: Arc<crate::logs::LogBook>,
 ) {
     tokio::spawn(async move {
         let mut lines = BufReader::new(stream).lines();
@@ -385,6 +413,7 @@ fn pump(
             if line.contains("out of memory") || line.contains("heap limit") {
                 oom.store(true, Ordering::Relaxed);
             }
+            logs.push(&slug, name, &line);
             tracing::info!(target: "functions", function = %slug, "{line}");
         }
     });

@@ -265,27 +265,13 @@ async fn check_host(
         .get(actix_web::http::header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or_default();
-    if host_allowed(host, &configured) {
+    if crate::http_util::host_allowed(host, &configured) {
         return Ok(next.call(req).await?.map_into_left_body());
     }
     let refused = HttpResponse::Forbidden()
         .content_type("text/plain; charset=utf-8")
         .body("this Host is not the mail catcher's: use http://127.0.0.1 or http://localhost\n");
     Ok(req.into_response(refused).map_into_right_body())
-}
-
-/// Whether `host` (a Host header, port included) is an address, a loopback name or the
-/// configured name: DNS rebinding needs a name that is none of these.
-fn host_allowed(host: &str, configured: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or_default(),
-        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
-    };
-    let name = name.to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name.parse::<std::net::IpAddr>().is_ok()
-        || (!configured.is_empty() && name == configured.to_ascii_lowercase())
 }
 
 /// Serves the catcher on `host:port`; returns the server and the port it got.
@@ -329,7 +315,7 @@ pub fn bind(
 
 #[cfg(test)]
 mod tests {
-    use super::host_allowed;
+    use crate::http_util::host_allowed;
 
     #[test]
     fn only_loopback_names_and_the_configured_address_pass() {

@@ -54,6 +54,10 @@ pub struct Config {
     pub mail_port: Option<u16>,
     /// The address the mail catcher listens on (127.0.0.1 unless asked).
     pub mail_host: String,
+    /// Studio's port on 127.0.0.1 (None: `[studio] enabled = false`).
+    pub studio_port: Option<u16>,
+    /// The API address Studio's browser calls, when config.toml gives one.
+    pub studio_api_url: Option<String>,
     /// Edge Functions' environment file (`--env-file`, else supabase/functions/.env).
     pub functions_env_file: Option<PathBuf>,
     /// The Deno that runs Edge Functions.

@@ -145,6 +145,20 @@ pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
+/// Whether `host` (a Host header, port included) is an address, a loopback name or the
+/// configured name: DNS rebinding needs a name that is none of these.
+pub(crate) fn host_allowed(host: &str, configured: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+    };
+    let name = name.to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name.parse::<std::net::IpAddr>().is_ok()
+        || (!configured.is_empty() && name == configured.to_ascii_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use actix_web::test::TestRequest;

@@ -36,6 +36,31 @@ impl Inspector {
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<str>> {
         self.tx.subscribe()
     }
+
+    /// The events from now on as `text/event-stream`, one `data:` line each (`lagged` when a
+    /// slow follower missed some).
+    pub fn follow(&self) -> actix_web::HttpResponse {
+        let rx = self.subscribe();
+        let events = futures_util::stream::unfold(rx, |mut rx| async move {
+            use tokio::sync::broadcast::error::RecvError;
+            let chunk = match rx.recv().await {
+                Ok(e) => format!("data: {e}\n\n"),
+                Err(RecvError::Lagged(n)) => {
+                    format!("event: lagged\ndata: {{\"missed\":{n}}}\n\n")
+                }
+                Err(RecvError::Closed) => return None,
+            };
+            Some((Ok::<_, actix_web::Error>(bytes::Bytes::from(chunk)), rx))
+        });
+        // A first comment, so that the follower knows it is connected.
+        let hello = futures_util::stream::once(async {
+            Ok::<_, actix_web::Error>(bytes::Bytes::from_static(b": following\n\n"))
+        });
+        actix_web::HttpResponse::Ok()
+            .content_type("text/event-stream")
+            .insert_header(("cache-control", "no-cache"))
+            .streaming(futures_util::StreamExt::chain(hello, events))
+    }
 }
 
 /// What a handler adds to its request for the inspector (role, claims, SQL, RLS).

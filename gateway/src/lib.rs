@@ -21,4 +21,5 @@ pub mod server;
 mod site;
 pub mod state;
 mod storage_api;
+pub mod studio_api;
 mod workbench_api;

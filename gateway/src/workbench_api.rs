@@ -212,24 +212,7 @@ async fn set_clock(req: HttpRequest, state: State, body: web::Json<Clock>) -> Re
 /// The inspector's events as they happen (`text/event-stream`, one `data:` line each).
 async fn requests(req: HttpRequest, state: Main) -> Result<HttpResponse> {
     allowed(&req, &state)?;
-    let rx = state.inspector.subscribe();
-    let events = futures_util::stream::unfold(rx, |mut rx| async move {
-        use tokio::sync::broadcast::error::RecvError;
-        let chunk = match rx.recv().await {
-            Ok(e) => format!("data: {e}\n\n"),
-            Err(RecvError::Lagged(n)) => format!("event: lagged\ndata: {{\"missed\":{n}}}\n\n"),
-            Err(RecvError::Closed) => return None,
-        };
-        Some((Ok::<_, actix_web::Error>(bytes::Bytes::from(chunk)), rx))
-    });
-    // A first comment, so that the follower knows it is connected.
-    let hello = futures_util::stream::once(async {
-        Ok::<_, actix_web::Error>(bytes::Bytes::from_static(b": following\n\n"))
-    });
-    Ok(HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header(("cache-control", "no-cache"))
-        .streaming(futures_util::StreamExt::chain(hello, events)))
+    Ok(state.inspector.follow())
 }
 
 pub fn routes(c: &mut web::ServiceConfig) {

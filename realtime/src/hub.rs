@@ -138,6 +138,18 @@ impl Channel {
 
 type TopicKey = (String, bool);
 
+/// One topic's channels on this gateway: how many joined, how many track a presence, the roles
+/// they act as and the changes they listen to (`event schema.table`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChannelSummary {
+    pub topic: String,
+    pub private: bool,
+    pub joined: usize,
+    pub presences: usize,
+    pub roles: Vec<String>,
+    pub changes: Vec<String>,
+}
+
 #[derive(Default)]
 pub struct Hub {
     topics: RwLock<HashMap<TopicKey, Vec<Arc<Channel>>>>,
@@ -199,6 +211,48 @@ impl Hub {
             .get(&(sub_topic.to_string(), private))
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// The channels joined on this gateway, by topic (Studio's live view).
+    pub fn channels(&self) -> Vec<ChannelSummary> {
+        let topics = self.topics.read().expect("hub lock");
+        let mut list: Vec<ChannelSummary> = topics
+            .iter()
+            .map(|((topic, private), chans)| ChannelSummary {
+                topic: topic.clone(),
+                private: *private,
+                joined: chans.len(),
+                presences: chans
+                    .iter()
+                    .filter(|c| c.tracked.lock().expect("presence lock").is_some())
+                    .count(),
+                roles: {
+                    let mut r: Vec<String> = chans.iter().map(|c| c.access().role).collect();
+                    r.sort();
+                    r.dedup();
+                    r
+                },
+                changes: {
+                    let mut b: Vec<String> = chans
+                        .iter()
+                        .flat_map(|c| c.bindings.iter())
+                        .map(|b| {
+                            format!(
+                                "{} {}.{}",
+                                b.event,
+                                b.schema,
+                                b.table.as_deref().unwrap_or("*")
+                            )
+                        })
+                        .collect();
+                    b.sort();
+                    b.dedup();
+                    b
+                },
+            })
+            .collect();
+        list.sort_by(|a, b| a.topic.cmp(&b.topic));
+        list
     }
 
     /// Channels with `postgres_changes` bindings.

@@ -175,6 +175,11 @@ impl Realtime {
         self.hub.socket_count()
     }
 
+    /// The channels joined on this gateway (Studio's live view).
+    pub fn channels(&self) -> Vec<hub::ChannelSummary> {
+        self.hub.channels()
+    }
+
     /// Whether the gateway is going away (sockets close with "server restarting").
     pub fn shutting_down(&self) -> watch::Receiver<bool> {
         self.shutdown.subscribe()

@@ -102,7 +102,7 @@ function replica({ name, dir, workdir, port, dbUrl, lbUrl, mailPort, env: extraE
   mkdirSync(dataDir, { recursive: true })
   const args = [
     '--workdir', workdir, '--data-dir', dataDir, '--database-url', dbUrl, '--port', String(port),
-    '--mail-port', String(mailPort), '--site-dir', join(repoRoot, 'frontend/dist'),
+    '--mail-port', String(mailPort), '--studio-port', '0', '--site-dir', join(repoRoot, 'frontend/dist'),
     // HAProxy appends the client address to X-Forwarded-For: rate limits count that entry.
     '--rate-limit-ip-header', 'X-Forwarded-For', '--api-external-url', lbUrl,
     ...(detached ? [] : ['--stop-on-stdin-close']),

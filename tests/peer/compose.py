@@ -161,7 +161,7 @@ class Supagate:
         shared = ["--database-url", database_url] if database_url else []
         self.proc = subprocess.Popen(
             [binary, "--workdir", workdir, "--data-dir", data, "--db-port", "0",
-             "--mail-port", "0", *shared, "--stop-on-stdin-close", "start", "-o", "json"],
+             "--mail-port", "0", "--studio-port", "0", *shared, "--stop-on-stdin-close", "start", "-o", "json"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env, text=True,
         )
         line = self.proc.stdout.readline()

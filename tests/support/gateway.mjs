@@ -51,7 +51,7 @@ export async function startGateway({ args = [], env = {}, site = false, dataDir:
   const siteArgs = site ? ['--site-dir', join(repoRoot, 'frontend/dist')] : []
   const child = spawn(
     binary,
-    ['--workdir', workdir, '--data-dir', dataDir, '--port', String(port), '--db-port', '0', '--mail-port', '0', '--stop-on-stdin-close', ...siteArgs, ...args, 'start', '-o', 'json'],
+    ['--workdir', workdir, '--data-dir', dataDir, '--port', String(port), '--db-port', '0', '--mail-port', '0', '--studio-port', '0', '--stop-on-stdin-close', ...siteArgs, ...args, 'start', '-o', 'json'],
     {
       env: {
         ...process.env,

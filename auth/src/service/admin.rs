@@ -100,8 +100,11 @@ impl Auth {
         };
         let page = i64::from(num(&q.page, 1)?.max(1));
         let per_page = i64::from(num(&q.per_page, 50)?.clamp(1, 1000));
+        let filter = q.filter.as_deref().unwrap_or_default();
         let (list, total) = self
-            .in_tx(never, async |c| users::list(c, page, per_page).await)
+            .in_tx(never, async |c| {
+                users::list(c, page, per_page, filter).await
+            })
             .await?;
         let last = ((total + per_page - 1) / per_page).max(1);
         let mut links = vec![format!(

@@ -271,7 +271,32 @@ async fn serve_api(
         }
         None => None,
     };
-    let values = status::values(cfg, &api, &db.db_url, mail.as_ref().map(|m| m.1.as_str()));
+    // Studio beside the API when serving (not for `exec`); a port in use leaves it out, as the
+    // project is what the developer started.
+    let studio = match (cfg.studio_port, &mode) {
+        (Some(p), Mode::Serve { .. }) => {
+            let catcher = cfg.mail_port.map(|_| mailer.catcher());
+            match gateway::studio_api::bind(state.clone(), catcher, p) {
+                Ok((server, port)) => {
+                    Some((tokio::spawn(server), format!("http://127.0.0.1:{port}")))
+                }
+                Err(e) => {
+                    tracing::warn!("Studio is not served: cannot listen on 127.0.0.1:{p}: {e}");
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let values = status::values(
+        cfg,
+        &api,
+        &db.db_url,
+        status::Tools {
+            mail: mail.as_ref().map(|m| m.1.as_str()),
+            studio: studio.as_ref().map(|s| s.1.as_str()),
+        },
+    );
     status::write_state(&cfg.data_dir, &values)?;
     let output = match &mode {
         Mode::Serve { output } => *output,
@@ -312,8 +337,8 @@ async fn serve_api(
     }
     handle.stop(true).await;
     let _ = running.await;
-    if let Some((catcher, _)) = mail {
-        catcher.abort();
+    for (task, _) in mail.into_iter().chain(studio) {
+        task.abort();
     }
     if let Some(b) = &state.branches {
         b.drop_all().await;

@@ -17,7 +17,14 @@ fn state_file(data: &Path) -> PathBuf {
     data.join("supagate-status.json")
 }
 
-pub fn values(cfg: &Config, api_url: &str, db_url: &str, mail_url: Option<&str>) -> Values {
+/// The URLs of the tools beside the API, when they run.
+#[derive(Default)]
+pub struct Tools<'a> {
+    pub mail: Option<&'a str>,
+    pub studio: Option<&'a str>,
+}
+
+pub fn values(cfg: &Config, api_url: &str, db_url: &str, tools: Tools) -> Values {
     let keys = auth::jwt::JwtKeys::new(cfg.jwt_secret()).api_keys();
     let mut v = Values::new();
     v.insert("API_URL".into(), api_url.to_string());
@@ -29,7 +36,10 @@ pub fn values(cfg: &Config, api_url: &str, db_url: &str, mail_url: Option<&str>)
     v.insert("JWT_SECRET".into(), cfg.jwt_secret().to_string());
     v.insert("ANON_KEY".into(), keys.anon);
     v.insert("SERVICE_ROLE_KEY".into(), keys.service_role);
-    if let Some(m) = mail_url {
+    if let Some(s) = tools.studio {
+        v.insert("STUDIO_URL".into(), s.to_string());
+    }
+    if let Some(m) = tools.mail {
         v.insert("MAILPIT_URL".into(), m.to_string());
         v.insert("INBUCKET_URL".into(), m.to_string());
     }

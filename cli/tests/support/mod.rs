@@ -117,7 +117,7 @@ fn spawn_under(
         .arg(data_dir)
         // Free ports, unless the test names one.
         .args(
-            ["--port", "--db-port", "--mail-port"]
+            ["--port", "--db-port", "--mail-port", "--studio-port"]
                 .into_iter()
                 .filter(|flag| !args.contains(flag))
                 .flat_map(|flag| [flag, "0"]),

@@ -44,9 +44,20 @@ pub struct Config {
     pub storage: Storage,
     pub realtime: Realtime,
     pub inbucket: Inbucket,
+    pub studio: Studio,
     /// `[functions.<slug>]`.
     pub functions: BTreeMap<String, FunctionConfig>,
     pub edge_runtime: EdgeRuntime,
+}
+
+/// `[studio]`: the dashboard on its own port.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Studio {
+    pub enabled: bool,
+    pub port: u16,
+    /// The API address the dashboard's browser calls, when config.toml gives one with a port
+    /// (the template's `http://127.0.0.1` without one means the API's own address).
+    pub api_url: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -133,6 +144,11 @@ impl Default for Config {
                 max_header_length: 4096,
             },
             inbucket: Inbucket::default(),
+            studio: Studio {
+                enabled: true,
+                port: 54323,
+                api_url: None,
+            },
             functions: BTreeMap::new(),
             edge_runtime: EdgeRuntime::default(),
         }
@@ -165,7 +181,10 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
 /// analytics stack, the pooler, settings of the hosted platform).
 const OUT_OF_SCOPE: &[&str] = &[
     "project_id",
-    "studio",
+    // Studio's AI assistant and the CLI's image names.
+    "studio.openai_api_key",
+    "studio.image",
+    "studio.pgmeta_image",
     "analytics",
     "edge_runtime.deno_version",
     "experimental",
@@ -338,6 +357,15 @@ impl Config {
             max_header_length: doc.int(&["realtime", "max_header_length"], 4096, 1024, 1 << 20)?
                 as u64,
         };
+        let studio_api = doc.string(&["studio", "api_url"], "")?;
+        let studio = Studio {
+            enabled: doc.bool(&["studio", "enabled"], true)?,
+            port: port(&mut doc, &["studio", "port"], d.studio.port)?,
+            api_url: studio_api
+                .rsplit_once(':')
+                .is_some_and(|(_, p)| p.trim_end_matches('/').parse::<u16>().is_ok())
+                .then(|| studio_api.trim_end_matches('/').to_string()),
+        };
         let functions = functions::read_functions(&mut doc)?;
         let edge_runtime = functions::read_edge_runtime(&mut doc)?;
         let ignored = doc.ignored();
@@ -350,6 +378,7 @@ impl Config {
                 storage,
                 realtime,
                 inbucket,
+                studio,
                 functions,
                 edge_runtime,
             },

@@ -1,0 +1,66 @@
+import { NavLink, Outlet } from 'react-router-dom'
+import { Database, FileCode2, FolderOpen, KeyRound, Radio, ScrollText, Table2, BookOpen } from 'lucide-react'
+import { Suspense } from 'react'
+import { useSession } from '@/lib/session'
+import { cn } from '@/lib/cn'
+
+const NAV = [
+  { to: '/tables', label: 'Table editor', icon: Table2 },
+  { to: '/sql', label: 'SQL editor', icon: FileCode2 },
+  { to: '/database', label: 'Database', icon: Database },
+  { to: '/auth', label: 'Authentication', icon: KeyRound },
+  { to: '/storage', label: 'Storage', icon: FolderOpen },
+  { to: '/realtime', label: 'Realtime', icon: Radio },
+  { to: '/logs', label: 'Logs', icon: ScrollText },
+  { to: '/api-docs', label: 'API docs', icon: BookOpen },
+]
+
+export function Layout() {
+  const { session } = useSession()
+  return (
+    <div className="flex h-full">
+      <nav aria-label="Studio" className="flex w-52 shrink-0 flex-col border-r border-border bg-slate-900 text-slate-200">
+        <div className="px-4 py-4">
+          <p className="text-xs uppercase tracking-wider text-emerald-400">supagate Studio</p>
+          <p className="mt-1 truncate font-semibold text-white" title={session.project}>
+            {session.project}
+          </p>
+        </div>
+        <ul className="flex flex-col gap-0.5 px-2">
+          {NAV.map(({ to, label, icon: Icon }) => (
+            <li key={to}>
+              <NavLink
+                to={to}
+                className={({ isActive }) =>
+                  cn('flex items-center gap-2 rounded-md px-2.5 py-2 hover:bg-slate-800', isActive && 'bg-slate-800 text-white')
+                }
+              >
+                <Icon className="size-4" aria-hidden />
+                {label}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+        <p className="mt-auto break-all px-4 py-3 text-xs text-slate-400">
+          API {session.api_url}
+          <br />v{session.version}
+        </p>
+      </nav>
+      <main className="min-w-0 flex-1 overflow-auto">
+        <Suspense fallback={<p className="p-6 text-muted-foreground">Loading…</p>}>
+          <Outlet />
+        </Suspense>
+      </main>
+    </div>
+  )
+}
+
+/** A page's title row with its actions. */
+export function PageHeader({ title, children }: { title: string; children?: React.ReactNode }) {
+  return (
+    <header className="flex flex-wrap items-center gap-3 border-b border-border bg-panel px-5 py-3">
+      <h1 className="mr-auto text-base font-semibold">{title}</h1>
+      {children}
+    </header>
+  )
+}

@@ -1,0 +1,84 @@
+import { useQuery } from '@tanstack/react-query'
+import { Link, useNavigate, useParams } from 'react-router-dom'
+import { Lock, LockOpen } from 'lucide-react'
+import { api } from '@/lib/api'
+import { cn } from '@/lib/cn'
+import { Select } from '@/components/ui/input'
+import { ErrorNote } from '@/components/ErrorNote'
+import { TableView } from './TableView'
+import type { TableSummary } from './types'
+
+interface SchemaRow {
+  name: string
+  tables: number
+}
+
+export default function TablesPage() {
+  const { schema = 'public', table } = useParams()
+  const navigate = useNavigate()
+  const schemas = useQuery({ queryKey: ['schemas'], queryFn: () => api<SchemaRow[]>('/database/schemas') })
+  const tables = useQuery({
+    queryKey: ['tables', schema],
+    queryFn: () => api<TableSummary[]>(`/tables?schema=${encodeURIComponent(schema)}`),
+  })
+  return (
+    <div className="flex h-full">
+      <aside className="flex w-64 shrink-0 flex-col border-r border-border bg-panel">
+        <div className="border-b border-border p-3">
+          <label className="flex flex-col gap-1 text-xs font-medium text-muted-foreground">
+            Schema
+            <Select value={schema} onChange={(e) => navigate(`/tables/${encodeURIComponent(e.target.value)}`)}>
+              {(schemas.data ?? [{ name: schema, tables: 0 }]).map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name}
+                </option>
+              ))}
+            </Select>
+          </label>
+        </div>
+        <nav aria-label="Tables" className="flex-1 overflow-auto p-2">
+          {tables.error ? <ErrorNote error={tables.error} /> : null}
+          {tables.data?.length === 0 ? <p className="p-2 text-muted-foreground">No tables in {schema}.</p> : null}
+          <ul>
+            {tables.data?.map((t) => (
+              <li key={t.name}>
+                <Link
+                  to={`/tables/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}`}
+                  aria-current={t.name === table ? 'page' : undefined}
+                  className={cn(
+                    'flex items-center gap-2 rounded px-2 py-1.5 hover:bg-muted',
+                    t.name === table && 'bg-emerald-50 font-medium text-emerald-900',
+                  )}
+                >
+                  {t.kind === 'table' || t.kind === 'partitioned table' ? (
+                    t.rls_enabled ? (
+                      <Lock className="size-3.5 text-emerald-700" aria-label="RLS on" />
+                    ) : (
+                      <LockOpen className="size-3.5 text-amber-600" aria-label="RLS off" />
+                    )
+                  ) : (
+                    <span className="w-3.5 text-[10px] text-muted-foreground" aria-label={t.kind}>
+                      {t.kind === 'view' ? 'V' : t.kind === 'materialized view' ? 'MV' : 'F'}
+                    </span>
+                  )}
+                  <span className="min-w-0 flex-1 truncate">{t.name}</span>
+                  <span className="text-xs text-muted-foreground" title={t.exact ? 'rows' : 'rows (estimate)'}>
+                    {t.exact ? '' : '≈'}
+                    {t.rows.toLocaleString('en-US')}
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </aside>
+      <section className="min-w-0 flex-1">
+        {table ? (
+          <TableView key={`${schema}.${table}`} schema={schema} table={table} />
+        ) : (
+          <p className="p-6 text-muted-foreground">Choose a table to browse its rows.</p>
+        )}
+      </section>
+    </div>
+  )
+}

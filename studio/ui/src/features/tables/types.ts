@@ -1,0 +1,69 @@
+export interface TableSummary {
+  schema: string
+  name: string
+  kind: string
+  rls_enabled: boolean
+  rls_forced: boolean
+  rows: number
+  exact: boolean
+  policies: number
+  comment: string | null
+}
+
+export interface Column {
+  name: string
+  data_type: string
+  nullable: boolean
+  default: string | null
+  primary_key: boolean
+  generated: boolean
+}
+
+export interface Relation {
+  name: string
+  columns: string[]
+  schema: string
+  table: string
+  foreign_columns: string[]
+  outgoing: boolean
+}
+
+export interface Policy {
+  name: string
+  command: string
+  permissive: boolean
+  roles: string[]
+  using: string | null
+  check: string | null
+}
+
+export interface TableInfo {
+  schema: string
+  name: string
+  kind: string
+  columns: Column[]
+  rls_enabled: boolean
+  rls_forced: boolean
+  relations: Relation[]
+  policies: Policy[]
+}
+
+export type Row = Record<string, unknown>
+
+export interface RowPage {
+  rows: Row[]
+  count: number
+  exact: boolean
+}
+
+export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'is', 'in'] as const
+
+/** The path of a table's API routes. */
+export function tablePath(schema: string, name: string) {
+  return `${encodeURIComponent(schema)}/${encodeURIComponent(name)}`
+}
+
+/** The row's primary key, as the API finds it by. */
+export function keyOf(row: Row, columns: Column[]): Row {
+  return Object.fromEntries(columns.filter((c) => c.primary_key).map((c) => [c.name, row[c.name]]))
+}
