@@ -1,15 +1,16 @@
-//! The table editor's reads and writes as SQL with bound parameters: PostgREST's filter
-//! operators (`col=eq.5`, `not.`, `in.(…)`, `is.null`, `like.*x*`), `order=col.desc.nullslast`,
-//! `limit`/`offset` paging, and single-row inserts, updates and deletes by primary key. Every
+//! The table editor's reads and writes as SQL with bound parameters: PostgREST's filters and
+//! order as query-engine parses them ([`RowQuery`]) on one table, `limit`/`offset` paging, and
+//! single-row inserts, updates and deletes by primary key. Every
 //! value is bound as text and cast to its column's type, so PostgreSQL parses it as it would
 //! any literal of that type.
 
 mod query;
 
-pub use query::{DEFAULT_LIMIT, Filter, MAX_LIMIT, Op, Order, RowQuery, list_items};
+pub use query::{DEFAULT_LIMIT, MAX_LIMIT, RowQuery};
 
 use crate::StudioError;
 use crate::ident::{qualified, quote};
+use query_engine::ast::{CmpOp, Direction, Field, Filter, IsValue, Nulls, Operation, OrderTerm};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -87,6 +88,22 @@ fn bind(params: &mut Vec<Param>, value: Option<String>, data_type: &str) -> Stri
     format!("(${}::text)::{data_type}", params.len())
 }
 
+/// The column a filter or an order names: a whole column (Studio does not reach into JSON).
+fn column_of<'a>(shape: &'a Shape, field: &Field) -> Result<&'a Column, StudioError> {
+    if !field.json_path.is_empty() {
+        return Err(StudioError::Invalid(format!(
+            "filters and orders here name whole columns ({}), not paths into JSON",
+            field.name
+        )));
+    }
+    shape.column(&field.name)
+}
+
+/// A LIKE pattern as PostgREST reads it: `*` is `%`.
+fn pattern(v: &str) -> String {
+    v.replace('*', "%")
+}
+
 fn where_clause(
     shape: &Shape,
     filters: &[Filter],
@@ -94,32 +111,86 @@ fn where_clause(
 ) -> Result<String, StudioError> {
     let mut terms = vec![];
     for f in filters {
-        let col = shape.column(&f.column)?;
+        let col = column_of(shape, &f.field)?;
         let c = format!("t.{}", quote(&col.name));
-        let term = match f.op {
-            Op::Is => format!("{c} IS {}", f.value.to_ascii_uppercase()),
-            Op::Like | Op::Ilike => {
-                params.push(Param::Text(Some(f.value.replace('*', "%"))));
-                let op = if f.op == Op::Like { "LIKE" } else { "ILIKE" };
-                format!("{c}::text {op} ${}", params.len())
+        let ty = &col.data_type;
+        let term = match &f.op {
+            Operation::Is(v) => format!(
+                "{c} IS {}",
+                match v {
+                    IsValue::Null => "NULL",
+                    IsValue::NotNull => "NOT NULL",
+                    IsValue::True => "TRUE",
+                    IsValue::False => "FALSE",
+                    IsValue::Unknown => "UNKNOWN",
+                }
+            ),
+            Operation::Compare(op @ (CmpOp::Like | CmpOp::Ilike), v) => {
+                params.push(Param::Text(Some(pattern(v))));
+                format!("{c}::text {} ${}", op.sql(), params.len())
             }
-            Op::In => {
-                params.push(Param::List(list_items(&f.value)));
-                format!(
-                    "{c} = ANY((${}::text[])::{}[])",
-                    params.len(),
-                    col.data_type
-                )
+            Operation::Compare(op @ (CmpOp::Match | CmpOp::Imatch), v) => {
+                params.push(Param::Text(Some(v.clone())));
+                format!("{c}::text {} ${}", op.sql(), params.len())
             }
-            op => {
-                let cmp = op.comparison().expect("a comparison");
-                format!(
-                    "{c} {cmp} {}",
-                    bind(params, Some(f.value.clone()), &col.data_type)
-                )
+            Operation::Compare(op, v) => {
+                format!("{c} {} {}", op.sql(), bind(params, Some(v.clone()), ty))
+            }
+            Operation::Quantified(op, q, list) => {
+                let quantifier = match q {
+                    query_engine::ast::Quantifier::Any => "ANY",
+                    query_engine::ast::Quantifier::All => "ALL",
+                };
+                if matches!(
+                    op,
+                    CmpOp::Like | CmpOp::Ilike | CmpOp::Match | CmpOp::Imatch
+                ) {
+                    let list = list.iter().map(|v| pattern(v)).collect();
+                    params.push(Param::List(list));
+                    format!(
+                        "{c}::text {} {quantifier}(${}::text[])",
+                        op.sql(),
+                        params.len()
+                    )
+                } else {
+                    params.push(Param::List(list.clone()));
+                    format!(
+                        "{c} {} {quantifier}((${}::text[])::{ty}[])",
+                        op.sql(),
+                        params.len()
+                    )
+                }
+            }
+            Operation::IsDistinct(v) => {
+                format!("{c} IS DISTINCT FROM {}", bind(params, Some(v.clone()), ty))
+            }
+            Operation::In(list) => {
+                params.push(Param::List(list.clone()));
+                format!("{c} = ANY((${}::text[])::{ty}[])", params.len())
+            }
+            Operation::Set(op, v) => {
+                format!("{c} {} {}", op.sql(), bind(params, Some(v.clone()), ty))
+            }
+            Operation::Fts {
+                kind,
+                language,
+                query,
+            } => {
+                let lang = language.as_ref().map(|l| {
+                    params.push(Param::Text(Some(l.clone())));
+                    format!("${}::regconfig, ", params.len())
+                });
+                let lang = lang.unwrap_or_default();
+                let doc = if ty == "tsvector" {
+                    c.clone()
+                } else {
+                    format!("to_tsvector({lang}{c}::text)")
+                };
+                params.push(Param::Text(Some(query.clone())));
+                format!("{doc} @@ {}({lang}${})", kind.function(), params.len())
             }
         };
-        terms.push(if f.negated {
+        terms.push(if f.negate {
             format!("NOT ({term})")
         } else {
             term
@@ -132,24 +203,24 @@ fn where_clause(
     })
 }
 
-fn order_clause(shape: &Shape, order: &[Order]) -> Result<String, StudioError> {
+fn order_clause(shape: &Shape, order: &[OrderTerm]) -> Result<String, StudioError> {
     let mut terms = vec![];
     for o in order {
-        let col = shape.column(&o.column)?;
+        let col = column_of(shape, &o.field)?;
         let mut t = format!("t.{}", quote(&col.name));
-        if o.descending {
+        if o.direction == Some(Direction::Desc) {
             t.push_str(" DESC");
         }
-        match o.nulls_first {
-            Some(true) => t.push_str(" NULLS FIRST"),
-            Some(false) => t.push_str(" NULLS LAST"),
+        match o.nulls {
+            Some(Nulls::First) => t.push_str(" NULLS FIRST"),
+            Some(Nulls::Last) => t.push_str(" NULLS LAST"),
             None => {}
         }
         terms.push(t);
     }
     // Stable pages: the primary key breaks ties (and orders when nothing else does).
     for k in shape.primary_key() {
-        if !order.iter().any(|o| o.column == k.name) {
+        if !order.iter().any(|o| o.field.name == k.name) {
             terms.push(format!("t.{}", quote(&k.name)));
         }
     }

@@ -112,7 +112,7 @@ export function DataGrid({ info }: { info: TableInfo }) {
               ))}
             </Select>
             <Select aria-label="Filter operator" value={f.op} onChange={(e) => setDrafts(drafts.map((d, j) => (j === i ? { ...d, op: e.target.value } : d)))}>
-              {[...OPERATORS, ...OPERATORS.map((o) => `not.${o}`)].map((o) => (
+              {[...new Set([...OPERATORS, ...OPERATORS.map((o) => `not.${o}`), f.op])].map((o) => (
                 <option key={o}>{o}</option>
               ))}
             </Select>
