@@ -1,6 +1,6 @@
-import { createContext, useContext, useMemo, type ReactNode } from 'react'
-import { useQuery } from '@tanstack/react-query'
-import { createClient, type SupabaseClient } from '@supabase/supabase-js'
+import { createContext, useContext, type ReactNode } from 'react'
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
+import type { SupabaseClient } from '@supabase/supabase-js'
 import { api, errorText } from './api'
 
 /** What Studio is signed in with (from loopback: the service role, as the CLI's Studio). */
@@ -17,26 +17,13 @@ export interface Session {
 
 interface Ctx {
   session: Session
-  /** supabase-js as the service role, on the project's API. */
-  supabase: SupabaseClient
 }
 
 const SessionContext = createContext<Ctx | null>(null)
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const q = useQuery({ queryKey: ['session'], queryFn: () => api<Session>('/session'), staleTime: Infinity })
-  const value = useMemo(
-    () =>
-      q.data
-        ? {
-            session: q.data,
-            supabase: createClient(q.data.api_url, q.data.service_key, {
-              auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
-            }),
-          }
-        : null,
-    [q.data],
-  )
+  const value = q.data ? { session: q.data } : null
   if (q.error)
     return (
       <main className="p-8">
@@ -52,4 +39,23 @@ export function useSession(): Ctx {
   const c = useContext(SessionContext)
   if (!c) throw new Error('useSession outside SessionProvider')
   return c
+}
+
+/**
+ * supabase-js as the service role, on the project's API. Its code is fetched the first time a
+ * page needs it (users, storage, realtime): the table editor and the SQL editor do without.
+ */
+export function useSupabase(): SupabaseClient {
+  const { session } = useSession()
+  return useSuspenseQuery({
+    queryKey: ['supabase-js', session.api_url],
+    staleTime: Infinity,
+    gcTime: Infinity,
+    queryFn: async () => {
+      const { createClient } = await import('@supabase/supabase-js')
+      return createClient(session.api_url, session.service_key, {
+        auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+      })
+    },
+  }).data
 }

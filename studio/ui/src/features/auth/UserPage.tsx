@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams } from 'react-router-dom'
 import { api } from '@/lib/api'
-import { useSession } from '@/lib/session'
+import { useSupabase } from '@/lib/session'
 import { Button } from '@/components/ui/button'
 import { Dialog } from '@/components/ui/dialog'
 import { ErrorNote } from '@/components/ErrorNote'
@@ -22,7 +22,7 @@ interface SessionRow {
 
 export default function UserPage() {
   const { id = '' } = useParams()
-  const { supabase } = useSession()
+  const supabase = useSupabase()
   const qc = useQueryClient()
   const navigate = useNavigate()
   const [note, setNote] = useState('')

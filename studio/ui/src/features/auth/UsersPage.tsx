@@ -2,8 +2,7 @@ import { useState } from 'react'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'react-router-dom'
 import { Plus, Send } from 'lucide-react'
-import type { User } from '@supabase/supabase-js'
-import { useSession } from '@/lib/session'
+import { useSession, useSupabase } from '@/lib/session'
 import { Button } from '@/components/ui/button'
 import { Field, Input } from '@/components/ui/input'
 import { Badge } from '@/components/ui/badge'
@@ -11,6 +10,7 @@ import { Dialog } from '@/components/ui/dialog'
 import { ErrorNote } from '@/components/ErrorNote'
 import { PageHeader } from '@/components/Layout'
 import { AuthNav } from './AuthNav'
+import { listUsers } from './users'
 
 const PER_PAGE = 50
 
@@ -19,23 +19,17 @@ function when(v?: string | null) {
 }
 
 export default function UsersPage() {
-  const { session, supabase } = useSession()
+  const { session } = useSession()
+  const supabase = useSupabase()
   const qc = useQueryClient()
   const [search, setSearch] = useState('')
   const [page, setPage] = useState(1)
   const [dialog, setDialog] = useState<'create' | 'invite' | null>(null)
   const [form, setForm] = useState({ email: '', password: '', confirm: true })
-  // GoTrue's admin list with its `filter` (supabase-js does not pass one).
   const users = useQuery({
     queryKey: ['users', search, page],
     placeholderData: keepPreviousData,
-    queryFn: async () => {
-      const url = `${session.api_url}/auth/v1/admin/users?${new URLSearchParams({ page: String(page), per_page: String(PER_PAGE), filter: search })}`
-      const res = await fetch(url, { headers: { apikey: session.service_key, Authorization: `Bearer ${session.service_key}` } })
-      const body = await res.json()
-      if (!res.ok) throw new Error(body.msg ?? body.message ?? `Auth answered ${res.status}`)
-      return { users: body.users as User[], total: Number(res.headers.get('x-total-count') ?? body.users.length) }
-    },
+    queryFn: () => listUsers(session, page, PER_PAGE, search),
   })
   const create = useMutation({
     mutationFn: async () => {

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import type { RealtimeChannel } from '@supabase/supabase-js'
 import { api } from '@/lib/api'
-import { useSession } from '@/lib/session'
+import { useSession, useSupabase } from '@/lib/session'
 import { Button } from '@/components/ui/button'
 import { Field, Input } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
@@ -27,7 +27,8 @@ interface Event {
 const KEPT = 200
 
 export default function RealtimePage() {
-  const { session, supabase } = useSession()
+  const { session } = useSession()
+  const supabase = useSupabase()
   const channels = useQuery({ queryKey: ['channels'], queryFn: () => api<Channel[]>('/realtime/channels'), refetchInterval: 2000, enabled: session.realtime })
   const [topic, setTopic] = useState('room-1')
   const [table, setTable] = useState('')

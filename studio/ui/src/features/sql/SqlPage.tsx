@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Play, Save, Trash2 } from 'lucide-react'
 import { api } from '@/lib/api'
 import { useSession } from '@/lib/session'
+import { listUsers } from '@/features/auth/users'
 import { Button } from '@/components/ui/button'
 import { Field, Input, Select } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
@@ -45,7 +46,7 @@ function history(): string[] {
 const ROLES = ['postgres', 'anon', 'authenticated', 'service_role']
 
 export default function SqlPage() {
-  const { supabase } = useSession()
+  const { session } = useSession()
   const qc = useQueryClient()
   const [sql, setSql] = useState('select now();')
   const [role, setRole] = useState('postgres')
@@ -55,11 +56,7 @@ export default function SqlPage() {
   const users = useQuery({
     queryKey: ['sql-users'],
     enabled: role === 'authenticated',
-    queryFn: async () => {
-      const { data, error } = await supabase.auth.admin.listUsers({ perPage: 200 })
-      if (error) throw error
-      return data.users
-    },
+    queryFn: async () => (await listUsers(session, 1, 200)).users,
   })
   const snippets = useQuery({ queryKey: ['snippets'], queryFn: () => api<Snippet[]>('/snippets') })
   const run = useMutation({

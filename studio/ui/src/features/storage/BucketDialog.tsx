@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
 import { useMutation } from '@tanstack/react-query'
 import type { Bucket } from './types'
-import { useSession } from '@/lib/session'
+import { useSupabase } from '@/lib/session'
 import { Button } from '@/components/ui/button'
 import { Field, Input } from '@/components/ui/input'
 import { Dialog } from '@/components/ui/dialog'
@@ -10,7 +10,7 @@ import { unwrap } from './StoragePage'
 
 /** A new bucket (`bucket` 'new') or one's settings: public, size limit, allowed types. */
 export function BucketDialog({ bucket, onClose, onSaved }: { bucket: Bucket | 'new' | null; onClose: () => void; onSaved: (id: string) => void }) {
-  const { supabase } = useSession()
+  const supabase = useSupabase()
   const isNew = bucket === 'new'
   const [form, setForm] = useState({ name: '', public: false, limit: '', types: '' })
   useEffect(() => {

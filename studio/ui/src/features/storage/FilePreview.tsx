@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import type { FileObject } from './types'
-import { useSession } from '@/lib/session'
+import { useSupabase } from '@/lib/session'
 import { Button } from '@/components/ui/button'
 import { Field, Select } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
@@ -9,7 +9,7 @@ import { unwrap } from './StoragePage'
 
 /** A file's details, a preview of images, and a signed URL to share. */
 export function FilePreview({ bucket, path, file }: { bucket: string; path: string; file: FileObject }) {
-  const { supabase } = useSession()
+  const supabase = useSupabase()
   const [expires, setExpires] = useState(3600)
   const signed = useQuery({
     queryKey: ['signed', bucket, path, expires],

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router-dom'
 import { File, Folder, FolderPlus, Plus, Trash2, Upload } from 'lucide-react'
 import type { Bucket, FileObject } from './types'
-import { useSession } from '@/lib/session'
+import { useSupabase } from '@/lib/session'
 import { cn } from '@/lib/cn'
 import { Button } from '@/components/ui/button'
 import { Badge } from '@/components/ui/badge'
@@ -22,7 +22,7 @@ export async function unwrap<T>(p: PromiseLike<{ data: T; error: unknown }>): Pr
 export default function StoragePage() {
   const { bucket, '*': rest = '' } = useParams()
   const prefix = rest ? (rest.endsWith('/') ? rest : `${rest}/`) : ''
-  const { supabase } = useSession()
+  const supabase = useSupabase()
   const qc = useQueryClient()
   const navigate = useNavigate()
   const upload = useRef<HTMLInputElement>(null)
