@@ -19,6 +19,8 @@ type Result<T> = std::result::Result<T, StudioError>;
 
 /// Tables smaller than this (by the planner's estimate) are counted exactly in lists.
 const EXACT_COUNT_BELOW: i64 = 100_000;
+/// Rows of a CSV export sent in one chunk.
+const CSV_CHUNK_ROWS: usize = 512;
 /// Tables counted exactly in one list at most.
 const EXACT_COUNTS: usize = 200;
 
@@ -186,11 +188,16 @@ impl Studio {
             .await?;
         let width = shape.columns.len();
         // The stream owns the connection: it lives while the rows are read.
-        let body = rows.map(move |row| {
+        // Rows go out in chunks of up to CSV_CHUNK_ROWS (one write per chunk, not per row).
+        let body = rows.chunks(CSV_CHUNK_ROWS).map(move |batch| {
             let _connection = &c;
-            let row = row?;
-            let fields: Vec<Option<String>> = (0..width).map(|i| row.get(i)).collect();
-            Ok(Bytes::from(grid::csv_record(&fields)))
+            let mut out = String::new();
+            for row in batch {
+                let row = row?;
+                let fields: Vec<Option<String>> = (0..width).map(|i| row.get(i)).collect();
+                out.push_str(&grid::csv_record(&fields));
+            }
+            Ok(Bytes::from(out))
         });
         Ok(futures_util::stream::once(async move { Ok(Bytes::from(header)) }).chain(body))
     }
