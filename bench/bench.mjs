@@ -333,6 +333,9 @@ ${t(results.rest, [['', (r) => r.scenario], ['request', (r) => r.name], ['conns'
 
 Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${results.pgbench_select_only[8]} tps at 8 connections, ${results.pgbench_select_only[32]} at 32.
 
+## Instructions per request
+
+${existsSync(join(out, 'instructions-table.md')) ? readFileSync(join(out, 'instructions-table.md'), 'utf8') : '(bench/instructions.mjs did not run)\n'}
 ## Auth
 
 | measure | value |

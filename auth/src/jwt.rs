@@ -9,6 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 
 /// The Supabase CLI's well-known local development secret.
 pub const DEMO_JWT_SECRET: &str = "super-secret-jwt-token-with-at-least-32-characters-long";
@@ -49,7 +50,15 @@ pub struct JwtKeys {
     keys: Vec<SigningKey>,
     /// Index in `keys` of the key access tokens are signed with (None: HS256 with the secret).
     signer: Option<usize>,
+    /// Claims of tokens whose signature was verified lately (the same API key or access token
+    /// comes with request after request): their time claims are still checked on every use.
+    verified: Arc<Mutex<lru::LruCache<String, Arc<Value>>>>,
 }
+
+/// Tokens whose verified claims are kept.
+const VERIFIED_KEPT: usize = 1024;
+/// Longest token kept (longer ones are verified every time).
+const VERIFIED_TOKEN_BYTES: usize = 4096;
 
 /// One key of the signing-keys file.
 #[derive(Clone)]
@@ -106,6 +115,9 @@ impl JwtKeys {
             validation,
             keys: Vec::new(),
             signer: None,
+            verified: Arc::new(Mutex::new(lru::LruCache::new(
+                std::num::NonZeroUsize::new(VERIFIED_KEPT).expect("not zero"),
+            ))),
         }
     }
 
@@ -178,6 +190,31 @@ impl JwtKeys {
     /// Verifies signature (by the secret, or the signing key the header names) and time claims;
     /// returns the claims object.
     pub fn verify(&self, token: &str) -> Result<Value, JwtError> {
+        let kept = self
+            .verified
+            .lock()
+            .expect("token cache")
+            .get(token)
+            .cloned();
+        let claims = match kept {
+            Some(c) => c,
+            None => {
+                let c = Arc::new(self.verify_signature(token)?);
+                if token.len() <= VERIFIED_TOKEN_BYTES {
+                    self.verified
+                        .lock()
+                        .expect("token cache")
+                        .put(token.to_string(), c.clone());
+                }
+                c
+            }
+        };
+        check_times(&claims)?;
+        Ok(Arc::unwrap_or_clone(claims))
+    }
+
+    /// The claims object of a token whose signature holds (times not checked).
+    fn verify_signature(&self, token: &str) -> Result<Value, JwtError> {
         let parts = token.split('.').count();
         if parts != 3 {
             return Err(JwtError::Parts(parts));
@@ -225,25 +262,30 @@ impl JwtKeys {
         if !claims.is_object() {
             return Err(JwtError::NotAnObject);
         }
-        let now = now();
-        let time = |name: &str| claims.get(name).map(|v| v.as_f64().map(|t| t as i64));
-        match time("exp") {
-            Some(Some(exp)) if exp < now - LEEWAY_SECS => return Err(JwtError::Expired),
-            Some(None) => return Err(JwtError::Signature),
-            _ => {}
-        }
-        match time("nbf") {
-            Some(Some(nbf)) if nbf > now + LEEWAY_SECS => return Err(JwtError::NotYetValid),
-            Some(None) => return Err(JwtError::Signature),
-            _ => {}
-        }
-        if let Some(iat) = claims.get("iat").and_then(Value::as_i64)
-            && iat > now + LEEWAY_SECS
-        {
-            return Err(JwtError::IssuedInFuture);
-        }
         Ok(claims)
     }
+}
+
+/// `exp`, `nbf` and `iat` against [`now`] (with the leeway).
+fn check_times(claims: &Value) -> Result<(), JwtError> {
+    let now = now();
+    let time = |name: &str| claims.get(name).map(|v| v.as_f64().map(|t| t as i64));
+    match time("exp") {
+        Some(Some(exp)) if exp < now - LEEWAY_SECS => return Err(JwtError::Expired),
+        Some(None) => return Err(JwtError::Signature),
+        _ => {}
+    }
+    match time("nbf") {
+        Some(Some(nbf)) if nbf > now + LEEWAY_SECS => return Err(JwtError::NotYetValid),
+        Some(None) => return Err(JwtError::Signature),
+        _ => {}
+    }
+    if let Some(iat) = claims.get("iat").and_then(Value::as_i64)
+        && iat > now + LEEWAY_SECS
+    {
+        return Err(JwtError::IssuedInFuture);
+    }
+    Ok(())
 }
 
 fn b64(jwk: &Value, field: &str) -> Result<Vec<u8>, String> {
@@ -387,6 +429,25 @@ mod tests {
         assert_eq!(k.verify(&future), Err(JwtError::NotYetValid));
         let iat = k.sign(&json!({"role":"authenticated","iat": now + 120}));
         assert_eq!(k.verify(&iat), Err(JwtError::IssuedInFuture));
+    }
+
+    #[test]
+    fn kept_tokens_are_still_checked_for_time_and_exactness() {
+        let k = JwtKeys::new(DEMO_JWT_SECRET);
+        let now = chrono::Utc::now().timestamp();
+        // Valid for about one more second (the leeway is 30 s).
+        let token = k.sign(&json!({"role":"authenticated","exp": now - LEEWAY_SECS}));
+        assert!(k.verify(&token).is_ok());
+        assert!(
+            k.clone().verify(&token).is_ok(),
+            "kept, and shared by clones"
+        );
+        let mut bad = token.clone();
+        bad.pop();
+        bad.push(if token.ends_with('A') { 'B' } else { 'A' });
+        assert_eq!(k.verify(&bad), Err(JwtError::Signature));
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        assert_eq!(k.verify(&token), Err(JwtError::Expired));
     }
 
     /// A throwaway RSA key (generated for this test only).

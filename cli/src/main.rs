@@ -16,6 +16,11 @@ use args::{
 use clap::Parser;
 use std::process::ExitCode;
 
+/// mimalloc instead of glibc's malloc: a request allocates and frees a few hundred small blocks,
+/// and glibc's free alone was 8 % of the gateway's instructions per request (docs/BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A port nothing listens on now (the embedded cluster's TCP port for `exec --fresh`).
 fn free_port() -> Result<u16, String> {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -32,17 +32,31 @@ pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
 /// with `x-real-ip` set to the client address the gateway determined (as Supabase's API gateway
 /// sets it), whatever the client sent under that name: SQL may count requests by it.
 pub fn headers_json(req: &HttpRequest, client: &str) -> String {
-    let mut map = serde_json::Map::new();
-    for (k, v) in req.headers() {
-        if let Ok(v) = v.to_str() {
-            map.insert(
-                k.as_str().to_ascii_lowercase(),
-                serde_json::Value::String(v.to_string()),
-            );
+    // Written straight into the text (no map built first): header names are lower-case
+    // already, each name once with its last value, as a map keeps it.
+    let mut out = String::with_capacity(512);
+    out.push('{');
+    let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
+    for name in req.headers().keys() {
+        if name == "x-real-ip" {
+            continue;
+        }
+        if let Some(v) = req
+            .headers()
+            .get_all(name)
+            .last()
+            .and_then(|v| v.to_str().ok())
+        {
+            out.push_str(&text(name.as_str()));
+            out.push(':');
+            out.push_str(&text(v));
+            out.push(',');
         }
     }
-    map.insert("x-real-ip".into(), serde_json::Value::String(client.into()));
-    serde_json::Value::Object(map).to_string()
+    out.push_str("\"x-real-ip\":");
+    out.push_str(&text(client));
+    out.push('}');
+    out
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -137,7 +151,11 @@ pub fn client_ip(req: &HttpRequest, trusted_header: Option<&str>, hops: usize) -
 
 /// The token of an `Authorization: Bearer …` header.
 pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    let h = header(req, "authorization")?.trim();
+    let h = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())?
+        .trim();
     let (scheme, token) = h.split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")
@@ -161,6 +179,24 @@ pub(crate) fn host_allowed(host: &str, configured: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn headers_json_holds_each_header_s_last_value_and_the_client_address() {
+        let req = actix_web::test::TestRequest::default()
+            .insert_header(("X-Test", "a\"b"))
+            .append_header(("accept", "x"))
+            .append_header(("accept", "y"))
+            .insert_header(("x-real-ip", "6.6.6.6"))
+            .to_http_request();
+        let v: serde_json::Value =
+            serde_json::from_str(&super::headers_json(&req, "1.2.3.4")).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"x-test": "a\"b", "accept": "y", "x-real-ip": "1.2.3.4"})
+        );
+        let bare = actix_web::test::TestRequest::default().to_http_request();
+        assert_eq!(super::headers_json(&bare, "::1"), r#"{"x-real-ip":"::1"}"#);
+    }
+
     use actix_web::test::TestRequest;
 
     #[test]

@@ -21,7 +21,12 @@ pub async fn handle(
         )
         .into());
     };
-    let path = req.match_info().query("tail").to_string();
+    // What follows `/rest/v1` (the scope's prefix: a plain prefix, no pattern to match).
+    let path = req
+        .match_info()
+        .unprocessed()
+        .trim_start_matches('/')
+        .to_string();
     let identity = if path.trim_end_matches('/').is_empty() {
         None
     } else {

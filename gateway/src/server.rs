@@ -95,7 +95,11 @@ pub fn serve(
             // An API config.toml switches off is not there, as with the Supabase CLI.
             .configure(|c| {
                 if rest {
-                    c.service(web::resource("/rest/v1/{tail:.*}").to(crate::rest_api::handle));
+                    // A scope, not `/rest/v1/{tail:.*}`: a prefix costs nothing to match where
+                    // the pattern ran a regex per request.
+                    c.service(
+                        web::scope("/rest/v1").default_service(web::to(crate::rest_api::handle)),
+                    );
                 }
                 if auth {
                     crate::auth_api::routes(c);
