@@ -140,6 +140,15 @@ pub enum Quantifier {
     All,
 }
 
+impl Quantifier {
+    pub fn sql(self) -> &'static str {
+        match self {
+            Quantifier::Any => "ANY",
+            Quantifier::All => "ALL",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IsValue {
     Null,
@@ -147,6 +156,19 @@ pub enum IsValue {
     True,
     False,
     Unknown,
+}
+
+impl IsValue {
+    /// What follows `IS`.
+    pub fn sql(self) -> &'static str {
+        match self {
+            IsValue::Null => "NULL",
+            IsValue::NotNull => "NOT NULL",
+            IsValue::True => "TRUE",
+            IsValue::False => "FALSE",
+            IsValue::Unknown => "UNKNOWN",
+        }
+    }
 }
 
 /// Operators whose right side is one value of the column's (array/range/json) type.

@@ -10,7 +10,7 @@ pub use query::{DEFAULT_LIMIT, MAX_LIMIT, RowQuery};
 
 use crate::StudioError;
 use crate::ident::{qualified, quote};
-use query_engine::ast::{CmpOp, Direction, Field, Filter, IsValue, Nulls, Operation, OrderTerm};
+use query_engine::ast::{CmpOp, Direction, Field, Filter, Nulls, Operation, OrderTerm};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -115,16 +115,7 @@ fn where_clause(
         let c = format!("t.{}", quote(&col.name));
         let ty = &col.data_type;
         let term = match &f.op {
-            Operation::Is(v) => format!(
-                "{c} IS {}",
-                match v {
-                    IsValue::Null => "NULL",
-                    IsValue::NotNull => "NOT NULL",
-                    IsValue::True => "TRUE",
-                    IsValue::False => "FALSE",
-                    IsValue::Unknown => "UNKNOWN",
-                }
-            ),
+            Operation::Is(v) => format!("{c} IS {}", v.sql()),
             Operation::Compare(op @ (CmpOp::Like | CmpOp::Ilike), v) => {
                 params.push(Param::Text(Some(pattern(v))));
                 format!("{c}::text {} ${}", op.sql(), params.len())
@@ -137,15 +128,21 @@ fn where_clause(
                 format!("{c} {} {}", op.sql(), bind(params, Some(v.clone()), ty))
             }
             Operation::Quantified(op, q, list) => {
-                let quantifier = match q {
-                    query_engine::ast::Quantifier::Any => "ANY",
-                    query_engine::ast::Quantifier::All => "ALL",
-                };
+                let quantifier = q.sql();
                 if matches!(
                     op,
                     CmpOp::Like | CmpOp::Ilike | CmpOp::Match | CmpOp::Imatch
                 ) {
-                    let list = list.iter().map(|v| pattern(v)).collect();
+                    let list = list
+                        .iter()
+                        .map(|v| {
+                            if matches!(op, CmpOp::Like | CmpOp::Ilike) {
+                                pattern(v)
+                            } else {
+                                v.clone()
+                            }
+                        })
+                        .collect();
                     params.push(Param::List(list));
                     format!(
                         "{c}::text {} {quantifier}(${}::text[])",

@@ -333,17 +333,8 @@ impl Studio {
 }
 
 async fn list(c: &Client, kind: Kind, schema: &str) -> Result<Value> {
-    if kind == Kind::Migrations {
-        let exists: bool = c
-            .query_one(
-                "SELECT to_regclass('supabase_migrations.schema_migrations') IS NOT NULL",
-                &[],
-            )
-            .await?
-            .get(0);
-        if !exists {
-            return Ok(json!([]));
-        }
+    if kind == Kind::Migrations && !pg::migrate::project::history_exists(c).await? {
+        return Ok(json!([]));
     }
     let text: String = c.query_one(&kind.sql(), &[&schema]).await?.get(0);
     Ok(parse_json(&text))

@@ -12,16 +12,19 @@ const CREATE_HISTORY: &str = "CREATE SCHEMA IF NOT EXISTS supabase_migrations;
     ALTER TABLE supabase_migrations.schema_migrations ADD COLUMN IF NOT EXISTS name text;
     CREATE TABLE IF NOT EXISTS supabase_migrations.seed_files (path text NOT NULL PRIMARY KEY, hash text NOT NULL);";
 
+/// Whether the database has the CLI's migration history table.
+pub async fn history_exists(c: &Client) -> Result<bool, tokio_postgres::Error> {
+    Ok(c.query_one(
+        "SELECT to_regclass('supabase_migrations.schema_migrations') IS NOT NULL",
+        &[],
+    )
+    .await?
+    .get(0))
+}
+
 /// Versions the database has applied, in order.
 pub async fn applied_versions(c: &Client) -> Result<Vec<String>, MigrateError> {
-    let exists: bool = c
-        .query_one(
-            "SELECT to_regclass('supabase_migrations.schema_migrations') IS NOT NULL",
-            &[],
-        )
-        .await?
-        .get(0);
-    if !exists {
+    if !history_exists(c).await? {
         return Ok(Vec::new());
     }
     Ok(c.query(

@@ -41,22 +41,14 @@ fn filter_sql(f: &Filter, alias: &str, sql: &mut Sql) -> String {
         Operation::Compare(op, v) => format!("{e} {} {}", op.sql(), sql.param(like(*op, v))),
         Operation::Quantified(op, q, vs) => {
             let vs: Vec<String> = vs.iter().map(|v| like(*op, v)).collect();
-            let q = match q {
-                Quantifier::Any => "ANY",
-                Quantifier::All => "ALL",
-            };
-            format!("{e} {} {q}({})", op.sql(), sql.param(array_literal(&vs)))
+            format!(
+                "{e} {} {}({})",
+                op.sql(),
+                q.sql(),
+                sql.param(array_literal(&vs))
+            )
         }
-        Operation::Is(v) => format!(
-            "{e} IS {}",
-            match v {
-                IsValue::Null => "NULL",
-                IsValue::NotNull => "NOT NULL",
-                IsValue::True => "TRUE",
-                IsValue::False => "FALSE",
-                IsValue::Unknown => "UNKNOWN",
-            }
-        ),
+        Operation::Is(v) => format!("{e} IS {}", v.sql()),
         Operation::IsDistinct(v) => format!("{e} IS DISTINCT FROM {}", sql.param(v.clone())),
         Operation::In(vs) => format!("{e} = ANY({})", sql.param(array_literal(vs))),
         Operation::Set(op, v) => format!("{e} {} {}", op.sql(), sql.param(v.clone())),

@@ -102,6 +102,12 @@ fn every_postgrest_operator_becomes_a_condition() {
         ),
         ("price=is.not_null", "t.\"price\" IS NOT NULL"),
     ];
+    let q = RowQuery::parse(&pairs("name=match(any).{^R.*}")).unwrap();
+    assert_eq!(
+        count(&shape(), &q.filters).unwrap().params,
+        [Param::List(vec!["^R.*".into()])],
+        "a regular expression keeps its stars"
+    );
     for (query, condition) in cases {
         let q = RowQuery::parse(&pairs(query)).unwrap();
         let sql = count(&shape(), &q.filters).unwrap().sql;
