@@ -320,22 +320,10 @@ impl Functions {
             })?;
         let limited = Arc::new(AtomicBool::new(false));
         if let Some(out) = child.stdout.take() {
-            pump(
-                f.slug.clone(),
-                "stdout",
-                out,
-                limited.clone(),
-                self.logs.clone(),
-            );
+            self.pump(&f.slug, "stdout", out, &limited);
         }
         if let Some(err) = child.stderr.take() {
-            pump(
-                f.slug.clone(),
-                "stderr",
-                err,
-                limited.clone(),
-                self.logs.clone(),
-            );
+            self.pump(&f.slug, "stderr", err, &limited);
         }
         let running = Running {
             process: Arc::new(Process {
@@ -396,27 +384,32 @@ fn failure(e: SendError, process: &Process) -> FunctionsError {
     }
 }
 
-/// A function's output, line by line, into supagate's log under the function's name.
-fn pump(
-    slug: String,
-    name: &'static str,
-    stream: impl tokio::io::AsyncRead + Unpin + Send + 'static,
-    oom: Arc<AtomicBool>,
-    logs: Arc<crate::logs::LogBook>,
-) {
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(stream).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.starts_with("Listening on ") {
-                continue;
+impl Functions {
+    /// Reads a process's output line by line into supagate's log (under the function's name)
+    /// and the log book; a line about the
+    /// heap running out marks the process as ended by its limit.
+    fn pump(
+        &self,
+        slug: &str,
+        name: &'static str,
+        stream: impl tokio::io::AsyncRead + Unpin + Send + 'static,
+        oom: &Arc<AtomicBool>,
+    ) {
+        let (slug, oom, logs) = (slug.to_string(), oom.clone(), self.logs.clone());
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stream).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.starts_with("Listening on ") {
+                    continue;
+                }
+                if line.contains("out of memory") || line.contains("heap limit") {
+                    oom.store(true, Ordering::Relaxed);
+                }
+                logs.push(&slug, name, &line);
+                tracing::info!(target: "functions", function = %slug, "{line}");
             }
-            if line.contains("out of memory") || line.contains("heap limit") {
-                oom.store(true, Ordering::Relaxed);
-            }
-            logs.push(&slug, name, &line);
-            tracing::info!(target: "functions", function = %slug, "{line}");
-        }
-    });
+        });
+    }
 }
 
 /// The newest modification time under `dir` (bounded: a few thousand entries, a few levels).

@@ -19,7 +19,8 @@ fn address(name: &str, address: &str) -> Value {
     json!({"Name": name, "Address": address})
 }
 
-fn summary(m: &Mail) -> Value {
+/// A mail as Mailpit lists it (Studio shows the same).
+pub(crate) fn summary(m: &Mail) -> Value {
     let snippet: String = m.text.split_whitespace().collect::<Vec<_>>().join(" ");
     json!({
         "ID": m.id, "MessageID": m.message_id, "Read": m.read,
@@ -60,7 +61,8 @@ struct TextQuery {
     limit: Option<i64>,
 }
 
-fn text_json(t: &Text) -> Value {
+/// A caught text message (the catcher's API and Studio).
+pub(crate) fn text_json(t: &Text) -> Value {
     json!({
         "id": t.id, "to": t.to, "body": t.body, "kind": t.kind, "channel": t.channel,
         "created": t.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -88,14 +90,19 @@ async fn message(catcher: web::Data<Catcher>, id: web::Path<String>) -> Reply {
     let Some(m) = catcher.open(&id).await.map_err(fail)? else {
         return Ok(HttpResponse::NotFound().body("message not found"));
     };
-    let mut v = summary(&m);
+    Ok(HttpResponse::Ok().json(whole(&m)))
+}
+
+/// A mail as Mailpit shows one: its summary with the bodies.
+pub(crate) fn whole(m: &Mail) -> Value {
+    let mut v = summary(m);
     v["Date"] = v["Created"].clone();
     v["ReturnPath"] = json!(m.sender);
     v["Text"] = json!(m.text);
     v["HTML"] = json!(m.html);
     v["Inline"] = json!([]);
     v["Attachments"] = json!([]);
-    Ok(HttpResponse::Ok().json(v))
+    v
 }
 
 async fn delete(catcher: web::Data<Catcher>, req: HttpRequest, body: web::Bytes) -> Reply {

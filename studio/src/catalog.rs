@@ -62,7 +62,22 @@ impl Kind {
 
     /// The query: `$1` is the schema ('' for all), one row, one JSON text column.
     pub fn sql(self) -> String {
-        let body = match self {
+        format!(
+            "SELECT coalesce(json_agg(x), '[]')::text FROM ({}) x",
+            self.body()
+        )
+    }
+
+    /// Likewise for one table's objects (`$2`: its name): triggers, indexes or policies.
+    pub fn sql_of_table(self) -> String {
+        format!(
+            "SELECT coalesce(json_agg(x), '[]')::text FROM ({}) x WHERE x.\"table\" = $2",
+            self.body()
+        )
+    }
+
+    fn body(self) -> String {
+        match self {
             Kind::Schemas => format!(
                 "SELECT n.nspname AS name, pg_get_userbyid(n.nspowner) AS owner,
                         (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid
@@ -178,8 +193,7 @@ impl Kind {
                  FROM supabase_migrations.schema_migrations WHERE $1 = $1 ORDER BY version"
                     .to_string()
             }
-        };
-        format!("SELECT coalesce(json_agg(x), '[]')::text FROM ({body}) x")
+        }
     }
 }
 

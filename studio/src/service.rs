@@ -131,20 +131,16 @@ impl Studio {
         let c = self.client().await?;
         let (shape, rls_enabled, rls_forced, _, oid) = shape(&c, schema, name).await?;
         let relations: String = c.query_one(catalog::RELATIONS, &[&oid]).await?.get(0);
-        let policies = list(&c, Kind::Policies, schema).await?;
-        let policies: Vec<Value> = policies
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|p| p["table"] == name)
-            .cloned()
-            .collect();
+        let policies: String = c
+            .query_one(&Kind::Policies.sql_of_table(), &[&schema, &name])
+            .await?
+            .get(0);
         Ok(TableInfo {
             shape,
             rls_enabled,
             rls_forced,
             relations: parse_json(&relations),
-            policies: Value::Array(policies),
+            policies: parse_json(&policies),
         })
     }
 

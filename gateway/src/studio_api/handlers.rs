@@ -2,6 +2,7 @@
 //! the mail catcher, the inspector, the functions' logs) and answers JSON.
 
 use super::Shared;
+use crate::catcher;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -211,7 +212,7 @@ async fn end_session(s: S, p: web::Path<(String, String)>) -> Reply {
     Ok(HttpResponse::NoContent().finish())
 }
 
-fn catcher(s: &Shared) -> Result<&mail::catcher::Catcher, Failure> {
+fn caught(s: &Shared) -> Result<&mail::catcher::Catcher, Failure> {
     s.catcher.as_ref().ok_or_else(|| {
         Failure(StudioError::NotFound(
             "the mail catcher (mail goes to the SMTP server in config.toml)".into(),
@@ -219,50 +220,26 @@ fn catcher(s: &Shared) -> Result<&mail::catcher::Catcher, Failure> {
     })
 }
 
-fn mail_json(m: &mail::catcher::Mail, whole: bool) -> Value {
-    let mut v = json!({
-        "id": m.id, "to": m.to, "subject": m.subject,
-        "from": if m.sender_name.is_empty() { m.sender.clone() } else { format!("{} <{}>", m.sender_name, m.sender) },
-        "created": m.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-    });
-    if whole {
-        v["html"] = json!(m.html);
-        v["text"] = json!(m.text);
-        v["reply_to"] = json!(m.reply_to.iter().collect::<Vec<_>>());
-    }
-    v
-}
-
 async fn mail(s: S) -> Reply {
-    let found = catcher(&s)?.find("", 0, 200).await.map_err(unavailable)?;
-    ok(found
-        .mails
-        .iter()
-        .map(|m| mail_json(m, false))
-        .collect::<Vec<_>>())
+    let found = caught(&s)?.find("", 0, 200).await.map_err(unavailable)?;
+    ok(found.mails.iter().map(catcher::summary).collect::<Vec<_>>())
 }
 
 async fn one_mail(s: S, id: web::Path<String>) -> Reply {
-    match catcher(&s)?.open(&id).await.map_err(unavailable)? {
-        Some(m) => ok(mail_json(&m, true)),
+    match caught(&s)?.open(&id).await.map_err(unavailable)? {
+        Some(m) => ok(catcher::whole(&m)),
         None => Err(Failure(StudioError::NotFound("the mail".into()))),
     }
 }
 
 async fn delete_mail(s: S) -> Reply {
-    catcher(&s)?.delete(&[], None).await.map_err(unavailable)?;
+    caught(&s)?.delete(&[], None).await.map_err(unavailable)?;
     Ok(HttpResponse::NoContent().finish())
 }
 
 async fn texts(s: S) -> Reply {
-    let found = catcher(&s)?.texts(None, 200).await.map_err(unavailable)?;
-    ok(found
-        .iter()
-        .map(|t| {
-            json!({"id": t.id, "to": t.to, "body": t.body, "channel": t.channel, "kind": t.kind,
-                   "created": t.created.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)})
-        })
-        .collect::<Vec<_>>())
+    let found = caught(&s)?.texts(None, 200).await.map_err(unavailable)?;
+    ok(found.iter().map(catcher::text_json).collect::<Vec<_>>())
 }
 
 async fn requests(s: S) -> HttpResponse {

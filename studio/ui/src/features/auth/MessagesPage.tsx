@@ -8,19 +8,27 @@ import { PageHeader } from '@/components/Layout'
 import { useSession } from '@/lib/session'
 import { AuthNav } from './AuthNav'
 
+/** Mailpit's shapes (the mail catcher's own API answers the same). */
+interface Address {
+  Name: string
+  Address: string
+}
+
 interface MailSummary {
-  id: string
-  to: string
-  from: string
-  subject: string
-  created: string
+  ID: string
+  To: Address[]
+  From: Address
+  ReplyTo: Address[]
+  Subject: string
+  Created: string
 }
 
 interface MailFull extends MailSummary {
-  html: string
-  text: string
-  reply_to: string[]
+  HTML: string
+  Text: string
 }
+
+const addressText = (a: Address) => (a.Name ? `${a.Name} <${a.Address}>` : a.Address)
 
 interface Text {
   id: string
@@ -60,14 +68,14 @@ export default function MessagesPage() {
             {mail.data?.length === 0 ? <p className="text-muted-foreground">No mail caught yet.</p> : null}
             <ul className="space-y-1">
               {mail.data?.map((m) => (
-                <li key={m.id}>
+                <li key={m.ID}>
                   <button
                     type="button"
-                    onClick={() => setOpen(m.id)}
-                    className={cn('w-full rounded-md border border-border bg-panel p-2 text-left hover:bg-muted', open === m.id && 'border-primary')}
+                    onClick={() => setOpen(m.ID)}
+                    className={cn('w-full rounded-md border border-border bg-panel p-2 text-left hover:bg-muted', open === m.ID && 'border-primary')}
                   >
-                    <span className="block font-medium">{m.subject}</span>
-                    <span className="block text-xs text-muted-foreground">to {m.to} · {new Date(m.created).toLocaleString()}</span>
+                    <span className="block font-medium">{m.Subject}</span>
+                    <span className="block text-xs text-muted-foreground">to {m.To.map(addressText).join(', ')} · {new Date(m.Created).toLocaleString()}</span>
                   </button>
                 </li>
               ))}
@@ -89,16 +97,16 @@ export default function MessagesPage() {
             {one.data ? (
               <article className="rounded-md border border-border bg-panel">
                 <header className="border-b border-border p-3">
-                  <h2 className="text-base font-semibold">{one.data.subject}</h2>
+                  <h2 className="text-base font-semibold">{one.data.Subject}</h2>
                   <p className="text-xs text-muted-foreground">
-                    from {one.data.from} to {one.data.to}
-                    {one.data.reply_to.length ? ` · reply to ${one.data.reply_to.join(', ')}` : ''}
+                    from {addressText(one.data.From)} to {one.data.To.map(addressText).join(', ')}
+                    {one.data.ReplyTo.length ? ` · reply to ${one.data.ReplyTo.map(addressText).join(', ')}` : ''}
                   </p>
                 </header>
-                {one.data.html ? (
-                  <iframe title="The mail as sent" sandbox="" srcDoc={one.data.html} className="h-[28rem] w-full" />
+                {one.data.HTML ? (
+                  <iframe title="The mail as sent" sandbox="" srcDoc={one.data.HTML} className="h-[28rem] w-full" />
                 ) : (
-                  <pre className="whitespace-pre-wrap p-3">{one.data.text}</pre>
+                  <pre className="whitespace-pre-wrap p-3">{one.data.Text}</pre>
                 )}
               </article>
             ) : (
