@@ -187,13 +187,19 @@ export async function startCluster({ dir, workdir = repoRoot, replicas: count = 
   await Promise.all(nodes.slice(1).map((n) => n.start()))
   log(`replicas: ${nodes.map((n) => n.url).join(', ')}`)
   const cfg = join(dir, 'haproxy.cfg')
+  const haproxyLog = join(dir, 'haproxy.log')
   writeFileSync(cfg, haproxyConfig(lb, nodes))
   const haproxy = spawn('haproxy', ['-f', cfg, '-db'], {
-    stdio: ['ignore', openSync(join(dir, 'haproxy.log'), 'a'), openSync(join(dir, 'haproxy.log'), 'a')],
+    stdio: ['ignore', openSync(haproxyLog, 'a'), openSync(haproxyLog, 'a')],
     detached,
   })
   if (detached) haproxy.unref()
-  await until(async () => (await fetch(`${lbUrl}/health`)).ok, 'HAProxy', 60_000)
+  // A balancer that cannot start (its port taken) fails at once, saying why.
+  const exited = new Promise((_, reject) =>
+    haproxy.once('exit', (code) => reject(new Error(`HAProxy exited with ${code}: ${readFileSync(haproxyLog, 'utf8').trim().slice(-2000)}`))),
+  )
+  exited.catch(() => {}) // a later exit (stop, or a test's kill) is no failure
+  await Promise.race([until(async () => haproxy.exitCode !== null || (await fetch(`${lbUrl}/health`)).ok, 'HAProxy', 60_000), exited])
   log(`HAProxy on ${lbUrl}`)
   const cluster = {
     dir,
