@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import http from 'node:http'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
-import { round, rssKb, wrk as runWrk, withPeakRss } from './lib.mjs'
+import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -21,6 +21,7 @@ const PG_BIN = execSync('ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1').t
 const isRoot = process.getuid?.() === 0
 const TUNING = 'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
 const log = (...a) => console.error('[bench]', ...a)
+const AUTOGROUP = '/proc/sys/kernel/sched_autogroup_enabled'
 
 const work = mkdtempSync(join(tmpdir(), 'supagate-bench-'))
 chmodSync(work, 0o755)
@@ -31,7 +32,11 @@ results.machine = {
   memory_gb: round(totalmem() / 2 ** 30),
   postgres: execFileSync(join(PG_BIN, 'postgres'), ['--version']).toString().trim(),
   kernel: execSync('uname -sr').toString().trim(),
+  // bench/run turns the kernel's autogroup off for the run (see there).
+  autogroup: existsSync(AUTOGROUP) ? (readFileSync(AUTOGROUP, 'utf8').trim() === '1' ? 'on' : 'off') : 'absent',
 }
+// The pinned runs: the gateway alone on one CPU, PostgreSQL and the load generator on the other.
+const PIN = cpus().length >= 2 ? { gateway: '1', rest: '0', all: `0-${cpus().length - 1}` } : null
 
 // ------------------------------------------------------------------ gateway process
 
@@ -65,12 +70,26 @@ function psql(gw, sql) {
 
 const wrk = (options) => runWrk({ dur: DUR, ...options }, { dir: work })
 
-function pgbench(gw, script, conns, dur = DUR, extra = []) {
+function pgbench(gw, script, conns, dur = DUR, extra = [], cpus = null) {
   const file = join(work, `pgb-${Math.random().toString(36).slice(2)}.sql`)
   writeFileSync(file, script)
   chmodSync(file, 0o644)
-  const out = execFileSync(join(PG_BIN, 'pgbench'), ['-n', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-c', String(conns), '-j', String(Math.min(2, conns)), '-T', String(dur), '-M', 'prepared', ...extra, ...(script ? ['-f', file] : []), 'postgres'], { encoding: 'utf8' })
+  const args = ['-n', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-c', String(conns), '-j', String(Math.min(2, conns)), '-T', String(dur), '-M', 'prepared', ...extra, ...(script ? ['-f', file] : []), 'postgres']
+  const out = execFileSync(...pinned(cpus, join(PG_BIN, 'pgbench'), args), { encoding: 'utf8' })
   return Number(out.match(/tps = ([\d.]+)/)[1])
+}
+
+/** Pins the gateway and PostgreSQL (postmaster and backends; new backends inherit it). */
+function pinServers(gw, { gateway, postgres }) {
+  pin(gw.pid, gateway)
+  const pm = Number(readFileSync(join(gw.dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0])
+  for (const pid of [pm, ...childrenOf(pm)]) {
+    try {
+      pin(pid, postgres)
+    } catch {
+      // a backend that has just exited
+    }
+  }
 }
 
 /** The statements the gateway ran for one request, read from the server log (log_statement=all). */
@@ -172,8 +191,21 @@ for (const s of scenarios) {
     const tps = pgbench(gw, script, conns)
     // The same statements one round trip each: what the SQL costs without pipelining.
     const unpiped = pgbench(gw, sql.map((q) => q.replace(/;?$/, ';')).join('\n') + '\n', conns)
-    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), sql_unpipelined_tps: round(unpiped, 0), efficiency_vs_unpipelined: round(w.rps / unpiped, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak })
-    log(`(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}`)
+    // Pinned: what the gateway adds to PostgreSQL's work when it does not take PostgreSQL's CPU.
+    // PostgreSQL and the load generator (wrk, then pgbench) share one CPU; the gateway has the other.
+    let pinnedRow = null
+    if (PIN) {
+      pinServers(gw, { gateway: PIN.gateway, postgres: PIN.rest })
+      try {
+        const pw = wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns, cpus: PIN.rest })
+        const ptps = pgbench(gw, script, conns, DUR, [], PIN.rest)
+        pinnedRow = { gateway_rps: round(pw.rps, 0), sql_tps: round(ptps, 0), efficiency: round(pw.rps / ptps, 2), p99_ms: round(pw.p99, 2) }
+      } finally {
+        pinServers(gw, { gateway: PIN.all, postgres: PIN.all })
+      }
+    }
+    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), sql_unpipelined_tps: round(unpiped, 0), efficiency_vs_unpipelined: round(w.rps / unpiped, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak, pinned: pinnedRow })
+    log(`(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}${pinnedRow ? `; pinned ${pinnedRow.gateway_rps} / ${pinnedRow.sql_tps} → ${pinnedRow.efficiency}` : ''}`)
   }
   results.rest_sql ??= {}
   results.rest_sql[s.key] = sql
@@ -318,7 +350,9 @@ const md = `# Benchmarks
 
 ${quick ? '**Quick mode**: every step ran for about a second on a debug build. These figures only prove the harness works.\n\n' : ''}Run: ${results.date} · \`bench/run${quick ? ' --quick' : ''}\` · ${profile} build · ${results.machine.cpus} × ${results.machine.cpu} · ${results.machine.memory_gb} GiB · ${results.machine.postgres} · ${results.machine.kernel}
 
-Client (wrk, pgbench, curl), gateway and PostgreSQL all share this machine. PostgreSQL is the
+Client (wrk, pgbench, curl), gateway and PostgreSQL all share this machine. The kernel's autogroup
+was ${results.machine.autogroup} (bench/run turns it off: it shares the CPU between sessions, not tasks,
+and on this kernel left runnable PostgreSQL backends waiting up to 2 s). PostgreSQL is the
 gateway's own embedded cluster, tuned for a benchmark (\`${TUNING}\`), with 10,000 products in 50
 categories and a link for each product. Each load runs ${DUR} s.
 
@@ -331,6 +365,12 @@ at the same number of connections.
 
 ${t(results.rest, [['', (r) => r.scenario], ['request', (r) => r.name], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.gateway_rps], ['its SQL in pgbench, tps', (r) => r.sql_tps], ['efficiency', (r) => `**${r.efficiency}**`], ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps], ['vs unpipelined', (r) => r.efficiency_vs_unpipelined], ['p50 ms', (r) => r.p50_ms], ['p99 ms', (r) => r.p99_ms], ['peak RSS MB', (r) => r.peak_rss_mb]])}
 
+${PIN ? `**Gateway on its own CPU.** The same loads with the gateway pinned to CPU ${PIN.gateway} and PostgreSQL with the load
+generator (wrk for the gateway's run, pgbench for its SQL's) pinned to CPU ${PIN.rest}: the efficiency then
+measures what the gateway adds to PostgreSQL's work, not what it takes from PostgreSQL's CPU.
+
+${t(results.rest, [['', (r) => r.scenario], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.pinned.gateway_rps], ['its SQL in pgbench, tps', (r) => r.pinned.sql_tps], ['efficiency, pinned', (r) => `**${r.pinned.efficiency}**`], ['p99 ms', (r) => r.pinned.p99_ms]])}
+` : '(one CPU: no pinned runs)\n'}
 Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${results.pgbench_select_only[8]} tps at 8 connections, ${results.pgbench_select_only[32]} at 32.
 
 ## Instructions per request

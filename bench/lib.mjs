@@ -7,18 +7,31 @@ export const round = (x, d = 1) => (x === null || x === undefined || Number.isNa
 
 /**
  * Runs wrk for `dur` seconds with `conns` connections; the Lua script it needs is written to
- * `dir`. Returns { rps, p50, p99 (ms), errors, non2xx }; throws when any request failed.
+ * `dir`; `cpus` pins it (taskset's list). Returns { rps, p50, p99 (ms), errors, non2xx }; throws
+ * when any request failed.
  */
-export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur }, { dir }) {
+export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur, cpus = null }, { dir }) {
   const lua = join(dir, `wrk-${Math.random().toString(36).slice(2)}.lua`)
   const h = Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')
   writeFileSync(lua, `wrk.method = ${JSON.stringify(method)}\n${h}\n${body ? `wrk.body = ${JSON.stringify(body)}` : ''}\n` +
     `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`)
-  const out = execFileSync('wrk', ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '-s', lua, url], { encoding: 'utf8' })
+  // A request over 5 s counts as failed (wrk's default, 2 s, is tight on a shared machine).
+  const args = ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '--timeout', '5s', '-s', lua, url]
+  const out = execFileSync(...pinned(cpus, 'wrk', args), { encoding: 'utf8' })
   const r = JSON.parse(out.match(/JSON (.*)/)[1])
   // A failed request is a failed benchmark: its figures would measure errors, not work.
   if (r.errors || r.non2xx) throw new Error(`wrk ${method} ${url}: ${r.errors} socket errors, ${r.non2xx} non-2xx answers`)
   return r
+}
+
+/** `[program, args]` to run on the CPUs `cpus` (taskset's list), or anywhere when null. */
+export function pinned(cpus, program, args) {
+  return cpus === null ? [program, args] : ['taskset', ['-c', cpus, program, ...args]]
+}
+
+/** Moves a running process, every thread of it, to the CPUs `cpus` (taskset's list). */
+export function pin(pid, cpus) {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' })
 }
 
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
