@@ -298,6 +298,107 @@ async fn row_level_security_is_decided_on_the_committed_row() {
     assert_eq!(heard, ["UPDATE 1 spring opening", "DELETE 1 -"]);
 }
 
+/// Which identities may see a change is decided for all of them in one call, by role, and
+/// each gets what its own policies say: `(select auth.uid())` evaluated with its own claims, a
+/// restrictive policy, roles with no policy or bypassing RLS, and a policy that fails for one
+/// identity (it sees nothing; the others after it are still decided).
+#[tokio::test]
+async fn row_level_security_is_decided_for_many_identities_at_once() {
+    let gw = &support::shop().await;
+    gw.sql(
+        "create table public.feed (id bigint primary key, owner uuid, public boolean not null, org int);
+         alter table public.feed enable row level security;
+         create policy own_or_public on public.feed for select to authenticated
+           using (public or owner = (select auth.uid()));
+         create policy org_members on public.feed for select to authenticated
+           using (org = ((select auth.jwt()) ->> 'org')::int);
+         create policy not_banned on public.feed as restrictive for select to authenticated
+           using (coalesce(((select auth.jwt()) ->> 'banned')::boolean, false) = false);
+         grant select on public.feed to anon, authenticated",
+    )
+    .await;
+    let (u1, u2) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+    // (role, claims, sees the private row of u1 in org 7, sees a public row; None: either,
+    // as PostgreSQL may or may not evaluate the failing cast once `public` is true)
+    let cases = [
+        ("anon", json!({"role": "anon"}), false, Some(false)),
+        ("authenticated", json!({"sub": u1}), true, Some(true)),
+        ("authenticated", json!({"sub": u2}), false, Some(true)),
+        (
+            "authenticated",
+            json!({"sub": u2, "org": "7"}),
+            true,
+            Some(true),
+        ),
+        (
+            "authenticated",
+            json!({"sub": u1, "banned": true}),
+            false,
+            Some(false),
+        ),
+        (
+            "authenticated",
+            json!({"sub": u2, "org": "seven"}),
+            false,
+            None,
+        ),
+        (
+            "service_role",
+            json!({"role": "service_role"}),
+            true,
+            Some(true),
+        ),
+        ("authenticated", json!({"sub": u1}), true, Some(true)),
+        ("authenticated", json!({}), false, Some(true)),
+    ];
+    let identities = Value::Array(
+        cases
+            .iter()
+            .map(|(role, claims, ..)| json!({"role": role, "claims": claims}))
+            .collect(),
+    )
+    .to_string();
+    for (row, public) in [
+        (
+            json!({"id": "1", "owner": u1, "public": "f", "org": "7"}),
+            false,
+        ),
+        (
+            json!({"id": "2", "owner": u1, "public": "t", "org": null}),
+            true,
+        ),
+    ] {
+        let rows = gw
+            .sql(&format!(
+                "select array_to_string(realtime.supagate_visible('public.feed', 'INSERT', '{row}', '{identities}'), ',');
+                 select count(*) from pg_prepared_statements"
+            ))
+            .await;
+        let visible: Vec<usize> = rows[0][0]
+            .as_deref()
+            .unwrap()
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().unwrap())
+            .collect();
+        for (i, (role, claims, private_seen, public_seen)) in cases.iter().enumerate() {
+            let expected = if public {
+                *public_seen
+            } else {
+                Some(*private_seen)
+            };
+            if let Some(e) = expected {
+                assert_eq!(visible.contains(&i), e, "{row}: #{i} {role} {claims}");
+            }
+        }
+        assert_eq!(
+            rows[1][0].as_deref(),
+            Some("0"),
+            "no statement left prepared"
+        );
+    }
+}
+
 /// A socket subscribed to category inserts on `topic`, which has heard one ("Before").
 async fn watching(gw: &Gateway, topic: &str) -> Phx {
     let mut ws = Phx::connect(gw).await;

@@ -19,6 +19,16 @@ use tokio_postgres::Client;
 /// The advisory lock the capturing gateway holds (per database).
 const LEADER_LOCK: i64 = 0x5347_5254;
 const POLL: Duration = Duration::from_millis(100);
+/// How often while changes are flowing (for [`BUSY_FOR`] after the last one): a change waits
+/// for the next read, so this bounds most of its latency. A read finds nothing to decode
+/// cheaply: the slot is only read when the WAL has moved since it was last found empty.
+const BUSY_POLL: Duration = Duration::from_millis(20);
+const BUSY_FOR: Duration = Duration::from_secs(10);
+/// Least time between two reads of the slot. Writes through this gateway wake capture at once;
+/// under a stream of them each read would start logical decoding for a transaction or two, a
+/// fixed cost PostgreSQL pays per read. Reads at most this often take what accumulated meanwhile
+/// in one go, for at most this much more latency.
+const MIN_GAP: Duration = Duration::from_millis(10);
 /// Messages read per poll (whole transactions: a larger one is read whole).
 const BATCH: i32 = 5000;
 
@@ -119,7 +129,13 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
     // The WAL position an empty peek last advanced the slot to (idle polls need not repeat it).
     let mut advanced: Option<String> = None;
     let mut last_lag_check = std::time::Instant::now();
+    let mut last_read = std::time::Instant::now();
+    let mut last_change = std::time::Instant::now() - BUSY_FOR;
     loop {
+        if let Some(wait) = MIN_GAP.checked_sub(last_read.elapsed()) {
+            tokio::time::sleep(wait).await;
+        }
+        last_read = std::time::Instant::now();
         if last_lag_check.elapsed() > Duration::from_secs(30) {
             lag_alarm(c, &rt.slot).await?;
             last_lag_check = std::time::Instant::now();
@@ -135,40 +151,44 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
             .await?
             .get(0);
         let mut yielded = false;
-        let rows = c
-            .query_raw(
-                "SELECT lsn::text, data FROM pg_logical_slot_peek_binary_changes($1, NULL, $2, \
+        // Nothing written since the slot was last found empty: nothing to decode.
+        let nothing_new = advanced.as_ref() == Some(&wal_end);
+        if !nothing_new {
+            let rows = c
+                .query_raw(
+                    "SELECT lsn::text, data FROM pg_logical_slot_peek_binary_changes($1, NULL, $2, \
                  'proto_version', '1', 'publication_names', 'supabase_realtime')",
-                [
-                    &rt.slot as &(dyn tokio_postgres::types::ToSql + Sync),
-                    &BATCH,
-                ],
-            )
-            .await?;
-        pin_mut!(rows);
-        while let Some(row) = rows.next().await {
-            let row = row?;
-            yielded = true;
-            let lsn: String = row.get(0);
-            let data: &[u8] = row.get(1);
-            let msg = pgoutput::parse(data)?;
-            match msg {
-                Message::Begin { commit_time, .. } => decoder.begin(commit_time),
-                Message::Relation(r) => decoder.relation(r).await?,
-                Message::Insert { rel, new } => decoder.row(rel, "INSERT", Some(&new), None),
-                Message::Update { rel, old, new } => {
-                    decoder.row(rel, "UPDATE", Some(&new), old.as_deref())
-                }
-                Message::Delete { rel, old } => decoder.row(rel, "DELETE", None, Some(&old)),
-                Message::Commit { .. } => {
-                    if let Some(t) = decoder.commit()
-                        && !t.changes.is_empty()
-                    {
-                        done.push((lsn.clone(), t.changes));
+                    [
+                        &rt.slot as &(dyn tokio_postgres::types::ToSql + Sync),
+                        &BATCH,
+                    ],
+                )
+                .await?;
+            pin_mut!(rows);
+            while let Some(row) = rows.next().await {
+                let row = row?;
+                yielded = true;
+                let lsn: String = row.get(0);
+                let data: &[u8] = row.get(1);
+                let msg = pgoutput::parse(data)?;
+                match msg {
+                    Message::Begin { commit_time, .. } => decoder.begin(commit_time),
+                    Message::Relation(r) => decoder.relation(r).await?,
+                    Message::Insert { rel, new } => decoder.row(rel, "INSERT", Some(&new), None),
+                    Message::Update { rel, old, new } => {
+                        decoder.row(rel, "UPDATE", Some(&new), old.as_deref())
                     }
-                    advance_to = Some(lsn);
+                    Message::Delete { rel, old } => decoder.row(rel, "DELETE", None, Some(&old)),
+                    Message::Commit { .. } => {
+                        if let Some(t) = decoder.commit()
+                            && !t.changes.is_empty()
+                        {
+                            done.push((lsn.clone(), t.changes));
+                        }
+                        advance_to = Some(lsn);
+                    }
+                    Message::Other => {}
                 }
-                Message::Other => {}
             }
         }
         let Some(upto) = advance_to else {
@@ -184,7 +204,12 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
                 prune(c).await?;
                 last_prune = std::time::Instant::now();
             }
-            let _ = tokio::time::timeout(POLL, rt.wake_capture.notified()).await;
+            let poll = if last_change.elapsed() < BUSY_FOR {
+                BUSY_POLL
+            } else {
+                POLL
+            };
+            let _ = tokio::time::timeout(poll, rt.wake_capture.notified()).await;
             continue;
         };
         let (lsns, payloads): (Vec<String>, Vec<Value>) = done
@@ -192,6 +217,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
             .flat_map(|(lsn, changes)| changes.into_iter().map(move |p| (lsn.clone(), p)))
             .unzip();
         if !payloads.is_empty() {
+            last_change = std::time::Instant::now();
             c.batch_execute("BEGIN").await?;
             let inserted = c
                 .execute(
