@@ -32,31 +32,30 @@ pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
 /// with `x-real-ip` set to the client address the gateway determined (as Supabase's API gateway
 /// sets it), whatever the client sent under that name: SQL may count requests by it.
 pub fn headers_json(req: &HttpRequest, client: &str) -> String {
-    // Written straight into the text (no map built first): header names are lower-case
-    // already, each name once with its last value, as a map keeps it.
-    let mut out = String::with_capacity(512);
-    out.push('{');
-    let text = |s: &str| serde_json::to_string(s).expect("a string serialises");
-    for name in req.headers().keys() {
-        if name == "x-real-ip" {
+    // Written straight into the text (no map built, no string per header): header names are
+    // lower-case already, each name once with its last value, as a map keeps it (a name's
+    // values come one after another).
+    let mut out = Vec::with_capacity(512);
+    out.push(b'{');
+    let put = |out: &mut Vec<u8>, s: &str| {
+        serde_json::to_writer(&mut *out, s).expect("a string serialises");
+    };
+    let mut headers = req.headers().iter().peekable();
+    while let Some((name, value)) = headers.next() {
+        if headers.peek().is_some_and(|(next, _)| *next == name) || name == "x-real-ip" {
             continue;
         }
-        if let Some(v) = req
-            .headers()
-            .get_all(name)
-            .last()
-            .and_then(|v| v.to_str().ok())
-        {
-            out.push_str(&text(name.as_str()));
-            out.push(':');
-            out.push_str(&text(v));
-            out.push(',');
+        if let Ok(v) = value.to_str() {
+            put(&mut out, name.as_str());
+            out.push(b':');
+            put(&mut out, v);
+            out.push(b',');
         }
     }
-    out.push_str("\"x-real-ip\":");
-    out.push_str(&text(client));
-    out.push('}');
-    out
+    out.extend_from_slice(b"\"x-real-ip\":");
+    put(&mut out, client);
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text is UTF-8")
 }
 
 #[derive(Debug, PartialEq, Eq)]

@@ -61,9 +61,10 @@ pub async fn handle(
         .unwrap_or_default();
     let watched = crate::inspector::watching(&req).is_some();
     let mut trace = None;
-    let r = state
-        .rest
-        .handle_traced(
+    // Boxed: the REST service's future is kilobytes, and actix moves the handler's future
+    // (memcpy) into boxes of its own; a pointer to it moves cheaply.
+    let r = Box::pin(
+        state.rest.handle_traced(
             rest::RestRequest {
                 method,
                 method_name: req.method().as_str(),
@@ -95,8 +96,9 @@ pub async fn handle(
                     .unwrap_or_default(),
             },
             watched.then_some(&mut trace),
-        )
-        .await;
+        ),
+    )
+    .await;
     if watched && let Some(t) = &trace {
         let rls = state
             .rest

@@ -71,7 +71,7 @@ pub struct RestResponse {
     pub headers: Vec<(String, String)>,
     /// None: no body (HEAD, 204).
     pub body: Option<bytes::Bytes>,
-    /// A write was committed (change subscribers hear of it sooner).
+    /// A write was committed, not rolled back (change subscribers hear of it sooner).
     pub wrote: bool,
 }
 
@@ -283,16 +283,20 @@ impl Rest {
             t.rows = Some(row.page_total);
         }
         let built = query_engine::response::build(&plan.outcome, row);
-        if let Some(tx) = tx {
-            let commit = built.as_ref().map(|r| r.commit).unwrap_or(false);
-            tx.finish(commit).await.map_err(|e| fail(e.into()))?;
-        }
+        let committed = match tx {
+            Some(tx) => {
+                let commit = built.as_ref().map(|r| r.commit).unwrap_or(false);
+                tx.finish(commit).await.map_err(|e| fail(e.into()))?;
+                commit
+            }
+            None => end == Some(true),
+        };
         let out = built?;
         Ok(RestResponse {
             status: out.status,
             headers: out.headers,
             body: out.body.filter(|_| r.method != Method::Head),
-            wrote: !plan.read_only,
+            wrote: committed && !plan.read_only,
         })
     }
 
