@@ -7,11 +7,17 @@ use tokio_postgres::Client;
 pub enum SlotError {
     #[error(transparent)]
     Db(#[from] tokio_postgres::Error),
-    #[error("cannot create the replication slot {slot}: {source}")]
+    #[error("cannot create the replication slot {slot}: {}", said(source))]
     Create {
         slot: String,
         source: tokio_postgres::Error,
     },
+}
+
+/// What the server said (tokio-postgres's own text for a server error is only "db error").
+fn said(e: &tokio_postgres::Error) -> String {
+    e.as_db_error()
+        .map_or_else(|| e.to_string(), |d| d.message().to_string())
 }
 
 /// The slot of a database (slot names are per cluster): `supagate_<db>_<hash>`.
@@ -58,16 +64,24 @@ pub async fn ensure_slot(c: &Client, slot: &str) -> Result<bool, SlotError> {
     }
     let exists = matches!(&status, Some(s) if s.as_deref() != Some("lost"));
     if !exists {
-        c.execute(
-            "SELECT pg_create_logical_replication_slot($1, 'pgoutput')",
-            &[&slot],
-        )
-        .await
-        .map_err(|source| SlotError::Create {
-            slot: slot.to_string(),
-            source,
-        })?;
-        tracing::info!("realtime: created replication slot {slot}");
+        match c
+            .execute(
+                "SELECT pg_create_logical_replication_slot($1, 'pgoutput')",
+                &[&slot],
+            )
+            .await
+        {
+            Ok(_) => tracing::info!("realtime: created replication slot {slot}"),
+            // Made meanwhile by another session (a gateway's capture while `snapshot import`
+            // or `db reset` makes the database again): the slot is there, as wanted.
+            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_OBJECT) => {}
+            Err(source) => {
+                return Err(SlotError::Create {
+                    slot: slot.to_string(),
+                    source,
+                });
+            }
+        }
     }
     Ok(true)
 }

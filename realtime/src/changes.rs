@@ -130,7 +130,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
     let mut advanced: Option<String> = None;
     let mut last_lag_check = std::time::Instant::now();
     let mut last_read = std::time::Instant::now();
-    let mut last_change = std::time::Instant::now() - BUSY_FOR;
+    let mut last_change: Option<std::time::Instant> = None;
     loop {
         if let Some(wait) = MIN_GAP.checked_sub(last_read.elapsed()) {
             tokio::time::sleep(wait).await;
@@ -204,7 +204,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
                 prune(c).await?;
                 last_prune = std::time::Instant::now();
             }
-            let poll = if last_change.elapsed() < BUSY_FOR {
+            let poll = if last_change.is_some_and(|t| t.elapsed() < BUSY_FOR) {
                 BUSY_POLL
             } else {
                 POLL
@@ -217,7 +217,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
             .flat_map(|(lsn, changes)| changes.into_iter().map(move |p| (lsn.clone(), p)))
             .unzip();
         if !payloads.is_empty() {
-            last_change = std::time::Instant::now();
+            last_change = Some(std::time::Instant::now());
             c.batch_execute("BEGIN").await?;
             let inserted = c
                 .execute(
