@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import http from 'node:http'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
-import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf } from './lib.mjs'
+import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf, postmasterPid } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -82,7 +82,7 @@ function pgbench(gw, script, conns, dur = DUR, extra = [], cpus = null) {
 /** Pins the gateway and PostgreSQL (postmaster and backends; new backends inherit it). */
 function pinServers(gw, { gateway, postgres }) {
   pin(gw.pid, gateway)
-  const pm = Number(readFileSync(join(gw.dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0])
+  const pm = postmasterPid(join(gw.dataDir, 'pg'))
   for (const pid of [pm, ...childrenOf(pm)]) {
     try {
       pin(pid, postgres)

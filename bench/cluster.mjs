@@ -3,7 +3,7 @@
 // when a replica is killed under load, and object throughput on SeaweedFS against local files.
 // Writes cluster.json and cluster-table.md (included in BENCHMARKS.md); `--quick` runs briefly.
 // The replicas run SUPAGATE_BIN (bench/run sets the build it benchmarks).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,7 +11,7 @@ import { startCluster } from '../tests/cluster/topology.mjs'
 import { loadWithKill } from '../tests/cluster/load.mjs'
 import { startGateway } from '../tests/support/gateway.mjs'
 import { startSeaweed } from '../tests/support/seaweed.mjs'
-import { round, wrk as runWrk, cpuSeconds, childrenOf } from './lib.mjs'
+import { round, wrk as runWrk, cpuSeconds, childrenOf, postmasterPid } from './lib.mjs'
 import { sleep } from '../tests/support/wait.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -26,10 +26,6 @@ const results = { date: new Date().toISOString(), quick, binary: process.env.SUP
 
 // One client address drives the whole load: its fair share of each pool is the pool.
 const REPLICA_ENV = { MAX_CLIENT_QUERIES: '0' }
-
-function postmasterPid(pgData) {
-  return Number(readFileSync(join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0])
-}
 
 /** CPU seconds used so far by the replicas, HAProxy and PostgreSQL (postmaster and backends). */
 function cpuNow(cluster, pgData) {

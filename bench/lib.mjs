@@ -24,6 +24,11 @@ export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur
   return r
 }
 
+/** The postmaster's pid of the PostgreSQL data directory `pgData`. */
+export function postmasterPid(pgData) {
+  return Number(readFileSync(join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0])
+}
+
 /** `[program, args]` to run on the CPUs `cpus` (taskset's list), or anywhere when null. */
 export function pinned(cpus, program, args) {
   return cpus === null ? [program, args] : ['taskset', ['-c', cpus, program, ...args]]

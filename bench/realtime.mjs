@@ -161,9 +161,7 @@ async function throughput() {
     log(label, out[label])
   }
   // Steady: RATE public and RATE private changes a second for STEADY_S seconds.
-  await measure('changes_steady', async () => {
-    return paced((n) => feeder.stdin.write(insert(n, true) + insert(n, false)))
-  }, (n) => n * (WIDE + 1))
+  await measure('changes_steady', () => paced((n) => feeder.stdin.write(insert(n, true) + insert(n, false))), (n) => n * (WIDE + 1))
   await measure('changes_burst', async () => {
     feeder.stdin.write(Array.from({ length: BURST }, (_, n) => insert(n, true) + insert(n, false)).join(''))
     return BURST
@@ -181,9 +179,7 @@ async function throughput() {
   const sender = await socket(gw, 'wide', {})
   subs.push(sender)
   const send = () => sender.send(JSON.stringify([null, null, 'realtime:wide', 'broadcast', { type: 'broadcast', event: 'tick', payload: { t: now() } }]))
-  await measure('broadcast_steady', async () => {
-    return paced(send)
-  }, (n) => n * WIDE)
+  await measure('broadcast_steady', () => paced(send), (n) => n * WIDE)
   await measure('broadcast_burst', async () => {
     for (let i = 0; i < BURST; i++) send()
     return BURST

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
+import { postmasterPid } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -133,7 +134,7 @@ log('kill -9 of the embedded PostgreSQL under writes')
       if (killedAt && backMs === null) backMs = performance.now() - killedAt
     } else failed++
     if (acked.length === 30 && !killedAt) {
-      execFileSync('kill', ['-9', readFileSync(join(gw.dataDir, 'pg/postmaster.pid'), 'utf8').split('\n')[0]])
+      execFileSync('kill', ['-9', String(postmasterPid(join(gw.dataDir, 'pg')))])
       killedAt = performance.now()
     }
     await sleep(10)

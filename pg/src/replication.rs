@@ -7,17 +7,14 @@ use tokio_postgres::Client;
 pub enum SlotError {
     #[error(transparent)]
     Db(#[from] tokio_postgres::Error),
-    #[error("cannot create the replication slot {slot}: {}", said(source))]
+    #[error(
+        "cannot create the replication slot {slot}: {}",
+        crate::migrate::describe_db_error(source, None)
+    )]
     Create {
         slot: String,
         source: tokio_postgres::Error,
     },
-}
-
-/// What the server said (tokio-postgres's own text for a server error is only "db error").
-fn said(e: &tokio_postgres::Error) -> String {
-    e.as_db_error()
-        .map_or_else(|| e.to_string(), |d| d.message().to_string())
 }
 
 /// The slot of a database (slot names are per cluster): `supagate_<db>_<hash>`.
