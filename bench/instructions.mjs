@@ -7,7 +7,7 @@
 // the previous run's figures and the by-id read's top functions; `--quick` counts a few requests
 // on a debug build (it proves the harness; its figures are not comparable).
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -99,6 +99,7 @@ for (const s of scenarios) {
   control('--zero')
   await send(s, N)
   const { file, total } = dumped()
+  if (process.env.INSTRUCTIONS_KEEP) copyFileSync(file, join(process.env.INSTRUCTIONS_KEEP, `callgrind.${s.key}`))
   const per = Math.round(total / N)
   const before = previous?.rows.find((r) => r.key === s.key)?.per_request
   results.rows.push({ key: s.key, name: s.name, per_request: per, previous: before ?? null, change: before ? Math.round(((per - before) / before) * 1000) / 10 : null })

@@ -52,7 +52,39 @@ pub struct JwtKeys {
     signer: Option<usize>,
     /// Claims of tokens whose signature was verified lately (the same API key or access token
     /// comes with request after request): their time claims are still checked on every use.
-    verified: Arc<Mutex<lru::LruCache<String, Arc<Value>>>>,
+    verified: Arc<Mutex<lru::LruCache<String, Arc<Claims>>>>,
+}
+
+/// A verified token's claims, with their JSON text (what `request.jwt.claims` is set to) and
+/// time claims, read once per token.
+#[derive(Debug)]
+pub struct Claims {
+    pub value: Value,
+    pub text: String,
+    times: Times,
+}
+
+/// `exp`, `nbf` (None: absent; Some(None): not a number) and `iat`.
+#[derive(Debug)]
+struct Times {
+    exp: Option<Option<i64>>,
+    nbf: Option<Option<i64>>,
+    iat: Option<i64>,
+}
+
+impl Claims {
+    pub fn new(value: Value) -> Self {
+        let time = |name: &str| value.get(name).map(|v| v.as_f64().map(|t| t as i64));
+        Claims {
+            text: value.to_string(),
+            times: Times {
+                exp: time("exp"),
+                nbf: time("nbf"),
+                iat: value.get("iat").and_then(Value::as_i64),
+            },
+            value,
+        }
+    }
 }
 
 /// Tokens whose verified claims are kept.
@@ -190,6 +222,11 @@ impl JwtKeys {
     /// Verifies signature (by the secret, or the signing key the header names) and time claims;
     /// returns the claims object.
     pub fn verify(&self, token: &str) -> Result<Value, JwtError> {
+        self.verify_shared(token).map(|c| c.value.clone())
+    }
+
+    /// [`JwtKeys::verify`], the claims shared with the cache of verified tokens.
+    pub fn verify_shared(&self, token: &str) -> Result<Arc<Claims>, JwtError> {
         let kept = self
             .verified
             .lock()
@@ -199,7 +236,7 @@ impl JwtKeys {
         let claims = match kept {
             Some(c) => c,
             None => {
-                let c = Arc::new(self.verify_signature(token)?);
+                let c = Arc::new(Claims::new(self.verify_signature(token)?));
                 if token.len() <= VERIFIED_TOKEN_BYTES {
                     self.verified
                         .lock()
@@ -209,8 +246,8 @@ impl JwtKeys {
                 c
             }
         };
-        check_times(&claims)?;
-        Ok(Arc::unwrap_or_clone(claims))
+        check_times(&claims.times)?;
+        Ok(claims)
     }
 
     /// The claims object of a token whose signature holds (times not checked).
@@ -267,20 +304,19 @@ impl JwtKeys {
 }
 
 /// `exp`, `nbf` and `iat` against [`now`] (with the leeway).
-fn check_times(claims: &Value) -> Result<(), JwtError> {
+fn check_times(t: &Times) -> Result<(), JwtError> {
     let now = now();
-    let time = |name: &str| claims.get(name).map(|v| v.as_f64().map(|t| t as i64));
-    match time("exp") {
+    match t.exp {
         Some(Some(exp)) if exp < now - LEEWAY_SECS => return Err(JwtError::Expired),
         Some(None) => return Err(JwtError::Signature),
         _ => {}
     }
-    match time("nbf") {
+    match t.nbf {
         Some(Some(nbf)) if nbf > now + LEEWAY_SECS => return Err(JwtError::NotYetValid),
         Some(None) => return Err(JwtError::Signature),
         _ => {}
     }
-    if let Some(iat) = claims.get("iat").and_then(Value::as_i64)
+    if let Some(iat) = t.iat
         && iat > now + LEEWAY_SECS
     {
         return Err(JwtError::IssuedInFuture);

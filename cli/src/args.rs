@@ -304,6 +304,15 @@ pub struct Flags {
         global = true
     )]
     pub realtime_max_transaction_changes: usize,
+    /// Milliseconds a gateway waits after starting for change subscribers to come back before
+    /// it delivers what was committed while it was down.
+    #[arg(
+        long,
+        env = "REALTIME_RESUME_GRACE_MS",
+        default_value_t = 10_000,
+        global = true
+    )]
+    pub realtime_resume_grace_ms: u64,
     /// MiB of image renderings kept in the object store, all objects together; the least
     /// recently used go first.
     #[arg(

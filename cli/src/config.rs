@@ -206,6 +206,7 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         realtime_enabled: p.realtime.enabled,
         realtime_max_header_length: p.realtime.max_header_length as usize,
         realtime_max_transaction_changes: flags.realtime_max_transaction_changes.max(1),
+        realtime_resume_grace: std::time::Duration::from_millis(flags.realtime_resume_grace_ms),
         render: storage::service::RenderSettings {
             cache_bytes: flags.render_cache_mb << 20,
             variants: flags.render_variants.max(1),

@@ -258,6 +258,7 @@ pub async fn build(
                 local,
                 realtime::RealtimeSettings {
                     max_transaction_changes: cfg.realtime_max_transaction_changes,
+                    resume_grace: cfg.realtime_resume_grace,
                 },
             )
             .await

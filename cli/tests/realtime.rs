@@ -188,6 +188,41 @@ async fn the_capturing_gateway_dying_loses_no_committed_change() {
     assert_eq!(seen, names, "every change, once, in commit order");
 }
 
+#[tokio::test]
+async fn only_the_tables_someone_listens_to_are_recorded() {
+    // No grace after the start: capture leaves out unheard tables at once.
+    let gw = &support::shop_with(&["--realtime-resume-grace-ms", "0"]).await;
+    let recorded = |table: &'static str| async move {
+        gw.sql(&format!(
+            "select count(*) from realtime.supagate_changes where payload->>'table' = '{table}'"
+        ))
+        .await[0][0]
+            .clone()
+            .unwrap()
+    };
+    let topic = "realtime:products";
+    let mut ws = Phx::connect(gw).await;
+    ws.join(
+        topic,
+        json!({"postgres_changes": [{"event": "*", "schema": "public", "table": "products"}]}),
+    )
+    .await;
+    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
+    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    // Both tables are published; only products is listened to.
+    add_category(gw, "Unheard").await;
+    gw.sql("update public.products set name = name || ' (heard)' where id = (select id from public.products limit 1)")
+        .await;
+    let heard = ws
+        .expect(topic, "postgres_changes", Duration::from_secs(15))
+        .await;
+    assert_eq!(heard["data"]["table"], "products", "{heard}");
+    // Capture reads changes in commit order: the category's was decoded before the product's.
+    assert_eq!(recorded("categories").await, "0");
+    assert_eq!(recorded("products").await, "1");
+    drop(ws);
+}
+
 /// A published table for the tests below (on the gateway's own database).
 async fn published(gw: &Gateway, ddl: &str, table: &str) {
     gw.sql(&format!(

@@ -214,12 +214,16 @@ fn with_name(name: &str, e: workbench::snapshot::SnapshotError) -> BranchError {
 
 /// The branch a request names, if any.
 pub fn requested(req: &HttpRequest) -> Option<String> {
-    if let Some(v) = req.headers().get(HEADER) {
+    const NAME: actix_web::http::header::HeaderName =
+        actix_web::http::header::HeaderName::from_static(HEADER);
+    if let Some(v) = req.headers().get(NAME) {
         return Some(v.to_str().unwrap_or_default().to_string());
     }
-    web::Query::<HashMap<String, String>>::from_query(req.query_string())
-        .ok()?
-        .remove(HEADER)
+    // The last one, as a map of the pairs keeps it.
+    form_urlencoded::parse(req.query_string().as_bytes())
+        .filter(|(k, _)| k == HEADER)
+        .last()
+        .map(|(_, v)| v.into_owned())
 }
 
 /// What handlers take instead of the application's state: the state of the branch the request

@@ -78,6 +78,8 @@ pub struct Config {
     pub realtime_max_header_length: usize,
     /// Changes of one transaction delivered one by one at most.
     pub realtime_max_transaction_changes: usize,
+    /// How long after a start changes wait for subscribers to come back.
+    pub realtime_resume_grace: std::time::Duration,
     /// Bounds of image rendering: cache bytes, variants per object, memory.
     pub render: storage::service::RenderSettings,
 }

@@ -28,11 +28,17 @@ fn request_id(req: &ServiceRequest) -> String {
         })
         .map(str::to_string)
         .unwrap_or_else(|| {
-            format!(
-                "{:x}-{:x}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            )
+            // `<pid>-<n>` in hex, written without the formatting machinery (every request).
+            static PID: std::sync::LazyLock<String> =
+                std::sync::LazyLock::new(|| format!("{:x}-", std::process::id()));
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let mut id = String::with_capacity(PID.len() + 16);
+            id.push_str(&PID);
+            let digits = (64 - n.leading_zeros()).div_ceil(4).max(1);
+            for i in (0..digits).rev() {
+                id.push(char::from_digit(((n >> (4 * i)) & 0xf) as u32, 16).expect("a hex digit"));
+            }
+            id
         })
 }
 
@@ -106,7 +112,7 @@ pub async fn guard(
             "ms": (ms * 10.0).round() / 10.0,
             "branch": branch,
             "role": who.as_ref().map(|w| w.role.clone()),
-            "sub": who.as_ref().and_then(|w| w.claims.get("sub").cloned()),
+            "sub": who.as_ref().and_then(|w| w.claims.value.get("sub").cloned()),
         });
         if let Some(extra) = res
             .request()

@@ -2,6 +2,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::error::PayloadError;
+use actix_web::http::header::{AsHeaderName, HeaderName};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use percent_encoding::percent_decode_str;
@@ -9,24 +10,44 @@ use std::time::Duration;
 
 /// Query string pairs, form-decoded: `+` is a space, as PostgREST reads them.
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
+    let dec = |s: &str| {
+        if !s.contains(['+', '%']) {
+            return s.to_string();
+        }
+        percent_decode_str(&s.replace('+', " "))
+            .decode_utf8_lossy()
+            .into_owned()
+    };
     query
         .split('&')
         .filter(|p| !p.is_empty())
         .map(|p| {
             let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            let dec = |s: &str| {
-                percent_decode_str(&s.replace('+', " "))
-                    .decode_utf8_lossy()
-                    .into_owned()
-            };
             (dec(k), dec(v))
         })
         .collect()
 }
 
-pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+/// Whether a header value is printable ASCII with no `"` or `\\`: text as it is, and a JSON
+/// string's contents as it is. Checked without branching per byte (the values are mostly
+/// tokens of a few hundred bytes).
+fn plain(b: &[u8]) -> bool {
+    b.iter().fold(true, |ok, &c| {
+        ok & (0x20..0x7f).contains(&c) & (c != b'"') & (c != b'\\')
+    })
+}
+
+/// A header's value as text. Name it by a `HeaderName` constant on hot paths: a `&str` name is
+/// parsed on every call.
+pub fn header(req: &HttpRequest, name: impl AsHeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
+
+/// Headers read on every REST request, named once.
+pub const ACCEPT_PROFILE: HeaderName = HeaderName::from_static("accept-profile");
+pub const CONTENT_PROFILE: HeaderName = HeaderName::from_static("content-profile");
+pub const PREFER: HeaderName = HeaderName::from_static("prefer");
+pub const APIKEY: HeaderName = HeaderName::from_static("apikey");
 
 /// All request headers as a JSON object with lower-case names (PostgREST's request.headers),
 /// with `x-real-ip` set to the client address the gateway determined (as Supabase's API gateway
@@ -45,9 +66,19 @@ pub fn headers_json(req: &HttpRequest, client: &str) -> String {
         if headers.peek().is_some_and(|(next, _)| *next == name) || name == "x-real-ip" {
             continue;
         }
-        if let Ok(v) = value.to_str() {
-            put(&mut out, name.as_str());
-            out.push(b':');
+        // Names are tokens: nothing to escape; most values need no escaping either.
+        let key = |out: &mut Vec<u8>| {
+            out.push(b'"');
+            out.extend_from_slice(name.as_str().as_bytes());
+            out.extend_from_slice(b"\":");
+        };
+        if plain(value.as_bytes()) {
+            key(&mut out);
+            out.push(b'"');
+            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(b"\",");
+        } else if let Ok(v) = value.to_str() {
+            key(&mut out);
             put(&mut out, v);
             out.push(b',');
         }
@@ -134,7 +165,7 @@ pub fn idle_timeout(
 /// right: everything left of it came from the client and proves nothing. Without a header, or
 /// with fewer entries than hops, the TCP peer.
 pub fn client_ip(req: &HttpRequest, trusted_header: Option<&str>, hops: usize) -> String {
-    let peer = || req.peer_addr().map(|a| a.ip().to_string());
+    let peer = || req.peer_addr().map(|a| ip_text(a.ip()));
     let from_header = trusted_header.and_then(|h| header(req, h)).and_then(|h| {
         let entries: Vec<&str> = h.split(',').map(str::trim).collect();
         entries
@@ -148,13 +179,33 @@ pub fn client_ip(req: &HttpRequest, trusted_header: Option<&str>, hops: usize) -
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// An address as text; IPv4 (nearly every request's) without the formatting machinery.
+fn ip_text(ip: std::net::IpAddr) -> String {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            let mut s = String::with_capacity(15);
+            let mut buf = itoa::Buffer::new();
+            for (i, octet) in v4.octets().into_iter().enumerate() {
+                if i > 0 {
+                    s.push('.');
+                }
+                s.push_str(buf.format(octet));
+            }
+            s
+        }
+        v6 => v6.to_string(),
+    }
+}
+
 /// The token of an `Authorization: Bearer …` header.
 pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    let h = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())?
-        .trim();
+    let v = req.headers().get(actix_web::http::header::AUTHORIZATION)?;
+    let h = if plain(v.as_bytes()) {
+        std::str::from_utf8(v.as_bytes()).ok()?
+    } else {
+        v.to_str().ok()?
+    }
+    .trim();
     let (scheme, token) = h.split_once(' ')?;
     scheme
         .eq_ignore_ascii_case("bearer")

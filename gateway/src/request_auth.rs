@@ -2,26 +2,33 @@
 //! gateway reads them, the JWT verified, the role taken from its `role` claim.
 
 use actix_web::HttpRequest;
-use auth::jwt::{API_ROLES, CLI_PUBLISHABLE_KEY, CLI_SECRET_KEY, JwtError, JwtKeys};
+use auth::jwt::{API_ROLES, CLI_PUBLISHABLE_KEY, CLI_SECRET_KEY, Claims, JwtError, JwtKeys};
 use query_engine::ApiError;
 use serde_json::Value;
+use std::sync::{Arc, LazyLock};
 
 #[derive(Debug, Clone)]
 pub struct Identity {
     pub role: String,
-    pub claims: Value,
+    /// Shared with the cache of verified tokens.
+    pub claims: Arc<Claims>,
 }
+
+static ANON: LazyLock<Arc<Claims>> =
+    LazyLock::new(|| Arc::new(Claims::new(auth::jwt::anon_claims())));
+static SERVICE: LazyLock<Arc<Claims>> =
+    LazyLock::new(|| Arc::new(Claims::new(serde_json::json!({"role": "service_role"}))));
 
 impl Identity {
     pub fn anon() -> Self {
         Identity {
             role: "anon".into(),
-            claims: auth::jwt::anon_claims(),
+            claims: ANON.clone(),
         }
     }
 }
 
-fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+fn header(req: &HttpRequest, name: impl actix_web::http::header::AsHeaderName) -> Option<&str> {
     req.headers()
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -55,27 +62,27 @@ pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<I
 /// The identity a request's verified token claims, whatever its role.
 pub fn claimed(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Identity, ApiError> {
     let token = match crate::http_util::bearer_token(req) {
-        Some(t) if !t.starts_with("sb_") => Some(t.to_string()),
-        _ => match header(req, "apikey") {
+        Some(t) if !t.starts_with("sb_") => Some(t),
+        _ => match header(req, crate::http_util::APIKEY) {
             Some(k) if local_keys && k == CLI_SECRET_KEY => {
                 return Ok(Identity {
                     role: "service_role".into(),
-                    claims: serde_json::json!({"role": "service_role"}),
+                    claims: SERVICE.clone(),
                 });
             }
             Some(k) if local_keys && k == CLI_PUBLISHABLE_KEY => return Ok(Identity::anon()),
             Some(k) if k.starts_with("sb_") => {
                 return Err(ApiError::new(401, "PGRST301", "Invalid API key"));
             }
-            Some(k) => Some(k.to_string()),
+            Some(k) => Some(k),
             None => None,
         },
     };
     let Some(token) = token else {
         return Ok(Identity::anon());
     };
-    let claims = keys.verify(&token).map_err(jwt_error)?;
-    let role = match claims.get("role") {
+    let claims = keys.verify_shared(token).map_err(jwt_error)?;
+    let role = match claims.value.get("role") {
         None => "anon".to_string(),
         Some(Value::String(r)) => r.clone(),
         Some(_) => {

@@ -57,8 +57,8 @@ pub async fn handle(
         state.config.trusted_proxy_hops,
     );
     let (role, claims) = identity
-        .map(|i| (i.role, i.claims.to_string()))
-        .unwrap_or_default();
+        .as_ref()
+        .map_or(("", ""), |i| (i.role.as_str(), i.claims.text.as_str()));
     let watched = crate::inspector::watching(&req).is_some();
     let mut trace = None;
     // Boxed: the REST service's future is kilobytes, and actix moves the handler's future
@@ -70,19 +70,19 @@ pub async fn handle(
                 method_name: req.method().as_str(),
                 path: &path,
                 query: &query,
-                accept: header(&req, "accept"),
+                accept: header(&req, actix_web::http::header::ACCEPT),
                 prefer: req
                     .headers()
-                    .get_all("prefer")
+                    .get_all(crate::http_util::PREFER)
                     .filter_map(|v| v.to_str().ok())
                     .collect(),
-                range: header(&req, "range"),
-                accept_profile: header(&req, "accept-profile"),
-                content_profile: header(&req, "content-profile"),
-                content_type: header(&req, "content-type"),
+                range: header(&req, actix_web::http::header::RANGE),
+                accept_profile: header(&req, crate::http_util::ACCEPT_PROFILE),
+                content_profile: header(&req, crate::http_util::CONTENT_PROFILE),
+                content_type: header(&req, actix_web::http::header::CONTENT_TYPE),
                 body: &body,
-                role: &role,
-                claims: &claims,
+                role,
+                claims,
                 client: &client,
                 request_path: req.path(),
                 headers_json: headers_json(&req, &client),

@@ -57,8 +57,18 @@ pub struct RequestContext {
 }
 
 /// The setup statement for `n` role settings: search_path, role, claims, request info, then
-/// one `set_config` per setting (a handful of variants, each prepared once per connection).
-fn setup_sql(n: usize) -> String {
+/// one `set_config` per setting (a handful of variants, each prepared once per connection, and
+/// each written once per process).
+fn setup_sql(n: usize) -> std::borrow::Cow<'static, str> {
+    static MADE: std::sync::LazyLock<Vec<String>> =
+        std::sync::LazyLock::new(|| (0..8).map(make_setup_sql).collect());
+    match MADE.get(n) {
+        Some(sql) => sql.as_str().into(),
+        None => make_setup_sql(n).into(),
+    }
+}
+
+fn make_setup_sql(n: usize) -> String {
     let mut sql = String::from(
         "SELECT set_config('search_path', $1, true), set_config('role', $2, true), \
          set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), \
@@ -137,14 +147,15 @@ pub async fn run_statement(
 ) -> Result<(pipeline::Row, Option<pipeline::Session>), DbError> {
     let mut session = pipeline::Session::get(pool).await?;
     let setup_sql = setup_sql(ctx.settings.len());
-    let mut setup: Vec<&str> = vec![
-        &ctx.search_path,
+    let mut setup: Vec<&str> = Vec::with_capacity(6 + 2 * ctx.settings.len());
+    setup.extend([
+        ctx.search_path.as_str(),
         &ctx.role,
         &ctx.claims,
         &ctx.method,
         &ctx.path,
         &ctx.headers,
-    ];
+    ]);
     for (k, v) in &ctx.settings {
         setup.push(k);
         setup.push(v);
@@ -156,7 +167,8 @@ pub async fn run_statement(
         "BEGIN"
     };
     let finish = end.map(|commit| if commit { "COMMIT" } else { "ROLLBACK" });
-    let mut steps = vec![
+    let mut steps = Vec::with_capacity(5);
+    steps.extend([
         Step {
             sql: begin,
             params: &[],
@@ -165,7 +177,7 @@ pub async fn run_statement(
             sql: &setup_sql,
             params: &setup,
         },
-    ];
+    ]);
     let pre_request = ctx.pre_request.as_ref().map(|f| format!("SELECT {f}()"));
     if let Some(pre) = &pre_request {
         steps.push(Step {

@@ -1,13 +1,13 @@
 //! The parsed form of a PostgREST request's query string.
 
 /// A column reference with an optional JSON path: `data->a->>b`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Field {
     pub name: String,
     pub json_path: Vec<JsonStep>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum JsonStep {
     /// `->key`: stays JSON.
     Arrow(JsonKey),
@@ -15,7 +15,7 @@ pub enum JsonStep {
     DoubleArrow(JsonKey),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum JsonKey {
     Name(String),
     Index(i64),
@@ -41,7 +41,7 @@ impl Field {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SelectItem {
     /// `*`
     Star,
@@ -57,7 +57,7 @@ pub enum SelectItem {
 }
 
 /// An aggregate function over a selected column (PostgREST's `db-aggregates-enabled`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AggregateFn {
     Sum,
     Avg,
@@ -78,14 +78,14 @@ impl AggregateFn {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Aggregate {
     pub function: AggregateFn,
     /// A cast of the aggregated value (`amount.sum()::int`).
     pub cast: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Embed {
     pub alias: Option<String>,
     pub relation: String,
@@ -103,7 +103,7 @@ impl Embed {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmpOp {
     Eq,
     Neq,
@@ -134,7 +134,7 @@ impl CmpOp {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Quantifier {
     Any,
     All,
@@ -149,7 +149,7 @@ impl Quantifier {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IsValue {
     Null,
     NotNull,
@@ -172,7 +172,7 @@ impl IsValue {
 }
 
 /// Operators whose right side is one value of the column's (array/range/json) type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SetOp {
     Contains,
     ContainedIn,
@@ -199,7 +199,7 @@ impl SetOp {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FtsKind {
     Fts,
     Plain,
@@ -218,7 +218,7 @@ impl FtsKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Operation {
     Compare(CmpOp, String),
     Quantified(CmpOp, Quantifier, Vec<String>),
@@ -233,20 +233,20 @@ pub enum Operation {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Filter {
     pub field: Field,
     pub negate: bool,
     pub op: Operation,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Logic {
     And,
     Or,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Condition {
     Filter(Filter),
     Tree {
@@ -256,19 +256,19 @@ pub enum Condition {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
     Asc,
     Desc,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Nulls {
     First,
     Last,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct OrderTerm {
     pub field: Field,
     pub direction: Option<Direction>,

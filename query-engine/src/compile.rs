@@ -3,9 +3,9 @@
 
 use crate::error::ApiError;
 use crate::plan::tree::ActionPlan;
-use crate::plan::{EngineConfig, Input, Outcome, action};
+use crate::plan::{EngineConfig, Input, Outcome, action_parsed};
 use crate::render::{self, Statement};
-use crate::request::MediaType;
+use crate::request::{MediaType, QueryParams};
 use crate::schema::SchemaCache;
 
 #[derive(Debug, Clone)]
@@ -17,7 +17,17 @@ pub struct Plan {
 
 /// Plans a request and renders it as one statement.
 pub fn plan(input: &Input, cache: &SchemaCache, cfg: &EngineConfig) -> Result<Plan, ApiError> {
-    let (action, outcome) = action(input, cache, cfg)?;
+    plan_parsed(input, cache, cfg, None)
+}
+
+/// [`plan`], with a table request's query string already parsed.
+pub(crate) fn plan_parsed(
+    input: &Input,
+    cache: &SchemaCache,
+    cfg: &EngineConfig,
+    parsed: Option<&QueryParams>,
+) -> Result<Plan, ApiError> {
+    let (action, outcome) = action_parsed(input, cache, cfg, parsed)?;
     let read_only = match &action {
         ActionPlan::Read(_) => true,
         ActionPlan::Mutate(_) => false,

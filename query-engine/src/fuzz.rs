@@ -1,16 +1,16 @@
 //! A fuzz harness for the grammar and the planner: random requests stitched from the grammar's
 //! own tokens (and plain noise), nested up to far past the limit, planned against the shop's
-//! schema on a thread with a small stack. Any panic, or a stack overflow (which aborts the test
-//! process), is a crash.
+//! schema on a thread with a small stack, directly and through the plan cache (which must answer
+//! the same). Any panic, or a stack overflow (which aborts the test process), is a crash.
 //!
 //! `cargo test -p query-engine fuzz -- --nocapture` runs the short mode (CI); set
 //! `FUZZ_ITERATIONS=2000000` (and `--release`) for the long mode. Both print executions, crashes
 //! and how many requests planned versus were refused.
 
-use crate::plan;
 use crate::plan::{EngineConfig, Input};
 use crate::request::{Method, Resource, parse_prefer};
 use crate::schema::fixture;
+use crate::{plan, plan_cached};
 
 /// xorshift64*: deterministic, so a crash reproduces with the same iteration count.
 struct Rng(u64);
@@ -190,7 +190,11 @@ fn fuzz_the_grammar_and_planner() {
                         content_type: None,
                         body: body.as_bytes(),
                     };
-                    plan(&input, &cache, &cfg).map(|p| p.statement.sql.len())
+                    // The plan cache answers as planning directly does.
+                    let direct = plan(&input, &cache, &cfg);
+                    let cached = plan_cached(&input, &cache, &cfg);
+                    assert_eq!(format!("{direct:?}"), format!("{cached:?}"));
+                    direct.map(|p| p.statement.sql.len())
                 }));
                 match result {
                     Ok(Ok(_)) => planned += 1,

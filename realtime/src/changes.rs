@@ -6,6 +6,7 @@
 //! only past what was recorded, and a change recorded twice (a crash between the two) is skipped
 //! by its commit position.
 
+use super::listening::Interest;
 use super::payload::{Catalog, Decoder};
 use super::pgoutput::{self, Message};
 use super::{ChangesStatus, Realtime, bus};
@@ -167,6 +168,11 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
             pin_mut!(rows);
             while let Some(row) = rows.next().await {
                 let row = row?;
+                // The server has decoded the slot whole before its first row: subscriptions
+                // confirmed before any change it holds committed are in the table by now.
+                if !yielded && rt.settled() {
+                    decoder.only(Interest::read(&lookups).await?);
+                }
                 yielded = true;
                 let lsn: String = row.get(0);
                 let data: &[u8] = row.get(1);

@@ -35,6 +35,16 @@ pub fn spawn(rt: Arc<Realtime>, mut cursor: i64) {
             if !rt.resumed() {
                 continue;
             }
+            // Nobody here listens: move past what was recorded without reading it. The end is
+            // read before the listeners are looked at: a subscriber that joined before a change
+            // committed is seen then, and the change is read for it.
+            if !rt.hub.has_change_listeners()
+                && let Some(last) = last_recorded(&rt).await
+                && !rt.hub.has_change_listeners()
+            {
+                cursor = last;
+                continue;
+            }
             loop {
                 match next_batch(&rt, cursor).await {
                     Ok(batch) if batch.is_empty() => {

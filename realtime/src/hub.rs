@@ -256,6 +256,10 @@ impl Hub {
     }
 
     /// Channels with `postgres_changes` bindings.
+    pub fn has_change_listeners(&self) -> bool {
+        !self.changes.read().expect("hub lock").is_empty()
+    }
+
     pub fn change_listeners(&self) -> Vec<Arc<Channel>> {
         self.changes.read().expect("hub lock").clone()
     }

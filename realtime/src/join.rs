@@ -5,7 +5,7 @@
 use super::hub::{Binding, Channel};
 use super::protocol::{Broadcast, Incoming, UserPayload};
 use super::session::{MAX_CHANNELS, Session, access, binding_id};
-use super::{ChangesStatus, authz, filters::Filter, presence, tokens};
+use super::{ChangesStatus, authz, filters::Filter, listening, presence, tokens};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -196,6 +196,12 @@ impl Session {
         }
         let params = &config.postgres_changes;
         let (bindings, changes_error) = self.bindings(params).await;
+        // Capture records these tables' changes from before the subscription is confirmed.
+        if !bindings.is_empty()
+            && let Err(e) = listening::announce(&self.rt, &bindings).await
+        {
+            tracing::warn!("realtime: the tables subscribers listen to were not saved: {e}");
+        }
         let presence_key = config
             .presence
             .key

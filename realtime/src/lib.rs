@@ -15,6 +15,7 @@ pub mod error;
 mod filters;
 pub mod hub;
 mod join;
+mod listening;
 mod messages;
 mod payload;
 mod pgoutput;
@@ -48,12 +49,17 @@ pub struct RealtimeSettings {
     /// Changes of one transaction delivered one by one at most; a larger transaction reaches
     /// its tables' subscribers as one overflow message each.
     pub max_transaction_changes: usize,
+    /// Longest a gateway waits after starting for change subscribers to come back before it
+    /// delivers what was committed meanwhile (and before capture leaves out changes of tables
+    /// no one listens to).
+    pub resume_grace: Duration,
 }
 
 impl Default for RealtimeSettings {
     fn default() -> Self {
         RealtimeSettings {
             max_transaction_changes: 10_000,
+            resume_grace: Duration::from_secs(10),
         }
     }
 }
@@ -77,12 +83,11 @@ pub struct Realtime {
     wake_delivery: Notify,
     /// A write committed through this gateway: read the slot now.
     wake_capture: Notify,
+    /// The tables this gateway's row in `realtime.supagate_listening` names.
+    listening: tokio::sync::Mutex<listening::Tables>,
     shutdown: watch::Sender<bool>,
 }
 
-/// Longest a gateway waits after starting for change subscribers to come back before it
-/// delivers what was committed meanwhile.
-const RESUME_GRACE: Duration = Duration::from_secs(10);
 /// Quiet time after the last change subscription that ends the grace early.
 const RESUME_SETTLE: Duration = Duration::from_millis(500);
 
@@ -131,6 +136,7 @@ impl Realtime {
             last_changes_join: Mutex::new(None),
             wake_delivery: Notify::new(),
             wake_capture: Notify::new(),
+            listening: Default::default(),
             shutdown,
         });
         bus::spawn_listener(rt.clone());
@@ -139,6 +145,17 @@ impl Realtime {
         let cursor = delivery::last_recorded(&rt).await.unwrap_or(0);
         changes::start(rt.clone()).await;
         delivery::spawn(rt.clone(), cursor);
+        let renewing = rt.clone();
+        spawn_until_shutdown(&rt, async move {
+            loop {
+                tokio::time::sleep(listening::RENEW).await;
+                if let Err(e) = listening::renew(&renewing).await {
+                    tracing::warn!(
+                        "realtime: the tables subscribers listen to were not saved: {e}"
+                    );
+                }
+            }
+        });
         Ok(rt)
     }
 
@@ -155,9 +172,16 @@ impl Realtime {
         self.wake_delivery.notify_one();
     }
 
+    /// Whether capture may leave out the changes no one listens to: subscribers who were away
+    /// while this gateway was down have had the grace after its start to come back (what the
+    /// slot held for them is recorded whole meanwhile).
+    fn settled(&self) -> bool {
+        self.started.elapsed() >= self.settings.resume_grace
+    }
+
     /// Whether changes may be delivered: the grace after a start is over.
     fn resumed(&self) -> bool {
-        if self.started.elapsed() >= RESUME_GRACE {
+        if self.started.elapsed() >= self.settings.resume_grace {
             return true;
         }
         matches!(*self.last_changes_join.lock().expect("join lock"),

@@ -7,6 +7,7 @@
 //! becomes one overflow record per table it touched, which delivery turns into a system message
 //! to each subscriber of that table.
 
+use super::listening::Interest;
 use super::pgoutput::{Datum, Relation, Relations};
 use super::values::{self, TypeInfo};
 use crate::error::RealtimeError;
@@ -254,9 +255,16 @@ pub(crate) struct Decoder<'a> {
     relations: Relations,
     tables: HashMap<u32, TableInfo>,
     open: Option<Txn>,
+    /// The tables someone listens to (None: all); other tables' changes are left out.
+    interest: Option<Interest>,
 }
 
 impl<'a> Decoder<'a> {
+    /// Leaves out from now on the changes of tables `interest` does not name.
+    pub fn only(&mut self, interest: Interest) {
+        self.interest = Some(interest);
+    }
+
     pub fn new(c: &'a Client, catalog: &'a mut Catalog, limit: usize) -> Self {
         Decoder {
             c,
@@ -265,6 +273,7 @@ impl<'a> Decoder<'a> {
             relations: Relations::default(),
             tables: HashMap::new(),
             open: None,
+            interest: None,
         }
     }
 
@@ -289,6 +298,13 @@ impl<'a> Decoder<'a> {
         let (Some(txn), Some(r)) = (self.open.as_mut(), self.relations.get(rel)) else {
             return;
         };
+        if self
+            .interest
+            .as_ref()
+            .is_some_and(|i| !i.wants(&r.schema, &r.name))
+        {
+            return;
+        }
         if txn.overflow.is_some() || txn.changes.len() >= self.limit {
             // Too many: from now on only counted per table (the ones kept so far too).
             for c in std::mem::take(&mut txn.changes) {

@@ -30,9 +30,9 @@ pub struct ClientSlots {
 #[derive(Default)]
 struct State {
     /// Requests running per address (addresses running nothing are absent).
-    by_client: HashMap<String, usize>,
+    by_client: HashMap<String, usize, foldhash::fast::RandomState>,
     /// Each lane seen so far: its size and the requests running on it.
-    lanes: HashMap<u64, (usize, usize)>,
+    lanes: HashMap<u64, (usize, usize), foldhash::fast::RandomState>,
     busy: usize,
 }
 

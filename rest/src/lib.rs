@@ -78,6 +78,8 @@ pub struct RestResponse {
 pub struct Rest {
     engine: EngineConfig,
     extra_search_path: Vec<String>,
+    /// Each exposed schema's search_path, made once.
+    search_paths: Vec<(String, String)>,
     schema: RwLock<Arc<SchemaCache>>,
     /// Pipelined connections in lanes, one per HTTP worker: a thread uses its own lane's while
     /// one is free, so that a request and its connection usually stay on one thread.
@@ -124,11 +126,17 @@ impl Rest {
         let meta = Pool::new(api, 2, s.pool_timeout);
         let cache = schema_cache::load(&meta, &s.schemas, &s.db_settings).await?;
         role_settings.set(cache.all_role_settings().clone());
+        let search_paths = s
+            .schemas
+            .iter()
+            .map(|x| (x.clone(), search_path(x, &s.extra_search_path)))
+            .collect();
         Ok(Arc::new(Rest {
             engine: EngineConfig {
                 max_rows: (s.max_rows > 0).then_some(s.max_rows),
                 schemas: s.schemas,
             },
+            search_paths,
             extra_search_path: s.extra_search_path,
             schema: RwLock::new(Arc::new(cache)),
             slots: fairness::ClientSlots::new(
@@ -165,14 +173,12 @@ impl Rest {
         }
     }
 
-    /// The search_path of a request to `schema`: the schema, then `[api] extra_search_path`,
-    /// as PostgREST sets it (a repeat included, as EXPLAIN's settings show it).
+    /// [`search_path`], made once per exposed schema.
     fn search_path(&self, schema: &str) -> String {
-        std::iter::once(schema)
-            .chain(self.extra_search_path.iter().map(String::as_str))
-            .map(pg::quote_ident)
-            .collect::<Vec<_>>()
-            .join(", ")
+        if let Some((_, path)) = self.search_paths.iter().find(|(s, _)| s == schema) {
+            return path.clone();
+        }
+        search_path(schema, &self.extra_search_path)
     }
 
     /// Answers one request.
@@ -219,7 +225,7 @@ impl Rest {
             body: r.body,
         };
         let schema = self.schema();
-        let plan = query_engine::plan(&input, &schema, &self.engine)?;
+        let plan = query_engine::plan_cached(&input, &schema, &self.engine)?;
         let anon = r.role == "anon";
         let fail = |e: DbError| db_error(e, anon);
         let mut settings = self.role_settings.of(r.role);
@@ -337,6 +343,16 @@ impl Rest {
             wrote: false,
         })
     }
+}
+
+/// The search_path of a request to `schema`: the schema, then `[api] extra_search_path`,
+/// as PostgREST sets it (a repeat included, as EXPLAIN's settings show it).
+fn search_path(schema: &str, extra: &[String]) -> String {
+    std::iter::once(schema)
+        .chain(extra.iter().map(String::as_str))
+        .map(pg::quote_ident)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A function name from `pgrst.db_pre_request` (`check_request` or `api.check_request`), quoted.

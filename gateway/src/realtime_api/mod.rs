@@ -54,10 +54,15 @@ impl From<BroadcastError> for GatewayError {
 fn caller(req: &HttpRequest, state: &AppState) -> Result<Identity, GatewayError> {
     let who =
         identify(req, &state.keys, state.local_keys()).map_err(|e| error(e.status, e.message))?;
-    let exp = who.claims.get("exp").and_then(Value::as_i64).unwrap_or(0);
+    let exp = who
+        .claims
+        .value
+        .get("exp")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
     Ok(Identity {
         role: who.role,
-        claims: who.claims,
+        claims: who.claims.value.clone(),
         exp,
     })
 }

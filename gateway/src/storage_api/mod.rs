@@ -54,7 +54,7 @@ fn caller(req: &HttpRequest, state: &AppState) -> Result<Caller, StorageError> {
         .map_err(|e| StorageError::InvalidJwt(e.message))?;
     Ok(Caller {
         role: id.role,
-        claims: id.claims,
+        claims: id.claims.value.clone(),
     })
 }
 

@@ -200,20 +200,23 @@ impl Conn {
         }
         // Touch the statements this pipeline uses first, so that none of them is evicted by
         // another one prepared in the same pipeline.
-        for s in steps {
-            self.statements.get(s.sql);
-        }
+        let known: Vec<_> = steps
+            .iter()
+            .map(|s| self.statements.get(s.sql).copied())
+            .collect();
         for (i, step) in steps.iter().enumerate() {
-            let name = match self.statements.get(step.sql) {
-                Some(id) => format!("s{id}"),
+            // A statement missing at first may have been prepared by an earlier step.
+            let id = known[i].or_else(|| self.statements.get(step.sql).copied());
+            let name = match id {
+                Some(id) => statement_name(id),
                 None => {
                     let id = self.next_id;
                     self.next_id += 1;
-                    let name = format!("s{id}");
+                    let name = statement_name(id);
                     frontend::parse(&name, step.sql, std::iter::empty(), &mut self.wbuf)?;
                     sent.push_back(Sent::Parse(Some(step.sql.to_string())));
                     if let Some((_, old)) = self.statements.push(step.sql.to_string(), id) {
-                        let old = format!("s{old}");
+                        let old = statement_name(old);
                         frontend::close(b'S', &old, &mut self.wbuf)?;
                         sent.push_back(Sent::Close(old));
                     }
@@ -272,7 +275,7 @@ impl Conn {
                     if i < rows.len() && rows[i].is_none() {
                         let buf = body.buffer_bytes();
                         let mut ranges = body.ranges();
-                        let mut row = Vec::new();
+                        let mut row = Vec::with_capacity(ranges.size_hint().0);
                         while let Some(r) = ranges.next()? {
                             row.push(r.map(|r| buf.slice(r)));
                         }
@@ -352,4 +355,12 @@ impl Conn {
         self.busy = false;
         failure.map_or(Ok(()), Err)
     }
+}
+
+/// A prepared statement's name on the server: `s<id>`.
+fn statement_name(id: u64) -> String {
+    let mut name = String::with_capacity(12);
+    name.push('s');
+    name.push_str(itoa::Buffer::new().format(id));
+    name
 }

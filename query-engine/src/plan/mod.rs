@@ -143,6 +143,17 @@ pub fn action<'c>(
     cache: &'c SchemaCache,
     cfg: &EngineConfig,
 ) -> Result<(ActionPlan<'c>, Outcome), ApiError> {
+    action_parsed(input, cache, cfg, None)
+}
+
+/// [`action`], with a table request's query string already parsed (`parsed`, from
+/// [`parse_query`] of `input.query`, or in the plan cache's shape: its values replaced).
+pub(crate) fn action_parsed<'c>(
+    input: &Input,
+    cache: &'c SchemaCache,
+    cfg: &EngineConfig,
+    parsed: Option<&QueryParams>,
+) -> Result<(ActionPlan<'c>, Outcome), ApiError> {
     let (schema, echo_profile) = resolve_schema(cfg, input.profile)?;
     let negotiated = negotiate(input.accept, false)?;
     // A plan is the EXPLAIN of the query its `for` media type would run.
@@ -178,8 +189,15 @@ pub fn action<'c>(
     let action = match &input.resource {
         Resource::Table(name) => {
             let table = table_or_404(cache, &schema, name)?;
-            let q = parse_query(input.query, false)?;
-            write::refuse_unapplied(input.method, &q)?;
+            let parsed_here;
+            let q = match parsed {
+                Some(q) => q,
+                None => {
+                    parsed_here = parse_query(input.query, false)?;
+                    &parsed_here
+                }
+            };
+            write::refuse_unapplied(input.method, q)?;
             let kind = match input.method {
                 Method::Get | Method::Head => Kind::Read,
                 Method::Post => Kind::Insert,
@@ -189,11 +207,11 @@ pub fn action<'c>(
             };
             outcome.kind = kind;
             if kind == Kind::Read {
-                let read = read::plan(cache, cfg, table, &q, input, media)?;
+                let read = read::plan(cache, cfg, table, q, input, media)?;
                 outcome.offset = read.root.offset.unwrap_or(0);
                 ActionPlan::Read(read)
             } else {
-                ActionPlan::Mutate(write::plan(cache, table, &q, input, kind, media)?)
+                ActionPlan::Mutate(write::plan(cache, table, q, input, kind, media)?)
             }
         }
         Resource::Rpc(name) => {

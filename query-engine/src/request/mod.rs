@@ -8,7 +8,7 @@ use crate::parser;
 mod media;
 pub use media::{Explain, MediaType, negotiate};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     Get,
     Head,
@@ -54,27 +54,27 @@ pub enum Resource {
     Rpc(String),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Return {
     Minimal,
     HeadersOnly,
     Representation,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Count {
     Exact,
     Planned,
     Estimated,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Resolution {
     MergeDuplicates,
     IgnoreDuplicates,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Preferences {
     pub return_: Option<Return>,
     pub count: Option<Count>,
@@ -220,7 +220,7 @@ pub fn parse_range(range: &str) -> Option<(u64, Option<u64>)> {
 /// A filter, order or limit applies to the resource at this embed path ([] is the root).
 pub type EmbedPath = Vec<String>;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct QueryParams {
     pub select: Vec<SelectItem>,
     pub conditions: Vec<(EmbedPath, Condition)>,

@@ -1,0 +1,348 @@
+//! Compiled reads kept by the request's shape: the same query string with other values
+//! (`id=eq.1`, `id=eq.2`) plans and renders to the same SQL with other parameters, so a read's
+//! statement is made once per shape and reused with the request's own values.
+//!
+//! A shape is the parsed query string with each value that renders as one parameter unchanged
+//! (the right side of `eq`, `gt`, …, `is.distinct`, the set operators, a full-text query)
+//! replaced by a marker, together with everything else planning reads (method, table, `Accept`,
+//! `Prefer`, `Range`, profile). The shape is planned and rendered like any request; its
+//! statement is kept only if every marker came out as a whole parameter and none reached the SQL
+//! text or another parameter (a value inlined for a planned count, or one that rendering changed,
+//! makes the shape uncacheable, and such requests are planned each time). Debug builds plan every
+//! cached request directly as well and panic on any difference, so the whole test suite checks
+//! the cache.
+//!
+//! The cache belongs to one schema cache (a reload starts an empty one) and holds at most
+//! [`SHAPES`] shapes; when full it starts over.
+
+use crate::ast::{CmpOp, Condition, Operation};
+use crate::compile::{Plan, plan_parsed};
+use crate::error::ApiError;
+use crate::plan::{EngineConfig, Input, Outcome};
+use crate::render::Statement;
+use crate::request::{Method, Preferences, QueryParams, Resource, parse_query};
+use crate::schema::SchemaCache;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Shapes kept per schema cache.
+pub const SHAPES: usize = 512;
+
+/// Starts and ends a marker; PostgreSQL's text has no NUL, so no real value is refused for it.
+const MARK: char = '\0';
+
+#[derive(PartialEq, Eq, Hash)]
+struct Shape {
+    method: Method,
+    table: String,
+    query: QueryParams,
+    accept: Option<String>,
+    prefer: Preferences,
+    range: Option<String>,
+    profile: Option<String>,
+}
+
+enum Param {
+    /// The request's n-th value.
+    Value(usize),
+    /// The same for every request of the shape (a JSON key, a limit).
+    Fixed(String),
+}
+
+struct Template {
+    sql: String,
+    params: Vec<Param>,
+    read_only: bool,
+    outcome: Outcome,
+}
+
+#[derive(Default)]
+pub struct PlanCache(Mutex<HashMap<Shape, Option<Arc<Template>>, foldhash::fast::RandomState>>);
+
+impl Clone for PlanCache {
+    /// A copy of a schema cache starts with no plans.
+    fn clone(&self) -> Self {
+        PlanCache::default()
+    }
+}
+
+impl std::fmt::Debug for PlanCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map(|m| m.len()).unwrap_or(0);
+        write!(f, "PlanCache({n} shapes)")
+    }
+}
+
+impl PlanCache {
+    fn get(&self, shape: &Shape) -> Option<Option<Arc<Template>>> {
+        self.0.lock().ok()?.get(shape).cloned()
+    }
+
+    fn put(&self, shape: Shape, template: Option<Arc<Template>>) {
+        if let Ok(mut map) = self.0.lock() {
+            if map.len() >= SHAPES {
+                map.clear();
+            }
+            map.insert(shape, template);
+        }
+    }
+}
+
+/// [`crate::plan`], through the cache of `cache` for reads of tables.
+pub fn plan_cached(
+    input: &Input,
+    cache: &SchemaCache,
+    cfg: &EngineConfig,
+) -> Result<Plan, ApiError> {
+    let Some((shape, values)) = shape_of(input) else {
+        return plan_parsed(input, cache, cfg, None);
+    };
+    let template = match cache.plans.get(&shape) {
+        Some(t) => t,
+        None => {
+            let t = template(input, &shape, cache, cfg).map(Arc::new);
+            cache.plans.put(shape, t.clone());
+            t
+        }
+    };
+    let Some(t) = template else {
+        return plan_parsed(input, cache, cfg, None);
+    };
+    let plan = Plan {
+        statement: Statement {
+            sql: t.sql.clone(),
+            params: t
+                .params
+                .iter()
+                .map(|p| match p {
+                    Param::Value(i) => values[*i].clone(),
+                    Param::Fixed(s) => s.clone(),
+                })
+                .collect(),
+        },
+        read_only: t.read_only,
+        outcome: t.outcome.clone(),
+    };
+    #[cfg(debug_assertions)]
+    {
+        let direct = plan_parsed(input, cache, cfg, None).expect("a cached shape plans");
+        assert_eq!(plan.statement, direct.statement, "cached plan differs");
+        assert_eq!(plan.read_only, direct.read_only);
+        assert_eq!(
+            format!("{:?}", plan.outcome),
+            format!("{:?}", direct.outcome)
+        );
+    }
+    Ok(plan)
+}
+
+/// The shape of a table read and its values, in marker order; None for what is not cached
+/// (writes, calls, a query string that does not parse: the direct path says why).
+fn shape_of(input: &Input) -> Option<(Shape, Vec<String>)> {
+    let Resource::Table(table) = &input.resource else {
+        return None;
+    };
+    if !input.method.is_read() {
+        return None;
+    }
+    let mut query = parse_query(input.query, false).ok()?;
+    let mut values = Vec::new();
+    for (_, c) in &mut query.conditions {
+        mask(c, &mut values);
+    }
+    let owned = |s: Option<&str>| s.map(str::to_string);
+    Some((
+        Shape {
+            method: input.method,
+            table: table.clone(),
+            query,
+            accept: owned(input.accept),
+            prefer: input.prefer.clone(),
+            range: owned(input.range),
+            profile: owned(input.profile),
+        },
+        values,
+    ))
+}
+
+fn marker(i: usize) -> String {
+    let mut m = String::with_capacity(8);
+    m.push(MARK);
+    m.push_str(itoa::Buffer::new().format(i));
+    m.push(MARK);
+    m
+}
+
+/// Replaces each value of `c` that renders as one parameter as it is with its marker.
+fn mask(c: &mut Condition, values: &mut Vec<String>) {
+    let mut take = |v: &mut String| values.push(std::mem::replace(v, marker(values.len())));
+    match c {
+        Condition::Tree { children, .. } => children.iter_mut().for_each(|c| mask(c, values)),
+        Condition::Filter(f) => match &mut f.op {
+            // LIKE's `*` becomes `%`: such values stay in the shape.
+            Operation::Compare(CmpOp::Like | CmpOp::Ilike, _) => {}
+            Operation::Compare(_, v) | Operation::IsDistinct(v) | Operation::Set(_, v) => take(v),
+            Operation::Fts { query, .. } => take(query),
+            Operation::Quantified(..) | Operation::Is(_) | Operation::In(_) => {}
+        },
+    }
+}
+
+/// The shape's statement, if every marker became a whole parameter and nothing else.
+fn template(
+    input: &Input,
+    shape: &Shape,
+    cache: &SchemaCache,
+    cfg: &EngineConfig,
+) -> Option<Template> {
+    let plan = plan_parsed(input, cache, cfg, Some(&shape.query)).ok()?;
+    if plan.statement.sql.contains(MARK) {
+        return None;
+    }
+    let params = plan
+        .statement
+        .params
+        .into_iter()
+        .map(
+            |p| match p.strip_prefix(MARK).and_then(|r| r.strip_suffix(MARK)) {
+                Some(n) => n.parse().ok().map(Param::Value),
+                None if p.contains(MARK) => None,
+                None => Some(Param::Fixed(p)),
+            },
+        )
+        .collect::<Option<Vec<_>>>()?;
+    Some(Template {
+        sql: plan.statement.sql,
+        params,
+        read_only: plan.read_only,
+        outcome: plan.outcome,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::parse_prefer;
+    use crate::schema::fixture::shop;
+
+    fn cfg() -> EngineConfig {
+        EngineConfig {
+            max_rows: Some(1000),
+            schemas: vec!["public".into()],
+        }
+    }
+
+    /// Plans `query` on products through the cache and directly.
+    fn both(cache: &SchemaCache, query: &[(&str, &str)], prefer: &str) -> (Plan, Plan) {
+        let query: Vec<(String, String)> = query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let input = Input {
+            method: Method::Get,
+            resource: Resource::Table("products".into()),
+            query: &query,
+            accept: None,
+            prefer: parse_prefer([prefer]),
+            range: None,
+            profile: None,
+            content_type: None,
+            body: b"",
+        };
+        let cached = plan_cached(&input, cache, &cfg()).unwrap();
+        let direct = crate::plan(&input, cache, &cfg()).unwrap();
+        (cached, direct)
+    }
+
+    fn shapes(cache: &SchemaCache) -> Vec<bool> {
+        let map = cache.plans.0.lock().unwrap();
+        let mut v: Vec<bool> = map.values().map(Option::is_some).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn one_shape_serves_other_values_and_keeps_them_apart() {
+        // (a query string, the same with other values, Prefer, the shapes kept after both:
+        // cacheable or not).
+        type Row<'a> = (
+            &'a [(&'a str, &'a str)],
+            &'a [(&'a str, &'a str)],
+            &'a str,
+            &'a [bool],
+        );
+        let table: &[Row] = &[
+            (&[("id", "eq.1")], &[("id", "eq.2")], "", &[true]),
+            (
+                &[("name", "gt.a b"), ("order", "name.desc")],
+                &[("name", "gt.c"), ("order", "name.desc")],
+                "",
+                &[true],
+            ),
+            (
+                &[("name", "isdistinct.x'\"\\*")],
+                &[("name", "isdistinct.)")],
+                "",
+                &[true],
+            ),
+            (
+                &[("or", "(name.eq.a,slug.neq.b)")],
+                &[("or", "(name.eq.c,slug.neq.d)")],
+                "count=exact",
+                &[true],
+            ),
+            (
+                &[("name", "fts(english).rose")],
+                &[("name", "fts(english).tulip")],
+                "",
+                &[true],
+            ),
+            // LIKE's and IN's values stay in the shape: two shapes.
+            (
+                &[("name", "like.*a*")],
+                &[("name", "like.*b*")],
+                "",
+                &[true, true],
+            ),
+            (
+                &[("id", "in.(1,2)")],
+                &[("id", "in.(3)")],
+                "",
+                &[true, true],
+            ),
+            // A planned count inlines its values: not cacheable.
+            (
+                &[("name", "eq.x")],
+                &[("name", "eq.y")],
+                "count=planned",
+                &[false],
+            ),
+        ];
+        for (query, other, prefer, kept) in table {
+            let cache = shop();
+            let (first, direct) = both(&cache, query, prefer);
+            assert_eq!(first.statement, direct.statement, "{query:?}");
+            let (second, direct) = both(&cache, other, prefer);
+            assert_eq!(second.statement, direct.statement, "{other:?}");
+            assert_ne!(first.statement.params, second.statement.params);
+            assert_eq!(shapes(&cache), kept.to_vec(), "{query:?}");
+        }
+    }
+
+    #[test]
+    fn a_value_with_a_nul_is_planned_as_it_is() {
+        let cache = shop();
+        let (cached, direct) = both(&cache, &[("name", "eq.\u{0}0\u{0}")], "");
+        assert_eq!(cached.statement, direct.statement);
+        assert_eq!(cached.statement.params[0], "\u{0}0\u{0}");
+    }
+
+    #[test]
+    fn a_full_cache_starts_over() {
+        let cache = shop();
+        for i in 0..=SHAPES {
+            both(&cache, &[("select", &format!("id,x{i}:name"))], "");
+        }
+        assert_eq!(shapes(&cache).len(), 1);
+    }
+}
