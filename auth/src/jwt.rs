@@ -61,6 +61,8 @@ pub struct JwtKeys {
 pub struct Claims {
     pub value: Value,
     pub text: String,
+    /// The `role` claim: None when absent, Some(None) when not a string.
+    pub role: Option<Option<String>>,
     times: Times,
 }
 
@@ -77,6 +79,7 @@ impl Claims {
         let time = |name: &str| value.get(name).map(|v| v.as_f64().map(|t| t as i64));
         Claims {
             text: value.to_string(),
+            role: value.get("role").map(|r| r.as_str().map(str::to_string)),
             times: Times {
                 exp: time("exp"),
                 nbf: time("nbf"),

@@ -162,7 +162,7 @@ pub(crate) fn require_admin(
 ) -> Result<auth::Request, GatewayError> {
     let identity = crate::request_auth::claimed(req, &state.keys, state.local_keys())
         .map_err(|e| fail(req, api(401, ErrorCode::BadJwt, e.message)))?;
-    if !["service_role", "supabase_admin"].contains(&identity.role.as_str()) {
+    if !["service_role", "supabase_admin"].contains(&identity.role()) {
         return Err(fail(req, api(403, ErrorCode::NotAdmin, "User not allowed")));
     }
     Ok(request(req, state))

@@ -219,8 +219,15 @@ pub fn requested(req: &HttpRequest) -> Option<String> {
     if let Some(v) = req.headers().get(NAME) {
         return Some(v.to_str().unwrap_or_default().to_string());
     }
-    // The last one, as a map of the pairs keeps it.
-    form_urlencoded::parse(req.query_string().as_bytes())
+    // The last one, as a map of the pairs keeps it. Only a key spelled out or encoded can be
+    // the name: the others are not decoded.
+    req.query_string()
+        .split('&')
+        .filter(|pair| {
+            let key = pair.split('=').next().unwrap_or_default();
+            key == HEADER || key.bytes().any(|b| b == b'%' || b == b'+')
+        })
+        .flat_map(|pair| form_urlencoded::parse(pair.as_bytes()))
         .filter(|(k, _)| k == HEADER)
         .last()
         .map(|(_, v)| v.into_owned())
@@ -240,7 +247,10 @@ impl std::ops::Deref for State {
 
 impl FromRequest for State {
     type Error = BranchError;
-    type Future = Pin<Box<dyn Future<Output = Result<State, BranchError>>>>;
+    type Future = futures_util::future::Either<
+        std::future::Ready<Result<State, BranchError>>,
+        Pin<Box<dyn Future<Output = Result<State, BranchError>>>>,
+    >;
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let main = req
@@ -248,15 +258,45 @@ impl FromRequest for State {
             .expect("the application's state")
             .get_ref()
             .clone();
-        let name = requested(req);
+        let Some(name) = requested(req) else {
+            return futures_util::future::Either::Left(std::future::ready(Ok(State(main))));
+        };
         // Branches are a local testing tool: only loopback clients reach them.
         let local = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
-        Box::pin(async move {
-            match (name, &main.branches) {
-                (None, _) => Ok(State(main)),
-                (Some(n), Some(b)) if local => b.state(&n).await.map(State),
-                (Some(_), _) => Err(BranchError::Off),
+        futures_util::future::Either::Right(Box::pin(async move {
+            match &main.branches {
+                Some(b) if local => b.state(&name).await.map(State),
+                _ => Err(BranchError::Off),
             }
-        })
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_branch_is_named_by_header_or_query() {
+        // (header, query string, branch)
+        let cases = [
+            (Some("one"), "x-supagate-branch=two", Some("one")),
+            (None, "apikey=k&x-supagate-branch=two", Some("two")),
+            (
+                None,
+                "x-supagate-branch=a&x-supagate-branch=b%20c",
+                Some("b c"),
+            ),
+            (None, "x%2Dsupagate%2Dbranch=encoded", Some("encoded")),
+            (None, "select=*&id=eq.1", None),
+            (None, "", None),
+        ];
+        for (header, query, want) in cases {
+            let mut r = actix_web::test::TestRequest::with_uri(&format!("/rest/v1/t?{query}"));
+            if let Some(h) = header {
+                r = r.insert_header((HEADER, h));
+            }
+            assert_eq!(requested(&r.to_http_request()).as_deref(), want, "{query}");
+        }
     }
 }

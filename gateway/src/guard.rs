@@ -42,14 +42,28 @@ fn request_id(req: &ServiceRequest) -> String {
         })
 }
 
+/// Headers every response gets unless it has them, made once (const) rather than per response.
+const DEFAULTS: [(HeaderName, HeaderValue); 2] = [
+    (
+        HeaderName::from_static("x-content-type-options"),
+        HeaderValue::from_static("nosniff"),
+    ),
+    (
+        HeaderName::from_static("referrer-policy"),
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    ),
+];
+const HSTS: (HeaderName, HeaderValue) = (
+    HeaderName::from_static("strict-transport-security"),
+    HeaderValue::from_static("max-age=31536000"),
+);
+
 fn set_default(
     res: &mut actix_web::http::header::HeaderMap,
-    name: &'static str,
-    value: &'static str,
+    (name, value): (HeaderName, HeaderValue),
 ) {
-    let name = HeaderName::from_static(name);
     if !res.contains_key(&name) {
-        res.insert(name, HeaderValue::from_static(value));
+        res.insert(name, value);
     }
 }
 
@@ -89,17 +103,14 @@ pub async fn guard(
     if let Ok(v) = HeaderValue::from_str(&id) {
         headers.insert(HeaderName::from_static("x-request-id"), v);
     }
-    set_default(headers, "x-content-type-options", "nosniff");
     if hsts {
         // Clients reach the API over https (API_EXTERNAL_URL), through a TLS proxy: browsers
         // are told to never try plain http, whatever the proxy forwards.
-        set_default(headers, "strict-transport-security", "max-age=31536000");
+        set_default(headers, HSTS);
     }
-    set_default(
-        headers,
-        "referrer-policy",
-        "strict-origin-when-cross-origin",
-    );
+    for d in DEFAULTS {
+        set_default(headers, d);
+    }
     let status = res.status();
     let ms = t0.elapsed().as_secs_f64() * 1000.0;
     if let Some((state, who, full, branch)) = inspected {
@@ -111,7 +122,7 @@ pub async fn guard(
             "status": status.as_u16(),
             "ms": (ms * 10.0).round() / 10.0,
             "branch": branch,
-            "role": who.as_ref().map(|w| w.role.clone()),
+            "role": who.as_ref().map(|w| w.role().to_string()),
             "sub": who.as_ref().and_then(|w| w.claims.value.get("sub").cloned()),
         });
         if let Some(extra) = res

@@ -4,13 +4,11 @@
 use actix_web::HttpRequest;
 use auth::jwt::{API_ROLES, CLI_PUBLISHABLE_KEY, CLI_SECRET_KEY, Claims, JwtError, JwtKeys};
 use query_engine::ApiError;
-use serde_json::Value;
 use std::sync::{Arc, LazyLock};
 
 #[derive(Debug, Clone)]
 pub struct Identity {
-    pub role: String,
-    /// Shared with the cache of verified tokens.
+    /// Shared with the cache of verified tokens; its role claim is a string or absent.
     pub claims: Arc<Claims>,
 }
 
@@ -22,8 +20,15 @@ static SERVICE: LazyLock<Arc<Claims>> =
 impl Identity {
     pub fn anon() -> Self {
         Identity {
-            role: "anon".into(),
             claims: ANON.clone(),
+        }
+    }
+
+    /// The role it acts as: the `role` claim, `anon` without one.
+    pub fn role(&self) -> &str {
+        match &self.claims.role {
+            Some(Some(r)) => r,
+            _ => "anon",
         }
     }
 }
@@ -49,11 +54,11 @@ pub fn jwt_error(e: JwtError) -> ApiError {
 /// role must be one the API may switch to.
 pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Identity, ApiError> {
     let identity = claimed(req, keys, local_keys)?;
-    if !API_ROLES.contains(&identity.role.as_str()) {
+    if !API_ROLES.contains(&identity.role()) {
         return Err(ApiError::new(
             403,
             "42501",
-            format!("permission denied to set role \"{}\"", identity.role),
+            format!("permission denied to set role \"{}\"", identity.role()),
         ));
     }
     Ok(identity)
@@ -66,7 +71,6 @@ pub fn claimed(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Id
         _ => match header(req, crate::http_util::APIKEY) {
             Some(k) if local_keys && k == CLI_SECRET_KEY => {
                 return Ok(Identity {
-                    role: "service_role".into(),
                     claims: SERVICE.clone(),
                 });
             }
@@ -82,16 +86,12 @@ pub fn claimed(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Id
         return Ok(Identity::anon());
     };
     let claims = keys.verify_shared(token).map_err(jwt_error)?;
-    let role = match claims.value.get("role") {
-        None => "anon".to_string(),
-        Some(Value::String(r)) => r.clone(),
-        Some(_) => {
-            return Err(ApiError::new(
-                401,
-                "PGRST301",
-                "JWT role claim must be a string",
-            ));
-        }
-    };
-    Ok(Identity { role, claims })
+    if let Some(None) = claims.role {
+        return Err(ApiError::new(
+            401,
+            "PGRST301",
+            "JWT role claim must be a string",
+        ));
+    }
+    Ok(Identity { claims })
 }

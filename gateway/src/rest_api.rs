@@ -22,11 +22,7 @@ pub async fn handle(
         .into());
     };
     // What follows `/rest/v1` (the scope's prefix: a plain prefix, no pattern to match).
-    let path = req
-        .match_info()
-        .unprocessed()
-        .trim_start_matches('/')
-        .to_string();
+    let path = req.match_info().unprocessed().trim_start_matches('/');
     let identity = if path.trim_end_matches('/').is_empty() {
         None
     } else {
@@ -58,7 +54,7 @@ pub async fn handle(
     );
     let (role, claims) = identity
         .as_ref()
-        .map_or(("", ""), |i| (i.role.as_str(), i.claims.text.as_str()));
+        .map_or(("", ""), |i| (i.role(), i.claims.text.as_str()));
     let watched = crate::inspector::watching(&req).is_some();
     let mut trace = None;
     // Boxed: the REST service's future is kilobytes, and actix moves the handler's future
@@ -68,7 +64,7 @@ pub async fn handle(
             rest::RestRequest {
                 method,
                 method_name: req.method().as_str(),
-                path: &path,
+                path,
                 query: &query,
                 accept: header(&req, actix_web::http::header::ACCEPT),
                 prefer: req
@@ -123,7 +119,13 @@ pub async fn handle(
     let mut out =
         HttpResponse::build(actix_web::http::StatusCode::from_u16(r.status).unwrap_or_default());
     for (k, v) in &r.headers {
-        out.insert_header((k.as_str(), v.as_str()));
+        // The two every read answers with, by constant (a name given as text is parsed).
+        use actix_web::http::header::{CONTENT_RANGE, CONTENT_TYPE};
+        match k.as_str() {
+            "Content-Type" => out.insert_header((CONTENT_TYPE, v.as_str())),
+            "Content-Range" => out.insert_header((CONTENT_RANGE, v.as_str())),
+            _ => out.insert_header((k.as_str(), v.as_str())),
+        };
     }
     Ok(match r.body {
         Some(b) => out.body(b),

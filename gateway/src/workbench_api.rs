@@ -76,7 +76,7 @@ fn allowed(req: &HttpRequest, state: &AppState) -> Result<()> {
         return Err(WorkbenchError::NotLoopback);
     }
     match claimed(req, &state.keys, state.local_keys()) {
-        Ok(i) if i.role == "service_role" => Ok(()),
+        Ok(i) if i.role() == "service_role" => Ok(()),
         _ => Err(WorkbenchError::Unauthorized),
     }
 }

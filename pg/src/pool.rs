@@ -104,40 +104,50 @@ pub fn share(total: usize, threads: usize) -> usize {
 /// `name = value` settings by role.
 pub type SettingsByRole = HashMap<String, Vec<(String, String)>>;
 
+/// Settings of one role, ready to apply (the default statement timeout included).
+pub type Settings = Arc<Vec<(String, String)>>;
+
 #[derive(Clone)]
 pub struct RoleSettings {
-    by_role: Arc<RwLock<Arc<SettingsByRole>>>,
-    default_statement_timeout_ms: u64,
+    /// Each role's settings as applied, and those of a role with none.
+    by_role: Arc<RwLock<(HashMap<String, Settings>, Settings)>>,
+    /// `statement_timeout` for roles without one, as its setting's text (`8000ms`).
+    default_statement_timeout: String,
 }
 
 impl RoleSettings {
     pub fn new(default_statement_timeout_ms: u64) -> Self {
-        RoleSettings {
+        let settings = RoleSettings {
             by_role: Arc::default(),
-            default_statement_timeout_ms,
-        }
+            default_statement_timeout: format!("{default_statement_timeout_ms}ms"),
+        };
+        settings.set(HashMap::new());
+        settings
     }
 
     /// What the database says now (after each schema cache load).
     pub fn set(&self, by_role: SettingsByRole) {
-        *self.by_role.write().expect("settings lock") = Arc::new(by_role);
+        let applied = |mut settings: Vec<(String, String)>| {
+            if !settings.iter().any(|(k, _)| k == "statement_timeout") {
+                settings.push((
+                    "statement_timeout".into(),
+                    self.default_statement_timeout.clone(),
+                ));
+            }
+            Arc::new(settings)
+        };
+        let none = applied(Vec::new());
+        let by_role = by_role
+            .into_iter()
+            .map(|(role, s)| (role, applied(s)))
+            .collect();
+        *self.by_role.write().expect("settings lock") = (by_role, none);
     }
 
-    pub fn of(&self, role: &str) -> Vec<(String, String)> {
-        let mut settings = self
-            .by_role
-            .read()
-            .expect("settings lock")
-            .get(role)
-            .cloned()
-            .unwrap_or_default();
-        if !settings.iter().any(|(k, _)| k == "statement_timeout") {
-            settings.push((
-                "statement_timeout".into(),
-                format!("{}ms", self.default_statement_timeout_ms),
-            ));
-        }
-        settings
+    /// The settings to apply for `role` (shared: made once per schema cache load).
+    pub fn of(&self, role: &str) -> Settings {
+        let by_role = self.by_role.read().expect("settings lock");
+        by_role.0.get(role).unwrap_or(&by_role.1).clone()
     }
 }
 
@@ -167,9 +177,9 @@ mod tests {
             "anon".to_string(),
             vec![("statement_timeout".to_string(), "3s".to_string())],
         )]));
-        assert_eq!(s.of("anon"), [("statement_timeout".into(), "3s".into())]);
+        assert_eq!(*s.of("anon"), [("statement_timeout".into(), "3s".into())]);
         assert_eq!(
-            s.of("authenticated"),
+            *s.of("authenticated"),
             [("statement_timeout".into(), "8000ms".into())]
         );
     }

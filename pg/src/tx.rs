@@ -12,6 +12,7 @@ use crate::pool::Pool;
 use bytes::BytesMut;
 use deadpool_postgres::Object;
 use postgres_types::{Format, IsNull, ToSql, Type, to_sql_checked};
+use std::borrow::Cow;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 /// A value sent in text format with its type left to PostgreSQL, like PostgREST's
@@ -40,20 +41,36 @@ impl ToSql for TextParam<'_> {
     to_sql_checked!();
 }
 
-/// Who the request runs as, and what it tells the database about itself.
+/// Who the request runs as, and what it tells the database about itself (borrowed from the
+/// request while it runs; [`RequestContext::into_owned`] keeps it).
 #[derive(Debug, Clone)]
-pub struct RequestContext {
-    pub role: String,
-    pub claims: String,
-    pub method: String,
-    pub path: String,
+pub struct RequestContext<'a> {
+    pub role: Cow<'a, str>,
+    pub claims: Cow<'a, str>,
+    pub method: Cow<'a, str>,
+    pub path: Cow<'a, str>,
     pub headers: String,
-    pub search_path: String,
+    pub search_path: Cow<'a, str>,
     /// Settings for this transaction: the role's own (statement_timeout…) and defaults.
-    pub settings: Vec<(String, String)>,
+    pub settings: Cow<'a, [(String, String)]>,
     /// db-pre-request: `SELECT <function>()` after the settings, before the main statement
     /// (quoted, schema-qualified).
     pub pre_request: Option<String>,
+}
+
+impl RequestContext<'_> {
+    pub fn into_owned(self) -> RequestContext<'static> {
+        RequestContext {
+            role: self.role.into_owned().into(),
+            claims: self.claims.into_owned().into(),
+            method: self.method.into_owned().into(),
+            path: self.path.into_owned().into(),
+            headers: self.headers,
+            search_path: self.search_path.into_owned().into(),
+            settings: self.settings.into_owned().into(),
+            pre_request: self.pre_request,
+        }
+    }
 }
 
 /// The setup statement for `n` role settings: search_path, role, claims, request info, then
@@ -139,7 +156,7 @@ fn settings_arrays(settings: &[(String, String)]) -> (Vec<&str>, Vec<&str>) {
 /// everything back.
 pub async fn run_statement(
     pool: &pipeline::Pool,
-    ctx: &RequestContext,
+    ctx: &RequestContext<'_>,
     sql: &str,
     params: &[String],
     read_only: bool,
@@ -149,14 +166,14 @@ pub async fn run_statement(
     let setup_sql = setup_sql(ctx.settings.len());
     let mut setup: Vec<&str> = Vec::with_capacity(6 + 2 * ctx.settings.len());
     setup.extend([
-        ctx.search_path.as_str(),
+        &*ctx.search_path,
         &ctx.role,
         &ctx.claims,
         &ctx.method,
         &ctx.path,
         &ctx.headers,
     ]);
-    for (k, v) in &ctx.settings {
+    for (k, v) in ctx.settings.iter() {
         setup.push(k);
         setup.push(v);
     }

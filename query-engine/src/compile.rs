@@ -12,7 +12,8 @@ use crate::schema::SchemaCache;
 pub struct Plan {
     pub statement: Statement,
     pub read_only: bool,
-    pub outcome: Outcome,
+    /// Shared with the plan cache's copy.
+    pub outcome: std::sync::Arc<Outcome>,
 }
 
 /// Plans a request and renders it as one statement.
@@ -40,6 +41,6 @@ pub(crate) fn plan_parsed(
     Ok(Plan {
         statement: render::statement(&action, explain),
         read_only,
-        outcome,
+        outcome: outcome.into(),
     })
 }

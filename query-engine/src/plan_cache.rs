@@ -2,15 +2,15 @@
 //! (`id=eq.1`, `id=eq.2`) plans and renders to the same SQL with other parameters, so a read's
 //! statement is made once per shape and reused with the request's own values.
 //!
-//! A shape is the parsed query string with each value that renders as one parameter unchanged
-//! (the right side of `eq`, `gt`, …, `is.distinct`, the set operators, a full-text query)
-//! replaced by a marker, together with everything else planning reads (method, table, `Accept`,
-//! `Prefer`, `Range`, profile). The shape is planned and rendered like any request; its
-//! statement is kept only if every marker came out as a whole parameter and none reached the SQL
-//! text or another parameter (a value inlined for a planned count, or one that rendering changed,
-//! makes the shape uncacheable, and such requests are planned each time). Debug builds plan every
-//! cached request directly as well and panic on any difference, so the whole test suite checks
-//! the cache.
+//! A shape is the parsed query string without each value that renders as one parameter
+//! unchanged (the right side of `eq`, `gt`, …, `is.distinct`, the set operators, a full-text
+//! query), together with everything else planning reads (method, table, `Accept`, `Prefer`,
+//! `Range`, profile). The shape, a marker in place of each value, is planned and rendered like
+//! any request; its statement is kept only if every marker came out as a whole parameter and none
+//! reached the SQL text or another parameter (a value inlined for a planned count, or one that
+//! rendering changed, makes the shape uncacheable, and such requests are planned each time).
+//! Debug builds plan every cached request directly as well and panic on any difference, so the
+//! whole test suite checks the cache.
 //!
 //! The cache belongs to one schema cache (a reload starts an empty one) and holds at most
 //! [`SHAPES`] shapes; when full it starts over.
@@ -53,7 +53,7 @@ struct Template {
     sql: String,
     params: Vec<Param>,
     read_only: bool,
-    outcome: Outcome,
+    outcome: Arc<Outcome>,
 }
 
 #[derive(Default)]
@@ -145,10 +145,11 @@ fn shape_of(input: &Input) -> Option<(Shape, Vec<String>)> {
     if !input.method.is_read() {
         return None;
     }
+    // The values are taken out (the shape keeps empty ones); markers go in only to plan it.
     let mut query = parse_query(input.query, false).ok()?;
     let mut values = Vec::new();
     for (_, c) in &mut query.conditions {
-        mask(c, &mut values);
+        values_of(c, &mut |v| values.push(std::mem::take(v)));
     }
     let owned = |s: Option<&str>| s.map(str::to_string);
     Some((
@@ -173,16 +174,15 @@ fn marker(i: usize) -> String {
     m
 }
 
-/// Replaces each value of `c` that renders as one parameter as it is with its marker.
-fn mask(c: &mut Condition, values: &mut Vec<String>) {
-    let mut take = |v: &mut String| values.push(std::mem::replace(v, marker(values.len())));
+/// Calls `each` on each value of `c` that renders as one parameter as it is, in order.
+fn values_of(c: &mut Condition, each: &mut impl FnMut(&mut String)) {
     match c {
-        Condition::Tree { children, .. } => children.iter_mut().for_each(|c| mask(c, values)),
+        Condition::Tree { children, .. } => children.iter_mut().for_each(|c| values_of(c, each)),
         Condition::Filter(f) => match &mut f.op {
             // LIKE's `*` becomes `%`: such values stay in the shape.
             Operation::Compare(CmpOp::Like | CmpOp::Ilike, _) => {}
-            Operation::Compare(_, v) | Operation::IsDistinct(v) | Operation::Set(_, v) => take(v),
-            Operation::Fts { query, .. } => take(query),
+            Operation::Compare(_, v) | Operation::IsDistinct(v) | Operation::Set(_, v) => each(v),
+            Operation::Fts { query, .. } => each(query),
             Operation::Quantified(..) | Operation::Is(_) | Operation::In(_) => {}
         },
     }
@@ -195,7 +195,15 @@ fn template(
     cache: &SchemaCache,
     cfg: &EngineConfig,
 ) -> Option<Template> {
-    let plan = plan_parsed(input, cache, cfg, Some(&shape.query)).ok()?;
+    let mut marked = shape.query.clone();
+    let mut n = 0;
+    for (_, c) in &mut marked.conditions {
+        values_of(c, &mut |v| {
+            *v = marker(n);
+            n += 1;
+        });
+    }
+    let plan = plan_parsed(input, cache, cfg, Some(&marked)).ok()?;
     if plan.statement.sql.contains(MARK) {
         return None;
     }

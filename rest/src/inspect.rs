@@ -14,7 +14,7 @@ use std::time::Duration;
 pub struct Trace {
     pub sql: String,
     pub params: Vec<String>,
-    pub ctx: RequestContext,
+    pub ctx: RequestContext<'static>,
     pub read_only: bool,
     /// The table or view it reads or writes (schema, name); None for a function.
     pub table: Option<(String, String)>,
@@ -103,7 +103,7 @@ impl Rest {
     ) -> Option<Rls> {
         let (schema, name) = trace.table.clone()?;
         let c = pg::connect(admin).await.ok()?;
-        let role = trace.ctx.role.as_str();
+        let role = &*trace.ctx.role;
         let cmd = command(&trace.ctx.method);
         let table = format!("{}.{}", pg::quote_ident(&schema), pg::quote_ident(&name));
         let facts = c
@@ -173,7 +173,7 @@ impl Rest {
             )
         });
         let mut ctx = trace.ctx.clone();
-        ctx.role = admin.user().to_string();
+        ctx.role = admin.user().to_string().into();
         ctx.pre_request = None;
         let (row, tx) =
             pg::tx::run_statement(pool, &ctx, &trace.sql, &trace.params, true, Some(false))

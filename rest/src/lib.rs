@@ -174,11 +174,11 @@ impl Rest {
     }
 
     /// [`search_path`], made once per exposed schema.
-    fn search_path(&self, schema: &str) -> String {
-        if let Some((_, path)) = self.search_paths.iter().find(|(s, _)| s == schema) {
-            return path.clone();
+    fn search_path(&self, schema: &str) -> std::borrow::Cow<'_, str> {
+        match self.search_paths.iter().find(|(s, _)| s == schema) {
+            Some((_, path)) => path.as_str().into(),
+            None => search_path(schema, &self.extra_search_path).into(),
         }
-        search_path(schema, &self.extra_search_path)
     }
 
     /// Answers one request.
@@ -228,16 +228,17 @@ impl Rest {
         let plan = query_engine::plan_cached(&input, &schema, &self.engine)?;
         let anon = r.role == "anon";
         let fail = |e: DbError| db_error(e, anon);
-        let mut settings = self.role_settings.of(r.role);
+        let role_settings = self.role_settings.of(r.role);
+        let mut settings = std::borrow::Cow::Borrowed(role_settings.as_slice());
         // Prefer: timezone=…, set for the transaction as PostgREST sets it.
         if let Some(tz) = &plan.outcome.prefer.timezone {
-            settings.push(("timezone".into(), tz.clone()));
+            settings.to_mut().push(("timezone".into(), tz.clone()));
         }
         let ctx = RequestContext {
-            role: r.role.to_string(),
-            claims: r.claims.to_string(),
-            method: r.method_name.to_string(),
-            path: r.request_path.to_string(),
+            role: r.role.into(),
+            claims: r.claims.into(),
+            method: r.method_name.into(),
+            path: r.request_path.into(),
             headers: r.headers_json,
             search_path: self.search_path(&plan.outcome.schema),
             settings,
@@ -258,7 +259,7 @@ impl Rest {
             *t = Some(inspect::Trace {
                 sql: plan.statement.sql.clone(),
                 params: plan.statement.params.clone(),
-                ctx: ctx.clone(),
+                ctx: ctx.clone().into_owned(),
                 read_only: plan.read_only,
                 table: match &input.resource {
                     Resource::Table(name) => Some((plan.outcome.schema.clone(), name.clone())),

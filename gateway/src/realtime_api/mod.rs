@@ -61,7 +61,7 @@ fn caller(req: &HttpRequest, state: &AppState) -> Result<Identity, GatewayError>
         .and_then(Value::as_i64)
         .unwrap_or(0);
     Ok(Identity {
-        role: who.role,
+        role: who.role().to_string(),
         claims: who.claims.value.clone(),
         exp,
     })

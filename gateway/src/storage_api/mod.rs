@@ -53,7 +53,7 @@ fn caller(req: &HttpRequest, state: &AppState) -> Result<Caller, StorageError> {
     let id = identify(req, &state.keys, state.local_keys())
         .map_err(|e| StorageError::InvalidJwt(e.message))?;
     Ok(Caller {
-        role: id.role,
+        role: id.role().to_string(),
         claims: id.claims.value.clone(),
     })
 }

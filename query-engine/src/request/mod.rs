@@ -263,13 +263,14 @@ pub fn parse_query(pairs: &[(String, String)], rpc_args: bool) -> Result<QueryPa
                 q.on_conflict = Some(parser::parse_name_list("on_conflict parameter", value)?)
             }
             _ => {
-                let mut path: Vec<String> = key.split('.').map(str::to_string).collect();
-                let last = path.pop().unwrap_or_default();
                 // A key like `data->a.b` has no embed path; only plain names form one.
-                let (path, last) = if path.iter().any(|p| p.contains("->")) {
-                    (vec![], key.clone())
-                } else {
-                    (path, last)
+                let (path, last): (Vec<String>, String) = match key.rsplit_once('.') {
+                    None => (vec![], key.clone()),
+                    Some((head, _)) if head.contains("->") => (vec![], key.clone()),
+                    Some((head, last)) => (
+                        head.split('.').map(str::to_string).collect(),
+                        last.to_string(),
+                    ),
                 };
                 match last.as_str() {
                     "order" => q.order.push((path, parser::parse_order(value)?)),
