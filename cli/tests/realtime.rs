@@ -71,6 +71,13 @@ impl Phx {
             .await;
         assert_eq!(reply["status"], "ok", "{reply}");
     }
+
+    /// Joins with `postgres_changes` bindings and waits for their "Subscribed" system message.
+    async fn subscribe(&mut self, topic: &str, config: Value) {
+        self.join(topic, config).await;
+        let subscribed = self.expect(topic, "system", Duration::from_secs(5)).await;
+        assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    }
 }
 
 async fn add_category(gw: &Gateway, name: &str) {
@@ -158,9 +165,7 @@ async fn the_capturing_gateway_dying_loses_no_committed_change() {
     let b = a.replica();
     let topic = "realtime:failover";
     let mut on_b = Phx::connect(&b).await;
-    on_b.join(topic, config("watcher")).await;
-    let subscribed = on_b.expect(topic, "system", Duration::from_secs(5)).await;
-    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    on_b.subscribe(topic, config("watcher")).await;
     add_category(&b, "Before").await;
     let first = on_b
         .expect(topic, "postgres_changes", Duration::from_secs(10))
@@ -202,13 +207,11 @@ async fn only_the_tables_someone_listens_to_are_recorded() {
     };
     let topic = "realtime:products";
     let mut ws = Phx::connect(gw).await;
-    ws.join(
+    ws.subscribe(
         topic,
         json!({"postgres_changes": [{"event": "*", "schema": "public", "table": "products"}]}),
     )
     .await;
-    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
-    assert_eq!(subscribed["status"], "ok", "{subscribed}");
     // Both tables are published; only products is listened to.
     add_category(gw, "Unheard").await;
     gw.sql("update public.products set name = name || ' (heard)' where id = (select id from public.products limit 1)")
@@ -242,13 +245,11 @@ async fn transactions_of_any_size_keep_changes_flowing() {
     .await;
     let topic = "realtime:bulk";
     let mut ws = Phx::connect(gw).await;
-    ws.join(
+    ws.subscribe(
         topic,
         json!({"postgres_changes": [{"event": "*", "schema": "public", "table": "bulk"}]}),
     )
     .await;
-    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
-    assert_eq!(subscribed["status"], "ok", "{subscribed}");
     // 300 rows in one transaction (this stalled capture for good), each delivered.
     gw.sql("insert into public.bulk (n) select g from generate_series(1, 300) g")
         .await;
@@ -296,13 +297,11 @@ async fn row_level_security_is_decided_on_the_committed_row() {
     .await;
     let topic = "realtime:posts";
     let mut ws = Phx::connect_as(gw, &gw.anon).await;
-    ws.join(
+    ws.subscribe(
         topic,
         json!({"postgres_changes": [{"event": "*", "schema": "public", "table": "posts"}]}),
     )
     .await;
-    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
-    assert_eq!(subscribed["status"], "ok", "{subscribed}");
     // A draft published at once: its insert (the draft) must not reach anon, whenever it is
     // delivered; the update that published it does.
     gw.sql("insert into public.posts values (1, 'draft: secret plans', false)")
@@ -437,9 +436,7 @@ async fn row_level_security_is_decided_for_many_identities_at_once() {
 /// A socket subscribed to category inserts on `topic`, which has heard one ("Before").
 async fn watching(gw: &Gateway, topic: &str) -> Phx {
     let mut ws = Phx::connect(gw).await;
-    ws.join(topic, config("watcher")).await;
-    let subscribed = ws.expect(topic, "system", Duration::from_secs(5)).await;
-    assert_eq!(subscribed["status"], "ok", "{subscribed}");
+    ws.subscribe(topic, config("watcher")).await;
     add_category(gw, "Before").await;
     let first = ws
         .expect(topic, "postgres_changes", Duration::from_secs(10))

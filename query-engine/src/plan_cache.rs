@@ -166,12 +166,9 @@ fn shape_of(input: &Input) -> Option<(Shape, Vec<String>)> {
     ))
 }
 
+/// The n-th value's stand-in while a shape is planned (once per shape).
 fn marker(i: usize) -> String {
-    let mut m = String::with_capacity(8);
-    m.push(MARK);
-    m.push_str(itoa::Buffer::new().format(i));
-    m.push(MARK);
-    m
+    format!("{MARK}{i}{MARK}")
 }
 
 /// Calls `each` on each value of `c` that renders as one parameter as it is, in order.
