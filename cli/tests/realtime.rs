@@ -226,6 +226,37 @@ async fn only_the_tables_someone_listens_to_are_recorded() {
     drop(ws);
 }
 
+#[tokio::test]
+async fn a_subscription_capture_would_not_record_is_refused_not_confirmed() {
+    let gw = &support::shop_with(&["--realtime-resume-grace-ms", "0"]).await;
+    let changes =
+        json!({"postgres_changes": [{"event": "*", "schema": "public", "table": "products"}]});
+    // The table naming what subscribers listen to is out of reach: capture would skip products.
+    gw.sql("alter table realtime.supagate_listening rename to listening_away")
+        .await;
+    let mut ws = Phx::connect(gw).await;
+    ws.join("realtime:refused", changes.clone()).await;
+    let refused = ws
+        .expect("realtime:refused", "system", Duration::from_secs(5))
+        .await;
+    assert_eq!(refused["status"], "error", "{refused}");
+    assert_eq!(refused["extension"], "postgres_changes", "{refused}");
+    // Back in reach: the next subscription is confirmed and hears its change.
+    gw.sql("alter table realtime.listening_away rename to supagate_listening")
+        .await;
+    ws.subscribe("realtime:heard", changes).await;
+    gw.sql("update public.products set name = name || '.' where id = (select id from public.products limit 1)")
+        .await;
+    let heard = ws
+        .expect(
+            "realtime:heard",
+            "postgres_changes",
+            Duration::from_secs(15),
+        )
+        .await;
+    assert_eq!(heard["data"]["table"], "products", "{heard}");
+}
+
 /// A published table for the tests below (on the gateway's own database).
 async fn published(gw: &Gateway, ddl: &str, table: &str) {
     gw.sql(&format!(

@@ -139,8 +139,9 @@ fn one_request(rng: &mut Rng) -> (Method, Resource, Vec<(String, String)>, Strin
         Method::Head,
         Method::Post,
         Method::Patch,
+        Method::Put,
         Method::Delete,
-    ][(rng.next_u32() % 5) as usize];
+    ][(rng.next_u32() % 6) as usize];
     let resource = if rng.next_u32().is_multiple_of(6) {
         Resource::Rpc(pick(rng, &["add", "search_products", "nope"]).to_string())
     } else {
@@ -149,10 +150,13 @@ fn one_request(rng: &mut Rng) -> (Method, Resource, Vec<(String, String)>, Strin
     let query = (0..(rng.next_u32() % 5))
         .map(|_| (pick(rng, KEYS).to_string(), random_text(rng)))
         .collect();
-    let body = match rng.next_u32() % 4 {
+    // Bodies of a few layouts with other values each time, so that writes reuse cached shapes.
+    let text = |rng: &mut Rng| serde_json::Value::from(random_text(rng)).to_string();
+    let body = match rng.next_u32() % 6 {
         0 => String::new(),
-        1 => r#"{"name":"x","slug":"y"}"#.to_string(),
+        1 => format!(r#"{{"name":{},"slug":"y"}}"#, text(rng)),
         2 => r#"[{"name":"x"},{"id":1}]"#.to_string(),
+        3 => format!(r#"[{{"id":{},"name":{}}}]"#, rng.next_u32(), text(rng)),
         _ => random_text(rng),
     };
     (method, resource, query, body)

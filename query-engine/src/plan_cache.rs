@@ -1,14 +1,18 @@
-//! Compiled reads kept by the request's shape: the same query string with other values
-//! (`id=eq.1`, `id=eq.2`) plans and renders to the same SQL with other parameters, so a read's
+//! Compiled table requests kept by the request's shape: the same query string with other values
+//! (`id=eq.1`, `id=eq.2`) plans and renders to the same SQL with other parameters, so a
 //! statement is made once per shape and reused with the request's own values.
 //!
 //! A shape is the parsed query string without each value that renders as one parameter
 //! unchanged (the right side of `eq`, `gt`, …, `is.distinct`, the set operators, a full-text
 //! query), together with everything else planning reads (method, table, `Accept`, `Prefer`,
-//! `Range`, profile). The shape, a marker in place of each value, is planned and rendered like
-//! any request; its statement is kept only if every marker came out as a whole parameter and none
-//! reached the SQL text or another parameter (a value inlined for a planned count, or one that
-//! rendering changed, makes the shape uncacheable, and such requests are planned each time).
+//! `Range`, profile) and, for a write, its body's layout (object or array, and its keys in
+//! order) without the body itself. The shape, a marker in place of each value, is planned and
+//! rendered like any request; its statement is kept only if every marker came out as a whole
+//! parameter and none reached the SQL text or another parameter (a value inlined for a planned
+//! count, or one that rendering changed, makes the shape uncacheable, and such requests are
+//! planned each time). A write's body is one parameter: the shape is planned with the body and
+//! again with another of the same layout, and kept only if the two differ in that parameter
+//! alone.
 //! Debug builds plan every cached request directly as well and panic on any difference, so the
 //! whole test suite checks the cache.
 //!
@@ -18,6 +22,7 @@
 use crate::ast::{CmpOp, Condition, Operation};
 use crate::compile::{Plan, plan_parsed};
 use crate::error::ApiError;
+use crate::plan::write::{Rows, read_body};
 use crate::plan::{EngineConfig, Input, Outcome};
 use crate::render::Statement;
 use crate::request::{Method, Preferences, QueryParams, Resource, parse_query};
@@ -40,6 +45,8 @@ struct Shape {
     prefer: Preferences,
     range: Option<String>,
     profile: Option<String>,
+    /// A write's body: whether it is an array, and its (first) object's keys in order.
+    body: Option<(bool, Vec<String>)>,
 }
 
 enum Param {
@@ -88,7 +95,7 @@ impl PlanCache {
     }
 }
 
-/// [`crate::plan`], through the cache of `cache` for reads of tables.
+/// [`crate::plan`], through the cache of `cache` for requests to tables.
 pub fn plan_cached(
     input: &Input,
     cache: &SchemaCache,
@@ -136,21 +143,27 @@ pub fn plan_cached(
     Ok(plan)
 }
 
-/// The shape of a table read and its values, in marker order; None for what is not cached
-/// (writes, calls, a query string that does not parse: the direct path says why).
+/// The shape of a table request and its values, in marker order (a write's body, as rows, last);
+/// None for what is not cached (calls, a query string or body that does not parse: the direct
+/// path says why).
 fn shape_of(input: &Input) -> Option<(Shape, Vec<String>)> {
     let Resource::Table(table) = &input.resource else {
         return None;
     };
-    if !input.method.is_read() {
-        return None;
-    }
     // The values are taken out (the shape keeps empty ones); markers go in only to plan it.
     let mut query = parse_query(input.query, false).ok()?;
     let mut values = Vec::new();
     for (_, c) in &mut query.conditions {
         values_of(c, &mut |v| values.push(std::mem::take(v)));
     }
+    let body = match Rows::of(input.method) {
+        Some(rows) => {
+            let b = read_body(input.body, rows, query.columns.is_some()).ok()?;
+            values.push(b.rows);
+            Some((b.array, b.keys))
+        }
+        None => None,
+    };
     let owned = |s: Option<&str>| s.map(str::to_string);
     Some((
         Shape {
@@ -161,6 +174,7 @@ fn shape_of(input: &Input) -> Option<(Shape, Vec<String>)> {
             prefer: input.prefer.clone(),
             range: owned(input.range),
             profile: owned(input.profile),
+            body,
         },
         values,
     ))
@@ -204,17 +218,53 @@ fn template(
     if plan.statement.sql.contains(MARK) {
         return None;
     }
+    // A write's body: planned again with another body of the same layout, the one parameter
+    // that differs is the body's.
+    let body = match &shape.body {
+        Some((array, keys)) => {
+            let rows = read_body(input.body, Rows::of(input.method)?, true)
+                .ok()?
+                .rows;
+            let other = other_body(*array, keys, &rows);
+            let probe = Input {
+                body: other.as_bytes(),
+                ..input.clone()
+            };
+            let again = plan_parsed(&probe, cache, cfg, Some(&marked)).ok()?;
+            let other_rows = read_body(other.as_bytes(), Rows::of(input.method)?, true)
+                .ok()?
+                .rows;
+            if again.statement.sql != plan.statement.sql
+                || again.statement.params.len() != plan.statement.params.len()
+            {
+                return None;
+            }
+            let mut differ = (0..plan.statement.params.len())
+                .filter(|&i| plan.statement.params[i] != again.statement.params[i]);
+            let at = differ.next();
+            let whole = at.is_none_or(|i| {
+                plan.statement.params[i] == rows && again.statement.params[i] == other_rows
+            });
+            if !whole || differ.next().is_some() {
+                return None;
+            }
+            at.map(|i| (i, n))
+        }
+        None => None,
+    };
     let params = plan
         .statement
         .params
         .into_iter()
-        .map(
-            |p| match p.strip_prefix(MARK).and_then(|r| r.strip_suffix(MARK)) {
+        .enumerate()
+        .map(|(i, p)| match body {
+            Some((at, value)) if at == i => Some(Param::Value(value)),
+            _ => match p.strip_prefix(MARK).and_then(|r| r.strip_suffix(MARK)) {
                 Some(n) => n.parse().ok().map(Param::Value),
                 None if p.contains(MARK) => None,
                 None => Some(Param::Fixed(p)),
             },
-        )
+        })
         .collect::<Option<Vec<_>>>()?;
     Some(Template {
         sql: plan.statement.sql,
@@ -222,6 +272,34 @@ fn template(
         read_only: plan.read_only,
         outcome: plan.outcome,
     })
+}
+
+/// A body of the same layout as one whose rows are `rows` (an array or an object with `keys`),
+/// with other values: every value a string no real body's rows equal.
+fn other_body(array: bool, keys: &[String], rows: &str) -> String {
+    let object = |value: &str| {
+        let fields: Vec<String> = keys
+            .iter()
+            .map(|k| format!("{}:{}", serde_json::Value::from(k.as_str()), value))
+            .collect();
+        format!("{{{}}}", fields.join(","))
+    };
+    // Two candidates: at least one differs from the body's own rows.
+    let made = |value: &str| {
+        let o = object(value);
+        if array { format!("[{o}]") } else { o }
+    };
+    let first = made("\"\\u0000a\"");
+    let wrapped = if array {
+        first.clone()
+    } else {
+        format!("[{first}]")
+    };
+    if wrapped == rows {
+        made("\"\\u0000b\"")
+    } else {
+        first
+    }
 }
 
 #[cfg(test)]
@@ -331,6 +409,147 @@ mod tests {
             assert_eq!(second.statement, direct.statement, "{other:?}");
             assert_ne!(first.statement.params, second.statement.params);
             assert_eq!(shapes(&cache), kept.to_vec(), "{query:?}");
+        }
+    }
+
+    /// Plans a write to products through the cache and directly.
+    fn write(
+        cache: &SchemaCache,
+        method: Method,
+        query: &[(&str, &str)],
+        body: &str,
+        prefer: &str,
+    ) -> (Plan, Plan) {
+        let query: Vec<(String, String)> = query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let input = Input {
+            method,
+            resource: Resource::Table("products".into()),
+            query: &query,
+            accept: None,
+            prefer: parse_prefer([prefer]),
+            range: None,
+            profile: None,
+            content_type: Some("application/json"),
+            body: body.as_bytes(),
+        };
+        let cached = plan_cached(&input, cache, &cfg()).unwrap();
+        let direct = crate::plan(&input, cache, &cfg()).unwrap();
+        (cached, direct)
+    }
+
+    #[test]
+    fn writes_share_a_shape_by_their_body_layout() {
+        // (method, query string, a body, another, Prefer, the shapes kept after both).
+        type Row<'a> = (
+            Method,
+            &'a [(&'a str, &'a str)],
+            &'a str,
+            &'a str,
+            &'a str,
+            &'a [bool],
+        );
+        let table: &[Row] = &[
+            (
+                Method::Post,
+                &[("select", "*")],
+                r#"{"name":"a","sku":"x"}"#,
+                r#"{"name":"b","sku":"y"}"#,
+                "return=representation",
+                &[true],
+            ),
+            (
+                Method::Post,
+                &[],
+                r#"[{"name":"a"},{"name":"b"}]"#,
+                r#"[{"name":"c"}]"#,
+                "resolution=merge-duplicates",
+                &[true],
+            ),
+            // An object and an array, other keys, or the same keys in another order: shapes
+            // of their own.
+            (
+                Method::Post,
+                &[],
+                r#"{"name":"a"}"#,
+                r#"[{"name":"b"}]"#,
+                "",
+                &[true, true],
+            ),
+            (
+                Method::Post,
+                &[],
+                r#"{"name":"a","sku":"x"}"#,
+                r#"{"sku":"y","name":"b"}"#,
+                "",
+                &[true, true],
+            ),
+            (
+                Method::Patch,
+                &[("id", "eq.1")],
+                r#"{"base_price":1}"#,
+                r#"{"base_price":2}"#,
+                "",
+                &[true],
+            ),
+            (
+                Method::Put,
+                &[("id", "eq.1")],
+                r#"{"id":1,"name":"a"}"#,
+                r#"[{"id":2,"name":"b"}]"#,
+                "",
+                &[true, true],
+            ),
+            (
+                Method::Delete,
+                &[("id", "eq.1")],
+                "",
+                "",
+                "return=representation",
+                &[true],
+            ),
+            // A body that is its own probe's text is planned the same.
+            (
+                Method::Patch,
+                &[("id", "eq.1")],
+                r#"{"name":"\u0000a"}"#,
+                r#"{"name":"\u0000b"}"#,
+                "",
+                &[true],
+            ),
+        ];
+        for (method, query, body, other, prefer, kept) in table {
+            let cache = shop();
+            let (first, direct) = write(&cache, *method, query, body, prefer);
+            assert_eq!(first.statement, direct.statement, "{body}");
+            let (second, direct) = write(&cache, *method, query, other, prefer);
+            assert_eq!(second.statement, direct.statement, "{other}");
+            assert_eq!(shapes(&cache), kept.to_vec(), "{method:?} {body} {other}");
+        }
+    }
+
+    #[test]
+    fn a_body_that_does_not_plan_is_refused_as_directly() {
+        let cache = shop();
+        for body in ["", "[1]", r#"[{"name":"a"},{"sku":"b"}]"#, r#"{"nope":1}"#] {
+            let query: Vec<(String, String)> = vec![];
+            let input = Input {
+                method: Method::Post,
+                resource: Resource::Table("products".into()),
+                query: &query,
+                accept: None,
+                prefer: parse_prefer([""]),
+                range: None,
+                profile: None,
+                content_type: Some("application/json"),
+                body: body.as_bytes(),
+            };
+            let cached = plan_cached(&input, &cache, &cfg()).unwrap_err();
+            let direct = crate::plan(&input, &cache, &cfg()).unwrap_err();
+            assert_eq!(cached.code, direct.code, "{body}");
+            assert_eq!(cached.message, direct.message, "{body}");
         }
     }
 

@@ -11,6 +11,10 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+/// What Realtime answers when the project database does not answer.
+const UNREACHABLE: &str =
+    "UnableToConnectToProject: Realtime was unable to connect to the project database";
+
 /// A flag as realtime-js sends it: `true` or `"true"`; anything else is off.
 fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     let v = Value::deserialize(d)?;
@@ -177,11 +181,7 @@ impl Session {
                 Ok(rw) => rw,
                 Err(e) => {
                     tracing::warn!("realtime: authorising {sub_topic}: {e}");
-                    return self.refuse_join(
-                        &m,
-                        "UnableToConnectToProject: Realtime was unable to connect to the project database"
-                            .into(),
-                    );
+                    return self.refuse_join(&m, UNREACHABLE.into());
                 }
             }
         } else {
@@ -195,12 +195,16 @@ impl Session {
             );
         }
         let params = &config.postgres_changes;
-        let (bindings, changes_error) = self.bindings(params).await;
-        // Capture records these tables' changes from before the subscription is confirmed.
+        let (mut bindings, mut changes_error) = self.bindings(params).await;
+        // Capture records these tables' changes from before the subscription is confirmed; a
+        // subscription it would not record is refused (the channel stays joined for broadcast
+        // and presence), not confirmed and left silent.
         if !bindings.is_empty()
             && let Err(e) = listening::announce(&self.rt, &bindings).await
         {
             tracing::warn!("realtime: the tables subscribers listen to were not saved: {e}");
+            bindings.clear();
+            changes_error = Some(UNREACHABLE.into());
         }
         let presence_key = config
             .presence

@@ -7,7 +7,7 @@ mod call;
 mod read;
 mod relationships;
 pub mod tree;
-mod write;
+pub(crate) mod write;
 
 use crate::error::ApiError;
 use crate::request::*;
@@ -48,6 +48,7 @@ fn transaction_end(prefer: &mut Preferences, cache: &SchemaCache) {
 }
 
 /// What the gateway received, already split into parts.
+#[derive(Clone)]
 pub struct Input<'a> {
     pub method: Method,
     pub resource: Resource,

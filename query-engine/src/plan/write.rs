@@ -68,7 +68,7 @@ pub(super) fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), Ap
 
 /// How many rows a write's body may hold.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Rows {
+pub(crate) enum Rows {
     /// POST: an object or an array of them.
     Many,
     /// PATCH: one object.
@@ -77,29 +77,48 @@ enum Rows {
     One,
 }
 
-/// Parses the JSON body of a write: its rows as a JSON array text and the columns to write.
-fn body_rows(
-    table: &Table,
-    q: &QueryParams,
-    body: &[u8],
-    rows: Rows,
-) -> Result<(String, Vec<String>), ApiError> {
+impl Rows {
+    /// What a write of `method` takes; None for methods without a body.
+    pub(crate) fn of(method: Method) -> Option<Rows> {
+        match method {
+            Method::Post => Some(Rows::Many),
+            Method::Put => Some(Rows::One),
+            Method::Patch => Some(Rows::Object),
+            _ => None,
+        }
+    }
+}
+
+/// A write's JSON body as planning reads it.
+pub(crate) struct Body {
+    /// The rows as a JSON array text (an object is wrapped in one).
+    pub rows: String,
+    /// The keys of the (first) object, in the body's order.
+    pub keys: Vec<String>,
+    /// Whether it came as an array.
+    pub array: bool,
+}
+
+/// Reads a write's JSON body: an object, or (as `rows` allows) an array of objects, all with the
+/// same keys unless `?columns=` names the columns.
+pub(crate) fn read_body(body: &[u8], rows: Rows, columns_given: bool) -> Result<Body, ApiError> {
     let invalid = || ApiError::new(400, "PGRST102", "Empty or invalid json");
     let value: Value = serde_json::from_slice(body).map_err(|_| invalid())?;
     let keys_of =
         |v: &Value| -> Option<Vec<String>> { v.as_object().map(|o| o.keys().cloned().collect()) };
-    let (rows_text, keys) = match &value {
-        Value::Object(_) => (
-            format!("[{}]", String::from_utf8_lossy(body)),
-            keys_of(&value).unwrap_or_default(),
-        ),
+    match &value {
+        Value::Object(_) => Ok(Body {
+            rows: format!("[{}]", String::from_utf8_lossy(body)),
+            keys: keys_of(&value).unwrap_or_default(),
+            array: false,
+        }),
         Value::Array(items) if rows == Rows::Many || (rows == Rows::One && items.len() == 1) => {
             let first = items
                 .first()
                 .map(keys_of)
                 .unwrap_or(Some(vec![]))
                 .ok_or_else(invalid)?;
-            if q.columns.is_none() {
+            if !columns_given {
                 let mut sorted = first.clone();
                 sorted.sort();
                 for item in items {
@@ -110,10 +129,24 @@ fn body_rows(
                     }
                 }
             }
-            (String::from_utf8_lossy(body).into_owned(), first)
+            Ok(Body {
+                rows: String::from_utf8_lossy(body).into_owned(),
+                keys: first,
+                array: true,
+            })
         }
-        _ => return Err(invalid()),
-    };
+        _ => Err(invalid()),
+    }
+}
+
+/// Parses the JSON body of a write: its rows as a JSON array text and the columns to write.
+fn body_rows(
+    table: &Table,
+    q: &QueryParams,
+    body: &[u8],
+    rows: Rows,
+) -> Result<(String, Vec<String>), ApiError> {
+    let Body { rows, keys, .. } = read_body(body, rows, q.columns.is_some())?;
     let columns = q.columns.clone().unwrap_or(keys);
     for c in &columns {
         if table.column(c).is_none() {
@@ -127,7 +160,7 @@ fn body_rows(
             ));
         }
     }
-    Ok((rows_text, columns))
+    Ok((rows, columns))
 }
 
 /// The top-level filters of an update or delete (embedded ones cannot apply to a write).
