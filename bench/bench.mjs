@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import http from 'node:http'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
-import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf, postmasterPid } from './lib.mjs'
+import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf, postmasterPid, measured, cpuSeconds, postgresCpu } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -75,8 +75,32 @@ function pgbench(gw, script, conns, dur = DUR, extra = [], cpus = null) {
   writeFileSync(file, script)
   chmodSync(file, 0o644)
   const args = ['-n', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-c', String(conns), '-j', String(Math.min(2, conns)), '-T', String(dur), '-M', 'prepared', ...extra, ...(script ? ['-f', file] : []), 'postgres']
-  const out = execFileSync(...pinned(cpus, join(PG_BIN, 'pgbench'), args), { encoding: 'utf8' })
-  return Number(out.match(/tps = ([\d.]+)/)[1])
+  const { stdout, cpu } = measured(...pinned(cpus, join(PG_BIN, 'pgbench'), args))
+  return { tps: Number(stdout.match(/tps = ([\d.]+)/)[1]), cpu }
+}
+
+/**
+ * Runs `load` (a wrk or pgbench run: { rps or tps, cpu }) and says what each process spent on a
+ * request, in µs of CPU: the gateway, PostgreSQL (postmaster and backends) and the load generator.
+ */
+function perRequest(gw, load) {
+  const pgData = join(gw.dataDir, 'pg')
+  const [g0, p0] = [cpuSeconds(gw.pid), postgresCpu(pgData)]
+  const r = load()
+  const [g1, p1] = [cpuSeconds(gw.pid), postgresCpu(pgData)]
+  const n = (r.rps ?? r.tps) * DUR
+  const us = (s) => round((s * 1e6) / n, 1)
+  return { ...r, us: { gateway: us(g1 - g0), postgres: us(p1 - p0), client: us(r.cpu) } }
+}
+
+/**
+ * The best efficiency the gateway's run could have (see "What bounds efficiency" in the
+ * document): its SQL costing PostgreSQL what pgbench's run cost it, and the gateway spending
+ * only `gateway` µs (0, or what answering HTTP alone costs it), against the reference's
+ * PostgreSQL and pgbench CPU.
+ */
+function ceiling(run, ref, gateway) {
+  return round((ref.us.postgres + ref.us.client) / (ref.us.postgres + run.us.client + gateway), 2)
 }
 
 /** Pins the gateway and PostgreSQL (postmaster and backends; new backends inherit it). */
@@ -181,36 +205,48 @@ const scenarios = [
   { key: 'e', name: 'update one row by id', method: 'PATCH', path: `/rest/v1/products?id=eq.${productId}`, headers: { ...admin, 'content-type': 'application/json' }, body: '{"base_price":12.5}' },
 ]
 
+// What answering HTTP alone costs, with nothing asked of the database (GoTrue's health answer):
+// the gateway's share of a request that no REST work can go below.
+const floor = {}
+for (const conns of [8, 32]) {
+  floor[conns] = perRequest(gw, () => wrk({ url: `${gw.url}/auth/v1/health`, conns }))
+  log(`HTTP alone, ${conns} conns: ${round(floor[conns].rps, 0)} req/s, gateway ${floor[conns].us.gateway} µs, wrk ${floor[conns].us.client} µs a request`)
+}
+results.http_alone = Object.fromEntries(Object.entries(floor).map(([c, f]) => [c, { rps: round(f.rps, 0), us: f.us }]))
+
 for (const s of scenarios) {
   // Inserts of one fixed row would conflict; roll them back (the work is the same, nothing is kept).
   const headers = s.rollback ? { ...s.headers, prefer: `${s.headers.prefer}, tx=rollback` } : s.headers
   const sql = captureSql(gw, () => execFileSync('curl', ['-s', '-o', '/dev/null', '-X', s.method, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), ...(s.body ? ['-d', s.body] : []), gw.url + s.path]))
   const script = ['\\startpipeline', ...sql.map((q) => q.replace(/;?$/, ';')), '\\endpipeline', ''].join('\n')
   for (const conns of [8, 32]) {
-    const [w, peak] = await withPeakRss(gw.pid, async () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns }))
-    const tps = pgbench(gw, script, conns)
+    const [w, peak] = await withPeakRss(gw.pid, async () => perRequest(gw, () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns })))
+    const ref = perRequest(gw, () => pgbench(gw, script, conns))
+    const tps = ref.tps
     // The same statements one round trip each: what the SQL costs without pipelining.
-    const unpiped = pgbench(gw, sql.map((q) => q.replace(/;?$/, ';')).join('\n') + '\n', conns)
+    const unpiped = pgbench(gw, sql.map((q) => q.replace(/;?$/, ';')).join('\n') + '\n', conns).tps
     // Pinned: what the gateway adds to PostgreSQL's work when it does not take PostgreSQL's CPU.
     // PostgreSQL and the load generator (wrk, then pgbench) share one CPU; the gateway has the other.
     let pinnedRow = null
     if (PIN) {
       pinServers(gw, { gateway: PIN.gateway, postgres: PIN.rest })
       try {
-        const pw = wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns, cpus: PIN.rest })
-        const ptps = pgbench(gw, script, conns, DUR, [], PIN.rest)
-        pinnedRow = { gateway_rps: round(pw.rps, 0), sql_tps: round(ptps, 0), efficiency: round(pw.rps / ptps, 2), p99_ms: round(pw.p99, 2) }
+        const pw = perRequest(gw, () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns, cpus: PIN.rest }))
+        const pref = perRequest(gw, () => pgbench(gw, script, conns, DUR, [], PIN.rest))
+        const ptps = pref.tps
+        // Pinned, the gateway's CPU is its own: what bounds the run is CPU 0's PostgreSQL and wrk.
+        pinnedRow = { gateway_rps: round(pw.rps, 0), sql_tps: round(ptps, 0), efficiency: round(pw.rps / ptps, 2), p99_ms: round(pw.p99, 2), us: pw.us, sql_us: pref.us, ceiling: ceiling(pw, pref, 0) }
       } finally {
         pinServers(gw, { gateway: PIN.all, postgres: PIN.all })
       }
     }
-    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), sql_unpipelined_tps: round(unpiped, 0), efficiency_vs_unpipelined: round(w.rps / unpiped, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak, pinned: pinnedRow })
+    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), sql_unpipelined_tps: round(unpiped, 0), efficiency_vs_unpipelined: round(w.rps / unpiped, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak, us: w.us, sql_us: ref.us, ceiling: ceiling(w, ref, floor[conns].us.gateway), pinned: pinnedRow })
     log(`(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}${pinnedRow ? `; pinned ${pinnedRow.gateway_rps} / ${pinnedRow.sql_tps} → ${pinnedRow.efficiency}` : ''}`)
   }
   results.rest_sql ??= {}
   results.rest_sql[s.key] = sql
 }
-results.pgbench_select_only = Object.fromEntries([8, 32].map((c) => [c, round(pgbench(gw, '', c, DUR, ['-S']), 0)]))
+results.pgbench_select_only = Object.fromEntries([8, 32].map((c) => [c, round(pgbench(gw, '', c, DUR, ['-S']).tps, 0)]))
 
 // ------------------------------------------------------------------ auth
 log('auth')
@@ -371,6 +407,17 @@ measures what the gateway adds to PostgreSQL's work, not what it takes from Post
 
 ${t(results.rest, [['', (r) => r.scenario], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.pinned.gateway_rps], ['its SQL in pgbench, tps', (r) => r.pinned.sql_tps], ['efficiency, pinned', (r) => `**${r.pinned.efficiency}**`], ['p99 ms', (r) => r.pinned.p99_ms]])}
 ` : '(one CPU: no pinned runs)\n'}
+**What bounds efficiency.** CPU per request, in µs, of each process in the gateway's run (wrk,
+the gateway, PostgreSQL) and in pgbench's run of the same SQL, read from the kernel's accounting
+(\`/proc\`; PostgreSQL is its postmaster and every backend). With both CPUs busy, efficiency is
+(PostgreSQL + pgbench in pgbench's run) ÷ (PostgreSQL + gateway + wrk in the gateway's run). The
+*ceiling* is the efficiency of a gateway that answered each request at the cost of answering
+HTTP alone (GoTrue's health answer, no database: ${['8', '32'].map((c) => `${results.http_alone[c].rps} req/s, gateway ${results.http_alone[c].us.gateway} µs and wrk ${results.http_alone[c].us.client} µs a request at ${c} connections`).join('; ')}) while its SQL cost PostgreSQL
+no more than pgbench's did; pinned, where the gateway's CPU is its own, the ceiling is a gateway that
+costs nothing: CPU ${PIN?.rest ?? 0} then carries PostgreSQL with wrk instead of PostgreSQL with pgbench.
+
+${t(results.rest, [['', (r) => r.scenario], ['conns', (r) => r.conns], ['wrk', (r) => r.us.client], ['gateway', (r) => r.us.gateway], ['PostgreSQL', (r) => r.us.postgres], ['pgbench run: PostgreSQL', (r) => r.sql_us.postgres], ['pgbench', (r) => r.sql_us.client], ['efficiency', (r) => r.efficiency], ['ceiling', (r) => `**${r.ceiling}**`], ...(PIN ? [['pinned: efficiency', (r) => r.pinned.efficiency], ['pinned: ceiling', (r) => `**${r.pinned.ceiling}**`]] : [])])}
+
 Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${results.pgbench_select_only[8]} tps at 8 connections, ${results.pgbench_select_only[32]} at 32.
 
 ## Instructions per request

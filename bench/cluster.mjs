@@ -11,7 +11,7 @@ import { startCluster } from '../tests/cluster/topology.mjs'
 import { loadWithKill } from '../tests/cluster/load.mjs'
 import { startGateway } from '../tests/support/gateway.mjs'
 import { startSeaweed } from '../tests/support/seaweed.mjs'
-import { round, wrk as runWrk, cpuSeconds, childrenOf, postmasterPid } from './lib.mjs'
+import { round, wrk as runWrk, cpuSeconds, postgresCpu } from './lib.mjs'
 import { sleep } from '../tests/support/wait.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -29,11 +29,10 @@ const REPLICA_ENV = { MAX_CLIENT_QUERIES: '0' }
 
 /** CPU seconds used so far by the replicas, HAProxy and PostgreSQL (postmaster and backends). */
 function cpuNow(cluster, pgData) {
-  const pm = postmasterPid(pgData)
   return {
     gateway: cluster.replicas.reduce((s, r) => s + cpuSeconds(r.pid), 0),
     haproxy: cpuSeconds(cluster.haproxy.pid),
-    postgres: cpuSeconds(pm, { reaped: true }) + childrenOf(pm).reduce((s, p) => s + cpuSeconds(p), 0),
+    postgres: postgresCpu(pgData),
   }
 }
 

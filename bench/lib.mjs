@@ -7,8 +7,8 @@ export const round = (x, d = 1) => (x === null || x === undefined || Number.isNa
 
 /**
  * Runs wrk for `dur` seconds with `conns` connections; the Lua script it needs is written to
- * `dir`; `cpus` pins it (taskset's list). Returns { rps, p50, p99 (ms), errors, non2xx }; throws
- * when any request failed.
+ * `dir`; `cpus` pins it (taskset's list). Returns { rps, p50, p99 (ms), errors, non2xx, cpu (the
+ * CPU seconds wrk used) }; throws when any request failed.
  */
 export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur, cpus = null }, { dir }) {
   const lua = join(dir, `wrk-${Math.random().toString(36).slice(2)}.lua`)
@@ -17,11 +17,31 @@ export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur
     `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`)
   // A request over 5 s counts as failed (wrk's default, 2 s, is tight on a shared machine).
   const args = ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '--timeout', '5s', '-s', lua, url]
-  const out = execFileSync(...pinned(cpus, 'wrk', args), { encoding: 'utf8' })
-  const r = JSON.parse(out.match(/JSON (.*)/)[1])
+  const { stdout: out, cpu } = measured(...pinned(cpus, 'wrk', args))
+  const r = { ...JSON.parse(out.match(/JSON (.*)/)[1]), cpu }
   // A failed request is a failed benchmark: its figures would measure errors, not work.
   if (r.errors || r.non2xx) throw new Error(`wrk ${method} ${url}: ${r.errors} socket errors, ${r.non2xx} non-2xx answers`)
   return r
+}
+
+/**
+ * Runs `program` with `args` to its end; returns its standard output and the CPU seconds (user and
+ * system) it and its children used, read from the reaping shell's own accounting.
+ */
+export function measured(program, args) {
+  const script = '"$@"; s=$?; printf "\\nCPUSTAT %s\\n" "$(cat /proc/$$/stat)"; exit $s'
+  const out = execFileSync('sh', ['-c', script, 'sh', program, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  const at = out.lastIndexOf('\nCPUSTAT ')
+  const stat = out.slice(at + 9)
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // Fields 16 and 17 of proc(5): cutime and cstime (here counted from field 3).
+  return { stdout: out.slice(0, at), cpu: (Number(f[13]) + Number(f[14])) / TICKS }
+}
+
+/** CPU seconds a PostgreSQL cluster has used so far: its postmaster and every backend, live or gone. */
+export function postgresCpu(pgData) {
+  const pm = postmasterPid(pgData)
+  return cpuSeconds(pm, { reaped: true }) + childrenOf(pm).reduce((s, p) => s + cpuSeconds(p), 0)
 }
 
 /** The postmaster's pid of the PostgreSQL data directory `pgData`. */
@@ -77,12 +97,24 @@ export function rssKb(pid) {
   return Number(s.match(/VmRSS:\s+(\d+)/)[1])
 }
 
-/** Samples a process's RSS while `fn` runs; returns [result, peak MB]. */
+/**
+ * A process's peak RSS while `fn` runs; returns [result, peak MB]. The kernel's own high-water
+ * mark (VmHWM, reset through clear_refs) where it can be reset, so that a load run synchronously
+ * counts too; else samples every 50 ms.
+ */
 export async function withPeakRss(pid, fn) {
+  let hwm = false
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+    hwm = true
+  } catch {
+    // not ours to reset: sampled instead
+  }
   let peak = rssKb(pid)
   const t = setInterval(() => { try { peak = Math.max(peak, rssKb(pid)) } catch {} }, 50)
   try {
     const r = await fn()
+    if (hwm) peak = Math.max(peak, Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1]))
     return [r, round(peak / 1024)]
   } finally {
     clearInterval(t)
