@@ -274,8 +274,9 @@ fn template(
     })
 }
 
-/// A body of the same layout as one whose rows are `rows` (an array or an object with `keys`),
-/// with other values: every value a string no real body's rows equal.
+/// A body of the same layout as the one whose rows are `rows` (an array, or an object, with
+/// `keys` in that order) and other values, never the same text: each value is a string with a
+/// NUL (`"\u0000a"`, or `"\u0000b"` if that would give `rows` itself).
 fn other_body(array: bool, keys: &[String], rows: &str) -> String {
     let object = |value: &str| {
         let fields: Vec<String> = keys
