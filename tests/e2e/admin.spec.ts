@@ -90,6 +90,8 @@ test('wrong password shows the service message; /admin without a session goes to
 })
 
 test('an admin made with the CLI manages the catalogue', async ({ page, request }) => {
+  // The whole catalogue workflow: about 29 s on its own on a 2-core machine, more beside others.
+  test.slow()
   expect(supagate('users', 'create', ADMIN.email, ADMIN.password)).toContain(`Created user ${ADMIN.email}`)
   expect(shopAdmin('grant', ADMIN.email)).toContain('is an administrator')
   expect(shopAdmin('list')).toContain(ADMIN.email)

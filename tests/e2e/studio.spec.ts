@@ -270,7 +270,8 @@ test('storage: a bucket made, a file uploaded, previewed, signed and deleted', a
   await expect(page.getByText('This folder is empty.')).toBeVisible()
   await page.getByRole('button', { name: 'Delete bucket' }).click()
   await expect(page).toHaveURL(/\/storage$/)
-  await expect(page.getByRole('link', { name: /studio-test/ })).toBeHidden()
+  // Until the list is read again, the bucket can show in the sidebar and the path at once.
+  await expect(page.getByRole('link', { name: /studio-test/ })).toHaveCount(0)
 })
 
 test('realtime: channels listed, broadcasts and changes seen live', async ({ page }) => {
