@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import http from 'node:http'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
-import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf, postmasterPid, measured, cpuSeconds, postgresCpu } from './lib.mjs'
+import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf, postmasterPid, measured, cpuSeconds, machineBusy } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -80,17 +80,18 @@ function pgbench(gw, script, conns, dur = DUR, extra = [], cpus = null) {
 }
 
 /**
- * Runs `load` (a wrk or pgbench run: { rps or tps, cpu }) and says what each process spent on a
- * request, in µs of CPU: the gateway, PostgreSQL (postmaster and backends) and the load generator.
+ * Runs `load` (a wrk or pgbench run: { rps or tps, cpu }) and says what each part spent on a
+ * request, in µs of CPU: the gateway, the load generator, and PostgreSQL with the rest of the
+ * machine (its busy time less those two: a backend's CPU is not reliably in its postmaster's
+ * accounting while backends come and go).
  */
 function perRequest(gw, load) {
-  const pgData = join(gw.dataDir, 'pg')
-  const [g0, p0] = [cpuSeconds(gw.pid), postgresCpu(pgData)]
+  const [g0, m0] = [cpuSeconds(gw.pid), machineBusy()]
   const r = load()
-  const [g1, p1] = [cpuSeconds(gw.pid), postgresCpu(pgData)]
+  const [g1, m1] = [cpuSeconds(gw.pid), machineBusy()]
   const n = (r.rps ?? r.tps) * DUR
   const us = (s) => round((s * 1e6) / n, 1)
-  return { ...r, us: { gateway: us(g1 - g0), postgres: us(p1 - p0), client: us(r.cpu) } }
+  return { ...r, us: { gateway: us(g1 - g0), postgres: us(m1 - m0 - (g1 - g0) - r.cpu), client: us(r.cpu) } }
 }
 
 /**
@@ -409,7 +410,8 @@ ${t(results.rest, [['', (r) => r.scenario], ['conns', (r) => r.conns], ['gateway
 ` : '(one CPU: no pinned runs)\n'}
 **What bounds efficiency.** CPU per request, in µs, of each process in the gateway's run (wrk,
 the gateway, PostgreSQL) and in pgbench's run of the same SQL, read from the kernel's accounting
-(\`/proc\`; PostgreSQL is its postmaster and every backend). With both CPUs busy, efficiency is
+(\`/proc\`; *PostgreSQL* is the machine's busy time less the gateway and the load generator:
+the server with the kernel's work for it). With both CPUs busy, efficiency is
 (PostgreSQL + pgbench in pgbench's run) ÷ (PostgreSQL + gateway + wrk in the gateway's run). The
 *ceiling* is the efficiency of a gateway that answered each request at the cost of answering
 HTTP alone (GoTrue's health answer, no database: ${['8', '32'].map((c) => `${results.http_alone[c].rps} req/s, gateway ${results.http_alone[c].us.gateway} µs and wrk ${results.http_alone[c].us.client} µs a request at ${c} connections`).join('; ')}) while its SQL cost PostgreSQL

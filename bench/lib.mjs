@@ -38,6 +38,15 @@ export function measured(program, args) {
   return { stdout: out.slice(0, at), cpu: (Number(f[13]) + Number(f[14])) / TICKS }
 }
 
+/**
+ * CPU seconds the whole machine has been busy so far, every CPU together (user, nice, system,
+ * interrupts; not idle, I/O wait or time stolen by the hypervisor).
+ */
+export function machineBusy() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+  return (f[0] + f[1] + f[2] + f[5] + f[6]) / TICKS
+}
+
 /** CPU seconds a PostgreSQL cluster has used so far: its postmaster and every backend, live or gone. */
 export function postgresCpu(pgData) {
   const pm = postmasterPid(pgData)
