@@ -429,6 +429,8 @@ async function axeClean(page: Page, what: string) {
 
 for (const width of [1280, 375]) {
   test(`every admin screen passes axe at ${width} px`, async ({ page }) => {
+    // An axe scan of each of the admin's screens in turn: near 30 s on a slow 2-core machine.
+    test.slow()
     await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
     await signIn(page, ADMIN.email, ADMIN.password)
     await expect(page).toHaveURL(/\/admin$/)
