@@ -476,12 +476,20 @@ async fn watching(gw: &Gateway, topic: &str) -> Phx {
     ws
 }
 
+async fn next_change_id(gw: &Gateway) -> i64 {
+    let rows = gw
+        .sql("SELECT nextval('realtime.supagate_changes_id_seq')::text")
+        .await;
+    rows[0][0].as_deref().unwrap().parse().unwrap()
+}
+
 #[tokio::test]
 async fn postgres_killed_under_subscribers_changes_flow_again() {
     // A cluster of its own: this test kills it.
     let gw = support::start(&[]);
     let topic = "realtime:outage";
     let mut ws = watching(&gw, topic).await;
+    let id_before = next_change_id(&gw).await;
 
     let pid = gw.postmaster_pid();
     std::process::Command::new("kill")
@@ -504,6 +512,13 @@ async fn postgres_killed_under_subscribers_changes_flow_again() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // The crash emptied the changes' table; their ids go on past those delivered (a gateway
+    // that had delivered change 1 would take a new change 1 for it).
+    let id_after = next_change_id(&gw).await;
+    assert!(
+        id_after > id_before,
+        "change ids started over: {id_after} after {id_before}"
+    );
     let after = ws
         .expect(topic, "postgres_changes", Duration::from_secs(30))
         .await;
