@@ -219,9 +219,13 @@ pub fn requested(req: &HttpRequest) -> Option<String> {
     if let Some(v) = req.headers().get(NAME) {
         return Some(v.to_str().unwrap_or_default().to_string());
     }
+    let query = req.query_string();
+    if !may_name_a_branch(query) {
+        return None;
+    }
     // The last one, as a map of the pairs keeps it. Only a key spelled out or encoded can be
     // the name: the others are not decoded.
-    req.query_string()
+    query
         .split('&')
         .filter(|pair| {
             let key = pair.split('=').next().unwrap_or_default();
@@ -231,6 +235,17 @@ pub fn requested(req: &HttpRequest) -> Option<String> {
         .filter(|(k, _)| k == HEADER)
         .last()
         .map(|(_, v)| v.into_owned())
+}
+
+/// Whether a query string may have a pair naming the branch: a key that starts with the name,
+/// or an escape anywhere. Every request without a branch (nearly all) stops here: a vectorised
+/// search for the escapes, and the name compared only where a key starts.
+fn may_name_a_branch(query: &str) -> bool {
+    let bytes = query.as_bytes();
+    let name = HEADER.as_bytes();
+    memchr::memchr2(b'%', b'+', bytes).is_some()
+        || bytes.starts_with(name)
+        || memchr::memchr_iter(b'&', bytes).any(|i| bytes[i + 1..].starts_with(name))
 }
 
 /// What handlers take instead of the application's state: the state of the branch the request
@@ -289,6 +304,14 @@ mod tests {
             ),
             (None, "x%2Dsupagate%2Dbranch=encoded", Some("encoded")),
             (None, "select=*&id=eq.1", None),
+            (None, "select=x-supagate-branch&&x-supagate-branchy=z", None),
+            (
+                None,
+                "&&x-supagate-branch=after-empty-pairs",
+                Some("after-empty-pairs"),
+            ),
+            (None, "a=1&x-supagate-branch", Some("")),
+            (None, "x+supagate-branch=plus", None),
             (None, "", None),
         ];
         for (header, query, want) in cases {

@@ -17,8 +17,9 @@ pub const MAX_URI_BYTES: usize = 16 * 1024;
 
 fn request_id(req: &ServiceRequest) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
+    const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
     req.headers()
-        .get("x-request-id")
+        .get(X_REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .filter(|v| {
             !v.is_empty()

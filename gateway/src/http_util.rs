@@ -10,8 +10,10 @@ use std::time::Duration;
 
 /// Query string pairs, form-decoded: `+` is a space, as PostgREST reads them.
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
+    // Most query strings have nothing to decode: one vectorised search says so for every part.
+    let escaped = memchr::memchr2(b'+', b'%', query.as_bytes()).is_some();
     let dec = |s: &str| {
-        if !s.bytes().any(|b| b == b'+' || b == b'%') {
+        if !escaped || !s.bytes().any(|b| b == b'+' || b == b'%') {
             return s.to_string();
         }
         percent_decode_str(&s.replace('+', " "))
@@ -22,7 +24,11 @@ pub fn query_pairs(query: &str) -> Vec<(String, String)> {
         .split('&')
         .filter(|p| !p.is_empty())
         .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            // Keys are short: the first `=` is a few bytes in.
+            let (k, v) = match p.bytes().position(|b| b == b'=') {
+                Some(i) => (&p[..i], &p[i + 1..]),
+                None => (p, ""),
+            };
             (dec(k), dec(v))
         })
         .collect()
@@ -215,16 +221,19 @@ fn ip_text(ip: std::net::IpAddr) -> String {
 /// The token of an `Authorization: Bearer …` header.
 pub fn bearer_token(req: &HttpRequest) -> Option<&str> {
     let v = req.headers().get(actix_web::http::header::AUTHORIZATION)?;
+    // ASCII either way (visible characters, spaces and tabs): trimming ASCII whitespace is
+    // trimming whitespace, and the scheme is a few bytes in.
     let h = if plain(v.as_bytes()) {
         std::str::from_utf8(v.as_bytes()).ok()?
     } else {
         v.to_str().ok()?
     }
-    .trim();
-    let (scheme, token) = h.split_once(' ')?;
+    .trim_ascii();
+    let space = h.bytes().position(|b| b == b' ')?;
+    let (scheme, token) = (&h[..space], &h[space + 1..]);
     scheme
         .eq_ignore_ascii_case("bearer")
-        .then_some(token.trim())
+        .then_some(token.trim_ascii())
         .filter(|t| !t.is_empty())
 }
 
@@ -278,6 +287,34 @@ mod tests {
             let v: serde_json::Value =
                 serde_json::from_str(&super::headers_json(&req, "1.2.3.4")).unwrap();
             assert_eq!(v["x-v"].as_str(), *want, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn the_bearer_token_is_read_as_a_scheme_and_a_token() {
+        let cases: [(&[u8], Option<&str>); 10] = [
+            (b"Bearer abc", Some("abc")),
+            (b"bearer  abc ", Some("abc")),
+            (b"  BEARER abc", Some("abc")),
+            (b"Bearer a\"b", Some("a\"b")),
+            (b"Bearer\tabc", None),
+            (b"Bearer ", None),
+            (b"Bearer", None),
+            (b"Basic abc", None),
+            (b"", None),
+            ("Bearer \u{e9}".as_bytes(), None),
+        ];
+        for (value, want) in cases {
+            let header = actix_web::http::header::HeaderValue::from_bytes(value).unwrap();
+            let req = actix_web::test::TestRequest::default()
+                .insert_header((actix_web::http::header::AUTHORIZATION, header))
+                .to_http_request();
+            assert_eq!(
+                super::bearer_token(&req),
+                want,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
         }
     }
 
@@ -353,5 +390,16 @@ mod tests {
         assert_eq!(p[0], ("name".into(), "ilike.%foo bar%".into()));
         assert_eq!(p[1], ("id".into(), "in.(x,\"y,z\")".into()));
         assert_eq!(p[2], ("select".into(), "".into()));
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let cases = [
+            ("a=b=c&flag", vec![pair("a", "b=c"), pair("flag", "")]),
+            ("&&x=1&", vec![pair("x", "1")]),
+            ("=v&k=", vec![pair("", "v"), pair("k", "")]),
+            ("a=1&b=%41+", vec![pair("a", "1"), pair("b", "A ")]),
+            ("", vec![]),
+        ];
+        for (query, want) in cases {
+            assert_eq!(super::query_pairs(query), want, "{query}");
+        }
     }
 }

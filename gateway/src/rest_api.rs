@@ -83,13 +83,7 @@ pub async fn handle(
                 request_path: req.path(),
                 headers_json: headers_json(&req, &client),
                 // The configured address, never the request's Host.
-                host: state
-                    .api_url
-                    .split_once("://")
-                    .map_or(state.api_url.as_str(), |(_, rest)| rest)
-                    .split('/')
-                    .next()
-                    .unwrap_or_default(),
+                host: &state.api_host,
             },
             watched.then_some(&mut trace),
         ),

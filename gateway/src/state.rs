@@ -14,6 +14,8 @@ pub struct AppState {
     /// The URL every link and `Location` supagate builds starts with: `API_EXTERNAL_URL`, else
     /// the bound address. Never taken from request headers (`Host`, `X-Forwarded-Host`, …).
     pub api_url: String,
+    /// `api_url`'s host (and port): the host REST requests are told they were sent to.
+    pub api_host: String,
     /// The site served at `/`, when there is one.
     pub site: Option<Arc<crate::site::Site>>,
     /// `/storage/v1`: buckets and objects.
@@ -54,11 +56,19 @@ impl AppState {
                 &api_keys.anon,
             ))
         });
+        let api_host = api_url
+            .split_once("://")
+            .map_or(api_url.as_str(), |(_, rest)| rest)
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
         AppState {
             config,
             keys,
             rest: services.rest,
             api_url,
+            api_host,
             site,
             storage: services.storage,
             realtime: services.realtime,
