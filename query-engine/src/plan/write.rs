@@ -8,7 +8,7 @@ use crate::ast::{CmpOp, Condition, Filter, Operation};
 use crate::error::ApiError;
 use crate::request::*;
 use crate::schema::{SchemaCache, Table};
-use serde_json::Value;
+use serde::de::{MapAccess, SeqAccess};
 
 /// Parameters a write would not apply are refused, never ignored: PostgREST v14 accepts `limit`
 /// and `offset` on POST, PATCH and DELETE but writes every matching row anyway, which turns
@@ -103,26 +103,25 @@ pub(crate) struct Body {
 /// same keys unless `?columns=` names the columns.
 pub(crate) fn read_body(body: &[u8], rows: Rows, columns_given: bool) -> Result<Body, ApiError> {
     let invalid = || ApiError::new(400, "PGRST102", "Empty or invalid json");
-    let value: Value = serde_json::from_slice(body).map_err(|_| invalid())?;
-    let keys_of =
-        |v: &Value| -> Option<Vec<String>> { v.as_object().map(|o| o.keys().cloned().collect()) };
-    match &value {
-        Value::Object(_) => Ok(Body {
-            rows: format!("[{}]", String::from_utf8_lossy(body)),
-            keys: keys_of(&value).unwrap_or_default(),
+    let text = std::str::from_utf8(body).map_err(|_| invalid())?;
+    let top: Top = serde_json::from_str(text).map_err(|_| invalid())?;
+    match top {
+        Top::Object(keys) => Ok(Body {
+            rows: format!("[{text}]"),
+            keys,
             array: false,
         }),
-        Value::Array(items) if rows == Rows::Many || (rows == Rows::One && items.len() == 1) => {
-            let first = items
-                .first()
-                .map(keys_of)
-                .unwrap_or(Some(vec![]))
-                .ok_or_else(invalid)?;
+        Top::Array(items) if rows == Rows::Many || (rows == Rows::One && items.len() == 1) => {
+            let mut items = items.into_iter();
+            let first = match items.next() {
+                Some(first) => first.ok_or_else(invalid)?,
+                None => vec![],
+            };
             if !columns_given {
                 let mut sorted = first.clone();
                 sorted.sort();
                 for item in items {
-                    let mut k = keys_of(item).ok_or_else(invalid)?;
+                    let mut k = item.ok_or_else(invalid)?;
                     k.sort();
                     if k != sorted {
                         return Err(ApiError::new(400, "PGRST102", "All object keys must match"));
@@ -130,13 +129,128 @@ pub(crate) fn read_body(body: &[u8], rows: Rows, columns_given: bool) -> Result<
                 }
             }
             Ok(Body {
-                rows: String::from_utf8_lossy(body).into_owned(),
+                rows: text.to_string(),
                 keys: first,
                 array: true,
             })
         }
         _ => Err(invalid()),
     }
+}
+
+/// The top of a write's body as planning reads it: the keys of an object, or of each item of an
+/// array (None for an item that is not an object). Every value is checked as reading it into a
+/// `serde_json::Value` checks it (numbers in range, strings proper Unicode), never built: a
+/// body is read once per request.
+enum Top {
+    Object(Vec<String>),
+    Array(Vec<Option<Vec<String>>>),
+    Other,
+}
+
+/// An array item: an object's keys, None for any other value.
+struct Keys(Option<Vec<String>>);
+
+/// Any JSON value, checked and dropped.
+struct Checked;
+
+/// A visitor's answers to values that are not objects or arrays: `$v`, all the same.
+macro_rules! scalars {
+    ($t:ty, $v:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<$t, E> {
+            Ok($v)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<$t, E> {
+            Ok($v)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<$t, E> {
+            Ok($v)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$t, E> {
+            Ok($v)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<$t, E> {
+            Ok($v)
+        }
+        fn visit_unit<E>(self) -> Result<$t, E> {
+            Ok($v)
+        }
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+    };
+}
+
+impl<'de> serde::Deserialize<'de> for Top {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Top, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Top;
+            scalars!(Top, Top::Other);
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top, A::Error> {
+                object_keys(map).map(Top::Object)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top, A::Error> {
+                let mut items = Vec::new();
+                while let Some(Keys(k)) = seq.next_element()? {
+                    items.push(k);
+                }
+                Ok(Top::Array(items))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Keys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Keys, D::Error> {
+        Ok(match Top::deserialize(d)? {
+            Top::Object(keys) => Keys(Some(keys)),
+            // An array in an array: refused in the end, read like the rest meanwhile.
+            Top::Array(_) | Top::Other => Keys(None),
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Checked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Checked, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Checked;
+            scalars!(Checked, Checked);
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+                while map.next_entry::<Checked, Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+                while seq.next_element::<Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An object's keys in the body's order, a key given twice once, where it first came (as a JSON
+/// object read into a map keeps it).
+fn object_keys<'de, A: MapAccess<'de>>(mut map: A) -> Result<Vec<String>, A::Error> {
+    let mut keys: Vec<String> = Vec::new();
+    // Past a few keys, the ones seen are looked up rather than compared one by one.
+    let mut seen: Option<std::collections::HashSet<String>> = None;
+    while let Some(k) = map.next_key::<String>()? {
+        map.next_value::<Checked>()?;
+        let new = match &mut seen {
+            Some(seen) => seen.insert(k.clone()),
+            None => !keys.contains(&k),
+        };
+        if new {
+            keys.push(k);
+            if seen.is_none() && keys.len() == 16 {
+                seen = Some(keys.iter().cloned().collect());
+            }
+        }
+    }
+    Ok(keys)
 }
 
 /// Parses the JSON body of a write: its rows as a JSON array text and the columns to write.
@@ -317,4 +431,108 @@ pub(super) fn plan<'c>(
         representation,
         media,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body, what it is for, whether `?columns=` is given, and its keys and whether it was an
+    /// array, or the error's message.
+    type Case<'a> = (&'a [u8], Rows, bool, Result<(Vec<String>, bool), &'a str>);
+
+    #[test]
+    fn a_body_is_read_for_its_keys_and_checked_whole() {
+        let many = (0..20).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>();
+        let wide = format!("{{{},\"k3\":0}}", many.join(","));
+        let wide_keys: Vec<String> = (0..20).map(|i| format!("k{i}")).collect();
+        const INVALID: &str = "Empty or invalid json";
+        let keys = |k: &[&str], array: bool| Ok((k.iter().map(|s| s.to_string()).collect(), array));
+        let cases: Vec<Case> = vec![
+            (
+                br#"{"a":1,"b":[1,{"c":2}]}"#,
+                Rows::Many,
+                false,
+                keys(&["a", "b"], false),
+            ),
+            (
+                br#"{"b":1,"a":2,"b":3}"#,
+                Rows::Object,
+                false,
+                keys(&["b", "a"], false),
+            ),
+            (wide.as_bytes(), Rows::Many, false, Ok((wide_keys, false))),
+            (
+                br#"{"a":{"b":[1,2,{"c":"\u00e9"}]}}"#,
+                Rows::One,
+                false,
+                keys(&["a"], false),
+            ),
+            (
+                br#"[{"a":1},{"a":2}]"#,
+                Rows::Many,
+                false,
+                keys(&["a"], true),
+            ),
+            (
+                br#"[{"a":1,"b":2},{"b":3,"a":4}]"#,
+                Rows::Many,
+                false,
+                keys(&["a", "b"], true),
+            ),
+            (
+                br#"[{"a":1},{"b":2}]"#,
+                Rows::Many,
+                false,
+                Err("All object keys must match"),
+            ),
+            (
+                br#"[{"a":1},{"b":2}]"#,
+                Rows::Many,
+                true,
+                keys(&["a"], true),
+            ),
+            (br#"[{"a":1},[1]]"#, Rows::Many, false, Err(INVALID)),
+            (br#"[{"a":1},[1]]"#, Rows::Many, true, keys(&["a"], true)),
+            (br#"[1,{"a":1}]"#, Rows::Many, true, Err(INVALID)),
+            (b"[]", Rows::Many, false, keys(&[], true)),
+            (br#"[{"a":1}]"#, Rows::One, false, keys(&["a"], true)),
+            (br#"[{"a":1},{"a":2}]"#, Rows::One, false, Err(INVALID)),
+            (br#"[{"a":1}]"#, Rows::Object, false, Err(INVALID)),
+            (b"1", Rows::Many, false, Err(INVALID)),
+            (br#""x""#, Rows::Many, false, Err(INVALID)),
+            (b"null", Rows::Many, false, Err(INVALID)),
+            (b"", Rows::Many, false, Err(INVALID)),
+            (br#"{"a":1} x"#, Rows::Many, false, Err(INVALID)),
+            (br#"{"a":1,}"#, Rows::Many, false, Err(INVALID)),
+            (br#"{"a":1e400}"#, Rows::Many, false, Err(INVALID)),
+            (br#"{"a":"\ud800"}"#, Rows::Many, false, Err(INVALID)),
+            (
+                br#"[{"a":1},{"a":[1e400]}]"#,
+                Rows::Many,
+                true,
+                Err(INVALID),
+            ),
+            (b"{\"a\":\"\xff\"}", Rows::Many, false, Err(INVALID)),
+        ];
+        for (body, rows, columns, want) in cases {
+            let got = read_body(body, rows, columns)
+                .map(|b| {
+                    let text = if b.array {
+                        b.rows.clone()
+                    } else {
+                        b.rows[1..b.rows.len() - 1].to_string()
+                    };
+                    assert_eq!(text.as_bytes(), body, "the rows are the body's text");
+                    (b.keys, b.array)
+                })
+                .map_err(|e| e.message);
+            let body = String::from_utf8_lossy(body);
+            match (got, want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, want, "{body}"),
+                (Err(got), Err(want)) => assert_eq!(got, want, "{body}"),
+                (got, want) => panic!("{body}: {got:?}, wanted {want:?}"),
+            }
+        }
+    }
 }
