@@ -17,6 +17,8 @@ const quick = process.argv.includes('--quick')
 const profile = process.env.BENCH_PROFILE ?? (quick ? 'debug' : 'release')
 const bin = join(root, 'target', profile, 'supagate')
 const DUR = quick ? 1 : 15
+// Connections of the REST loads (quick mode: one count proves the harness).
+const CONNS = quick ? [8] : [8, 32]
 const PG_BIN = execSync('ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1').toString().trim()
 const isRoot = process.getuid?.() === 0
 const TUNING = 'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
@@ -209,7 +211,7 @@ const scenarios = [
 // What answering HTTP alone costs, with nothing asked of the database (GoTrue's health answer):
 // the gateway's share of a request that no REST work can go below.
 const floor = {}
-for (const conns of [8, 32]) {
+for (const conns of CONNS) {
   floor[conns] = perRequest(gw, () => wrk({ url: `${gw.url}/auth/v1/health`, conns }))
   log(`HTTP alone, ${conns} conns: ${round(floor[conns].rps, 0)} req/s, gateway ${floor[conns].us.gateway} µs, wrk ${floor[conns].us.client} µs a request`)
 }
@@ -220,7 +222,7 @@ for (const s of scenarios) {
   const headers = s.rollback ? { ...s.headers, prefer: `${s.headers.prefer}, tx=rollback` } : s.headers
   const sql = captureSql(gw, () => execFileSync('curl', ['-s', '-o', '/dev/null', '-X', s.method, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), ...(s.body ? ['-d', s.body] : []), gw.url + s.path]))
   const script = ['\\startpipeline', ...sql.map((q) => q.replace(/;?$/, ';')), '\\endpipeline', ''].join('\n')
-  for (const conns of [8, 32]) {
+  for (const conns of CONNS) {
     const [w, peak] = await withPeakRss(gw.pid, async () => perRequest(gw, () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns })))
     const ref = perRequest(gw, () => pgbench(gw, script, conns))
     const tps = ref.tps
@@ -247,7 +249,7 @@ for (const s of scenarios) {
   results.rest_sql ??= {}
   results.rest_sql[s.key] = sql
 }
-results.pgbench_select_only = Object.fromEntries([8, 32].map((c) => [c, round(pgbench(gw, '', c, DUR, ['-S']).tps, 0)]))
+results.pgbench_select_only = Object.fromEntries(CONNS.map((c) => [c, round(pgbench(gw, '', c, DUR, ['-S']).tps, 0)]))
 
 // ------------------------------------------------------------------ auth
 log('auth')
@@ -414,13 +416,13 @@ the gateway, PostgreSQL) and in pgbench's run of the same SQL, read from the ker
 the server with the kernel's work for it). With both CPUs busy, efficiency is
 (PostgreSQL + pgbench in pgbench's run) ÷ (PostgreSQL + gateway + wrk in the gateway's run). The
 *ceiling* is the efficiency of a gateway that answered each request at the cost of answering
-HTTP alone (GoTrue's health answer, no database: ${['8', '32'].map((c) => `${results.http_alone[c].rps} req/s, gateway ${results.http_alone[c].us.gateway} µs and wrk ${results.http_alone[c].us.client} µs a request at ${c} connections`).join('; ')}) while its SQL cost PostgreSQL
+HTTP alone (GoTrue's health answer, no database: ${CONNS.map((c) => `${results.http_alone[c].rps} req/s, gateway ${results.http_alone[c].us.gateway} µs and wrk ${results.http_alone[c].us.client} µs a request at ${c} connections`).join('; ')}) while its SQL cost PostgreSQL
 no more than pgbench's did; pinned, where the gateway's CPU is its own, the ceiling is a gateway that
 costs nothing: CPU ${PIN?.rest ?? 0} then carries PostgreSQL with wrk instead of PostgreSQL with pgbench.
 
 ${t(results.rest, [['', (r) => r.scenario], ['conns', (r) => r.conns], ['wrk', (r) => r.us.client], ['gateway', (r) => r.us.gateway], ['PostgreSQL', (r) => r.us.postgres], ['pgbench run: PostgreSQL', (r) => r.sql_us.postgres], ['pgbench', (r) => r.sql_us.client], ['efficiency', (r) => r.efficiency], ['ceiling', (r) => `**${r.ceiling}**`], ...(PIN ? [['pinned: efficiency', (r) => r.pinned.efficiency], ['pinned: ceiling', (r) => `**${r.pinned.ceiling}**`]] : [])])}
 
-Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${results.pgbench_select_only[8]} tps at 8 connections, ${results.pgbench_select_only[32]} at 32.
+Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${CONNS.map((c) => `${results.pgbench_select_only[c]} tps at ${c} connections`).join(', ')}.
 
 ## Instructions per request
 
