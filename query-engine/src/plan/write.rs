@@ -148,9 +148,6 @@ enum Top {
     Other,
 }
 
-/// An array item: an object's keys, None for any other value.
-struct Keys(Option<Vec<String>>);
-
 /// Any JSON value, checked and dropped.
 struct Checked;
 
@@ -192,23 +189,17 @@ impl<'de> serde::Deserialize<'de> for Top {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top, A::Error> {
                 let mut items = Vec::new();
-                while let Some(Keys(k)) = seq.next_element()? {
-                    items.push(k);
+                while let Some(item) = seq.next_element::<Top>()? {
+                    // An array in an array is refused in the end, read like the rest meanwhile.
+                    items.push(match item {
+                        Top::Object(keys) => Some(keys),
+                        Top::Array(_) | Top::Other => None,
+                    });
                 }
                 Ok(Top::Array(items))
             }
         }
         d.deserialize_any(V)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Keys {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Keys, D::Error> {
-        Ok(match Top::deserialize(d)? {
-            Top::Object(keys) => Keys(Some(keys)),
-            // An array in an array: refused in the end, read like the rest meanwhile.
-            Top::Array(_) | Top::Other => Keys(None),
-        })
     }
 }
 
