@@ -1,6 +1,11 @@
 //! Embeds the platform migrations (`sql/NNNN_name.sql`: roles, extensions, auth, storage) into
-//! the binary, in order, and the extensions supagate brings (`extensions/`: control files,
-//! scripts and the extra versions each may be asked for by). Nothing of any app is embedded.
+//! the binary, in order, the extensions supagate brings (`extensions/`: control files, scripts
+//! and the extra versions each may be asked for by), and its Rust extensions as
+//! scripts/build-extensions built them (`target/pgrx-extensions/<major>/`: `NAME.so`,
+//! `NAME.control`, `NAME--VERSION.sql`), when it did: a binary built without them runs without
+//! them. Nothing of any app is embedded.
+use std::hash::{DefaultHasher, Hasher};
+use std::path::PathBuf;
 use std::{env, fs, path::Path};
 
 /// Writes `$OUT_DIR/<out>`: `pub static <name>: &[(&str, &str)]`, the file name and text of
@@ -28,6 +33,83 @@ fn embed(dir: &str, kinds: &[&str], name: &str, out: &str) {
     fs::write(Path::new(&env::var("OUT_DIR").unwrap()).join(out), text).unwrap();
 }
 
+/// Where scripts/build-extensions puts the Rust extensions: `SUPAGATE_PGRX_EXTENSIONS` when set,
+/// else `pgrx-extensions` in the target folder this build writes into (the ancestor of OUT_DIR
+/// that holds cargo's CACHEDIR.TAG, so CARGO_TARGET_DIR is followed).
+fn pgrx_dir() -> Option<PathBuf> {
+    println!("cargo:rerun-if-env-changed=SUPAGATE_PGRX_EXTENSIONS");
+    if let Some(dir) = env::var_os("SUPAGATE_PGRX_EXTENSIONS") {
+        return Some(PathBuf::from(dir));
+    }
+    let out = PathBuf::from(env::var("OUT_DIR").ok()?);
+    let target = out
+        .ancestors()
+        .find(|a| a.join("CACHEDIR.TAG").is_file())?
+        .to_path_buf();
+    Some(target.join("pgrx-extensions"))
+}
+
+/// Writes `$OUT_DIR/pgrx_extension_files.rs` (for a module that defines `Files`, a list of file
+/// names and bytes): `PGRX_EXTENSION_FILES`, for each PostgreSQL major
+/// (the folders of [`pgrx_dir`]), the name and bytes of each file, sorted by name, and
+/// `PGRX_DIGEST`, for each major a digest of those files (the private installation is named by
+/// it, so a rebuilt extension makes a new one).
+fn embed_pgrx() {
+    let mut majors: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    if let Some(root) = pgrx_dir() {
+        // Watched even while empty: a missing path would make cargo run this script every build.
+        let _ = fs::create_dir_all(&root);
+        println!("cargo:rerun-if-changed={}", root.display());
+        for dir in fs::read_dir(&root).into_iter().flatten().flatten() {
+            let major = dir.file_name().to_string_lossy().to_string();
+            if !dir.path().is_dir() || !major.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            println!("cargo:rerun-if-changed={}", dir.path().display());
+            let mut files: Vec<PathBuf> = fs::read_dir(dir.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|x| x == "so" || x == "control" || x == "sql")
+                })
+                .collect();
+            files.sort();
+            majors.push((major, files));
+        }
+    }
+    majors.sort();
+    let mut text = String::from("pub static PGRX_EXTENSION_FILES: &[(&str, &Files)] = &[\n");
+    let mut digests = String::from("pub static PGRX_DIGEST: &[(&str, &str)] = &[\n");
+    for (major, files) in &majors {
+        text.push_str(&format!("    ({major:?}, &[\n"));
+        let mut hash = DefaultHasher::new();
+        for f in files {
+            println!("cargo:rerun-if-changed={}", f.display());
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            let bytes = fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            hash.write(name.as_bytes());
+            hash.write(&bytes);
+            text.push_str(&format!(
+                "        ({name:?}, include_bytes!({:?})),\n",
+                f.canonicalize().unwrap()
+            ));
+        }
+        text.push_str("    ]),\n");
+        digests.push_str(&format!("    ({major:?}, \"{:016x}\"),\n", hash.finish()));
+    }
+    text.push_str("];\n");
+    digests.push_str("];\n");
+    text.push_str(&digests);
+    fs::write(
+        Path::new(&env::var("OUT_DIR").unwrap()).join("pgrx_extension_files.rs"),
+        text,
+    )
+    .unwrap();
+}
+
 fn main() {
     embed(
         "../sql",
@@ -41,4 +123,5 @@ fn main() {
         "EXTENSION_FILES",
         "extension_files.rs",
     );
+    embed_pgrx();
 }

@@ -20,17 +20,45 @@ ensure_postgres() {
 
 # Extensions from the distribution for the newest PostgreSQL installed, those a Supabase database
 # has that Debian packages: PostGIS, pg_cron, pgTAP (database tests as `supabase test db` runs
-# them), plpgsql_check, HypoPG and pg_repack. (The contrib set comes with the server.)
+# them), plpgsql_check, HypoPG, pg_repack, RUM, pg_partman, pgAudit, pgRouting and wal2json (a
+# logical decoding plugin: a library, no control file). (The contrib set comes with the server.)
+# Those apt does not know are left out.
 ensure_pg_extensions() {
-  local bin major missing=() ext pkg
+  local bin major missing=() ext pkg file
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   [ -n "$bin" ] || return 0
   major=$(basename "$(dirname "$bin")")
-  for ext in postgis:postgis-3 pg_cron:cron pgtap:pgtap plpgsql_check:plpgsql-check hypopg:hypopg pg_repack:repack; do
+  for ext in postgis:postgis-3 pg_cron:cron pgtap:pgtap plpgsql_check:plpgsql-check hypopg:hypopg \
+    pg_repack:repack rum:rum pg_partman:partman pgaudit:pgaudit pgrouting:pgrouting wal2json.so:wal2json; do
     pkg="postgresql-$major-${ext#*:}"
-    [ -f "/usr/share/postgresql/$major/extension/${ext%%:*}.control" ] || missing+=("$pkg")
+    case ${ext%%:*} in
+      *.so) file="/usr/lib/postgresql/$major/lib/${ext%%:*}" ;;
+      *) file="/usr/share/postgresql/$major/extension/${ext%%:*}.control" ;;
+    esac
+    [ -f "$file" ] && continue
+    if apt-cache show "$pkg" >/dev/null 2>&1 || ! command -v apt-cache >/dev/null 2>&1; then
+      missing+=("$pkg")
+    fi
   done
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+}
+
+# supagate's Rust extensions (extensions/pgrx: pg_jsonschema and the others), built with pgrx by
+# scripts/build-extensions for every installed PostgreSQL major, before supagate's binary is built
+# (it embeds them). pgrx needs the server's headers and libclang; without them supagate runs
+# without these extensions.
+ensure_rust_extensions() {
+  local bin major missing=()
+  for bin in /usr/lib/postgresql/*/bin; do
+    [ -x "$bin/postgres" ] || continue
+    major=$(basename "$(dirname "$bin")")
+    [ -f "/usr/include/postgresql/$major/server/postgres.h" ] || missing+=("postgresql-server-dev-$major")
+  done
+  ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
+  if [ ${#missing[@]} -gt 0 ]; then
+    (apt_install "${missing[@]}") || echo "Could not install ${missing[*]}: supagate's Rust extensions may not build." >&2
+  fi
+  scripts/build-extensions || echo "scripts/build-extensions failed: supagate runs without its Rust extensions." >&2
 }
 
 ensure_chromium() {

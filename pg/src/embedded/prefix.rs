@@ -1,10 +1,13 @@
 //! A private installation of the server for the embedded cluster, so that supagate can give it
-//! extensions of its own (pg_net, supabase_vault, pgjwt, pgmq: see `extensions/`) without
-//! writing into the system's PostgreSQL. PostgreSQL finds `share/` and `lib/` relative to the
-//! `postgres` program it runs as, so the prefix holds that program (hard-linked, or copied when
-//! the data directory is on another file system) with `initdb` and `pg_ctl`, a link to the
-//! system's library folder, and a share folder whose entries link to the system's, with an
-//! `extension/` folder holding links to every system extension file beside supagate's own.
+//! extensions of its own (pg_net, supabase_vault, pgjwt, pgmq: see `extensions/`; and the Rust
+//! ones of `extensions/pgrx`, such as pg_jsonschema, when the binary was built with them)
+//! without writing into the system's PostgreSQL. PostgreSQL finds `share/` and `lib/` relative
+//! to the `postgres` program it runs as, so the prefix holds that program (hard-linked, or
+//! copied when the data directory is on another file system) with `initdb` and `pg_ctl`, a
+//! library folder holding links to every file of the system's beside the shared libraries of
+//! supagate's Rust extensions for this major, and a share folder whose entries link to the
+//! system's, with an `extension/` folder holding links to every system extension file beside
+//! supagate's own.
 //!
 //! It lives in a cache folder shared by every project, named by what it is made from: the
 //! system's installation and supagate's extensions. A change to either (a package installed
@@ -17,6 +20,31 @@ use super::process::sha2_hex;
 use std::path::{Component, Path, PathBuf};
 
 include!(concat!(env!("OUT_DIR"), "/extension_files.rs"));
+/// Files by name: their bytes.
+type Files = [(&'static str, &'static [u8])];
+include!(concat!(env!("OUT_DIR"), "/pgrx_extension_files.rs"));
+
+/// supagate's extensions that only say why they cannot be had here: installed only where the
+/// system has no extension of that name.
+const UNAVAILABLE: &[&str] = &["plv8"];
+
+/// The files of supagate's Rust extensions built for PostgreSQL `major` (`NAME.so`,
+/// `NAME.control`, `NAME--VERSION.sql`): none when the binary was built without them.
+pub fn pgrx_extension_files(major: &str) -> &'static Files {
+    PGRX_EXTENSION_FILES
+        .iter()
+        .find(|(m, _)| *m == major)
+        .map(|(_, files)| *files)
+        .unwrap_or_default()
+}
+
+/// The names of supagate's Rust extensions built for PostgreSQL `major`.
+pub fn pgrx_extensions(major: &str) -> Vec<&'static str> {
+    pgrx_extension_files(major)
+        .iter()
+        .filter_map(|(n, _)| n.strip_suffix(".control"))
+        .collect()
+}
 
 /// The programs the cluster is run with.
 const PROGRAMS: [&str; 3] = ["postgres", "pg_ctl", "initdb"];
@@ -99,7 +127,7 @@ fn common_prefix(paths: &[&Path]) -> PathBuf {
 }
 
 /// What the private installation is made from: it is made again when this changes.
-fn fingerprint(system: &Layout) -> String {
+fn fingerprint(system: &Layout, major: &str) -> String {
     let stamp = |p: &Path| {
         std::fs::metadata(p)
             .and_then(|m| {
@@ -113,7 +141,8 @@ fn fingerprint(system: &Layout) -> String {
             })
             .unwrap_or_default()
     };
-    let mut all = format!("v1\n{system:?}\n");
+    // v2: the library folder is a folder of links (it was one link to the system's).
+    let mut all = format!("v2\n{system:?}\n");
     for p in [
         system.bin.join("postgres"),
         system.share.join("extension"),
@@ -125,6 +154,9 @@ fn fingerprint(system: &Layout) -> String {
     for (name, text) in EXTENSION_FILES {
         all.push_str(name);
         all.push_str(&sha2_hex(text.as_bytes()));
+    }
+    if let Some((_, digest)) = PGRX_DIGEST.iter().find(|(m, _)| *m == major) {
+        all.push_str(&format!("pgrx {major} {digest}\n"));
     }
     sha2_hex(all.as_bytes())
 }
@@ -164,15 +196,33 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<(), EmbeddedError> {
     Ok(())
 }
 
-fn build(system: &Layout, into: &Layout) -> Result<(), EmbeddedError> {
+/// A link at `to` to every entry of the folder `from`.
+fn link_entries(from: &Path, to: &Path) -> Result<(), EmbeddedError> {
+    for entry in std::fs::read_dir(from).map_err(io(from))? {
+        let entry = entry.map_err(io(from))?;
+        let target = to.join(entry.file_name());
+        std::os::unix::fs::symlink(entry.path(), &target).map_err(io(&target))?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` at `path`, in place of a link to the system's file of that name.
+fn write_over(path: &Path, bytes: &[u8]) -> Result<(), EmbeddedError> {
+    let _ = std::fs::remove_file(path);
+    std::fs::write(path, bytes).map_err(io(path))
+}
+
+fn build(system: &Layout, into: &Layout, major: &str) -> Result<(), EmbeddedError> {
     std::fs::create_dir_all(&into.bin).map_err(io(&into.bin))?;
     for p in PROGRAMS {
         link_or_copy(&system.bin.join(p), &into.bin.join(p))?;
     }
-    if let Some(parent) = into.lib.parent() {
-        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    std::fs::create_dir_all(&into.lib).map_err(io(&into.lib))?;
+    link_entries(&system.lib, &into.lib)?;
+    let pgrx = pgrx_extension_files(major);
+    for (name, bytes) in pgrx.iter().filter(|(n, _)| n.ends_with(".so")) {
+        write_over(&into.lib.join(name), bytes)?;
     }
-    std::os::unix::fs::symlink(&system.lib, &into.lib).map_err(io(&into.lib))?;
     // What sits beside the library folder too: builds that carry their own shared libraries
     // there find them relative to the program ($ORIGIN/../lib).
     if let (Some(from), Some(to)) = (system.lib.parent(), into.lib.parent()) {
@@ -194,16 +244,22 @@ fn build(system: &Layout, into: &Layout) -> Result<(), EmbeddedError> {
         }
     }
     let system_ext = system.share.join("extension");
-    for entry in std::fs::read_dir(&system_ext).map_err(io(&system_ext))? {
-        let entry = entry.map_err(io(&system_ext))?;
-        std::os::unix::fs::symlink(entry.path(), ext.join(entry.file_name())).map_err(io(&ext))?;
-    }
+    link_entries(&system_ext, &ext)?;
     // supagate's own come last: where the system has an extension of the same name, the one
-    // supagate's gateways work with is installed.
+    // supagate's gateways work with is installed (but not one that only says it is missing).
+    let unavailable_here = |name: &str| {
+        UNAVAILABLE.iter().any(|u| {
+            (name == format!("{u}.control") || name.starts_with(&format!("{u}--")))
+                && system_ext.join(format!("{u}.control")).exists()
+        })
+    };
     for (name, text) in extension_files() {
-        let path = ext.join(&name);
-        let _ = std::fs::remove_file(&path);
-        std::fs::write(&path, text).map_err(io(&path))?;
+        if !unavailable_here(&name) {
+            write_over(&ext.join(&name), text.as_bytes())?;
+        }
+    }
+    for (name, bytes) in pgrx.iter().filter(|(n, _)| !n.ends_with(".so")) {
+        write_over(&ext.join(name), bytes)?;
     }
     Ok(())
 }
@@ -225,7 +281,8 @@ pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, Embedd
         );
         return Ok(None);
     };
-    let want = fingerprint(&layout);
+    let major = system.major.to_string();
+    let want = fingerprint(&layout, &major);
     let root = cache.join(format!("postgres-{}-{}", system.major, &want[..16]));
     let stamp = root.join("fingerprint");
     let private = layout.under(&root);
@@ -238,7 +295,7 @@ pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, Embedd
     std::fs::create_dir_all(cache).map_err(io(cache))?;
     let tmp = cache.join(format!(".building-{}-{}", std::process::id(), &want[..16]));
     let _ = std::fs::remove_dir_all(&tmp);
-    build(&layout, &layout.under(&tmp))?;
+    build(&layout, &layout.under(&tmp), &major)?;
     std::fs::write(tmp.join("fingerprint"), &want).map_err(io(&tmp))?;
     if std::fs::rename(&tmp, &root).is_err() {
         // Made meanwhile by another process, or a broken one is in the way.
