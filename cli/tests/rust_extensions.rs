@@ -1,15 +1,44 @@
 //! supagate's Rust extensions (extensions/pgrx, built by scripts/build-extensions and embedded in
 //! the binary) in a served database, with the SQL surface and answers of the upstream extensions:
-//! pg_jsonschema 0.3.3. Each case is a query and the text of its one value, or the error it
-//! raises.
+//! pg_jsonschema 0.3.3 and pg_hashids 1.3. Each case is a query and the text of its one value,
+//! or the error it raises. One project creates them all in its migration; each test has a copy
+//! of its database.
 
 mod support;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The project whose migration creates the extensions (as projects do), with a table checked by
+/// pg_jsonschema.
+fn project() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        support::scratch_project(&[(
+            "supabase/migrations/20240101000000_extensions.sql",
+            r#"create extension if not exists pg_jsonschema;
+               create extension if not exists pg_hashids with schema extensions;
+               create table public.customer (
+                 id serial primary key,
+                 metadata json,
+                 check (json_matches_schema(
+                   '{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string", "maxLength": 16}}}}',
+                   metadata))
+               );"#,
+        )])
+    })
+}
 
 /// `(query, the text of its one value)`, or `Err(words the error message contains)`.
 type Case = (&'static str, Result<&'static str, &'static str>);
 
 async fn check(gw: &support::Gateway, cases: &[Case]) {
+    check_in(gw, "", cases).await
+}
+
+/// Runs the cases in one session, after `setup`.
+async fn check_in(gw: &support::Gateway, setup: &str, cases: &[Case]) {
     let client = gw.session_on(&gw.dbname).await;
+    client.batch_execute(setup).await.expect("setup");
     for (query, want) in cases {
         let got = match client.simple_query(query).await {
             Ok(messages) => Ok(messages
@@ -116,18 +145,7 @@ const JSONSCHEMA_CASES: &[Case] = &[
 
 #[tokio::test]
 async fn pg_jsonschema_validates_as_supabases() {
-    let dir = support::scratch_project(&[(
-        "supabase/migrations/20240101000000_jsonschema.sql",
-        r#"create extension if not exists pg_jsonschema;
-           create table public.customer (
-             id serial primary key,
-             metadata json,
-             check (json_matches_schema(
-               '{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string", "maxLength": 16}}}}',
-               metadata))
-           );"#,
-    )]);
-    let gw = support::start_project(&dir, &[]);
+    let gw = support::clone_of(project(), &[]).await;
     check(&gw, JSONSCHEMA_CASES).await;
     check(
         &gw,
@@ -147,4 +165,113 @@ async fn pg_jsonschema_validates_as_supabases() {
         ],
     )
     .await;
+}
+
+const HASHIDS_CASES: &[Case] = &[
+    // pg_hashids 1.3's own regression tests.
+    ("select id_encode(1001)", Ok("jNl")),
+    ("select id_encode(1234567, 'This is my salt')", Ok("Pdzxp")),
+    (
+        "select id_encode(1234567, 'This is my salt', 10)",
+        Ok("PlRPdzxpR7"),
+    ),
+    (
+        "select id_encode(1234567, 'This is my salt', 10, 'abcdefghijABCDxFGHIJ1234567890')",
+        Ok("3GJ956J9B9"),
+    ),
+    ("select id_decode('jNl')", Ok("{1001}")),
+    (
+        "select id_decode('Pdzxp', 'This is my salt')",
+        Ok("{1234567}"),
+    ),
+    (
+        "select id_decode('PlRPdzxpR7', 'This is my salt', 10)",
+        Ok("{1234567}"),
+    ),
+    (
+        "select id_decode('3GJ956J9B9', 'This is my salt', 10, 'abcdefghijABCDxFGHIJ1234567890')",
+        Ok("{1234567}"),
+    ),
+    ("select id_decode_once('jNl')", Ok("1001")),
+    (
+        "select id_decode_once('Pdzxp', 'This is my salt')",
+        Ok("1234567"),
+    ),
+    (
+        "select id_decode_once('PlRPdzxpR7', 'This is my salt', 10)",
+        Ok("1234567"),
+    ),
+    (
+        "select id_decode_once('3GJ956J9B9', 'This is my salt', 10, 'abcdefghijABCDxFGHIJ1234567890')",
+        Ok("1234567"),
+    ),
+    // Several numbers (hashids.org's examples), arrays, and the 1.0 names.
+    ("select id_encode(array[1, 2, 3]::bigint[])", Ok("o2fXhV")),
+    (
+        "select id_encode(array[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]::bigint[], 'this is my salt')",
+        Ok("kRHnurhptKcjIDTWC3sx"),
+    ),
+    (
+        "select id_decode('kRHnurhptKcjIDTWC3sx', 'this is my salt')",
+        Ok("{1,2,3,4,5,6,7,8,9,10}"),
+    ),
+    (
+        "select id_decode_once('laHquq', 'this is my salt')",
+        Ok("1"),
+    ),
+    ("select id_encode(1, 'this is my salt', 8)", Ok("gB0NV05e")),
+    ("select id_encode('{}'::bigint[])", Ok("")),
+    ("select hash_encode(1001)", Ok("jNl")),
+    (
+        "select hash_decode('PlRPdzxpR7', 'This is my salt', 10)",
+        Ok("1234567"),
+    ),
+    // Bigints are unsigned to Hashids: a negative one comes back as it was.
+    (
+        "select id_decode(id_encode(-1, 's', 5), 's', 5)",
+        Ok("{-1}"),
+    ),
+    (
+        "select id_decode_once(id_encode(9223372036854775807))",
+        Ok("9223372036854775807"),
+    ),
+    // Strict: null in, null out.
+    ("select id_encode(null::bigint) is null", Ok("t")),
+    // Errors, with pg_hashids' texts.
+    (
+        "select id_encode(1, 'salt', 0, 'abcdefghijklmno')",
+        Err("alphabet is too short"),
+    ),
+    (
+        "select id_encode(1, 'salt', 0, 'abcdefghijklmnop q')",
+        Err("alphabet contains whitespace characters"),
+    ),
+    ("select id_decode('jN!')", Err("invalid hash")),
+    ("select id_decode_once('')", Err("invalid hash")),
+    (
+        "select id_encode(array[1, null]::bigint[])",
+        Err("null value not allowed for array element"),
+    ),
+    (
+        "select id_encode(1, 'salt', -1)",
+        Err("min_length must be between 0 and 1000000, not -1"),
+    ),
+    // The catalogue: upstream's 20 functions, immutable and strict.
+    (
+        "select count(*) filter (where p.provolatile = 'i' and p.proisstrict)
+           from pg_proc p join pg_depend d on d.objid = p.oid
+           join pg_extension e on e.oid = d.refobjid and e.extname = 'pg_hashids'",
+        Ok("20"),
+    ),
+    (
+        "select pronamespace::regnamespace::text from pg_proc
+           where oid = 'id_decode(text,text,integer,text)'::regprocedure",
+        Ok("extensions"),
+    ),
+];
+
+#[tokio::test]
+async fn pg_hashids_makes_and_reads_the_ids_pg_hashids_makes() {
+    let gw = support::clone_of(project(), &[]).await;
+    check_in(&gw, "set search_path = public, extensions", HASHIDS_CASES).await;
 }
