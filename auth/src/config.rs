@@ -85,9 +85,7 @@ pub struct AuthConfig {
     /// The SMS provider's API base URL, for a compatible service or a stand-in (None: the
     /// provider's own).
     pub sms_api_url: Option<String>,
-    /// Client addresses come from a trusted proxy's header: loopback clients are limited too.
-    pub trusted_ip_header: bool,
-    /// Local development mode (the demo JWT secret): loopback clients are not limited per
-    /// address, as under the Supabase CLI.
+    /// Local development (the demo JWT secret, listening on loopback): per-client limits only
+    /// for requests whose client a configured header names, as GoTrue under the Supabase CLI.
     pub local_dev: bool,
 }

@@ -94,7 +94,6 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             allow_dynamic_registration: true,
             ..Default::default()
         },
-        trusted_ip_header: false,
         local_dev: true,
     }
 }

@@ -143,8 +143,13 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
             .filter(|(_, e)| e.enabled)
             .map(|(n, e)| (n.clone(), e.clone()))
             .collect(),
-        trusted_ip_header: config.rate_limit_ip_header.is_some(),
-        local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET,
+        // Local development: the CLI's demo keys, listening on this machine only.
+        local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET
+            && (config.host == "localhost"
+                || config
+                    .host
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())),
     }
 }
 

@@ -1,6 +1,8 @@
 //! Guessing codes: attempts are limited per e-mail address and per factor whoever makes them,
 //! TOTP codes are good once, loopback clients are limited per address outside local
-//! development mode, and an e-mail change needs both addresses when double_confirm_changes is on.
+//! development mode (per visitor behind a same-host proxy), local development limits what the
+//! CLI's GoTrue limits, and an e-mail change needs both addresses when double_confirm_changes
+//! is on.
 
 mod support;
 use serde_json::{Value, json};
@@ -162,6 +164,99 @@ async fn loopback_clients_are_limited_outside_local_development() {
         [400, 400, 429],
         "a project's own secret"
     );
+    // The demo keys on every address (--insecure-demo-keys) are not local development either:
+    // a proxy on this machine is not a way around the limits.
+    let dir = scratch_project(&[("supabase/config.toml", config)]);
+    let exposed = start_project(&dir, &["--host", "0.0.0.0", "--insecure-demo-keys"]);
+    assert_eq!(
+        sign_ins(&exposed).await,
+        [400, 400, 429],
+        "the demo keys off loopback"
+    );
+}
+
+/// A password sign-in as `visitor`, as a proxy on this machine passes it on.
+async fn sign_in_as(gw: &Gateway, visitor: &str, password: &str) -> support::Reply {
+    let body = json!({"email": "owner@example.com", "password": password}).to_string();
+    Api::anon(gw)
+        .send(
+            "POST",
+            "/auth/v1/token?grant_type=password",
+            &[("x-forwarded-for", visitor)],
+            Some(&body),
+        )
+        .await
+}
+
+/// Production behind a reverse proxy on the same host: every request comes from 127.0.0.1 and
+/// the proxy names the visitor in X-Forwarded-For. One visitor's guesses are refused past
+/// `sign_in_sign_ups` (30 per 5 minutes), the right password then too; another visitor signs in.
+#[tokio::test]
+async fn password_guessing_through_a_same_host_proxy_is_limited_per_visitor() {
+    let dir = scratch_project(&[]);
+    let gw = support::clone_of_env(
+        &dir,
+        &["--rate-limit-ip-header", "X-Forwarded-For"],
+        &[("JWT_SECRET", "a-project-secret-of-forty-characters-xx")],
+    )
+    .await;
+    let r = Api::service(&gw)
+        .send(
+            "POST",
+            "/auth/v1/admin/users",
+            &[],
+            Some(
+                r#"{"email":"owner@example.com","password":"right-password","email_confirm":true}"#,
+            ),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let mut statuses = std::collections::BTreeMap::new();
+    for _ in 0..100 {
+        let r = sign_in_as(&gw, "203.0.113.7", "wrong-password").await;
+        *statuses.entry(r.status).or_insert(0) += 1;
+    }
+    assert_eq!(
+        statuses,
+        [(400, 30), (429, 70)].into(),
+        "invalid credentials 30 times, then refused"
+    );
+    let r = sign_in_as(&gw, "203.0.113.7", "right-password").await;
+    assert_eq!(
+        (r.status, r.json()["error_code"].clone()),
+        (429, json!("over_request_rate_limit")),
+        "the right password after 100 guesses: {}",
+        r.text
+    );
+    let r = sign_in_as(&gw, "198.51.100.4", "right-password").await;
+    assert_eq!(r.status, 200, "another visitor: {}", r.text);
+}
+
+/// Local development (the demo keys on loopback) limits what GoTrue under the Supabase CLI
+/// limits, which sets no GOTRUE_RATE_LIMIT_HEADER: a test suite signs up 40 users in a minute
+/// from this machine, also with --rate-limit-ip-header set as scripts/test sets it (GoTrue does
+/// not limit a request that lacks the header).
+#[tokio::test]
+async fn a_test_suite_signs_up_forty_users_from_one_address_in_local_development() {
+    let config = "[auth.email]\nenable_confirmations = false\n";
+    let dir = scratch_project(&[("supabase/config.toml", config)]);
+    for args in [&[][..], &["--rate-limit-ip-header", "X-Forwarded-For"]] {
+        let gw = support::clone_of(&dir, args).await;
+        let t0 = std::time::Instant::now();
+        let mut refused = Vec::new();
+        for i in 0..40 {
+            let body = json!({"email": format!("user{i}@example.com"), "password": "secret123"});
+            let r = post(&gw, "/auth/v1/signup", None, body).await;
+            if r.status != 200 {
+                refused.push((i, r.status, r.text));
+            }
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "in a minute"
+        );
+        assert_eq!(refused, [], "{args:?}");
+    }
 }
 
 #[tokio::test]

@@ -3,7 +3,9 @@
 //! answer (or GoTrue's error body, old or new shape by `X-Supabase-Api-Version`).
 
 use crate::error::GatewayError;
-use crate::http_util::{BodyError, bearer_token, client_ip, header, query_pairs, read_body};
+use crate::http_util::{
+    BodyError, bearer_token, forwarded_ip, header, peer_ip, query_pairs, read_body,
+};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use auth::params::{self, UserListQuery, VerifyLinkQuery};
@@ -92,12 +94,14 @@ pub(crate) fn query(req: &HttpRequest, name: &str) -> Option<String> {
 
 /// What the service knows of the request.
 pub(crate) fn request(req: &HttpRequest, state: &AppState) -> auth::Request {
+    let forwarded = forwarded_ip(
+        req,
+        state.config.rate_limit_ip_header.as_deref(),
+        state.config.trusted_proxy_hops,
+    );
     auth::Request {
-        client_ip: client_ip(
-            req,
-            state.config.rate_limit_ip_header.as_deref(),
-            state.config.trusted_proxy_hops,
-        ),
+        forwarded: forwarded.is_some(),
+        client_ip: forwarded.unwrap_or_else(|| peer_ip(req)),
         peer_ip: req.peer_addr().map(|a| a.ip().to_string()),
         user_agent: header(req, "user-agent").map(str::to_string),
         bearer: bearer_token(req).map(str::to_string),

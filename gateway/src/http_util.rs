@@ -181,23 +181,34 @@ pub fn idle_timeout(
     )
 }
 
-/// The client's address, for rate limits. Behind `hops` trusted proxies that each append the
-/// address they saw to `trusted_header` (X-Forwarded-For), it is the entry `hops` from the
-/// right: everything left of it came from the client and proves nothing. Without a header, or
-/// with fewer entries than hops, the TCP peer.
+/// The client's address, for rate limits: [`forwarded_ip`], else the TCP peer.
 pub fn client_ip(req: &HttpRequest, trusted_header: Option<&str>, hops: usize) -> String {
-    let peer = || req.peer_addr().map(|a| ip_text(a.ip()));
-    let from_header = trusted_header.and_then(|h| header(req, h)).and_then(|h| {
+    forwarded_ip(req, trusted_header, hops).unwrap_or_else(|| peer_ip(req))
+}
+
+/// The TCP peer's address.
+pub fn peer_ip(req: &HttpRequest) -> String {
+    req.peer_addr()
+        .map_or_else(|| "unknown".into(), |a| ip_text(a.ip()))
+}
+
+/// The client's address as trusted proxies name it. Behind `hops` proxies that each append the
+/// address they saw to `trusted_header` (X-Forwarded-For), it is the entry `hops` from the
+/// right: everything left of it came from the client and proves nothing. None without a
+/// header, or with fewer entries than hops.
+pub fn forwarded_ip(
+    req: &HttpRequest,
+    trusted_header: Option<&str>,
+    hops: usize,
+) -> Option<String> {
+    trusted_header.and_then(|h| header(req, h)).and_then(|h| {
         let entries: Vec<&str> = h.split(',').map(str::trim).collect();
         entries
             .len()
             .checked_sub(hops.max(1))
             .map(|i| entries[i].to_string())
             .filter(|s| !s.is_empty())
-    });
-    from_header
-        .or_else(peer)
-        .unwrap_or_else(|| "unknown".into())
+    })
 }
 
 /// An address as text; IPv4 (nearly every request's) without the formatting machinery.

@@ -68,6 +68,8 @@ pub struct Auth {
 pub struct Request {
     /// The client address rate limits count (a trusted proxy's header, else the peer).
     pub client_ip: String,
+    /// `client_ip` came from the configured client-address header, not the connection.
+    pub forwarded: bool,
     /// The peer address sessions record.
     pub peer_ip: Option<String>,
     pub user_agent: Option<String>,
@@ -191,9 +193,11 @@ impl Auth {
     }
 
     /// Counts the request in a shared, committed window per client address; 429 past the
-    /// limit. In local development mode (the demo JWT secret), like GoTrue under the Supabase
-    /// CLI, requests from this machine are not limited unless a trusted header names the
-    /// client; with a project's own secret, loopback clients (a same-host proxy or tunnel) are.
+    /// limit. Outside local development every request counts, as the client the configured
+    /// header names (a same-host proxy's visitor) or else as the connecting address, loopback
+    /// included. In local development only what GoTrue under the Supabase CLI counts: the CLI
+    /// sets no `GOTRUE_RATE_LIMIT_HEADER`, and GoTrue limits per client only by that header,
+    /// so only a request that carries a configured header counts.
     async fn limit(
         &self,
         r: &Request,
@@ -201,12 +205,7 @@ impl Auth {
         max: u32,
         window: i32,
     ) -> Result<(), AuthError> {
-        if self.cfg.local_dev
-            && !self.cfg.trusted_ip_header
-            && r.client_ip
-                .parse::<std::net::IpAddr>()
-                .is_ok_and(|a| a.is_loopback())
-        {
+        if self.cfg.local_dev && !r.forwarded {
             return Ok(());
         }
         self.limit_key(&format!("{bucket}:{}", r.client_ip), max, window)
