@@ -1,7 +1,7 @@
 //! What a hostile or careless client can send, and what the gateway answers: bounded input,
-//! no write wider than asked, fair shares of the pool, timeouts from role settings, cancelled
-//! abandoned statements, a bounded statement cache, trustworthy client addresses and the
-//! headers that keep browsers safe.
+//! no write wider than asked, fair shares of the pool and a reserve for newcomers, timeouts
+//! from role settings, cancelled abandoned statements, a bounded statement cache, trustworthy
+//! client addresses and the headers that keep browsers safe.
 
 mod support;
 use serde_json::{Value, json};
@@ -259,6 +259,96 @@ async fn a_few_addresses_cannot_hold_every_connection() {
         .unwrap();
     assert_eq!(other.status(), 200);
     assert_eq!(gw.sql(waiting).await[0][0].as_deref(), Some("8"));
+    drop(lock);
+    for r in attacks {
+        let r = r.await.unwrap().unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+}
+
+/// Ten addresses one after the other each send three requests to a function that waits on a
+/// lock the test holds: the pool's ten connections fill up from the seventh address on, and
+/// each further address's first request runs on the reserve. A newcomer (an eleventh address,
+/// nothing running) reads while all thirty still wait. (Before, the eighth address on and the
+/// newcomer waited for one of theirs to end: here, the pool timeout, then 504.)
+#[tokio::test]
+async fn ten_addresses_cannot_stall_a_newcomer() {
+    let gw = support::shop_with(&["--db-pool", "10", "--workers", "2"]).await;
+    gw.sql(
+        "CREATE FUNCTION public.held() RETURNS int LANGUAGE sql \
+         AS 'SELECT 1 FROM pg_advisory_xact_lock_shared(42)'",
+    )
+    .await;
+    let from = |ip: &str| {
+        reqwest::Client::builder()
+            .local_address(ip.parse::<std::net::IpAddr>().unwrap())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    };
+    // The schema cache reloads after DDL.
+    let svc = Api::service(&gw);
+    let t0 = std::time::Instant::now();
+    while svc.get("/rest/v1/rpc/held").await.status == 404 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "held() never appeared"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let lock = gw.session_on(&gw.dbname).await;
+    lock.simple_query("SELECT pg_advisory_lock(42)")
+        .await
+        .unwrap();
+    let waiting = async || {
+        gw.sql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+            .await[0][0]
+            .as_deref()
+            .unwrap()
+            .parse::<usize>()
+            .unwrap()
+    };
+    let mut attacks = Vec::new();
+    for i in 1..=10 {
+        let client = from(&format!("127.0.0.{i}"));
+        for _ in 0..3 {
+            attacks.push(tokio::spawn(
+                client
+                    .post(format!("{}/rest/v1/rpc/held", gw.url))
+                    .header("apikey", &gw.service)
+                    .header("authorization", format!("Bearer {}", gw.service))
+                    .send(),
+            ));
+        }
+        // The first address runs three, the second two (while half the pool is free), each
+        // further one one: the pool is full from the seventh on, then the reserve takes one
+        // request of each address.
+        let t0 = std::time::Instant::now();
+        let want = if i == 1 { 3 } else { i + 3 };
+        while waiting().await < want {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "address {i}: not {want} running"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let t0 = std::time::Instant::now();
+    let read = from("127.0.0.11")
+        .get(format!("{}/rest/v1/categories?select=slug&limit=1", gw.url))
+        .header("apikey", &gw.anon)
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await;
+    let took = t0.elapsed();
+    eprintln!("the newcomer's read took {took:?}");
+    let read = read.expect("the newcomer is answered");
+    assert_eq!(read.status(), 200, "{}", read.text().await.unwrap());
+    assert!(
+        attacks.iter().all(|a| !a.is_finished()) && waiting().await == 13,
+        "answered while every slow request still runs"
+    );
+    assert!(took < Duration::from_secs(1), "{took:?}");
     drop(lock);
     for r in attacks {
         let r = r.await.unwrap().unwrap();

@@ -1,12 +1,18 @@
-//! Fair shares of the database. Two rules decide when a REST request may start:
+//! Fair shares of the database. Three rules decide when and where a REST request may start:
 //! - one client address runs at most `per_client` requests at a time;
 //! - an address that already runs one may start another only while fewer than half of all
-//!   connections are busy. The other half is kept for addresses that run nothing yet.
+//!   connections are busy. The other half is kept for addresses that run nothing yet;
+//! - an address that runs nothing, arriving when every connection of the pool is busy, runs on
+//!   the reserve: a few connections beyond the pool that no address already running something
+//!   ever gets.
 //!
 //! So a few slow or hostile addresses together cannot hold every connection: after one address
 //! has taken half, it takes as many more addresses as the other half has connections, each with
-//! one request running, to fill the pool. Requests past a share wait behind it, not in front of
-//! other clients. Requests already running end at their role's statement timeout.
+//! one request running, to fill the pool, and then as many again as the reserve has connections
+//! before a newcomer waits for one of theirs to end (with the pool's ten and a reserve of five:
+//! ten addresses leave a newcomer a connection at once). Requests past a share wait behind it,
+//! not in front of other clients. Requests already running end at their role's statement
+//! timeout.
 //!
 //! A request runs on its worker thread's pool (a lane) while that has a connection free, else
 //! on another lane's, so the shares are of the whole pool. The shares are per process: each
@@ -22,6 +28,8 @@ pub struct ClientSlots {
     per_client: usize,
     /// Connections in all lanes.
     total: usize,
+    /// Connections of the reserve.
+    reserve: usize,
     state: Mutex<State>,
     /// Signalled whenever a request ends.
     freed: Notify,
@@ -33,7 +41,10 @@ struct State {
     by_client: HashMap<String, usize, foldhash::fast::RandomState>,
     /// Each lane seen so far: its size and the requests running on it.
     lanes: HashMap<u64, (usize, usize), foldhash::fast::RandomState>,
+    /// Requests running in the lanes.
     busy: usize,
+    /// Requests running on the reserve.
+    reserved: usize,
 }
 
 /// This thread's lane among `count`: threads take lanes in turn on first use.
@@ -59,10 +70,18 @@ pub struct Lane {
     pub size: usize,
 }
 
+/// Where a request runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Place {
+    /// The pool of this lane id.
+    Lane(u64),
+    /// The reserve.
+    Reserve,
+}
+
 /// A running request's share; released on drop.
 pub struct Slot {
-    /// The lane to run on.
-    pub lane: u64,
+    pub place: Place,
     held: Option<(Arc<ClientSlots>, String)>,
 }
 
@@ -79,18 +98,23 @@ impl Drop for Slot {
                     s.by_client.remove(&client);
                 }
             }
-            if let Some((_, busy)) = s.lanes.get_mut(&self.lane) {
-                *busy -= 1;
+            match self.place {
+                Place::Lane(lane) => {
+                    if let Some((_, busy)) = s.lanes.get_mut(&lane) {
+                        *busy -= 1;
+                    }
+                    s.busy -= 1;
+                }
+                Place::Reserve => s.reserved -= 1,
             }
-            s.busy -= 1;
         }
         owner.freed.notify_waiters();
     }
 }
 
 impl ClientSlots {
-    /// Shares of the connections in `lanes`.
-    pub fn new(per_client: usize, lanes: Vec<Lane>) -> Arc<ClientSlots> {
+    /// Shares of the connections in `lanes`, and `reserve` connections for newcomers.
+    pub fn new(per_client: usize, lanes: Vec<Lane>, reserve: usize) -> Arc<ClientSlots> {
         let total = lanes.iter().map(|l| l.size).sum();
         let state = State {
             lanes: lanes.iter().map(|l| (l.id, (l.size, 0))).collect(),
@@ -99,6 +123,7 @@ impl ClientSlots {
         Arc::new(ClientSlots {
             per_client,
             total,
+            reserve,
             state: Mutex::new(state),
             freed: Notify::new(),
         })
@@ -114,7 +139,7 @@ impl ClientSlots {
     ) -> Option<Slot> {
         if self.per_client == 0 {
             return Some(Slot {
-                lane: own.id,
+                place: Place::Lane(own.id),
                 held: None,
             });
         }
@@ -143,15 +168,21 @@ impl ClientSlots {
         }
         let own_busy = s.lanes.entry(own.id).or_insert((own.size, 0)).1;
         // The own lane while it has a connection free, else the least busy lane that has one,
-        // else the own lane's queue.
-        let lane = if own_busy < own.size {
-            own.id
+        // else (for an address running nothing) the reserve while it has one free, else the
+        // own lane's queue.
+        let free = if own_busy < own.size {
+            Some(own.id)
         } else {
             s.lanes
                 .iter()
                 .filter(|(_, (size, busy))| busy < size)
                 .min_by_key(|(_, (_, busy))| *busy)
-                .map_or(own.id, |(id, _)| *id)
+                .map(|(id, _)| *id)
+        };
+        let place = match free {
+            Some(lane) => Place::Lane(lane),
+            None if mine == 0 && s.reserved < self.reserve => Place::Reserve,
+            None => Place::Lane(own.id),
         };
         match s.by_client.get_mut(client) {
             Some(n) => *n += 1,
@@ -159,18 +190,23 @@ impl ClientSlots {
                 s.by_client.insert(client.to_string(), 1);
             }
         }
-        s.lanes.get_mut(&lane).expect("lane seen").1 += 1;
-        s.busy += 1;
+        match place {
+            Place::Lane(lane) => {
+                s.lanes.get_mut(&lane).expect("lane seen").1 += 1;
+                s.busy += 1;
+            }
+            Place::Reserve => s.reserved += 1,
+        }
         Some(Slot {
-            lane,
+            place,
             held: Some((self.clone(), client.to_string())),
         })
     }
 
     #[cfg(test)]
-    fn tracked(&self) -> (usize, usize) {
+    fn tracked(&self) -> (usize, usize, usize) {
         let s = self.state.lock().unwrap();
-        (s.by_client.len(), s.busy)
+        (s.by_client.len(), s.busy, s.reserved)
     }
 }
 
@@ -183,7 +219,7 @@ mod tests {
 
     #[tokio::test]
     async fn one_address_cannot_take_every_slot() {
-        let slots = ClientSlots::new(2, vec![LANE]);
+        let slots = ClientSlots::new(2, vec![LANE], 0);
         let a1 = slots.acquire("a", LANE, WAIT).await.unwrap();
         let _a2 = slots.acquire("a", LANE, WAIT).await.unwrap();
         assert!(
@@ -197,10 +233,10 @@ mod tests {
         drop(b);
         assert_eq!(
             slots.tracked(),
-            (1, 1),
+            (1, 1, 0),
             "addresses with nothing running are forgotten"
         );
-        let off = ClientSlots::new(0, vec![LANE]);
+        let off = ClientSlots::new(0, vec![LANE], 0);
         let _many: Vec<_> =
             futures_util::future::join_all((0..10).map(|_| off.acquire("a", LANE, WAIT))).await;
     }
@@ -209,7 +245,7 @@ mod tests {
     /// room for newcomers.
     #[tokio::test]
     async fn several_addresses_together_leave_room_for_newcomers() {
-        let slots = ClientSlots::new(5, vec![LANE]);
+        let slots = ClientSlots::new(5, vec![LANE], 0);
         let mut held = Vec::new();
         for who in ["a", "b", "c", "d"] {
             while let Some(s) = slots.acquire(who, LANE, WAIT).await {
@@ -227,22 +263,52 @@ mod tests {
     #[tokio::test]
     async fn a_full_lane_borrows_from_another() {
         let (a, b) = (Lane { id: 0, size: 2 }, Lane { id: 1, size: 2 });
-        let slots = ClientSlots::new(1, vec![a, b]);
+        let slots = ClientSlots::new(1, vec![a, b], 0);
         let mut held = Vec::new();
         for who in ["v", "w", "x", "y", "z"] {
             held.push(slots.acquire(who, a, WAIT).await.unwrap());
         }
-        let lanes: Vec<u64> = held.iter().map(|s| s.lane).collect();
+        let lanes: Vec<Place> = held.iter().map(|s| s.place).collect();
         assert_eq!(
             lanes,
-            [0, 0, 1, 1, 0],
+            [0, 0, 1, 1, 0].map(Place::Lane),
             "a lane no request came through yet is borrowed too; all full: the own lane's queue"
         );
     }
 
+    /// As many addresses as the pool has connections, each running one request: a newcomer
+    /// starts at once on the reserve, which an address already running something never gets;
+    /// with the reserve full too, newcomers queue on their own lane as before.
+    #[tokio::test]
+    async fn the_reserve_is_for_addresses_running_nothing() {
+        let slots = ClientSlots::new(5, vec![LANE], 2);
+        let mut held = Vec::new();
+        for i in 0..10 {
+            held.push(slots.acquire(&format!("a{i}"), LANE, WAIT).await.unwrap());
+        }
+        assert!(held.iter().all(|s| s.place == Place::Lane(1)));
+        assert!(
+            slots.acquire("a0", LANE, WAIT).await.is_none(),
+            "a second request of a0 waits"
+        );
+        let newcomer = slots.acquire("n0", LANE, WAIT).await.unwrap();
+        assert_eq!(newcomer.place, Place::Reserve);
+        assert!(slots.acquire("n0", LANE, WAIT).await.is_none());
+        let second = slots.acquire("n1", LANE, WAIT).await.unwrap();
+        assert_eq!(second.place, Place::Reserve);
+        let third = slots.acquire("n2", LANE, WAIT).await.unwrap();
+        assert_eq!(third.place, Place::Lane(1), "the reserve is full");
+        assert_eq!(slots.tracked(), (13, 11, 2));
+        drop((newcomer, second, third));
+        drop(held.pop());
+        let back = slots.acquire("n3", LANE, WAIT).await.unwrap();
+        assert_eq!(back.place, Place::Lane(1), "the pool first");
+        assert_eq!(slots.tracked(), (10, 10, 0));
+    }
+
     #[tokio::test]
     async fn a_waiting_request_starts_when_a_slot_frees() {
-        let slots = ClientSlots::new(1, vec![LANE]);
+        let slots = ClientSlots::new(1, vec![LANE], 0);
         let first = slots.acquire("a", LANE, WAIT).await.unwrap();
         let waiter = {
             let slots = slots.clone();

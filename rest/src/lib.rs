@@ -26,7 +26,8 @@ pub struct RestSettings {
     pub extra_search_path: Vec<String>,
     /// `[api] max_rows` (0: none).
     pub max_rows: u64,
-    /// Connections in all, shared out among `workers` threads.
+    /// Connections in all, shared out among `workers` threads (and a reserve of half as many
+    /// for newcomers when they are all busy: [`fairness`]).
     pub pool_size: usize,
     pub workers: usize,
     pub pool_timeout: Duration,
@@ -84,6 +85,9 @@ pub struct Rest {
     /// Pipelined connections in lanes, one per HTTP worker: a thread uses its own lane's while
     /// one is free, so that a request and its connection usually stay on one thread.
     lanes: Vec<(pipeline::Pool, fairness::Lane)>,
+    /// Connections beyond the lanes for addresses that run nothing when every lane is busy
+    /// (half as many as the lanes', opened when first needed).
+    reserve: pipeline::Pool,
     /// The schema generation REST connections prepare their statements under.
     epoch: Epoch,
     /// A few plain connections for schema reloads and health checks.
@@ -123,6 +127,14 @@ impl Rest {
                 (pool, fairness::Lane { id, size: share })
             })
             .collect::<Vec<_>>();
+        let reserve_size = s.pool_size.div_ceil(2).max(1);
+        let reserve = pipeline::build_pool(
+            login.clone(),
+            reserve_size,
+            timeout,
+            statements,
+            counter.clone(),
+        );
         let meta = Pool::new(api, 2, s.pool_timeout);
         let cache = schema_cache::load(&meta, &s.schemas, &s.db_settings).await?;
         role_settings.set(cache.all_role_settings().clone());
@@ -142,8 +154,10 @@ impl Rest {
             slots: fairness::ClientSlots::new(
                 s.max_client_queries,
                 lanes.iter().map(|(_, l)| *l).collect(),
+                reserve_size,
             ),
             lanes,
+            reserve,
             epoch,
             meta,
             pool_timeout: s.pool_timeout,
@@ -274,7 +288,10 @@ impl Rest {
             .acquire(r.client, self.lanes[own].1, self.pool_timeout)
             .await
             .ok_or_else(|| fail(DbError::PoolTimeout))?;
-        let pool = &self.lanes[share.lane as usize].0;
+        let pool = match share.place {
+            fairness::Place::Lane(lane) => &self.lanes[lane as usize].0,
+            fairness::Place::Reserve => &self.reserve,
+        };
         let (row, tx) = pg::tx::run_statement(
             pool,
             &ctx,
