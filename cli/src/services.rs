@@ -197,6 +197,7 @@ pub fn functions(
         memory_mb: functions::FunctionsSettings::MEMORY_MB,
         wall_clock: functions::FunctionsSettings::WALL_CLOCK,
         cpu_time: functions::FunctionsSettings::CPU_TIME,
+        cpu_time_soft: functions::FunctionsSettings::CPU_TIME_SOFT,
         boot_timeout: std::time::Duration::from_secs(60),
     };
     functions::Functions::new(config.project.clone(), settings)

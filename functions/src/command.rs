@@ -127,6 +127,7 @@ mod tests {
             memory_mb: 256,
             wall_clock: Duration::from_secs(400),
             cpu_time: Duration::from_secs(2),
+            cpu_time_soft: Duration::from_secs(1),
             boot_timeout: Duration::from_secs(30),
         }
     }

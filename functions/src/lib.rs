@@ -36,10 +36,16 @@ pub struct FunctionsSettings {
     pub policy: project::Policy,
     /// A function's V8 heap limit.
     pub memory_mb: u32,
-    /// Longest a request may wait for the function's response head.
+    /// A worker's life (edge-runtime's `workerTimeoutMs`): a `per_worker` process takes no new
+    /// requests after half of it and is ended at the whole; also the longest a request may
+    /// wait for its response head.
     pub wall_clock: Duration,
-    /// CPU time the function's process may use while a request waits for its response head.
+    /// CPU time a worker may use (the hard limit), from when it listens: over its whole life
+    /// with `per_worker` (answers, bodies and work after them alike), for its one request with
+    /// `oneshot`. Past it the process is killed.
     pub cpu_time: Duration,
+    /// CPU time after which a `per_worker` process is retired: the next request starts another.
+    pub cpu_time_soft: Duration,
     /// Longest Deno may take to start listening (the first start also downloads `npm:` modules).
     pub boot_timeout: Duration,
 }
@@ -48,6 +54,8 @@ impl FunctionsSettings {
     /// edge-runtime's limits.
     pub const MEMORY_MB: u32 = 256;
     pub const WALL_CLOCK: Duration = Duration::from_secs(400);
-    /// The hard CPU limit the CLI gives edge-runtime's workers.
+    /// The CPU limits the CLI gives edge-runtime's workers (`cpuTimeHardLimitMs`,
+    /// `cpuTimeSoftLimitMs`).
     pub const CPU_TIME: Duration = Duration::from_secs(2);
+    pub const CPU_TIME_SOFT: Duration = Duration::from_secs(1);
 }

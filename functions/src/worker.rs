@@ -20,7 +20,7 @@ use tokio::process::{Child, Command};
 const BOOT_SCRIPT: &str = include_str!("boot.mjs");
 /// How often a warm function's files are looked at for changes (the restart's debounce).
 const CHANGE_CHECK: Duration = Duration::from_millis(500);
-/// How often a request's CPU time is looked at.
+/// How often a process's CPU time and age are looked at.
 const CPU_CHECK: Duration = Duration::from_millis(50);
 /// How often an unknown name makes the functions folder be read again.
 const REDISCOVER: Duration = Duration::from_secs(1);
@@ -52,9 +52,12 @@ struct Process {
     /// Holds its stdin open (the child's stdin handle stays inside).
     child: Mutex<Child>,
     socket: PathBuf,
-    /// A resource limit ended it: its V8 heap ran out (seen in its output) or it used more CPU
-    /// time on a request than allowed.
+    /// A resource limit ended it: its V8 heap ran out (seen in its output), or its supervisor
+    /// ended it past its CPU time or wall clock.
     limited: Arc<AtomicBool>,
+    /// It takes no new requests (`per_worker`: past the soft CPU limit or half its wall clock):
+    /// the next request starts another, and this one ends with the last request it serves.
+    retired: AtomicBool,
 }
 
 impl Process {
@@ -185,7 +188,9 @@ impl Functions {
             .clone();
         let mut held = slot.lock().await;
         let fresh = match held.as_mut() {
-            Some(r) => r.process.alive() && !self.changed(r),
+            Some(r) => {
+                r.process.alive() && !r.process.retired.load(Ordering::Relaxed) && !self.changed(r)
+            }
             None => false,
         };
         if !fresh {
@@ -202,6 +207,7 @@ impl Functions {
                 response: r,
                 keep: Box::new(process),
             }),
+            Err(e @ SendError::Body) => Err(failure(e, &process)),
             Err(e) => {
                 // The process is gone, or stuck past the wall clock: the next request starts
                 // another.
@@ -217,8 +223,8 @@ impl Functions {
         }
     }
 
-    /// The function's response head, within the wall clock and the CPU time a request may use
-    /// (a process past it is killed).
+    /// The function's response head, within the wall clock (the process's supervisor ends it
+    /// past its CPU time: the connection breaks).
     async fn request<B>(
         &self,
         process: &Process,
@@ -238,30 +244,19 @@ impl Functions {
             tokio::spawn(async move {
                 let _ = conn.await;
             });
-            sender.send_request(req).await.map_err(|_| SendError::Gone)
-        };
-        let watchdog = async {
-            let Some(start) = process.cpu() else {
-                return std::future::pending().await;
-            };
-            loop {
-                tokio::time::sleep(CPU_CHECK).await;
-                if process
-                    .cpu()
-                    .is_some_and(|now| now.saturating_sub(start) > self.settings.cpu_time)
-                {
-                    process.limited.store(true, Ordering::Relaxed);
-                    process.kill();
-                    return SendError::Gone;
+            sender.send_request(req).await.map_err(|e| {
+                // The request's own body failed (too large, or the client went): the process is
+                // as good as before.
+                if e.is_user() {
+                    SendError::Body
+                } else {
+                    SendError::Gone
                 }
-            }
+            })
         };
-        tokio::select! {
-            r = tokio::time::timeout(self.settings.wall_clock, exchange) => {
-                r.unwrap_or(Err(SendError::TimedOut))
-            }
-            e = watchdog => Err(e),
-        }
+        tokio::time::timeout(self.settings.wall_clock, exchange)
+            .await
+            .unwrap_or(Err(SendError::TimedOut))
     }
 
     /// Whether the functions folder changed since `r` started (looked at twice a second).
@@ -330,11 +325,56 @@ impl Functions {
                 child: Mutex::new(child),
                 socket,
                 limited,
+                retired: AtomicBool::new(false),
             }),
             files,
             checked: Instant::now(),
         };
-        self.listening(f, running, t0).await
+        let running = self.listening(f, running, t0).await?;
+        self.supervise(&f.slug, &running.process, t0);
+        Ok(running)
+    }
+
+    /// Watches a listening process until it ends, as edge-runtime's supervisor watches a
+    /// worker: its CPU time from now on (booting aside) and its age. The same limits hold
+    /// whether a request waits for its response head, reads its body, or has long had its
+    /// answer (a timer, `EdgeRuntime.waitUntil`).
+    fn supervise(&self, slug: &str, process: &Arc<Process>, started: Instant) {
+        // Without /proc (not Linux) only the wall clock is held.
+        let baseline = process.cpu();
+        let weak = Arc::downgrade(process);
+        let limits = Limits::of(&self.settings);
+        let (slug, logs) = (slug.to_string(), self.logs.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(CPU_CHECK).await;
+                // Held for this look only: the process ends when its last user lets it go.
+                let Some(p) = weak.upgrade() else { return };
+                if !p.alive() {
+                    return;
+                }
+                let used = match (baseline, p.cpu()) {
+                    (Some(from), Some(now)) => now.saturating_sub(from),
+                    _ => Duration::ZERO,
+                };
+                match limits.verdict(used, started.elapsed()) {
+                    Verdict::Serve => {}
+                    Verdict::Retire => {
+                        if !p.retired.swap(true, Ordering::Relaxed) {
+                            tracing::info!(target: "functions", function = %slug, "retired after {} ms of CPU time, {} s", used.as_millis(), started.elapsed().as_secs());
+                        }
+                    }
+                    Verdict::End(why) => {
+                        p.limited.store(true, Ordering::Relaxed);
+                        p.kill();
+                        let line = format!("{why}: the worker was ended");
+                        logs.push(&slug, "stderr", &line);
+                        tracing::warn!(target: "functions", function = %slug, "{line}");
+                        return;
+                    }
+                }
+            }
+        });
     }
 
     /// Waits until the process listens on its socket; a process that exits first, or takes
@@ -370,9 +410,59 @@ impl Functions {
     }
 }
 
+/// The limits a process's supervisor holds it to.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    policy: project::Policy,
+    cpu_soft: Duration,
+    cpu_hard: Duration,
+    wall_clock: Duration,
+}
+
+/// What a process's supervisor does next.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    Serve,
+    /// No new requests (`per_worker` only: a `oneshot` process serves one request anyway).
+    Retire,
+    /// Killed, for this reason.
+    End(&'static str),
+}
+
+impl Limits {
+    fn of(s: &FunctionsSettings) -> Limits {
+        Limits {
+            policy: s.policy,
+            cpu_soft: s.cpu_time_soft,
+            cpu_hard: s.cpu_time,
+            wall_clock: s.wall_clock,
+        }
+    }
+
+    /// As edge-runtime's supervisors decide: `per_worker` counts the CPU time of the worker's
+    /// whole life, retires it at the soft limit or half its wall clock and ends it at the hard
+    /// limit or the wall clock; a `oneshot` worker (one request) ends at the hard limit or the
+    /// wall clock.
+    fn verdict(&self, cpu: Duration, age: Duration) -> Verdict {
+        if cpu >= self.cpu_hard {
+            return Verdict::End("CPU time limit reached");
+        }
+        if age >= self.wall_clock {
+            return Verdict::End("wall clock limit reached");
+        }
+        let per_worker = self.policy == project::Policy::PerWorker;
+        if per_worker && (cpu >= self.cpu_soft || age >= self.wall_clock / 2) {
+            return Verdict::Retire;
+        }
+        Verdict::Serve
+    }
+}
+
 enum SendError {
     /// The connection failed or broke: the process died or is dying.
     Gone,
+    /// The request's body failed (the gateway ended it: too large, or the client stalled).
+    Body,
     TimedOut,
 }
 
@@ -380,7 +470,7 @@ fn failure(e: SendError, process: &Process) -> FunctionsError {
     match e {
         SendError::TimedOut => FunctionsError::WorkerLimit,
         SendError::Gone if process.limited.load(Ordering::Relaxed) => FunctionsError::WorkerLimit,
-        SendError::Gone => FunctionsError::WorkerError,
+        SendError::Gone | SendError::Body => FunctionsError::WorkerError,
     }
 }
 
@@ -436,4 +526,57 @@ fn newest_file(dir: &Path) -> Option<SystemTime> {
     let mut newest = None;
     walk(dir, 0, &mut 5000, &mut newest);
     newest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supervisors_decide_as_edge_runtime_s() {
+        let ms = Duration::from_millis;
+        let limits = |policy| Limits {
+            policy,
+            cpu_soft: ms(1000),
+            cpu_hard: ms(2000),
+            wall_clock: ms(400_000),
+        };
+        let (per_worker, oneshot) = (
+            limits(project::Policy::PerWorker),
+            limits(project::Policy::Oneshot),
+        );
+        let cpu = Verdict::End("CPU time limit reached");
+        let wall = Verdict::End("wall clock limit reached");
+        // (limits, CPU time used, age, verdict)
+        let cases = [
+            (per_worker, ms(0), ms(0), Verdict::Serve),
+            (per_worker, ms(999), ms(199_999), Verdict::Serve),
+            (per_worker, ms(1000), ms(10), Verdict::Retire),
+            (per_worker, ms(10), ms(200_000), Verdict::Retire),
+            (per_worker, ms(1999), ms(399_999), Verdict::Retire),
+            (per_worker, ms(2000), ms(10), cpu),
+            (per_worker, ms(10), ms(400_000), wall),
+            (oneshot, ms(1999), ms(399_999), Verdict::Serve),
+            (
+                oneshot,
+                ms(2000),
+                ms(10),
+                Verdict::End("CPU time limit reached"),
+            ),
+            (
+                oneshot,
+                ms(0),
+                ms(400_000),
+                Verdict::End("wall clock limit reached"),
+            ),
+        ];
+        for (l, used, age, want) in cases {
+            assert_eq!(
+                l.verdict(used, age),
+                want,
+                "{:?} {used:?} {age:?}",
+                l.policy
+            );
+        }
+    }
 }

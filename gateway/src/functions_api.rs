@@ -9,6 +9,8 @@ use bytes::Bytes;
 use functions::FunctionsError;
 use futures_util::StreamExt;
 use http_body_util::BodyExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Longest a response may pause between two chunks (the CLI's Kong `read_timeout`).
@@ -99,9 +101,7 @@ pub(crate) async fn invoke(
         .and_then(|l| l.parse::<usize>().ok())
         .is_some_and(|l| l > limit)
     {
-        return HttpResponse::PayloadTooLarge().json(
-            serde_json::json!({"message": format!("Request body is larger than {limit} bytes")}),
-        );
+        return too_large(limit);
     }
     let mut uri = format!("/{tail}");
     if !req.query_string().is_empty() {
@@ -120,13 +120,20 @@ pub(crate) async fn invoke(
     if let Some(a) = &authorization {
         builder = builder.header("authorization", a.as_str());
     }
-    let request = match builder.body(body_of(payload, limit)) {
+    // A body sent without a length (chunked) is counted as it goes: past the limit it ends,
+    // and whatever the function made of the broken body, the client gets 413.
+    let overflowed = Arc::new(AtomicBool::new(false));
+    let request = match builder.body(body_of(payload, limit, overflowed.clone())) {
         Ok(r) => r,
         Err(e) => {
             return HttpResponse::BadRequest().json(serde_json::json!({"message": e.to_string()}));
         }
     };
-    let functions::Answer { response, keep } = match service.forward(&function, request).await {
+    let forwarded = service.forward(&function, request).await;
+    if overflowed.load(Ordering::Acquire) {
+        return too_large(limit);
+    }
+    let functions::Answer { response, keep } = match forwarded {
         Ok(a) => a,
         Err(e) => return answer(&e),
     };
@@ -162,11 +169,19 @@ pub(crate) async fn invoke(
     out.streaming(stream)
 }
 
+/// 413, as a body past the limit is answered, whether its length was announced or not.
+fn too_large(limit: usize) -> HttpResponse {
+    HttpResponse::PayloadTooLarge()
+        .json(serde_json::json!({"message": format!("Request body is larger than {limit} bytes")}))
+}
+
 /// The request body as the function reads it: streamed through a channel (the function's
-/// connection runs on any thread), ended with an error past `limit` bytes or a stalled client.
+/// connection runs on any thread), ended with an error past `limit` bytes (`overflowed` set
+/// first) or a stalled client.
 fn body_of(
     payload: web::Payload,
     limit: usize,
+    overflowed: Arc<AtomicBool>,
 ) -> http_body_util::StreamBody<
     impl futures_util::Stream<Item = Result<hyper::body::Frame<Bytes>, std::io::Error>> + Send + 'static,
 > {
@@ -178,6 +193,7 @@ fn body_of(
             let item = chunk.map_err(std::io::Error::other).and_then(|c| {
                 seen += c.len();
                 if seen > limit {
+                    overflowed.store(true, Ordering::Release);
                     Err(std::io::Error::other("request body too large"))
                 } else {
                     Ok(c)

@@ -80,11 +80,20 @@ pub async fn guard(
     let path = req.path().to_string();
     let inspected = crate::inspector::watching(req.request()).map(|state| {
         let who = crate::request_auth::claimed(req.request(), &state.keys, state.local_keys()).ok();
+        // What the inspector shows of the request: its secrets blanked.
+        let redactor = crate::inspector::redact::Redactor::of(req.query_string(), req.headers());
         let full = match req.query_string() {
             "" => path.clone(),
-            q => format!("{path}?{q}"),
+            q => redactor.url(&format!("{path}?{q}")),
         };
-        (state, who, full, crate::branches::requested(req.request()))
+        let headers = redactor.headers(req.headers());
+        (
+            state,
+            who,
+            full,
+            headers,
+            crate::branches::requested(req.request()),
+        )
     });
     let uri_len = req.uri().path().len() + req.uri().query().map_or(0, |q| q.len() + 1);
     let mut res = if uri_len > MAX_URI_BYTES {
@@ -114,7 +123,7 @@ pub async fn guard(
     }
     let status = res.status();
     let ms = t0.elapsed().as_secs_f64() * 1000.0;
-    if let Some((state, who, full, branch)) = inspected {
+    if let Some((state, who, full, headers, branch)) = inspected {
         let mut event = serde_json::json!({
             "id": id,
             "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
@@ -125,6 +134,7 @@ pub async fn guard(
             "branch": branch,
             "role": who.as_ref().map(|w| w.role().to_string()),
             "sub": who.as_ref().and_then(|w| w.claims.value.get("sub").cloned()),
+            "headers": headers,
         });
         if let Some(extra) = res
             .request()

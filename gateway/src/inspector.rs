@@ -1,7 +1,10 @@
 //! The request inspector: while someone follows it (`supagate logs --follow`, or
 //! `GET /_supagate/v1/requests`), each request is published as one JSON event — its id,
 //! method, path, status and time, the branch and the role it ran as, and for REST the SQL and
-//! what row level security did. Nobody following: nothing is recorded.
+//! what row level security did. Nobody following: nothing is recorded. Secrets (tokens, codes,
+//! passwords, keys) are never shown: [`redact`].
+
+pub mod redact;
 
 use crate::state::AppState;
 use actix_web::HttpRequest;

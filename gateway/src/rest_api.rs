@@ -94,14 +94,28 @@ pub async fn handle(
             .rest
             .rls_outcome(&state.admin, t, r.as_ref().err())
             .await;
-        req.extensions_mut().insert(crate::inspector::Inspected(serde_json::json!({
-            "claims": serde_json::from_str::<serde_json::Value>(&t.ctx.claims).ok(),
-            "sql": t.sql,
-            "params": t.params,
-            "rows": t.rows,
-            "rls": rls,
-            "error": r.as_ref().err().map(|e| serde_json::json!({"code": e.code, "message": e.message})),
-        })));
+        // Secrets (the query's, the headers', the body's) blanked in what the inspector shows.
+        let mut redactor =
+            crate::inspector::redact::Redactor::of(req.query_string(), req.headers());
+        let params = redactor.params(&t.sql, &t.params);
+        let mut rls = serde_json::to_value(rls).unwrap_or_default();
+        if let Some(denied) = rls.get_mut("denied")
+            && let Some(text) = denied.as_str()
+        {
+            *denied = redactor.text(text).into();
+        }
+        req.extensions_mut()
+            .insert(crate::inspector::Inspected(serde_json::json!({
+                "claims": serde_json::from_str::<serde_json::Value>(&t.ctx.claims).ok(),
+                "sql": t.sql,
+                "params": params,
+                "rows": t.rows,
+                "rls": rls,
+                "error": r.as_ref().err().map(|e| serde_json::json!({
+                    "code": e.code,
+                    "message": redactor.text(&e.message),
+                })),
+            })));
     }
     let r = r?;
     if r.wrote

@@ -28,9 +28,14 @@ pub enum WorkbenchError {
     Branch(#[from] BranchError),
     #[error("{0}")]
     Invalid(String),
+    #[error("the request body is larger than {BODY_LIMIT} bytes")]
+    TooLarge,
     #[error("{0}")]
     Failed(String),
 }
+
+/// Largest workbench request body (names and lists of tables: a few hundred bytes).
+const BODY_LIMIT: usize = 64 * 1024;
 
 impl ResponseError for WorkbenchError {
     fn status_code(&self) -> actix_web::http::StatusCode {
@@ -40,6 +45,7 @@ impl ResponseError for WorkbenchError {
             WorkbenchError::NotLoopback => StatusCode::FORBIDDEN,
             WorkbenchError::Branch(b) => b.status_code(),
             WorkbenchError::Invalid(_) => StatusCode::BAD_REQUEST,
+            WorkbenchError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             WorkbenchError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -50,6 +56,7 @@ impl ResponseError for WorkbenchError {
             WorkbenchError::NotLoopback => "not_loopback",
             WorkbenchError::Branch(b) => return b.error_response(),
             WorkbenchError::Invalid(_) => "validation_failed",
+            WorkbenchError::TooLarge => "request_too_large",
             WorkbenchError::Failed(_) => "unexpected_failure",
         };
         HttpResponse::build(self.status_code())
@@ -94,8 +101,19 @@ struct NewBranch {
     name: Option<String>,
 }
 
-async fn create_branch(req: HttpRequest, state: Main, body: web::Bytes) -> Result<HttpResponse> {
+async fn create_branch(req: HttpRequest, state: Main, body: web::Payload) -> Result<HttpResponse> {
     allowed(&req, &state)?;
+    let body = crate::http_util::read_body(body, BODY_LIMIT)
+        .await
+        .map_err(|e| match e {
+            crate::http_util::BodyError::TooLarge => WorkbenchError::TooLarge,
+            crate::http_util::BodyError::TimedOut => {
+                WorkbenchError::Invalid("the request body did not arrive in time".into())
+            }
+            crate::http_util::BodyError::Broken => {
+                WorkbenchError::Invalid("the request body could not be read".into())
+            }
+        })?;
     let body: NewBranch = if body.iter().all(u8::is_ascii_whitespace) {
         NewBranch::default()
     } else {
@@ -218,6 +236,19 @@ async fn requests(req: HttpRequest, state: Main) -> Result<HttpResponse> {
 pub fn routes(c: &mut web::ServiceConfig) {
     c.service(
         web::scope("/_supagate/v1")
+            // JSON bodies bounded, their errors in the workbench's shape (413 past the limit,
+            // announced or not).
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(BODY_LIMIT)
+                    .error_handler(|e, _| match e {
+                        actix_web::error::JsonPayloadError::Overflow { .. }
+                        | actix_web::error::JsonPayloadError::OverflowKnownLength { .. } => {
+                            WorkbenchError::TooLarge.into()
+                        }
+                        other => WorkbenchError::Invalid(other.to_string()).into(),
+                    }),
+            )
             .route("/branches", web::post().to(create_branch))
             .route("/branches", web::get().to(list_branches))
             .route("/branches/{name}", web::delete().to(delete_branch))

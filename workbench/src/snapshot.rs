@@ -29,6 +29,8 @@ pub enum SnapshotError {
     Tool(String, String),
     #[error("{0} is not a snapshot folder (no snapshot.json)")]
     NotASnapshot(String),
+    #[error("{0} is not empty and not a snapshot folder: export into a new or empty folder")]
+    NotEmpty(String),
 }
 
 impl From<pg::migrate::MigrateError> for SnapshotError {
@@ -137,6 +139,49 @@ pub fn link_tree(from: &Path, to: &Path) -> Result<usize, SnapshotError> {
     Ok(n)
 }
 
+/// A folder (and the parents it needs) that only its owner can enter: 0700, also when it was
+/// there already.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+/// An empty file that only its owner can read: 0600, also when it was there already.
+fn private_file(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+}
+
+/// Every folder under `dir` 0700 and every file 0600.
+fn make_private(dir: &Path) -> Result<(), SnapshotError> {
+    use std::os::unix::fs::PermissionsExt;
+    let err =
+        |p: &Path, e: std::io::Error| SnapshotError::Files(p.display().to_string(), e.to_string());
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| err(dir, e))?;
+    for e in std::fs::read_dir(dir).map_err(|e| err(dir, e))?.flatten() {
+        let path = e.path();
+        let meta = std::fs::symlink_metadata(&path).map_err(|e| err(&path, e))?;
+        if meta.is_dir() {
+            make_private(&path)?;
+        } else if meta.is_file() {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| err(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
 /// The stored versions' folders a snapshot keeps (renderings are derived, made again on use).
 const OBJECT_FOLDERS: [&str; 2] = ["versions", "resumable"];
 
@@ -211,12 +256,23 @@ impl State<'_> {
         }
     }
 
-    /// Writes the state into folder `dir` (replacing what a snapshot folder there held).
+    /// Writes the state into folder `dir` (new, empty, or a snapshot folder, whose contents
+    /// it replaces). The dump holds sessions, refresh tokens and password hashes: the folder
+    /// and everything in it are the user's alone (0700 folders, 0600 files).
     pub async fn export(&self, dir: &Path) -> Result<(), SnapshotError> {
         let err =
             |e: std::io::Error| SnapshotError::Files(dir.display().to_string(), e.to_string());
-        std::fs::create_dir_all(dir).map_err(err)?;
+        let foreign = std::fs::read_dir(dir)
+            .map(|mut entries| entries.next().is_some())
+            .unwrap_or(false)
+            && !dir.join("snapshot.json").is_file();
+        if foreign {
+            return Err(SnapshotError::NotEmpty(dir.display().to_string()));
+        }
+        private_dir(dir).map_err(err)?;
         let dump = dir.join("database.dump");
+        // Made private before pg_dump writes into it (pg_dump keeps an existing file's mode).
+        private_file(&dump).map_err(err)?;
         self.tool(
             "pg_dump",
             &[
@@ -231,10 +287,15 @@ impl State<'_> {
         let _ = std::fs::remove_dir_all(&objects);
         if let Some(from) = &self.objects {
             link_objects(from, &objects)?;
+            // The links are the stored versions themselves: those become private too (only
+            // supagate reads them).
+            make_private(&objects)?;
         }
         let meta =
             serde_json::to_string_pretty(&Meta::now(&self.project)).expect("meta serialises");
-        std::fs::write(dir.join("snapshot.json"), meta).map_err(err)
+        let file = dir.join("snapshot.json");
+        private_file(&file).map_err(err)?;
+        std::fs::write(&file, meta).map_err(err)
     }
 
     /// Replaces the state by what folder `dir` holds.
