@@ -10,9 +10,24 @@ use std::{env, fs, path::Path};
 
 /// Writes `$OUT_DIR/<out>`: `pub static <name>: &[(&str, &str)]`, the file name and text of
 /// every file of `dir` (beside this crate) whose extension is one of `kinds`, sorted by name.
+/// Cargo watches a folder's whole tree, so a folder with subfolders (`extensions/`, whose `pgrx`
+/// holds the Rust extensions' sources, edited often and embedded only once built) is watched
+/// through its files and its README, which lists them: a new file is added to that list.
 fn embed(dir: &str, kinds: &[&str], name: &str, out: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    println!("cargo:rerun-if-changed={}", root.display());
+    let has_folders = fs::read_dir(&root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.path().is_dir());
+    if has_folders {
+        println!(
+            "cargo:rerun-if-changed={}",
+            root.join("README.md").display()
+        );
+    } else {
+        println!("cargo:rerun-if-changed={}", root.display());
+    }
     let mut files: Vec<_> = fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
         .filter_map(|e| e.ok())
@@ -49,8 +64,41 @@ fn pgrx_dir() -> Option<PathBuf> {
     Some(target.join("pgrx-extensions"))
 }
 
+/// The Rust extensions of the sources (`extensions/pgrx`): the control files' names of the
+/// workspace's members.
+fn pgrx_sources() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../extensions/pgrx");
+    let manifest = root.join("Cargo.toml");
+    println!("cargo:rerun-if-changed={}", manifest.display());
+    let text = fs::read_to_string(&manifest).unwrap_or_default();
+    let members = text
+        .lines()
+        .find_map(|l| l.strip_prefix("members = ["))
+        .unwrap_or_default();
+    let mut names = Vec::new();
+    for member in members
+        .split(',')
+        .map(|m| m.trim_matches(|c| " \"]".contains(c)))
+    {
+        for control in fs::read_dir(root.join(member))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = control.path();
+            if path.extension().is_some_and(|x| x == "control") {
+                println!("cargo:rerun-if-changed={}", path.display());
+                names.push(path.file_stem().unwrap().to_string_lossy().to_string());
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
 /// Writes `$OUT_DIR/pgrx_extension_files.rs` (for a module that defines `Files`, a list of file
-/// names and bytes): `PGRX_EXTENSION_FILES`, for each PostgreSQL major
+/// names and bytes): `PGRX_SOURCES` ([`pgrx_sources`]), `PGRX_EXTENSION_FILES`, for each
+/// PostgreSQL major
 /// (the folders of [`pgrx_dir`]), the name and bytes of each file, sorted by name, and
 /// `PGRX_DIGEST`, for each major a digest of those files (the private installation is named by
 /// it, so a rebuilt extension makes a new one).
@@ -81,7 +129,11 @@ fn embed_pgrx() {
         }
     }
     majors.sort();
-    let mut text = String::from("pub static PGRX_EXTENSION_FILES: &[(&str, &Files)] = &[\n");
+    let mut text = format!(
+        "pub static PGRX_SOURCES: &[&str] = &{:?};\n",
+        pgrx_sources()
+    );
+    text.push_str("pub static PGRX_EXTENSION_FILES: &[(&str, &Files)] = &[\n");
     let mut digests = String::from("pub static PGRX_DIGEST: &[(&str, &str)] = &[\n");
     for (major, files) in &majors {
         text.push_str(&format!("    ({major:?}, &[\n"));

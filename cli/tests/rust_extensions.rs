@@ -1,8 +1,8 @@
 //! supagate's Rust extensions (extensions/pgrx, built by scripts/build-extensions and embedded in
 //! the binary) in a served database, with the SQL surface and answers of the upstream extensions:
-//! pg_jsonschema 0.3.3 and pg_hashids 1.3. Each case is a query and the text of its one value,
-//! or the error it raises. One project creates them all in its migration; each test has a copy
-//! of its database.
+//! pg_jsonschema 0.3.3 and pg_hashids 1.3; and plv8, which cannot be built here, saying so. Each
+//! case is a query and the text of its one value, or the error it raises. One project creates
+//! the extensions in its migration; each test has a copy of its database.
 
 mod support;
 use std::path::PathBuf;
@@ -274,4 +274,56 @@ const HASHIDS_CASES: &[Case] = &[
 async fn pg_hashids_makes_and_reads_the_ids_pg_hashids_makes() {
     let gw = support::clone_of(project(), &[]).await;
     check_in(&gw, "set search_path = public, extensions", HASHIDS_CASES).await;
+}
+
+#[tokio::test]
+async fn plv8_says_it_cannot_be_had_here() {
+    let gw = support::clone_of(project(), &[]).await;
+    check(
+        &gw,
+        &[(
+            "create extension plv8",
+            Err("plv8 is not available in supagate: it needs the V8 engine, which cannot be built here"),
+        )],
+    )
+    .await;
+    // A project whose migration creates it stops at start with those words and what to do.
+    let dir = support::scratch_project(&[(
+        "supabase/migrations/20240101000000_js.sql",
+        "create extension if not exists plv8;
+         create function public.js() returns int language plv8 as $$ return 1 $$;",
+    )]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_supagate"))
+        .arg("--workdir")
+        .arg(&dir)
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .args([
+            "--port",
+            "0",
+            "--db-port",
+            "0",
+            "--mail-port",
+            "0",
+            "--studio-port",
+            "0",
+        ])
+        .arg("start")
+        .env_remove("DATABASE_URL")
+        .env("RUST_LOG", "warn")
+        .env("SUPAGATE_CACHE_DIR", support::pg_cache())
+        .output()
+        .expect("run supagate");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("20240101000000_js.sql failed")
+            && text.contains("plv8 is not available in supagate: it needs the V8 engine")
+            && text.contains("Rewrite the plv8 functions in plpgsql or SQL"),
+        "{text}"
+    );
 }

@@ -38,6 +38,12 @@ pub fn pgrx_extension_files(major: &str) -> &'static Files {
         .unwrap_or_default()
 }
 
+/// The names of supagate's Rust extensions in its sources (`extensions/pgrx`), built into this
+/// binary or not.
+pub fn pgrx_sources() -> &'static [&'static str] {
+    PGRX_SOURCES
+}
+
 /// The names of supagate's Rust extensions built for PostgreSQL `major`.
 pub fn pgrx_extensions(major: &str) -> Vec<&'static str> {
     pgrx_extension_files(major)
@@ -223,17 +229,6 @@ fn build(system: &Layout, into: &Layout, major: &str) -> Result<(), EmbeddedErro
     for (name, bytes) in pgrx.iter().filter(|(n, _)| n.ends_with(".so")) {
         write_over(&into.lib.join(name), bytes)?;
     }
-    // What sits beside the library folder too: builds that carry their own shared libraries
-    // there find them relative to the program ($ORIGIN/../lib).
-    if let (Some(from), Some(to)) = (system.lib.parent(), into.lib.parent()) {
-        for entry in std::fs::read_dir(from).map_err(io(from))? {
-            let entry = entry.map_err(io(from))?;
-            let target = to.join(entry.file_name());
-            if !target.exists() && std::fs::symlink_metadata(&target).is_err() {
-                std::os::unix::fs::symlink(entry.path(), &target).map_err(io(&target))?;
-            }
-        }
-    }
     let ext = into.share.join("extension");
     std::fs::create_dir_all(&ext).map_err(io(&ext))?;
     for entry in std::fs::read_dir(&system.share).map_err(io(&system.share))? {
@@ -260,6 +255,19 @@ fn build(system: &Layout, into: &Layout, major: &str) -> Result<(), EmbeddedErro
     }
     for (name, bytes) in pgrx.iter().filter(|(n, _)| !n.ends_with(".so")) {
         write_over(&ext.join(name), bytes)?;
+    }
+    // What sits beside the library folder too: builds that carry their own shared libraries
+    // there find them relative to the program ($ORIGIN/../lib). Last, so that where the
+    // library folder's parent also holds `share` or `bin` (a prefix like /usr/local/pgsql),
+    // the private ones are not links to the system's.
+    if let (Some(from), Some(to)) = (system.lib.parent(), into.lib.parent()) {
+        for entry in std::fs::read_dir(from).map_err(io(from))? {
+            let entry = entry.map_err(io(from))?;
+            let target = to.join(entry.file_name());
+            if !target.exists() && std::fs::symlink_metadata(&target).is_err() {
+                std::os::unix::fs::symlink(entry.path(), &target).map_err(io(&target))?;
+            }
+        }
     }
     Ok(())
 }
@@ -363,10 +371,71 @@ mod tests {
     }
 
     #[test]
+    fn the_library_folder_links_the_systems_files_beside_supagates() {
+        let root = std::env::temp_dir().join(format!("supagate-prefix-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let system = Layout {
+            bin: root.join("sys/bin"),
+            share: root.join("sys/share"),
+            lib: root.join("sys/lib"),
+        };
+        for dir in [
+            &system.bin,
+            &system.share.join("extension"),
+            &system.share.join("timezonesets"),
+            &system.lib.join("bitcode"),
+        ] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        for file in [
+            system.bin.join("postgres"),
+            system.bin.join("pg_ctl"),
+            system.bin.join("initdb"),
+            system.share.join("extension/plpgsql.control"),
+            system.lib.join("plpgsql.so"),
+        ] {
+            std::fs::write(file, "system").unwrap();
+        }
+        let is_link = |p: &Path| {
+            std::fs::symlink_metadata(p)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+                .file_type()
+                .is_symlink()
+        };
+        // Without a plv8 of the system's, supagate's says why it is missing; with one, the
+        // system's is installed.
+        for system_plv8 in [false, true] {
+            if system_plv8 {
+                std::fs::write(system.share.join("extension/plv8.control"), "system").unwrap();
+            }
+            let into = system.under(&root.join(format!("private-{system_plv8}")));
+            build(&system, &into, "15").unwrap();
+            assert!(!is_link(&into.lib) && into.lib.is_dir());
+            assert!(is_link(&into.lib.join("plpgsql.so")) && is_link(&into.lib.join("bitcode")));
+            let ext = into.share.join("extension");
+            assert!(
+                is_link(&ext.join("plpgsql.control")) && is_link(&into.share.join("timezonesets"))
+            );
+            assert!(!is_link(&ext.join("pgjwt.control")));
+            assert_eq!(is_link(&ext.join("plv8.control")), system_plv8);
+            assert_eq!(ext.join("plv8--3.1.10.sql").exists(), !system_plv8);
+            for (name, bytes) in pgrx_extension_files("15") {
+                let dir = if name.ends_with(".so") {
+                    &into.lib
+                } else {
+                    &ext
+                };
+                assert_eq!(std::fs::read(dir.join(name)).unwrap(), *bytes, "{name}");
+            }
+        }
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
     fn every_extension_has_its_script_and_extra_versions() {
         let files = extension_files();
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        for ext in ["pg_net", "supabase_vault", "pgjwt", "pgmq"] {
+        for ext in ["pg_net", "supabase_vault", "pgjwt", "pgmq", "plv8"] {
             let control = EXTENSION_FILES
                 .iter()
                 .find(|(n, _)| *n == format!("{ext}.control"))
