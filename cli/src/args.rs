@@ -391,6 +391,21 @@ pub struct Flags {
     /// then sign their own service_role token). Never do this outside a throwaway setup.
     #[arg(long, env = "SUPAGATE_INSECURE_DEMO_KEYS", global = true)]
     pub insecure_demo_keys: bool,
+    /// Whether the database's HTTP requests (pg_net) may reach this machine's own addresses
+    /// (loopback) and link-local ones. `refuse` is the default whenever Studio is served or the
+    /// API listens on loopback: Studio, the mail catcher and the workbench answer loopback, and
+    /// pg_net is callable by `anon`. The project's API (Edge Functions) stays reachable.
+    #[arg(long, env = "SUPAGATE_NET_LOCAL", value_enum, global = true)]
+    pub net_local: Option<NetLocal>,
+    /// Browser origins the workbench API (`/_supagate/v1`) answers, comma-separated
+    /// (default: none; requests that carry another Origin are refused).
+    #[arg(
+        long,
+        env = "SUPAGATE_WORKBENCH_ORIGINS",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub workbench_origins: Vec<String>,
     /// Seconds a rotated refresh token stays usable (default: config.toml [auth]).
     #[arg(long, env = "REFRESH_TOKEN_REUSE_INTERVAL", global = true)]
     pub refresh_token_reuse_interval: Option<i64>,
@@ -408,4 +423,11 @@ pub struct Flags {
         hide = true
     )]
     pub stop_on_stdin_close: bool,
+}
+
+/// `--net-local`: what the database's requests may reach on this machine.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetLocal {
+    Refuse,
+    Allow,
 }

@@ -136,13 +136,26 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
     let connection_budget = (crate::open_file_limit() as usize * 3 / 4)
         .saturating_sub(64)
         .max(32);
+    let net_host = flags.host.clone();
+    let net_local = match flags.net_local {
+        Some(n) => n == crate::args::NetLocal::Allow,
+        None => !(p.studio.enabled || gateway::config::is_loopback_host(&net_host)),
+    };
+    let port = flags.port.unwrap_or(p.api.port);
+    // The http extension follows pg_net's rule of where requests may go, from settings only a
+    // superuser can change; given last, so that --net-local decides them.
+    let pg_settings = format!(
+        "{} http.supagate_allow_local={} http.supagate_api_port={port}",
+        flags.pg_settings,
+        if net_local { "on" } else { "off" }
+    );
     Ok(Config {
         connection_budget,
         data_dir,
         host: flags.host,
-        port: flags.port.unwrap_or(p.api.port),
+        port,
         db_port: flags.db_port.unwrap_or(p.db.port),
-        pg_settings: flags.pg_settings,
+        pg_settings,
         database_url: flags.database_url.filter(|u| !u.is_empty()),
         pg_bin_dir: flags.pg_bin_dir,
         cache_dir,
@@ -198,6 +211,13 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         rate_limit_ip_header: flags.rate_limit_ip_header,
         trusted_proxy_hops: flags.trusted_proxy_hops.max(1),
         insecure_demo_keys: flags.insecure_demo_keys,
+        net_local,
+        workbench_origins: flags
+            .workbench_origins
+            .iter()
+            .map(|o| o.trim().trim_end_matches('/').to_ascii_lowercase())
+            .filter(|o| !o.is_empty())
+            .collect(),
         stop_on_stdin_close: flags.stop_on_stdin_close,
         log_requests: flags.log_requests,
         rest_enabled: p.api.enabled,

@@ -144,12 +144,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
             .map(|(n, e)| (n.clone(), e.clone()))
             .collect(),
         // Local development: the CLI's demo keys, listening on this machine only.
-        local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET
-            && (config.host == "localhost"
-                || config
-                    .host
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())),
+        local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET && config.on_loopback(),
     }
 }
 
@@ -309,7 +304,13 @@ pub async fn build(
         rest.spawn_listener(api),
         spawn_rate_limit_pruner(admin.clone()),
         mail::outbox::spawn(mailer.clone(), admin.clone()),
-        workers::net::spawn(admin.clone()),
+        workers::net::spawn(
+            admin.clone(),
+            workers::net::reach::Reach {
+                local: cfg.net_local,
+                api_port: Some(cfg.port),
+            },
+        ),
     ];
     Ok(Built {
         services: state::Services {

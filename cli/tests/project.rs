@@ -59,6 +59,7 @@ async fn status_gen_types_and_db_reset_of_a_running_project() {
         "PUBLISHABLE_KEY",
         "SECRET_KEY",
         "STUDIO_URL",
+        "STUDIO_TOKEN",
     ] {
         assert!(status.contains_key(key), "{key}");
     }
@@ -72,7 +73,14 @@ async fn status_gen_types_and_db_reset_of_a_running_project() {
     let yaml: std::collections::BTreeMap<String, String> = String::from_utf8_lossy(&yaml.stdout)
         .lines()
         .filter_map(|l| l.split_once(": "))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
+        // A quoted scalar is YAML's double-quoted form, which JSON reads.
+        .map(|(k, v)| {
+            let v = match v.starts_with('"') {
+                true => serde_json::from_str(v).unwrap(),
+                false => v.to_string(),
+            };
+            (k.to_string(), v)
+        })
         .collect();
     assert_eq!(yaml, gw.status);
 
@@ -99,12 +107,20 @@ async fn status_gen_types_and_db_reset_of_a_running_project() {
         ("REST", "REST_URL"),
         ("URL", "DB_URL"),
         ("Mailpit", "MAILPIT_URL"),
-        ("Studio", "STUDIO_URL"),
         ("Publishable", "PUBLISHABLE_KEY"),
         ("Secret", "SECRET_KEY"),
     ] {
         assert_eq!(cell(label).as_ref(), status.get(key), "{label}\n{tables}");
     }
+    // Studio's row is the link a developer opens: its URL with the secret of this start.
+    assert_eq!(
+        cell("Studio"),
+        Some(format!(
+            "{}/?token={}",
+            status["STUDIO_URL"], status["STUDIO_TOKEN"]
+        )),
+        "{tables}"
+    );
     // … and with awk.
     let mut awk = Command::new("awk")
         .args([

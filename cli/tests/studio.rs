@@ -28,6 +28,22 @@ impl Studio {
     }
 }
 
+/// A client with the cookie Studio's link sets (see borrowed_powers.rs for the link itself).
+fn signed_in(gw: &support::Gateway) -> reqwest::Client {
+    let port = gw.status["STUDIO_URL"]
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let cookie = format!("supagate_studio_{port}={}", gw.status["STUDIO_TOKEN"]);
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("cookie", cookie.parse().unwrap());
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
+}
+
 fn json_of(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
@@ -37,7 +53,7 @@ async fn studio_reads_writes_and_runs_sql_as_asked() {
     let gw = shop().await;
     let s = Studio {
         base: gw.status["STUDIO_URL"].clone(),
-        client: reqwest::Client::new(),
+        client: signed_in(&gw),
     };
     assert!(s.base.starts_with("http://127.0.0.1:"), "{}", s.base);
 

@@ -27,6 +27,7 @@ pub fn args(
     functions_dir: &Path,
     boot: &Path,
     socket_dir: &Path,
+    denied: &[String],
 ) -> Vec<String> {
     let deno_dir = s.work_dir.join("deno");
     // The functions folder, for the modules functions share (`../_shared/…`).
@@ -55,6 +56,9 @@ pub fn args(
         format!("--allow-write={}", socket_dir.display()),
         format!("--v8-flags=--max-old-space-size={}", s.memory_mb),
     ];
+    if !denied.is_empty() {
+        a.push(format!("--deny-net={}", denied.join(",")));
+    }
     match &f.config {
         Some(DenoConfig::DenoJson(p)) => a.push(format!("--config={}", p.display())),
         Some(DenoConfig::ImportMap(p)) => {
@@ -173,7 +177,9 @@ mod tests {
             Path::new("/p/supabase/functions"),
             Path::new("/data/functions/boot.mjs"),
             Path::new("/data/functions/sockets"),
+            &["127.0.0.1:54323".into(), "localhost:54323".into()],
         );
+        assert!(a.contains(&"--deny-net=127.0.0.1:54323,localhost:54323".to_string()));
         assert!(a.contains(&"--allow-read=/p/supabase/functions,/p/supabase/functions/hello,/data/functions/deno,/data/functions/boot.mjs,/data/functions/sockets,/p/supabase/functions/hello/page.html".to_string()));
         assert!(a.contains(&"--allow-write=/data/functions/sockets".to_string()));
         assert!(a.contains(&"--config=/p/supabase/functions/hello/deno.json".to_string()));

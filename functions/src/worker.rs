@@ -38,6 +38,8 @@ pub struct Functions {
     warned: AtomicBool,
     /// What the functions printed lately.
     logs: Arc<crate::logs::LogBook>,
+    /// Addresses (`host:port`) no function may reach, set once the tools on them listen.
+    denied: RwLock<Vec<String>>,
 }
 
 /// A function's response, and what must live until its body has been read: the process
@@ -128,7 +130,15 @@ impl Functions {
             next: AtomicU64::new(0),
             warned: AtomicBool::new(false),
             logs: Default::default(),
+            denied: RwLock::new(Vec::new()),
         }))
+    }
+
+    /// Keeps functions started from now on from reaching these `host:port` addresses (Deno's
+    /// `--deny-net`): Studio's and the mail catcher's, which answer this machine, so that a
+    /// function with a server-side request bug cannot be turned against them.
+    pub fn deny_net(&self, addresses: Vec<String>) {
+        *self.denied.write().unwrap_or_else(|e| e.into_inner()) = addresses;
     }
 
     /// What the functions printed lately.
@@ -292,6 +302,7 @@ impl Functions {
                 &self.project.supabase_dir.join("functions"),
                 &self.boot,
                 &self.sockets,
+                &self.denied.read().unwrap_or_else(|e| e.into_inner()),
             ))
             .env_clear()
             .envs(env)

@@ -67,6 +67,10 @@ pub struct Config {
     pub rate_limit_ip_header: Option<String>,
     pub trusted_proxy_hops: usize,
     pub insecure_demo_keys: bool,
+    /// The database's requests (pg_net) may reach this machine's own and link-local addresses.
+    pub net_local: bool,
+    /// Browser origins the workbench API answers (lowercase, without a trailing slash).
+    pub workbench_origins: Vec<String>,
     pub stop_on_stdin_close: bool,
     pub log_requests: bool,
     /// Which APIs config.toml switches on ([api], [auth], [storage] `enabled`).
@@ -104,8 +108,23 @@ impl Config {
         self.schemas.clone()
     }
 
+    /// Whether the API listens on this machine only.
+    pub fn on_loopback(&self) -> bool {
+        is_loopback_host(&self.host)
+    }
+
     /// Whether this gateway runs its own PostgreSQL.
     pub fn embedded(&self) -> bool {
         self.database_url.is_none()
     }
+}
+
+/// `localhost` or a loopback address: a listener there answers this machine only.
+pub fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }

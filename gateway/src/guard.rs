@@ -105,6 +105,8 @@ pub async fn guard(
         });
         req.into_response(HttpResponse::UriTooLong().json(body))
             .map_into_right_body()
+    } else if let Some(refused) = crate::workbench_api::cross_origin(&req) {
+        req.into_response(refused).map_into_right_body()
     } else {
         let span = tracing::info_span!("request", id = %id);
         next.call(req).instrument(span).await?.map_into_left_body()

@@ -10,6 +10,12 @@
 //! - `GET /requests`: the request inspector, as server-sent events.
 //!
 //! Everything but the branch routes acts on the database of the branch the request names.
+//!
+//! Web pages cannot drive it: the public demo service key is no secret, so a page any
+//! developer opens could otherwise call these endpoints from their browser. A request that
+//! carries an `Origin` not listed in `--workbench-origins`, or that a browser marks as sent
+//! from another site (`Sec-Fetch-Site`), is refused before CORS is considered, so its answer
+//! carries no CORS headers either (see [`cross_origin`]).
 
 use crate::branches::{BranchError, State};
 use crate::request_auth::claimed;
@@ -24,6 +30,11 @@ pub enum WorkbenchError {
     Unauthorized,
     #[error("the workbench API answers loopback clients only")]
     NotLoopback,
+    #[error(
+        "the workbench API does not answer web pages of other sites (list an origin in \
+         --workbench-origins to allow one)"
+    )]
+    CrossOrigin,
     #[error("{0}")]
     Branch(#[from] BranchError),
     #[error("{0}")]
@@ -42,7 +53,7 @@ impl ResponseError for WorkbenchError {
         use actix_web::http::StatusCode;
         match self {
             WorkbenchError::Unauthorized => StatusCode::UNAUTHORIZED,
-            WorkbenchError::NotLoopback => StatusCode::FORBIDDEN,
+            WorkbenchError::NotLoopback | WorkbenchError::CrossOrigin => StatusCode::FORBIDDEN,
             WorkbenchError::Branch(b) => b.status_code(),
             WorkbenchError::Invalid(_) => StatusCode::BAD_REQUEST,
             WorkbenchError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -54,6 +65,7 @@ impl ResponseError for WorkbenchError {
         let code = match self {
             WorkbenchError::Unauthorized => "no_authorization",
             WorkbenchError::NotLoopback => "not_loopback",
+            WorkbenchError::CrossOrigin => "cross_origin",
             WorkbenchError::Branch(b) => return b.error_response(),
             WorkbenchError::Invalid(_) => "validation_failed",
             WorkbenchError::TooLarge => "request_too_large",
@@ -231,6 +243,30 @@ async fn set_clock(req: HttpRequest, state: State, body: web::Json<Clock>) -> Re
 async fn requests(req: HttpRequest, state: Main) -> Result<HttpResponse> {
     allowed(&req, &state)?;
     Ok(state.inspector.follow())
+}
+
+/// Where the workbench's routes are.
+const PREFIX: &str = "/_supagate/";
+
+/// The refusal of a request to the workbench from a web page of a site not listed, or None.
+/// Called by the guard in front of CORS: a refused request gets no CORS headers.
+pub(crate) fn cross_origin(req: &actix_web::dev::ServiceRequest) -> Option<HttpResponse> {
+    if !req.path().starts_with(PREFIX) {
+        return None;
+    }
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let listed = |origin: &str| {
+        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+        req.app_data::<Main>()
+            .is_some_and(|s| s.config.workbench_origins.contains(&origin))
+    };
+    let refused = match header("origin") {
+        Some(origin) => !listed(origin),
+        // No Origin (a GET from a page sends none): the browser's own word on where it came
+        // from. Tools (curl, Node, test runners) send neither header.
+        None => matches!(header("sec-fetch-site"), Some("cross-site" | "same-site")),
+    };
+    refused.then(|| WorkbenchError::CrossOrigin.error_response())
 }
 
 pub fn routes(c: &mut web::ServiceConfig) {

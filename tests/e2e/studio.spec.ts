@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import { test, expect, type Page } from '@playwright/test'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
+import { createServer, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DEMO_ADMIN, repoRoot, startGateway } from '../support/gateway.mjs'
@@ -41,8 +41,12 @@ test.afterAll(async () => {
   rmSync(emptyDir, { recursive: true, force: true })
 })
 
+/** Studio's link as `supagate start` prints it: the secret of this start signs the browser in. */
+const link = (gw: Gateway, path: string) => `${studio(gw)}${path}${path.includes('?') ? '&' : '?'}token=${gw.status.STUDIO_TOKEN}`
+
 async function open(page: Page, gw: Gateway, path: string) {
-  await page.goto(studio(gw) + path)
+  await page.goto(link(gw, path))
+  await expect(page).toHaveURL(studio(gw) + path)
   await expect(page.getByRole('navigation', { name: 'Studio' })).toBeVisible()
 }
 
@@ -358,8 +362,40 @@ test('Studio refuses other sites, other names and writes from elsewhere', async 
   expect(rebound).toBe(403)
   const sql = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'select 1' }) }
   expect((await fetch(`${base}/api/sql`, sql)).status).toBe(403)
-  const ok = await fetch(`${base}/api/sql`, { ...sql, headers: { ...sql.headers, 'X-Studio': '1' } })
+  // Without the link's cookie Studio's API answers no one, however local (pg_net, a function).
+  const signedOut = await fetch(`${base}/api/sql`, { ...sql, headers: { ...sql.headers, 'X-Studio': '1' } })
+  expect(signedOut.status).toBe(401)
+  const cookie = `supagate_studio_${new URL(base).port}=${shop.status.STUDIO_TOKEN}`
+  const ok = await fetch(`${base}/api/sql`, { ...sql, headers: { ...sql.headers, 'X-Studio': '1', Cookie: cookie } })
   expect(ok.status).toBe(200)
   // The API's own port serves no part of Studio.
   expect((await fetch(`${shop.url}/api/session`)).status).not.toBe(200)
+})
+
+test('a page of another site cannot drive the workbench, though it may call the APIs', async ({ page }) => {
+  // The page any developer might open while the project runs: another origin on this machine.
+  const site = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<title>elsewhere</title>'))
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+  try {
+    const port = (site.address() as { port: number }).port
+    await page.goto(`http://127.0.0.1:${port}/`)
+    const attempt = (path: string, key: string) =>
+      page.evaluate(
+        async ([url, key]) => {
+          try {
+            const res = await fetch(url, { headers: { apikey: key, Authorization: `Bearer ${key}` } })
+            return `${res.status}`
+          } catch (e) {
+            return `refused: ${(e as Error).name}`
+          }
+        },
+        [`${shop.url}${path}`, key] as const,
+      )
+    // The public demo service key is no secret: only the browser's origin protects the workbench.
+    expect(await attempt('/_supagate/v1/codes?to=a@example.com', shop.serviceKey)).toBe('refused: TypeError')
+    expect(await attempt('/_supagate/v1/clock', shop.serviceKey)).toBe('refused: TypeError')
+    expect(await attempt('/rest/v1/categories?select=slug&limit=1', shop.anonKey)).toBe('200')
+  } finally {
+    site.close()
+  }
 })

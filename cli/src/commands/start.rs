@@ -51,12 +51,7 @@ pub fn warn_ignored_keys(cfg: &Config) {
 /// The public demo secret signs anyone's service_role token: it stays on loopback unless the
 /// operator insists.
 fn check_exposure(cfg: &Config) -> Result<(), String> {
-    let loopback = cfg.host == "localhost"
-        || cfg
-            .host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    if cfg.jwt_secret.is_none() && !loopback {
+    if cfg.jwt_secret.is_none() && !cfg.on_loopback() {
         if !cfg.insecure_demo_keys {
             return Err(format!(
                 "refusing to listen on {} with the public demo JWT secret: anyone could sign a \
@@ -209,6 +204,12 @@ async fn serve_api(
     let listener = server::listen(&cfg.host, cfg.port)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    // From here on the port is the one bound (`--port 0` asks for any).
+    let bound = Config {
+        port,
+        ..cfg.clone()
+    };
+    let cfg = &bound;
     let api = api_url(cfg, port);
     let store = open_store(cfg)?;
     if cfg.storage_backend == "file" {
@@ -251,7 +252,7 @@ async fn serve_api(
     let realtime = built.services.realtime.clone();
     let mailer = built.mailer.clone();
     let mut state = state::AppState::new(cfg.clone(), built.services, api.clone());
-    let branches = crate::services::branches(cfg, db, &api, store, functions);
+    let branches = crate::services::branches(cfg, db, &api, store, functions.clone());
     if db.embedded.is_some() {
         branches.drop_left_behind().await;
     }
@@ -277,9 +278,11 @@ async fn serve_api(
         (Some(p), Mode::Serve { .. }) => {
             let catcher = cfg.mail_port.map(|_| mailer.catcher());
             match gateway::studio_api::bind(state.clone(), catcher, p) {
-                Ok((server, port)) => {
-                    Some((tokio::spawn(server), format!("http://127.0.0.1:{port}")))
-                }
+                Ok(b) => Some((
+                    tokio::spawn(b.server),
+                    format!("http://127.0.0.1:{}", b.port),
+                    b.token,
+                )),
                 Err(e) => {
                     tracing::warn!("Studio is not served: cannot listen on 127.0.0.1:{p}: {e}");
                     None
@@ -288,13 +291,29 @@ async fn serve_api(
         }
         _ => None,
     };
+    // Studio and the catcher answer this machine: functions may not call them.
+    if let Some(f) = &functions {
+        let ports = studio
+            .as_ref()
+            .map(|s| s.1.as_str())
+            .into_iter()
+            .chain(mail.as_ref().map(|m| m.1.as_str()))
+            .filter_map(|url| url.rsplit_once(':').map(|(_, p)| p.to_string()));
+        f.deny_net(
+            ports
+                .flat_map(|p| {
+                    ["127.0.0.1", "localhost", "0.0.0.0", "[::1]"].map(|h| format!("{h}:{p}"))
+                })
+                .collect(),
+        );
+    }
     let values = status::values(
         cfg,
         &api,
         &db.db_url,
         status::Tools {
             mail: mail.as_ref().map(|m| m.1.as_str()),
-            studio: studio.as_ref().map(|s| s.1.as_str()),
+            studio: studio.as_ref().map(|s| (s.1.as_str(), s.2.as_str())),
         },
     );
     status::write_state(&cfg.data_dir, &values)?;
@@ -337,7 +356,7 @@ async fn serve_api(
     }
     handle.stop(true).await;
     let _ = running.await;
-    for (task, _) in mail.into_iter().chain(studio) {
+    for task in mail.map(|m| m.0).into_iter().chain(studio.map(|s| s.0)) {
         task.abort();
     }
     if let Some(b) = &state.branches {

@@ -21,7 +21,8 @@ fn state_file(data: &Path) -> PathBuf {
 #[derive(Default)]
 pub struct Tools<'a> {
     pub mail: Option<&'a str>,
-    pub studio: Option<&'a str>,
+    /// Studio's address and the secret of its link (see `gateway::studio_api`).
+    pub studio: Option<(&'a str, &'a str)>,
 }
 
 pub fn values(cfg: &Config, api_url: &str, db_url: &str, tools: Tools) -> Values {
@@ -36,8 +37,10 @@ pub fn values(cfg: &Config, api_url: &str, db_url: &str, tools: Tools) -> Values
     v.insert("JWT_SECRET".into(), cfg.jwt_secret().to_string());
     v.insert("ANON_KEY".into(), keys.anon);
     v.insert("SERVICE_ROLE_KEY".into(), keys.service_role);
-    if let Some(s) = tools.studio {
-        v.insert("STUDIO_URL".into(), s.to_string());
+    if let Some((url, token)) = tools.studio {
+        v.insert("STUDIO_URL".into(), url.to_string());
+        // Studio's API answers only the browser that opened this link.
+        v.insert("STUDIO_TOKEN".into(), token.to_string());
     }
     if let Some(m) = tools.mail {
         v.insert("MAILPIT_URL".into(), m.to_string());
@@ -80,8 +83,17 @@ pub fn remove_state(data: &Path) {
     let _ = std::fs::remove_file(state_file(data));
 }
 
+/// The address a developer opens Studio at: its URL with the secret of this start.
+pub fn studio_link(v: &Values) -> Option<String> {
+    let url = v.get("STUDIO_URL")?;
+    Some(match v.get("STUDIO_TOKEN") {
+        Some(t) => format!("{url}/?token={t}"),
+        None => url.clone(),
+    })
+}
+
 /// The groups of tables the CLI's `status` and `start` print, from the values.
-fn groups(v: &Values) -> Vec<Group<'_>> {
+fn groups<'a>(v: &'a Values, studio_link: Option<&'a str>) -> Vec<Group<'a>> {
     let get = |k: &str| v.get(k).map(String::as_str);
     // With a JWT secret of its own a project has no opaque keys (they are the CLI's demo keys):
     // its JWT keys take their place.
@@ -100,7 +112,7 @@ fn groups(v: &Values) -> Vec<Group<'_>> {
         Group {
             name: "🔧 Development Tools",
             rows: vec![
-                ("Studio", get("STUDIO_URL"), Kind::Link),
+                ("Studio", studio_link, Kind::Link),
                 ("Mailpit", get("MAILPIT_URL"), Kind::Link),
                 ("MCP", get("MCP_URL"), Kind::Link),
             ],
@@ -159,7 +171,13 @@ pub fn print(values: &Values, output: Output, line: bool) {
                 println!("{k}: {}", yaml_scalar(v));
             }
         }
-        Output::Pretty => print!("{}", tables::render(&groups(values), colour())),
+        Output::Pretty => {
+            let link = studio_link(values);
+            print!(
+                "{}",
+                tables::render(&groups(values, link.as_deref()), colour())
+            )
+        }
     }
 }
 

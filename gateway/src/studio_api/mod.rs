@@ -1,9 +1,15 @@
 //! Studio on its own port (the CLI's 54323): the built UI from the binary and its API under
 //! `/api`. Loopback only: it listens on 127.0.0.1 and signs the browser in with the service
-//! role, as the CLI's local Studio needs no sign-in. Against DNS rebinding and other sites:
-//! the Host must be an address or a loopback name, an Origin must be Studio's own, and writes
-//! carry `X-Studio` (which a page elsewhere cannot send without a preflight Studio never
-//! answers).
+//! role, as the CLI's local Studio does. Being on this machine is not enough, though: the
+//! database (pg_net), an Edge Function or any other local program can send requests from
+//! loopback with whatever headers it likes. So the API answers only the browser that opened
+//! Studio's link: `start` and `status` print `STUDIO_URL/?token=…` with a secret made at each
+//! start; opening it sets that secret as an HttpOnly, SameSite=Strict cookie (and redirects to
+//! the address without it), and every `/api` call must carry the cookie. The UI's files are
+//! served to anyone (they are in the binary and hold nothing secret). Against DNS rebinding
+//! and other sites besides: the Host must be an address or a loopback name, an Origin must be
+//! Studio's own, and writes carry `X-Studio` (which a page elsewhere cannot send without a
+//! preflight Studio never answers).
 
 mod handlers;
 
@@ -23,24 +29,54 @@ pub struct Shared {
     pub catcher: Option<Catcher>,
     /// The API address the browser calls.
     pub api_url: String,
+    /// The secret of this start: the link's `token` and the cookie's value.
+    pub token: String,
+    /// The cookie's name: with the port in it, since browsers share cookies between the ports
+    /// of one host (two projects' Studios side by side keep their own).
+    pub cookie: String,
 }
 
-/// Serves Studio on 127.0.0.1:`port`; returns the server and the port it got.
-pub fn bind(
-    state: Arc<AppState>,
-    catcher: Option<Catcher>,
-    port: u16,
-) -> std::io::Result<(actix_web::dev::Server, u16)> {
+/// What `bind` started: the server, the port it got and the secret its link carries.
+pub struct Bound {
+    pub server: actix_web::dev::Server,
+    pub port: u16,
+    pub token: String,
+}
+
+/// The cookie that carries Studio's secret for the Studio on `port`.
+pub fn cookie_name(port: u16) -> String {
+    format!("supagate_studio_{port}")
+}
+
+/// A secret for one start: 244 random bits (two v4 UUIDs), as 64 hexadecimal digits.
+fn new_token() -> String {
+    let (a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+    format!("{}{}", a.simple(), b.simple())
+}
+
+/// Equal, in a time that does not depend on where they differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+/// Serves Studio on 127.0.0.1:`port` (0: any free port).
+pub fn bind(state: Arc<AppState>, catcher: Option<Catcher>, port: u16) -> std::io::Result<Bound> {
     let api_url = state
         .config
         .studio_api_url
         .clone()
         .unwrap_or_else(|| state.api_url.clone());
+    // The port is known before the cookie can be named: bound first.
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
+    let port = listener.local_addr()?.port();
+    let token = new_token();
     let shared = web::Data::new(Shared {
         studio: studio::Studio::new(state.admin.clone(), &state.config.project.supabase_dir),
         state,
         catcher,
         api_url,
+        token: token.clone(),
+        cookie: cookie_name(port),
     });
     let server = actix_web::HttpServer::new(move || {
         actix_web::App::new()
@@ -52,9 +88,12 @@ pub fn bind(
     })
     .workers(1)
     .disable_signals()
-    .bind(("127.0.0.1", port))?;
-    let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);
-    Ok((server.run(), port))
+    .listen(listener)?;
+    Ok(Bound {
+        server: server.run(),
+        port,
+        token,
+    })
 }
 
 /// Why a request is refused, or None.
@@ -88,6 +127,66 @@ fn refusal(req: &ServiceRequest) -> Option<&'static str> {
     None
 }
 
+/// The `token` of a query string, if it has one.
+fn link_token(query: &str) -> Option<String> {
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v.into_owned())
+}
+
+/// The query string without its `token`.
+fn without_token(query: &str) -> String {
+    let rest: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+        .filter(|(k, _)| k != "token")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(rest)
+        .finish()
+}
+
+/// Whether the request carries this start's secret in its cookie.
+fn signed_in(req: &ServiceRequest, shared: &Shared) -> bool {
+    req.headers()
+        .get_all(header::COOKIE)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .any(|(name, value)| {
+            name == shared.cookie && same_secret(value.as_bytes(), shared.token.as_bytes())
+        })
+}
+
+const NEEDS_LINK: &str = "Studio answers only the browser that opened its link: open the Studio \
+     link `supagate start` printed (`supagate status` prints it again)";
+
+/// Studio's link opened: the secret becomes the cookie and the browser goes on to the address
+/// without it. A wrong or old secret (from an earlier start) is refused with what to do.
+fn sign_in(req: &ServiceRequest, shared: &Shared, token: &str) -> HttpResponse {
+    if !same_secret(token.as_bytes(), shared.token.as_bytes()) {
+        return HttpResponse::Forbidden()
+            .content_type("text/plain; charset=utf-8")
+            .body(format!(
+                "This Studio link is not the one of this start. {NEEDS_LINK}.\n"
+            ));
+    }
+    let query = without_token(req.query_string());
+    let to = match query.as_str() {
+        "" => req.path().to_string(),
+        q => format!("{}?{q}", req.path()),
+    };
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, to))
+        .insert_header((
+            header::SET_COOKIE,
+            format!(
+                "{}={}; Path=/; HttpOnly; SameSite=Strict",
+                shared.cookie, shared.token
+            ),
+        ))
+        .finish()
+}
+
 async fn guard(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -96,6 +195,21 @@ async fn guard(
         let refused = HttpResponse::Forbidden()
             .content_type("application/json")
             .body(serde_json::json!({"message": why, "code": "forbidden"}).to_string());
+        return Ok(req.into_response(refused).map_into_right_body());
+    }
+    let shared = req
+        .app_data::<web::Data<Shared>>()
+        .expect("Studio's state")
+        .clone();
+    let api = req.path() == "/api" || req.path().starts_with("/api/");
+    if !api && let Some(token) = link_token(req.query_string()) {
+        let res = sign_in(&req, &shared, &token);
+        return Ok(req.into_response(res).map_into_right_body());
+    }
+    if api && !signed_in(&req, &shared) {
+        let refused = HttpResponse::Unauthorized()
+            .content_type("application/json")
+            .body(serde_json::json!({"message": NEEDS_LINK, "code": "unauthorized"}).to_string());
         return Ok(req.into_response(refused).map_into_right_body());
     }
     let mut res = next.call(req).await?;
@@ -163,6 +277,25 @@ async fn asset(req: HttpRequest, shared: web::Data<Shared>) -> HttpResponse {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_link_s_secret_is_read_and_taken_out_of_the_address() {
+        let cases: &[(&str, Option<&str>, &str)] = &[
+            ("token=abc", Some("abc"), ""),
+            ("a=1&token=abc&b=2", Some("abc"), "a=1&b=2"),
+            ("a=x%20y", None, "a=x+y"),
+            ("", None, ""),
+        ];
+        for (query, token, rest) in cases {
+            assert_eq!(super::link_token(query).as_deref(), *token, "{query}");
+            assert_eq!(super::without_token(query), *rest, "{query}");
+        }
+        assert!(super::same_secret(b"abc", b"abc"));
+        assert!(!super::same_secret(b"abc", b"abd"));
+        assert!(!super::same_secret(b"abc", b"abcd"));
+        assert_ne!(super::new_token(), super::new_token());
+        assert_eq!(super::new_token().len(), 64);
+    }
+
     #[test]
     fn the_page_may_call_the_api_and_nothing_else() {
         let c = super::csp("http://127.0.0.1:54321");

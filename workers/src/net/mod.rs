@@ -4,6 +4,7 @@
 //! `pg_net.ttl`. `net.http_get()` and its kin notify `supagate_net` (delivered at commit); the
 //! queue is also looked at every few seconds, in case a notification was missed.
 
+pub mod reach;
 pub mod request;
 
 use futures_util::StreamExt as _;
@@ -30,18 +31,14 @@ pub enum NetError {
     Connect(String),
 }
 
-/// Makes the served database's pg_net requests for as long as the process runs.
-pub fn spawn(admin: Login) -> tokio::task::JoinHandle<()> {
+/// Makes the served database's pg_net requests for as long as the process runs, where `reach`
+/// lets them go.
+pub fn spawn(admin: Login, reach: reach::Reach) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let http = reqwest::Client::builder()
-            .user_agent(concat!(
-                "pg_net/0.19.5 (supagate ",
-                env!("CARGO_PKG_VERSION"),
-                ")"
-            ))
-            .redirect(reqwest::redirect::Policy::limited(10))
-            .build()
-            .expect("an HTTP client");
+        let http = reach::client(
+            &reach,
+            concat!("pg_net/0.19.5 (supagate ", env!("CARGO_PKG_VERSION"), ")"),
+        );
         let mut events = listen(admin.clone(), "supagate_net");
         let mut db: Option<Client> = None;
         let mut swept = Instant::now();
@@ -57,7 +54,7 @@ pub fn spawn(admin: Login) -> tokio::task::JoinHandle<()> {
                 };
             }
             let Some(c) = db.as_ref() else { continue };
-            match round(c, &http).await {
+            match round(c, &http, &reach).await {
                 Ok(Round::Full) => continue,
                 Ok(Round::Done) => {}
                 Err(e) => {
@@ -95,7 +92,11 @@ enum Round {
 }
 
 /// Takes a batch of queued requests, makes them, records the answers.
-async fn round(c: &Client, http: &reqwest::Client) -> Result<Round, NetError> {
+async fn round(
+    c: &Client,
+    http: &reqwest::Client,
+    reach: &reach::Reach,
+) -> Result<Round, NetError> {
     let row = c
         .query_one(
             "SELECT to_regclass('net.http_request_queue') IS NOT NULL,
@@ -133,7 +134,7 @@ async fn round(c: &Client, http: &reqwest::Client) -> Result<Round, NetError> {
             );
             async move {
                 let answer = match request {
-                    Ok(req) => perform(http, req).await,
+                    Ok(req) => perform(http, reach, req).await,
                     Err(e) => Answer::failed(e.to_string()),
                 };
                 (id, answer)
@@ -150,7 +151,12 @@ async fn round(c: &Client, http: &reqwest::Client) -> Result<Round, NetError> {
     })
 }
 
-async fn perform(http: &reqwest::Client, req: Request) -> Answer {
+async fn perform(http: &reqwest::Client, reach: &reach::Reach, req: Request) -> Answer {
+    match reqwest::Url::parse(&req.url) {
+        Ok(url) if !reach.allows(&url) => return Answer::failed(reach::REFUSED),
+        Ok(_) => {}
+        Err(_) => return Answer::failed("URL using bad/illegal format or missing URL"),
+    }
     let method = match req.method {
         Method::Get => reqwest::Method::GET,
         Method::Post => reqwest::Method::POST,
@@ -202,6 +208,9 @@ fn error_answer(e: &reqwest::Error, timeout: Duration) -> Answer {
     }
     if e.is_builder() {
         return Answer::failed("URL using bad/illegal format or missing URL");
+    }
+    if reach::refused(e) {
+        return Answer::failed(reach::REFUSED);
     }
     let text = format!("{e:?}").to_ascii_lowercase();
     Answer::failed(request::failure(
