@@ -1,5 +1,6 @@
-//! `/rest/v1`: the HTTP side of the REST service — who is asking, the headers PostgREST reads,
-//! the body (bounded in size and time) — and its answer written back.
+//! `/rest/v1` (and `/graphql/v1`, PostgREST's `/rpc/graphql` as Supabase routes it): the HTTP
+//! side of the REST service — who is asking, the headers PostgREST reads, the body (bounded in
+//! size and time) — and its answer written back.
 
 use crate::error::GatewayError;
 use crate::http_util::{BodyError, client_ip, header, headers_json, query_pairs, read_body};
@@ -13,6 +14,31 @@ pub async fn handle(
     payload: web::Payload,
     state: crate::branches::State,
 ) -> Result<HttpResponse, GatewayError> {
+    // What follows `/rest/v1` (the scope's prefix: a plain prefix, no pattern to match).
+    let path = req.match_info().unprocessed().trim_start_matches('/');
+    serve(&req, payload, state, path, None).await
+}
+
+/// `/graphql/v1` as Supabase's gateway routes it: PostgREST's `/rpc/graphql` with
+/// `Content-Profile: graphql_public` unless the request names a profile, so a GraphQL request is
+/// a call of `graphql_public.graphql` with REST's identity, role, claims, schemas and RLS.
+pub async fn graphql(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: crate::branches::State,
+) -> Result<HttpResponse, GatewayError> {
+    serve(&req, payload, state, "rpc/graphql", Some("graphql_public")).await
+}
+
+/// A REST request for `path` (what follows `/rest/v1/`); `profile` is the Content-Profile a
+/// request without one gets.
+async fn serve(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: crate::branches::State,
+    path: &str,
+    profile: Option<&str>,
+) -> Result<HttpResponse, GatewayError> {
     let Some(method) = Method::parse(req.method().as_str()) else {
         return Err(ApiError::new(
             405,
@@ -21,12 +47,10 @@ pub async fn handle(
         )
         .into());
     };
-    // What follows `/rest/v1` (the scope's prefix: a plain prefix, no pattern to match).
-    let path = req.match_info().unprocessed().trim_start_matches('/');
     let identity = if path.trim_end_matches('/').is_empty() {
         None
     } else {
-        Some(identify(&req, &state.keys, state.local_keys())?)
+        Some(identify(req, &state.keys, state.local_keys())?)
     };
     let limit = state.config.max_body_bytes;
     let body = if method.is_read() || identity.is_none() {
@@ -48,14 +72,14 @@ pub async fn handle(
     };
     let query = query_pairs(req.query_string());
     let client = client_ip(
-        &req,
+        req,
         state.config.rate_limit_ip_header.as_deref(),
         state.config.trusted_proxy_hops,
     );
     let (role, claims) = identity
         .as_ref()
         .map_or(("", ""), |i| (i.role(), i.claims.text.as_str()));
-    let watched = crate::inspector::watching(&req).is_some();
+    let watched = crate::inspector::watching(req).is_some();
     let mut trace = None;
     // Boxed: the REST service's future is kilobytes, and actix moves the handler's future
     // (memcpy) into boxes of its own; a pointer to it moves cheaply.
@@ -66,22 +90,22 @@ pub async fn handle(
                 method_name: req.method().as_str(),
                 path,
                 query: &query,
-                accept: header(&req, actix_web::http::header::ACCEPT),
+                accept: header(req, actix_web::http::header::ACCEPT),
                 prefer: req
                     .headers()
                     .get_all(crate::http_util::PREFER)
                     .filter_map(|v| v.to_str().ok())
                     .collect(),
-                range: header(&req, actix_web::http::header::RANGE),
-                accept_profile: header(&req, crate::http_util::ACCEPT_PROFILE),
-                content_profile: header(&req, crate::http_util::CONTENT_PROFILE),
-                content_type: header(&req, actix_web::http::header::CONTENT_TYPE),
+                range: header(req, actix_web::http::header::RANGE),
+                accept_profile: header(req, crate::http_util::ACCEPT_PROFILE),
+                content_profile: header(req, crate::http_util::CONTENT_PROFILE).or(profile),
+                content_type: header(req, actix_web::http::header::CONTENT_TYPE),
                 body: &body,
                 role,
                 claims,
                 client: &client,
                 request_path: req.path(),
-                headers_json: headers_json(&req, &client),
+                headers_json: headers_json(req, &client),
                 // The configured address, never the request's Host.
                 host: &state.api_host,
             },

@@ -100,6 +100,8 @@ pub fn serve(
                     c.service(
                         web::scope("/rest/v1").default_service(web::to(crate::rest_api::handle)),
                     );
+                    // GraphQL is served by the REST service, as Supabase's is by PostgREST.
+                    c.route("/graphql/v1", web::to(crate::rest_api::graphql));
                 }
                 if auth {
                     crate::auth_api::routes(c);
