@@ -1,8 +1,10 @@
-//! supagate's Rust extensions (extensions/pgrx, built by scripts/build-extensions and embedded in
-//! the binary) in a served database, with the SQL surface and answers of the upstream extensions:
-//! pg_jsonschema 0.3.3 and pg_hashids 1.3; and plv8, which cannot be built here, saying so. Each
-//! case is a query and the text of its one value, or the error it raises. One project creates
-//! the extensions in its migration; each test has a copy of its database.
+//! Extensions in a served database: supagate's Rust extensions (extensions/pgrx, built by
+//! scripts/build-extensions and embedded in the binary) with the SQL surface and answers of the
+//! upstream extensions (pg_jsonschema 0.3.3, pg_hashids 1.3); plv8, which cannot be built here,
+//! saying so; and the distribution's extensions that scripts/setup.sh installs beyond the ones
+//! tests/project.rs covers (RUM, pg_partman, pgAudit, pgRouting, wal2json). Each case is a query
+//! and the text of its one value, or the error it raises. One project creates the extensions in
+//! its migration; each test has a copy of its database.
 
 mod support;
 use std::path::PathBuf;
@@ -17,6 +19,11 @@ fn project() -> &'static PathBuf {
             "supabase/migrations/20240101000000_extensions.sql",
             r#"create extension if not exists pg_jsonschema;
                create extension if not exists pg_hashids with schema extensions;
+               create extension if not exists rum with schema extensions;
+               create schema if not exists partman;
+               create extension if not exists pg_partman with schema partman;
+               create extension if not exists pgaudit;
+               create extension if not exists pgrouting with schema extensions cascade;
                create table public.customer (
                  id serial primary key,
                  metadata json,
@@ -326,4 +333,59 @@ async fn plv8_says_it_cannot_be_had_here() {
             && text.contains("Rewrite the plv8 functions in plpgsql or SQL"),
         "{text}"
     );
+}
+
+const DISTRIBUTION_CASES: &[Case] = &[
+    // RUM: full text search ordered by distance, from the index.
+    (
+        "create table public.docs (body tsvector);
+         insert into public.docs values (to_tsvector('simple', 'the quick brown fox')),
+           (to_tsvector('simple', 'a lazy dog'));
+         create index on public.docs using rum (body extensions.rum_tsvector_ops);
+         set enable_seqscan = off;
+         select count(*) from public.docs where body @@ to_tsquery('simple', 'fox')",
+        Ok("1"),
+    ),
+    // pg_partman: a partition set managed by it.
+    (
+        "create table public.events (at timestamptz not null) partition by range (at);
+         select partman.create_parent('public.events', 'at', 'native', 'daily')",
+        Ok("t"),
+    ),
+    (
+        "select count(*) > 1 from pg_inherits where inhparent = 'public.events'::regclass",
+        Ok("t"),
+    ),
+    // pgAudit: preloaded, so the extension exists and its settings are there.
+    ("select current_setting('pgaudit.log')", Ok("none")),
+    // pgRouting: the shortest path over a small graph.
+    (
+        "select string_agg(node::text, ',' order by seq) from extensions.pgr_dijkstra(
+           'select * from (values (1, 1, 2, 1.0, -1.0), (2, 2, 3, 1.0, -1.0), (3, 1, 3, 5.0, -1.0))
+              as e(id, source, target, cost, reverse_cost)', 1, 3)",
+        Ok("1,2,3"),
+    ),
+    // wal2json: logical decoding of a change as JSON (where the server allows only the output
+    // plugins output_plugin_libraries names, supagate names it there).
+    (
+        "select count(*) from pg_create_logical_replication_slot('t_wal2json', 'wal2json')",
+        Ok("1"),
+    ),
+    // (Each case is one transaction: the change is committed before it is read.)
+    (
+        "create table public.w (id int primary key); insert into public.w values (7) returning id",
+        Ok("7"),
+    ),
+    (
+        "select bool_or(data like '%\"table\":\"w\"%')
+           from pg_logical_slot_get_changes('t_wal2json', null, null)",
+        Ok("t"),
+    ),
+    ("select pg_drop_replication_slot('t_wal2json')", Ok("")),
+];
+
+#[tokio::test]
+async fn the_distributions_other_extensions_work() {
+    let gw = support::clone_of(project(), &[]).await;
+    check(&gw, DISTRIBUTION_CASES).await;
 }

@@ -41,10 +41,12 @@ pub enum EmbeddedError {
 /// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
 pub const SUPERUSER_PASSWORD: &str = "postgres";
 
-/// Libraries a Supabase database preloads, where the installation has them: query statistics
-/// and plans (inert until configured), and pg_cron when the project uses it.
+/// Libraries a Supabase database preloads, where the installation has them: query statistics,
+/// plans and audit logging (inert until configured), and pg_cron when the project uses it.
 fn preload(lib: &Path, cron: bool) -> Vec<&'static str> {
-    let mut names = vec!["pg_stat_statements", "auto_explain"];
+    // pgaudit as in Supabase's image: its extension cannot be created unless preloaded (and it
+    // logs nothing until pgaudit.log is set).
+    let mut names = vec!["pg_stat_statements", "auto_explain", "pgaudit"];
     if cron {
         names.push("pg_cron");
     }
@@ -56,6 +58,35 @@ fn preload(lib: &Path, cron: bool) -> Vec<&'static str> {
                 .any(|x| lib.join(format!("{n}.{x}")).is_file())
         })
         .collect()
+}
+
+/// The output plugins logical decoding may use, when the installation has wal2json and the
+/// server restricts plugins to a list (`output_plugin_libraries`, from the minor releases of
+/// 2026 on: PostgreSQL's own only by default, so a slot with wal2json, which a Supabase
+/// database allows, would be refused): that list with wal2json. None otherwise.
+fn output_plugins(bin: &Path, lib: &Path) -> Option<String> {
+    if !lib.join("wal2json.so").is_file() {
+        return None;
+    }
+    let out = std::process::Command::new(bin.join("postgres"))
+        .arg("--describe-config")
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // name, context, group, type, default, …
+    let default = text
+        .lines()
+        .find(|l| l.starts_with("output_plugin_libraries\t"))?
+        .split('\t')
+        .nth(4)?;
+    let mut plugins: Vec<&str> = default
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    plugins.push("wal2json");
+    Some(plugins.join(","))
 }
 
 #[derive(Clone)]
@@ -327,6 +358,13 @@ impl EmbeddedPg {
                 " -c shared_preload_libraries={}",
                 libraries.join(",")
             ));
+        }
+        if let Some(plugins) = self
+            .lib
+            .as_deref()
+            .and_then(|l| output_plugins(&self.bin, l))
+        {
+            opts.push_str(&format!(" -c output_plugin_libraries={plugins}"));
         }
         if libraries.contains(&"pg_cron") {
             // Jobs run in the database the API serves, in background workers (no login needed).
