@@ -2,8 +2,8 @@
 //! database: the types' text and binary forms, limits and errors, each operator and function on
 //! known values, casts and aggregates (a table of cases with pgvector's answers), then the index
 //! access methods: an `hnsw` index chosen by the planner for `ORDER BY … LIMIT`, its recall
-//! against exact search, inserts after the build, iterative scans under a filter, vacuum, and a
-//! kill -9 of PostgreSQL during inserts; and an `ivfflat` index likewise.
+//! against exact search, inserts after the build, iterative scans under a filter, vacuum, and
+//! kill -9 of PostgreSQL during inserts and during a build; and an `ivfflat` index likewise.
 
 mod support;
 
@@ -400,8 +400,25 @@ async fn ivfflat_is_chosen_and_probes_its_lists() {
     .await;
 }
 
+/// The backend process of a session.
+async fn backend_pid(client: &tokio_postgres::Client) -> String {
+    one(client, "select pg_backend_pid()").await.unwrap()
+}
+
+/// kill -9 of a backend: PostgreSQL ends every session and recovers from its WAL, as after a
+/// crash; `watcher` (another session) is ended too.
+async fn crash(backend: &str, watcher: &tokio_postgres::Client) {
+    std::process::Command::new("kill")
+        .args(["-9", backend])
+        .status()
+        .unwrap();
+    while watcher.simple_query("select 1").await.is_ok() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
-async fn hnsw_index_is_valid_after_postgres_is_killed_during_inserts() {
+async fn hnsw_index_is_valid_after_postgres_is_killed_during_inserts_and_a_build() {
     let dir = support::scratch_project(&[(
         "supabase/migrations/20240101000000_vector.sql",
         "create extension if not exists vector;
@@ -415,38 +432,22 @@ async fn hnsw_index_is_valid_after_postgres_is_killed_during_inserts() {
     for _ in 0..20 {
         c.batch_execute(insert).await.unwrap();
     }
-    // Inserts in flight from another session while the postmaster is killed.
+    // Inserts in flight from another session when its backend is killed.
     let writer = gw.session_on(&gw.dbname).await;
+    let pid = backend_pid(&writer).await;
     let task = tokio::spawn(async move {
-        for _ in 0..2000 {
+        for _ in 0..100_000 {
             if writer.batch_execute(insert).await.is_err() {
                 break;
             }
         }
     });
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let pid = gw.postmaster_pid();
-    std::process::Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
-    let _ = task.await;
-    // PostgreSQL is started again and recovers from its WAL.
-    let c = loop {
-        let mut cfg = tokio_postgres::Config::new();
-        cfg.host_path(&gw.socket_dir)
-            .port(5432)
-            .user("postgres")
-            .dbname(&gw.dbname);
-        if let Ok((client, conn)) = cfg.connect(tokio_postgres::NoTls).await {
-            tokio::spawn(conn);
-            if client.simple_query("select 1").await.is_ok() {
-                break client;
-            }
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
-    assert_ne!(gw.postmaster_pid(), pid, "PostgreSQL was not restarted");
+    while one(&c, "select count(*) >= 1000 from docs").await != Ok("t".into()) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    crash(&pid, &c).await;
+    task.await.unwrap();
+    let c = reconnect(&gw).await;
     // Every row is reachable through the graph (an iterative scan with no limit visits them
     // all), and the index takes new rows.
     c.batch_execute(insert).await.unwrap();
@@ -463,5 +464,69 @@ async fn hnsw_index_is_valid_after_postgres_is_killed_during_inserts() {
     .await
     .unwrap();
     assert_eq!(through_index, rows.to_string());
-    assert!(rows > 400, "only {rows} rows");
+    assert!(rows > 1000, "only {rows} rows");
+
+    // Killed during an index build: the build's transaction never committed, so after recovery
+    // there is no such index, and building it again works.
+    c.batch_execute(
+        "create table big (id int, embedding vector(128));
+         insert into big select i, array(select random() from generate_series(1, 128) where i > 0)::vector
+           from generate_series(1, 20000) i;",
+    )
+    .await
+    .unwrap();
+    let builder = gw.session_on(&gw.dbname).await;
+    let pid = backend_pid(&builder).await;
+    let build = tokio::spawn(async move {
+        builder
+            .batch_execute("create index big_hnsw on big using hnsw (embedding vector_cosine_ops)")
+            .await
+    });
+    while one(&c, "select count(*) from pg_stat_progress_create_index").await != Ok("1".into()) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    crash(&pid, &c).await;
+    assert!(
+        build.await.unwrap().is_err(),
+        "the build finished before the kill"
+    );
+    let c = reconnect(&gw).await;
+    assert_eq!(
+        one(
+            &c,
+            "select count(*) from pg_class where relname = 'big_hnsw'"
+        )
+        .await,
+        Ok("0".into())
+    );
+    c.batch_execute("create index big_hnsw on big using hnsw (embedding vector_cosine_ops)")
+        .await
+        .unwrap();
+    assert_eq!(
+        one(
+            &c,
+            "set enable_seqscan = off;
+             select count(*) from (select id from big order by embedding <=> (select embedding from big where id = 1) limit 5) t"
+        )
+        .await,
+        Ok("5".into())
+    );
+}
+
+/// A session on the gateway's database once PostgreSQL accepts connections again.
+async fn reconnect(gw: &support::Gateway) -> tokio_postgres::Client {
+    loop {
+        let mut cfg = tokio_postgres::Config::new();
+        cfg.host_path(&gw.socket_dir)
+            .port(5432)
+            .user("postgres")
+            .dbname(&gw.dbname);
+        if let Ok((client, conn)) = cfg.connect(tokio_postgres::NoTls).await {
+            tokio::spawn(conn);
+            if client.simple_query("select 1").await.is_ok() {
+                return client;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }

@@ -1,14 +1,14 @@
 //! Distance kernels over the element slices of each type: dense single precision (`vector`),
 //! half precision (`halfvec`, as IEEE binary16 bits), sparse (`sparsevec`: sorted 0-based
 //! indices beside their values) and bit strings. Sums are kept in single precision as pgvector
-//! keeps them; dense loops run sixteen lanes so the compiler vectorises them, and again with AVX2
-//! where the processor has it.
+//! keeps them; dense loops run sixteen lanes so the compiler vectorises them, again with AVX2 and
+//! with AVX-512 (with fused multiply-add) where the processor has them.
 
 use half::f16;
 
-/// Sixteen-lane sums of `f(a[i], b[i])`, added up at the end.
+/// Sixteen-lane sums: `acc = step(acc, a[i], b[i])` per lane, added up at the end.
 #[inline(always)]
-fn lanes(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
+fn lanes(a: &[f32], b: &[f32], step: impl Fn(f32, f32, f32) -> f32) -> f32 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0f32; 16];
@@ -17,12 +17,12 @@ fn lanes(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
         for i in 0..16 {
-            acc[i] += f(x[i], y[i]);
+            acc[i] = step(acc[i], x[i], y[i]);
         }
     }
     let mut tail = 0f32;
     for (x, y) in ra.iter().zip(rb) {
-        tail += f(*x, *y);
+        tail = step(tail, *x, *y);
     }
     let mut s = 0f32;
     for v in acc {
@@ -31,83 +31,146 @@ fn lanes(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
     s + tail
 }
 
-#[inline(always)]
-fn l2_squared_portable(a: &[f32], b: &[f32]) -> f32 {
-    lanes(a, b, |x, y| (x - y) * (x - y))
+/// The kernels, for a processor with fused multiply-add (`FMA`) or without.
+macro_rules! dense_kernels {
+    ($fma:expr) => {
+        #[inline(always)]
+        fn l2_squared_k(a: &[f32], b: &[f32]) -> f32 {
+            if $fma {
+                super::lanes(a, b, |acc, x, y| (x - y).mul_add(x - y, acc))
+            } else {
+                super::lanes(a, b, |acc, x, y| acc + (x - y) * (x - y))
+            }
+        }
+
+        #[inline(always)]
+        fn inner_product_k(a: &[f32], b: &[f32]) -> f32 {
+            if $fma {
+                super::lanes(a, b, |acc, x, y| x.mul_add(y, acc))
+            } else {
+                super::lanes(a, b, |acc, x, y| acc + x * y)
+            }
+        }
+
+        #[inline(always)]
+        fn l1_k(a: &[f32], b: &[f32]) -> f32 {
+            super::lanes(a, b, |acc, x, y| acc + (x - y).abs())
+        }
+    };
 }
 
-#[inline(always)]
-fn inner_product_portable(a: &[f32], b: &[f32]) -> f32 {
-    lanes(a, b, |x, y| x * y)
-}
+mod portable {
+    dense_kernels!(false);
 
-#[inline(always)]
-fn l1_portable(a: &[f32], b: &[f32]) -> f32 {
-    lanes(a, b, |x, y| (x - y).abs())
+    pub fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
+        l2_squared_k(a, b)
+    }
+
+    pub fn inner_product(a: &[f32], b: &[f32]) -> f32 {
+        inner_product_k(a, b)
+    }
+
+    pub fn l1(a: &[f32], b: &[f32]) -> f32 {
+        l1_k(a, b)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    #[target_feature(enable = "avx2")]
+    dense_kernels!(true);
+
+    #[target_feature(enable = "avx2,fma")]
     pub fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
-        super::l2_squared_portable(a, b)
+        l2_squared_k(a, b)
     }
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub fn inner_product(a: &[f32], b: &[f32]) -> f32 {
-        super::inner_product_portable(a, b)
+        inner_product_k(a, b)
     }
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub fn l1(a: &[f32], b: &[f32]) -> f32 {
-        super::l1_portable(a, b)
+        l1_k(a, b)
     }
 }
 
-/// Whether this processor runs the AVX2 kernels.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    dense_kernels!(true);
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
+        l2_squared_k(a, b)
+    }
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub fn inner_product(a: &[f32], b: &[f32]) -> f32 {
+        inner_product_k(a, b)
+    }
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub fn l1(a: &[f32], b: &[f32]) -> f32 {
+        l1_k(a, b)
+    }
+}
+
+/// The widest kernels this processor runs: 2 for AVX-512, 1 for AVX2 with FMA, 0 for none.
 #[inline]
-fn has_avx2() -> bool {
+fn tier() -> u8 {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2")
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            2
+        } else if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            1
+        } else {
+            0
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        false
+        0
     }
+}
+
+/// Calls the widest of a kernel's versions.
+macro_rules! dispatch {
+    ($name:ident, $a:expr, $b:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            match tier() {
+                // SAFETY: the processor has AVX-512F and FMA.
+                2 => return unsafe { avx512::$name($a, $b) },
+                // SAFETY: the processor has AVX2 and FMA.
+                1 => return unsafe { avx2::$name($a, $b) },
+                _ => {}
+            }
+        }
+        portable::$name($a, $b)
+    }};
 }
 
 /// Squared Euclidean distance of two dense vectors of the same length.
 #[inline]
 pub fn l2_squared(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the processor has AVX2.
-        return unsafe { avx2::l2_squared(a, b) };
-    }
-    l2_squared_portable(a, b)
+    dispatch!(l2_squared, a, b)
 }
 
 /// Inner product of two dense vectors of the same length.
 #[inline]
 pub fn inner_product(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the processor has AVX2.
-        return unsafe { avx2::inner_product(a, b) };
-    }
-    inner_product_portable(a, b)
+    dispatch!(inner_product, a, b)
 }
 
 /// Taxicab distance of two dense vectors of the same length.
 #[inline]
 pub fn l1(a: &[f32], b: &[f32]) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the processor has AVX2.
-        return unsafe { avx2::l1(a, b) };
-    }
-    l1_portable(a, b)
+    dispatch!(l1, a, b)
 }
 
 /// Cosine similarity of two dense vectors (NaN when either has zero norm).

@@ -7,7 +7,7 @@
 //! on the pages one by one.
 
 use super::graph::{
-    Candidate, Space, descend, layer_limit, random_level, search_layer, select_neighbors,
+    Candidate, Space, descend, layer_limit, random_level, search_layer, select_flagged,
 };
 use super::insert::{self, uniform};
 use super::page::{
@@ -22,13 +22,22 @@ use pgrx::pg_sys;
 use pgrx::pg_sys::errcodes::PgSqlErrorCode;
 use pgrx::{PgLogLevel, pg_guard};
 
+/// A link of the graph in memory: the element, its distance, and whether the neighbor
+/// heuristic kept it among the element's links (`None`: not yet known).
+#[derive(Clone, Copy)]
+struct Link {
+    distance: f32,
+    id: u32,
+    closer: Option<bool>,
+}
+
 /// An element of the graph in memory.
 struct Node {
     value: Value,
     heap_tid: Tid,
     level: u8,
-    /// Links per layer with their distances.
-    links: Vec<Vec<Candidate<u32>>>,
+    /// Links per layer, nearest first.
+    links: Vec<Vec<Link>>,
 }
 
 /// Visited marks reused from search to search.
@@ -117,7 +126,7 @@ impl MemGraph {
         };
         let entry_level = self.nodes[entry as usize].level;
         let dist = self.dist;
-        let mut chosen_by_layer: Vec<Vec<Candidate<u32>>> =
+        let mut chosen_by_layer: Vec<Vec<(Candidate<u32>, bool)>> =
             vec![Vec::new(); usize::from(level) + 1];
         {
             let nodes = &self.nodes;
@@ -148,45 +157,94 @@ impl MemGraph {
                     true,
                 );
                 chosen_by_layer[usize::from(layer)] =
-                    select_neighbors(&w, layer_limit(layer, m), |a, b| {
+                    select_flagged(&w, layer_limit(layer, m), |a, b| {
                         Self::pair(nodes, &dist, a, b)
                     });
                 eps = w;
             }
         }
         for (layer, chosen) in chosen_by_layer.into_iter().enumerate() {
-            for c in &chosen {
+            for (c, _) in &chosen {
                 self.link(
                     c.id,
-                    Candidate {
+                    Link {
                         distance: c.distance,
                         id,
+                        closer: None,
                     },
                     layer,
                 );
             }
-            self.nodes[id as usize].links[layer] = chosen;
+            let mut links: Vec<Link> = chosen
+                .into_iter()
+                .map(|(c, kept)| Link {
+                    distance: c.distance,
+                    id: c.id,
+                    closer: Some(kept),
+                })
+                .collect();
+            links.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+            self.nodes[id as usize].links[layer] = links;
         }
         if level > entry_level {
             self.entry = Some(id);
         }
     }
 
-    /// Links `new` from `from` on `layer`, pruning a full list by the heuristic.
-    fn link(&mut self, from: u32, new: Candidate<u32>, layer: usize) {
+    /// Links `new` from `from` on `layer`. A full list is pruned by the heuristic, reusing what
+    /// it found before: links before the new one keep their verdict, the new one is checked
+    /// against the kept ones before it, and (if kept) the kept ones after it against it.
+    fn link(&mut self, from: u32, new: Link, layer: usize) {
         let limit = layer_limit(layer as u8, self.m);
-        let list = &self.nodes[from as usize].links[layer];
-        if list.len() < limit {
-            self.nodes[from as usize].links[layer].push(new);
-            return;
-        }
-        let mut cands: Vec<Candidate<u32>> = list.clone();
-        cands.push(new);
-        cands.sort_by(|a, b| a.distance.total_cmp(&b.distance));
         let dist = self.dist;
         let nodes = &self.nodes;
-        let kept = select_neighbors(&cands, limit, |a, b| Self::pair(nodes, &dist, a, b));
-        self.nodes[from as usize].links[layer] = kept;
+        let mut list = nodes[from as usize].links[layer].clone();
+        let pos = list.partition_point(|l| l.distance <= new.distance);
+        if list.len() < limit {
+            list.insert(pos, new);
+            self.nodes[from as usize].links[layer] = list;
+            return;
+        }
+        if list.iter().any(|l| l.closer.is_none()) {
+            let mut kept: Vec<u32> = Vec::with_capacity(limit);
+            for l in list.iter_mut() {
+                let closer = kept
+                    .iter()
+                    .all(|k| l.distance < Self::pair(nodes, &dist, l.id, *k));
+                l.closer = Some(closer);
+                if closer {
+                    kept.push(l.id);
+                }
+            }
+        }
+        let mut new = new;
+        let closer = list[..pos]
+            .iter()
+            .filter(|l| l.closer == Some(true))
+            .all(|k| new.distance < Self::pair(nodes, &dist, new.id, k.id));
+        new.closer = Some(closer);
+        if closer {
+            for l in list[pos..].iter_mut().filter(|l| l.closer == Some(true)) {
+                if l.distance >= Self::pair(nodes, &dist, l.id, new.id) {
+                    l.closer = Some(false);
+                }
+            }
+        }
+        list.insert(pos, new);
+        let mut chosen: Vec<Link> = list
+            .iter()
+            .filter(|l| l.closer == Some(true))
+            .take(limit)
+            .copied()
+            .collect();
+        for l in list.iter().filter(|l| l.closer != Some(true)) {
+            if chosen.len() >= limit {
+                break;
+            }
+            chosen.push(*l);
+        }
+        chosen.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+        self.nodes[from as usize].links[layer] = chosen;
     }
 }
 

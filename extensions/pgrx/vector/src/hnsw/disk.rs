@@ -5,9 +5,8 @@
 
 use super::graph::Space;
 use super::page::{ElementHeader, read_element, read_layer};
-use crate::am::{Distance, Tid, Value, item, lock_buffer, read_buffer};
+use crate::am::{Distance, Tid, TidMap, TidSet, Value, item, lock_buffer, read_buffer};
 use pgrx::pg_sys;
-use std::collections::{HashMap, HashSet};
 
 /// An element read from the pages.
 pub struct Element {
@@ -27,8 +26,8 @@ pub struct DiskSpace {
     /// The query (a detoasted value of the index's type), or null for a NULL query.
     query: *const u8,
     /// The elements read so far.
-    pub elements: HashMap<Tid, Element>,
-    visited: HashSet<Tid>,
+    pub elements: TidMap<Element>,
+    visited: TidSet,
     nblocks: u32,
     tuples: u64,
 }
@@ -49,8 +48,8 @@ impl DiskSpace {
             dist,
             m,
             query,
-            elements: HashMap::new(),
-            visited: HashSet::new(),
+            elements: TidMap::default(),
+            visited: TidSet::default(),
             // SAFETY: the index is open.
             nblocks: unsafe { nblocks(index) },
             tuples: 0,

@@ -166,20 +166,30 @@ pub fn descend<S: Space>(
 pub fn select_neighbors<I: Copy>(
     candidates: &[Candidate<I>],
     limit: usize,
-    mut pair: impl FnMut(I, I) -> f32,
+    pair: impl FnMut(I, I) -> f32,
 ) -> Vec<Candidate<I>> {
-    if candidates.len() <= limit {
-        return candidates.to_vec();
-    }
-    let mut kept: Vec<Candidate<I>> = Vec::with_capacity(limit);
+    select_flagged(candidates, limit, pair)
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect()
+}
+
+/// [`select_neighbors`], each chosen one with whether the heuristic kept it (true) or it fills
+/// room left (false); kept ones first.
+pub fn select_flagged<I: Copy>(
+    candidates: &[Candidate<I>],
+    limit: usize,
+    mut pair: impl FnMut(I, I) -> f32,
+) -> Vec<(Candidate<I>, bool)> {
+    let mut kept: Vec<(Candidate<I>, bool)> = Vec::with_capacity(limit);
     let mut pruned: Vec<Candidate<I>> = Vec::new();
     for c in candidates {
         if kept.len() >= limit {
             break;
         }
-        let closer = kept.iter().all(|k| c.distance < pair(c.id, k.id));
+        let closer = kept.iter().all(|(k, _)| c.distance < pair(c.id, k.id));
         if closer {
-            kept.push(*c);
+            kept.push((*c, true));
         } else {
             pruned.push(*c);
         }
@@ -188,7 +198,7 @@ pub fn select_neighbors<I: Copy>(
         if kept.len() >= limit {
             break;
         }
-        kept.push(p);
+        kept.push((p, false));
     }
     kept
 }
