@@ -293,15 +293,15 @@ async fn a_failing_migration_stops_start_and_leaves_the_database_as_it_was() {
 #[tokio::test]
 async fn a_missing_extension_names_its_package() {
     let dir = support::scratch_project(&[(
-        "supabase/migrations/20240101000000_vectors.sql",
-        "create extension if not exists vector with schema extensions;",
+        "supabase/migrations/20240101000000_oracle.sql",
+        "create extension if not exists orafce with schema extensions;",
     )]);
     let out = supagate(&dir, &dir.join("data"), &["start"]);
     assert!(!out.status.success());
     let msg = text(&out);
     assert!(
-        msg.contains("the extension \"vector\" is not installed")
-            && msg.contains("postgresql-15-pgvector"),
+        msg.contains("the extension \"orafce\" is not installed")
+            && msg.contains("postgresql-15-orafce"),
         "{msg}"
     );
 }
