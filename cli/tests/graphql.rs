@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 
 /// The project's schema: inflected names, an enum with a mapping, a table with totalCount and a
 /// description, a renamed column and relationship, a one-to-one, a view with a primary key from
-/// its comment, a table without a primary key, a table under row level security, and a column
-/// `anon` may not read.
+/// its comment, a table without a primary key, a table under row level security, a column
+/// `anon` may not read, and functions.
 const SCHEMA: &str = r#"
 create extension if not exists pg_graphql;
 comment on schema public is e'@graphql({"inflect_names": true})';
@@ -64,6 +64,17 @@ create view public.prolific as select id, name, karma from public.author where k
 comment on view public.prolific is e'@graphql({"primary_key_columns": ["id"], "name": "Prolific"})';
 
 create table public.no_key (x int);
+
+-- Functions: a computed field, a query returning a connection, a query returning a scalar, a
+-- mutation returning a record.
+create function public._display_name(rec public.author) returns text
+  stable language sql as $$ select rec.name || coalesce(' <' || rec.email || '>', '') $$;
+create function public.search_posts(term text, lim int default 10) returns setof public.post
+  stable language sql as $$ select * from public.post where title ilike '%' || term || '%' order by title limit lim $$;
+create function public.karma_of(author_id int) returns bigint
+  stable language sql as $$ select karma from public.author where id = author_id $$;
+create function public.bump_karma(author_id int, by int default 1) returns public.author
+  volatile language sql as $$ update public.author set karma = coalesce(karma, 0) + by where id = author_id returning * $$;
 
 revoke all on public.author, public.post, public.author_settings from anon;
 grant select (id, name, karma, rating, born, tags, profile, created_at) on public.author to anon;
@@ -309,6 +320,31 @@ fn reads() -> Vec<Case> {
             "{ noteCollection { edges { node { id body } } } }",
             json!({"data": {"noteCollection": {"edges": [{"node": {"id": 1, "body": "mine"}}, {"node": {"id": 3, "body": "shared"}}]}}}),
         ),
+        // Functions: a computed field (only for a role that may read the whole row), a query
+        // returning a connection of a table's rows, one returning a 64-bit integer.
+        case(
+            Owner,
+            "{ authorCollection(first: 3) { edges { node { id displayName } } } }",
+            json!({"data": {"authorCollection": {"edges": [
+                {"node": {"id": 1, "displayName": "Ada <ada@x.io>"}},
+                {"node": {"id": 2, "displayName": "Bob"}},
+                {"node": {"id": 3, "displayName": "Cy <cy@x.io>"}}]}}}),
+        ),
+        case(
+            Anon,
+            "{ authorCollection(first: 1) { edges { node { displayName } } } }",
+            json!({"data": null, "errors": [{"message": "Unknown field 'displayName' on type 'Author'"}]}),
+        ),
+        case(
+            Owner,
+            r#"{ searchPosts(term: "o", first: 1) { pageInfo { hasNextPage } edges { node { title } } } }"#,
+            json!({"data": {"searchPosts": {"pageInfo": {"hasNextPage": true}, "edges": [{"node": {"title": "Notes on the engine"}}]}}}),
+        ),
+        case(
+            Owner,
+            "{ karmaOf(authorId: 1) }",
+            json!({"data": {"karmaOf": "9007199254740993"}}),
+        ),
     ]
 }
 
@@ -363,6 +399,12 @@ fn writes() -> Vec<Case> {
             json!({"data": null, "errors": [{"message": "At least one mapping must be provided to set argument"}]}),
         ),
         case(Owner, "mutation { __typename }", json!({"data": {"__typename": "Mutation"}})),
+        // A volatile function is a mutation; its defaults apply when an argument is left out.
+        case(
+            Owner,
+            "mutation { dee: bumpKarma(authorId: 4, by: 5) { id name karma } bob: bumpKarma(authorId: 2) { karma } }",
+            json!({"data": {"dee": {"id": 4, "name": "Dee", "karma": "5"}, "bob": {"karma": "13"}}}),
+        ),
         // Under row level security, as the database's own policies say.
         case(
             Anon,
@@ -521,7 +563,7 @@ fn introspection() -> Vec<Case> {
             json!({"data": {"__type": {"description": "A writer", "fields": [
                 {"name": "nodeId"}, {"name": "id"}, {"name": "name"}, {"name": "email"}, {"name": "karma"}, {"name": "rating"},
                 {"name": "birthday"}, {"name": "tags"}, {"name": "profile"}, {"name": "createdAt"}, {"name": "writings"},
-                {"name": "authorSettings"}]}}}),
+                {"name": "authorSettings"}, {"name": "displayName"}]}}}),
         ),
         case(
             Owner,
@@ -551,6 +593,9 @@ fn introspection() -> Vec<Case> {
             Anon,
             r#"{ __type(name: "Mutation") { fields { name args { name defaultValue type { kind ofType { name } } } } } }"#,
             json!({"data": {"__type": {"fields": [
+                {"name": "bumpKarma", "args": [
+                    {"name": "authorId", "defaultValue": null, "type": {"kind": "NON_NULL", "ofType": {"name": "Int"}}},
+                    {"name": "by", "defaultValue": "1", "type": {"kind": "SCALAR", "ofType": null}}]},
                 {"name": "deleteFromNoteCollection", "args": [
                     {"name": "filter", "defaultValue": null, "type": {"kind": "INPUT_OBJECT", "ofType": null}},
                     {"name": "atMost", "defaultValue": "1", "type": {"kind": "NON_NULL", "ofType": {"name": "Int"}}}]},

@@ -20,7 +20,7 @@ with sp(oid, pos) as (
     where pg_catalog.has_schema_privilege(n.oid, 'USAGE')
 ),
 rel as (
-    select c.oid, c.relnamespace, c.relname, c.relkind, c.relrowsecurity
+    select c.oid, c.relnamespace, c.relname, c.relkind, c.relrowsecurity, c.reltype
     from pg_catalog.pg_class c
     join sp on sp.oid = c.relnamespace
     where c.relkind in ('r', 'v', 'm', 'f')
@@ -32,6 +32,42 @@ d_schema as (
 d_table as (
     select rel.oid, graphql.comment_directive(pg_catalog.obj_description(rel.oid, 'pg_class')) d
     from rel
+),
+fn as (
+    select p.*, n.nspname
+    from pg_catalog.pg_proc p
+    join sp on sp.oid = p.pronamespace
+    join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+    where p.prokind = 'f'
+),
+fn_type(oid, info) as (
+    select t.oid, pg_catalog.jsonb_build_object(
+        'oid', t.oid::int8,
+        'name', t.typname,
+        'format', pg_catalog.format_type(t.oid, null),
+        'kind', case
+            when t.typtype = 'e' then 'enum'
+            when t.typtype = 'p' then 'pseudo'
+            when t.typcategory = 'A' then 'array'
+            when t.typtype = 'c' and r.relkind = 'c' then 'composite'
+            when t.typtype = 'c' then 'table'
+            else 'other' end,
+        'relid', nullif(t.typrelid, 0)::int8,
+        'elem', case when t.typcategory = 'A' then pg_catalog.jsonb_build_object(
+            'oid', e.oid::int8,
+            'kind', case
+                when e.typtype = 'e' then 'enum'
+                when e.typtype = 'p' then 'pseudo'
+                when e.typcategory = 'A' then 'array'
+                when e.typtype = 'c' then 'composite'
+                else 'other' end,
+            'name', e.typname,
+            'usable', pg_catalog.has_type_privilege(e.oid, 'USAGE')) end
+    )
+    from pg_catalog.pg_type t
+    left join pg_catalog.pg_class r on r.oid = t.typrelid
+    left join pg_catalog.pg_type e on e.oid = t.typelem
+    where t.oid in (select x from fn, pg_catalog.unnest(fn.proargtypes::oid[] || fn.prorettype) x)
 )
 select pg_catalog.jsonb_build_object(
     'schemas', coalesce((
@@ -51,6 +87,7 @@ select pg_catalog.jsonb_build_object(
             'schema', n.nspname,
             'name', rel.relname,
             'rls', rel.relrowsecurity,
+            'reltype', rel.reltype::int8,
             'directive', pg_catalog.jsonb_build_object(
                 'name', dt.d ->> 'name',
                 'description', dt.d -> 'description',
@@ -58,6 +95,7 @@ select pg_catalog.jsonb_build_object(
                 'primary_key_columns', dt.d -> 'primary_key_columns',
                 'foreign_keys', dt.d -> 'foreign_keys'
             ),
+            'select', pg_catalog.has_table_privilege(rel.oid, 'SELECT'),
             'delete', pg_catalog.has_table_privilege(rel.oid, 'DELETE'),
             'columns', coalesce((
                 select pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
@@ -149,6 +187,36 @@ select pg_catalog.jsonb_build_object(
           and k.conrelid in (select oid from rel)
           and k.confrelid in (select oid from rel)
     ), '[]'),
+    'functions', coalesce((
+        select pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
+            'name', fn.proname,
+            'schema_oid', fn.pronamespace::int8,
+            'schema', fn.nspname,
+            'volatility', fn.provolatile::text,
+            'args', coalesce((
+                select pg_catalog.jsonb_agg(ft.info order by a.ord)
+                from pg_catalog.unnest(fn.proargtypes::oid[]) with ordinality a(oid, ord)
+                join fn_type ft on ft.oid = a.oid
+            ), '[]'),
+            'arg_names', case
+                when fn.proargmodes is null then coalesce(fn.proargnames, '{}')
+                else coalesce((
+                    select pg_catalog.array_agg(coalesce(fn.proargnames[i], '') order by i)
+                    from pg_catalog.generate_subscripts(fn.proargmodes, 1) i
+                    where fn.proargmodes[i] in ('i', 'b', 'v')
+                ), '{}') end,
+            'arg_defaults', pg_catalog.pg_get_expr(fn.proargdefaults, 0),
+            'num_default_args', fn.pronargdefaults,
+            'ret', (select ft.info from fn_type ft where ft.oid = fn.prorettype),
+            'is_set_of', fn.proretset and fn.prorows <> 1,
+            'directive', (
+                select pg_catalog.jsonb_build_object('name', fd ->> 'name', 'description', fd ->> 'description')
+                from graphql.comment_directive(pg_catalog.obj_description(fn.oid, 'pg_proc')) fd
+            ),
+            'executable', pg_catalog.has_function_privilege(fn.oid, 'EXECUTE')
+        ) order by fn.oid)
+        from fn
+    ), '[]'),
     'enums', coalesce((
         select pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
             'oid', t.oid::int8,
@@ -177,6 +245,7 @@ pub struct Catalog {
     pub schemas: Vec<Schema>,
     pub tables: Vec<Table>,
     pub foreign_keys: Vec<ForeignKey>,
+    pub functions: Vec<Function>,
     pub enums: Vec<Enum>,
 }
 
@@ -190,7 +259,8 @@ pub struct Schema {
 #[derive(Debug, Deserialize)]
 pub struct SchemaDirective {
     pub inflect_names: bool,
-    pub max_rows: u64,
+    /// Checked to be positive by `Catalog::parse`.
+    pub max_rows: i64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -200,7 +270,9 @@ pub struct Table {
     pub schema: String,
     pub name: String,
     pub rls: bool,
+    pub reltype: u32,
     pub directive: TableDirective,
+    pub select: bool,
     pub delete: bool,
     pub columns: Vec<Column>,
     pub indexes: Vec<Index>,
@@ -281,7 +353,52 @@ pub enum TypeKind {
     Enum,
     Array,
     Composite,
+    /// The row type of a table, view or foreign table (functions' arguments and results only).
+    Table,
+    /// `void`, `record`, `anyelement`, … (functions' arguments and results only).
+    Pseudo,
     Other,
+}
+
+/// A function of a schema on the search path: a field of `Query` (immutable or stable) or
+/// `Mutation` (volatile), or of a node type when its one argument is a table's row.
+#[derive(Debug, Deserialize)]
+pub struct Function {
+    pub name: String,
+    pub schema_oid: u32,
+    pub schema: String,
+    /// `i`, `s` or `v`.
+    pub volatility: String,
+    pub args: Vec<FunctionType>,
+    /// The names of its (input) arguments, `""` for one without a name.
+    pub arg_names: Vec<String>,
+    /// The defaults of its last `num_default_args` arguments, as `pg_get_expr` writes them.
+    pub arg_defaults: Option<String>,
+    pub num_default_args: usize,
+    pub ret: FunctionType,
+    /// Returns a set (and not `rows 1`).
+    pub is_set_of: bool,
+    pub directive: FunctionDirective,
+    pub executable: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct FunctionDirective {
+    pub name: Option<String>,
+    pub description: Option<String>,
+}
+
+/// The type of a function's argument or result.
+#[derive(Debug, Deserialize)]
+pub struct FunctionType {
+    pub oid: u32,
+    pub name: String,
+    /// `format_type`: what an argument's value is cast to.
+    pub format: String,
+    pub kind: TypeKind,
+    /// The table (or composite type) of a row type.
+    pub relid: Option<u32>,
+    pub elem: Option<ElementType>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -326,7 +443,15 @@ pub struct EnumDirective {
 impl Catalog {
     /// The catalog from `CATALOG_SQL`'s answer; a directive of the wrong shape is named.
     pub fn parse(json: serde_json::Value) -> Result<Catalog, String> {
-        serde_json::from_value(json)
-            .map_err(|e| format!("Error while loading schema, check comment directives. {e}"))
+        let fail = |e: &dyn std::fmt::Display| {
+            format!("Error while loading schema, check comment directives. {e}")
+        };
+        let catalog: Catalog = serde_json::from_value(json).map_err(|e| fail(&e))?;
+        // Worded as serde words it for an unsigned integer (which pg_graphql reads it as).
+        if let Some(s) = catalog.schemas.iter().find(|s| s.directive.max_rows < 0) {
+            let n = s.directive.max_rows;
+            return Err(fail(&format!("invalid value: integer `{n}`, expected u64")));
+        }
+        Ok(catalog)
     }
 }

@@ -15,6 +15,12 @@ pub type Fragments<'a> = [FragmentDefinition<'a, String>];
 /// How deep fragments may nest in one another.
 const FRAGMENT_DEPTH: u32 = 50;
 
+/// How many fields a request's selections may expand to, all selection sets together. Fragments
+/// spread twice in each of a chain of fragments double at each step: this bounds the work (and
+/// the memory) such a request takes, far above what a real one (the full introspection of a
+/// schema of hundreds of tables) needs.
+pub const MAX_EXPANDED_FIELDS: usize = 1_000_000;
+
 /// The response key of a field.
 pub fn key<'f>(field: &'f Field<'_, String>) -> &'f str {
     field.alias.as_deref().unwrap_or(&field.name)
@@ -53,8 +59,9 @@ pub fn pick<'a>(
     if names.iter().collect::<HashSet<_>>().len() != names.len() {
         return Err("Operation names must be unique".to_string());
     }
+    let mut visits = 0;
     for f in &fragments {
-        check_cycles(f, &mut HashSet::new(), &fragments, 1)?;
+        check_cycles(f, &mut HashSet::new(), &fragments, 1, &mut visits)?;
     }
     let only = names.len() == 1 && operation_name.is_none();
     let chosen = operations
@@ -71,7 +78,14 @@ fn check_cycles<'b>(
     visited: &mut HashSet<&'b str>,
     fragments: &'b Fragments,
     depth: u32,
+    visits: &mut usize,
 ) -> Result<(), String> {
+    *visits += 1;
+    if *visits > MAX_EXPANDED_FIELDS {
+        return Err(format!(
+            "The query's fragments are spread more than {MAX_EXPANDED_FIELDS} times"
+        ));
+    }
     if depth > FRAGMENT_DEPTH {
         return Err(format!(
             "Fragment cycle depth is greater than {FRAGMENT_DEPTH}"
@@ -80,7 +94,13 @@ fn check_cycles<'b>(
     if !visited.insert(&fragment.name) {
         return Err("Found a cycle between fragments".to_string());
     }
-    check_cycles_in(&fragment.selection_set, visited, fragments, depth + 1)?;
+    check_cycles_in(
+        &fragment.selection_set,
+        visited,
+        fragments,
+        depth + 1,
+        visits,
+    )?;
     visited.remove(fragment.name.as_str());
     Ok(())
 }
@@ -90,6 +110,7 @@ fn check_cycles_in<'b>(
     visited: &mut HashSet<&'b str>,
     fragments: &'b Fragments,
     depth: u32,
+    visits: &mut usize,
 ) -> Result<(), String> {
     if depth > FRAGMENT_DEPTH {
         return Err(format!(
@@ -99,15 +120,15 @@ fn check_cycles_in<'b>(
     for item in &set.items {
         match item {
             Selection::Field(f) => {
-                check_cycles_in(&f.selection_set, visited, fragments, depth + 1)?
+                check_cycles_in(&f.selection_set, visited, fragments, depth + 1, visits)?
             }
             Selection::FragmentSpread(s) => {
                 if let Some(f) = fragments.iter().find(|f| f.name == s.fragment_name) {
-                    check_cycles(f, visited, fragments, depth + 1)?;
+                    check_cycles(f, visited, fragments, depth + 1, visits)?;
                 }
             }
             Selection::InlineFragment(i) => {
-                check_cycles_in(&i.selection_set, visited, fragments, depth + 1)?
+                check_cycles_in(&i.selection_set, visited, fragments, depth + 1, visits)?
             }
         }
     }
@@ -121,13 +142,23 @@ pub fn fields<'a>(
     type_name: &str,
     vars: &Variables,
 ) -> Result<Vec<Field<'a, String>>, String> {
+    pgrx::check_for_interrupts!();
     let mut out = vec![];
     for item in &set.items {
         if skipped(item, vars)? {
             continue;
         }
         match item {
-            Selection::Field(f) => out.push(f.clone()),
+            Selection::Field(f) => {
+                let n = vars.expanded.get() + 1;
+                if n > MAX_EXPANDED_FIELDS {
+                    return Err(format!(
+                        "The query selects more than {MAX_EXPANDED_FIELDS} fields"
+                    ));
+                }
+                vars.expanded.set(n);
+                out.push(f.clone());
+            }
             Selection::FragmentSpread(spread) => {
                 let fragment = fragments
                     .iter()

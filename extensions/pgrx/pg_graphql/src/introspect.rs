@@ -1,5 +1,7 @@
 //! `__schema` and `__type`: the schema's types, fields, arguments, enum values and directives
-//! as introspection's objects, answered from the reflected schema without a query.
+//! as introspection's objects, answered from the reflected schema without a query. `__typename`
+//! of these objects is what pg_graphql answers: the name of the type, field, argument or value
+//! described (`__Directive` for a directive, `__schema` for the schema).
 
 use crate::document::{self, Fragments};
 use crate::schema::{DIRECTIVES, EnumValue, Field, InputValue, Schema, TypeDef, TypeRef};
@@ -50,7 +52,8 @@ impl<'s, 'a> Introspector<'s, 'a> {
                         .map(|d| self.directive(d, &sel))
                         .collect::<Result<_, _>>()?,
                 ),
-                "__typename" => Json::String("__Schema".to_string()),
+                // As pg_graphql answers it: the entry field's name.
+                "__typename" => Json::String("__schema".to_string()),
                 other => return Err(format!("unknown field in __Schema: {other}")),
             };
             out.insert(document::key(&sel).to_string(), value);
@@ -155,7 +158,11 @@ impl<'s, 'a> Introspector<'s, 'a> {
                     TypeRef::Named(_) => Json::Null,
                 },
                 "specifiedByURL" => Json::Null,
-                "__typename" => Json::String("__Type".to_string()),
+                // As pg_graphql answers it: the described type's name.
+                "__typename" => match ty {
+                    TypeRef::Named(n) => Json::String(n.clone()),
+                    _ => Json::Null,
+                },
                 other => return Err(format!("unexpected field {other} type on __Type")),
             };
             out.insert(document::key(&sel).to_string(), value);
@@ -178,7 +185,7 @@ impl<'s, 'a> Introspector<'s, 'a> {
                 "type" => self.type_ref(&f.ty, None, &sel)?,
                 "isDeprecated" => Json::Bool(false),
                 "deprecationReason" => Json::Null,
-                "__typename" => Json::String("__Field".to_string()),
+                "__typename" => Json::String(f.name.clone()),
                 other => return Err(format!("unknown field in __Field {other}")),
             };
             out.insert(document::key(&sel).to_string(), value);
@@ -196,7 +203,7 @@ impl<'s, 'a> Introspector<'s, 'a> {
                 "defaultValue" => opt(&iv.default_value),
                 "isDeprecated" => Json::Bool(false),
                 "deprecationReason" => Json::Null,
-                "__typename" => Json::String("__InputValue".to_string()),
+                "__typename" => Json::String(iv.name.clone()),
                 other => return Err(format!("unknown field in __InputValue: {other}")),
             };
             out.insert(document::key(&sel).to_string(), value);
@@ -212,7 +219,7 @@ impl<'s, 'a> Introspector<'s, 'a> {
                 "description" => opt(&v.description),
                 "isDeprecated" => Json::Bool(false),
                 "deprecationReason" => Json::Null,
-                "__typename" => Json::String("__EnumValue".to_string()),
+                "__typename" => Json::String(v.name.clone()),
                 other => return Err(format!("unknown field in __EnumValue: {other}")),
             };
             out.insert(document::key(&sel).to_string(), value);

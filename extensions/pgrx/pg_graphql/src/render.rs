@@ -5,7 +5,7 @@
 //! with pg_graphql's messages, before anything runs.
 
 use crate::document::{self, Fragments};
-use crate::schema::{FieldKind, FilterOp, InputKind, Role, Schema};
+use crate::schema::{FieldKind, FilterOp, FnReturn, InputKind, Role, Schema};
 use crate::value::{Val, Variables, coerce};
 use base64::Engine;
 use graphql_parser::query::Field as QField;
@@ -702,20 +702,23 @@ impl<'s, 'a> Renderer<'s, 'a> {
 
     // ---- connections --------------------------------------------------------------------------
 
-    /// A connection of table `t` (related to a parent row through `join`): a `jsonb` expression.
+    /// A connection of table `t` (related to a parent row through `join`, or of the rows a
+    /// function call `source` returns, whose own arguments are `extra_allowed`): a `jsonb`
+    /// expression.
     fn connection(
         &mut self,
         def: &crate::schema::Field,
         q: &QField<'a, String>,
         t: usize,
         join: Option<Join>,
+        source: Option<&str>,
+        extra_allowed: &[&str],
     ) -> Result<String, String> {
-        restrict(
-            q,
-            &[
-                "first", "last", "before", "after", "offset", "filter", "orderBy",
-            ],
-        )?;
+        let mut allowed = vec![
+            "first", "last", "before", "after", "offset", "filter", "orderBy",
+        ];
+        allowed.extend_from_slice(extra_allowed);
+        restrict(q, &allowed)?;
         let first = unsigned(self.arg(def, q, "first")?, "first")?;
         let last = unsigned(self.arg(def, q, "last")?, "last")?;
         let offset = unsigned(self.arg(def, q, "offset")?, "offset")?;
@@ -775,7 +778,7 @@ impl<'s, 'a> Renderer<'s, 'a> {
                         match e.name.as_str() {
                             "cursor" => edge_pairs.push((ealias, self.cursor_expr(t, &b, &order))),
                             "node" => {
-                                let node = self.node_object(&e, t, &b)?;
+                                let node = self.node_object(&e, t, &b, &[])?;
                                 edge_pairs.push((ealias, node));
                             }
                             "__typename" => edge_pairs.push((ealias, literal(&edge_type))),
@@ -832,7 +835,7 @@ impl<'s, 'a> Renderer<'s, 'a> {
             }
         }
 
-        let from = self.from(t);
+        let from = source.map_or_else(|| self.from(t), str::to_string);
         let join_sql = self.join(&b, join);
         let where_sql = self.where_sql(&filters, t, &b)?;
         let pagination = match before.as_ref().or(after.as_ref()) {
@@ -875,18 +878,22 @@ impl<'s, 'a> Renderer<'s, 'a> {
         ))
     }
 
-    /// The `jsonb` object of a row of table `t` (aliased `block`) for the node selection `q`.
+    /// The `jsonb` object of a row of table `t` (aliased `block`) for the node selection `q`,
+    /// which may have the arguments `allowed` (a function's) besides `nodeId`.
     fn node_object(
         &mut self,
         q: &QField<'a, String>,
         t: usize,
         block: &str,
+        allowed: &[&str],
     ) -> Result<String, String> {
-        restrict(q, &["nodeId"])?;
+        let mut names = vec!["nodeId"];
+        names.extend_from_slice(allowed);
+        restrict(q, &names)?;
         let type_name = self.schema.tables[t].type_name.clone();
         let node_def = self
             .schema
-            .get(&type_name)
+            .node_type(t)
             .ok_or("Encountered type without name in node builder")?;
         let mut pairs = vec![];
         for sel in self.fields(q, &type_name)? {
@@ -917,10 +924,10 @@ impl<'s, 'a> Renderer<'s, 'a> {
                         Some(Role::Connection(_))
                     ) {
                         let f = f.clone();
-                        self.connection(&f, &sel, other, Some(join))?
+                        self.connection(&f, &sel, other, Some(join), None, &[])?
                     } else {
                         let b = self.block();
-                        let obj = self.node_object(&sel, other, &b)?;
+                        let obj = self.node_object(&sel, other, &b, &[])?;
                         format!(
                             "(select {obj} from {} as {b} where {})",
                             self.from(other),
@@ -928,11 +935,77 @@ impl<'s, 'a> Renderer<'s, 'a> {
                         )
                     }
                 }
+                FieldKind::Function(i) => {
+                    let f = f.clone();
+                    let table = self.schema.table(t);
+                    let call = format!(
+                        "{}({block}::{}.{})",
+                        self.function_name(i),
+                        ident(&table.schema),
+                        ident(&table.name)
+                    );
+                    self.function_result(&f, &sel, i, &call, &[])?
+                }
                 _ => return Err(format!("unexpected field type on node {}", f.name)),
             };
             pairs.push((alias, expr));
         }
         Ok(object(&pairs))
+    }
+
+    fn function_name(&self, i: usize) -> String {
+        let f = &self.schema.catalog.functions[i];
+        format!("{}.{}", ident(&f.schema), ident(&f.name))
+    }
+
+    /// What a function `call` returns for the selection `q`: a `jsonb` expression.
+    fn function_result(
+        &mut self,
+        def: &crate::schema::Field,
+        q: &QField<'a, String>,
+        i: usize,
+        call: &str,
+        allowed: &[&str],
+    ) -> Result<String, String> {
+        let (_, ret) = self.schema.functions[i]
+            .ret
+            .clone()
+            .ok_or("invalid return type from function")?;
+        Ok(match ret {
+            FnReturn::Scalar(oid) => {
+                restrict(q, allowed)?;
+                format!("pg_catalog.to_jsonb({call}{})", output_cast(oid))
+            }
+            FnReturn::Node(t) => {
+                let b = self.block();
+                let obj = self.node_object(q, t, &b, allowed)?;
+                format!("(select {obj} from {call} as {b} where not ({b} is null))")
+            }
+            FnReturn::Connection(t) => self.connection(def, q, t, None, Some(call), allowed)?,
+        })
+    }
+
+    /// A function of `Query` or `Mutation` called with the arguments the query gives it: the
+    /// statement.
+    pub fn function(
+        &mut self,
+        def: &crate::schema::Field,
+        q: &QField<'a, String>,
+        i: usize,
+    ) -> Result<String, String> {
+        let info = &self.schema.functions[i];
+        let mut args = vec![];
+        for a in &info.args {
+            let v = self.arg(def, q, &a.graphql)?;
+            if v != Val::Absent {
+                let value = self.param(&v.to_json()?, &a.cast)?;
+                args.push(format!("{} => {value}", ident(&a.sql)));
+            }
+        }
+        let call = format!("{}({})", self.function_name(i), args.join(", "));
+        let allowed: Vec<&str> = def.args.iter().map(|a| a.name.as_str()).collect();
+        let expr = self.function_result(def, q, i, &call, &allowed)?;
+        Ok(format!("select coalesce({expr}, null::jsonb)"))
     }
 
     // ---- entry points -----------------------------------------------------------------------
@@ -944,7 +1017,7 @@ impl<'s, 'a> Renderer<'s, 'a> {
         q: &QField<'a, String>,
         t: usize,
     ) -> Result<String, String> {
-        self.connection(def, q, t, None)
+        self.connection(def, q, t, None, None, &[])
     }
 
     /// `node(nodeId: ...)` of `Query`.
@@ -964,7 +1037,7 @@ impl<'s, 'a> Renderer<'s, 'a> {
             })
             .ok_or("Collection referenced by nodeId did not match any known collection")?;
         let b = self.block();
-        let obj = self.node_object(q, t, &b)?;
+        let obj = self.node_object(q, t, &b, &[])?;
         let condition = self.node_id_condition(&id, t, &b)?;
         Ok(format!(
             "(select {obj} from {} as {b} where {condition})",
@@ -988,7 +1061,7 @@ impl<'s, 'a> Renderer<'s, 'a> {
                 "affectedCount" => "count(*)".to_string(),
                 "records" => format!(
                     "coalesce(pg_catalog.jsonb_agg({}), pg_catalog.jsonb_build_array())",
-                    self.node_object(&sel, t, b)?
+                    self.node_object(&sel, t, b, &[])?
                 ),
                 "__typename" => literal(type_name),
                 _ => return Err(format!("unknown field in {what}")),

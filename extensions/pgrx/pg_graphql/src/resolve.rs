@@ -116,6 +116,11 @@ fn query_fields<'a>(
                 let mut r = Renderer::new(schema, fragments, vars);
                 r.node(def, f).and_then(|e| run(db, r.finish(e), false))
             }
+            FieldKind::Function(i) => {
+                let mut r = Renderer::new(schema, fragments, vars);
+                r.function(def, f, i)
+                    .and_then(|sql| run(db, r.finish_statement(sql), false))
+            }
             FieldKind::TypeEntry => type_name_arg(schema, def, f, vars)
                 .and_then(|name| introspector.type_by_name(f, &name)),
             FieldKind::SchemaEntry => introspector.schema(f),
@@ -190,6 +195,7 @@ fn mutation_fields<'a>(
             FieldKind::Insert(t) => r.insert(def, f, t),
             FieldKind::Update(t) => r.update(def, f, t),
             FieldKind::Delete(t) => r.delete(def, f, t),
+            FieldKind::Function(i) => r.function(def, f, i),
             _ => Err(format!("Unknown field {:?} on type Mutation", f.name)),
         };
         let answer = sql.and_then(|sql| run(db, r.finish_statement(sql), true));

@@ -5,7 +5,7 @@
 //! `TypeDef` kept by name; what a field or an input value stands for in the database is its
 //! `FieldKind` or `InputKind`, which the planner reads.
 
-use crate::catalog::{Catalog, Column, Table, TypeKind};
+use crate::catalog::{Catalog, Column, FunctionType, Table, TypeKind};
 use std::collections::{HashMap, HashSet};
 
 /// A type as introspection shows it.
@@ -357,6 +357,9 @@ pub enum FieldKind {
     Insert(usize),
     Update(usize),
     Delete(usize),
+    /// A function (its index in the catalog's functions): a field of `Query` or `Mutation`, or a
+    /// computed field of the node type whose row it takes.
+    Function(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -463,6 +466,53 @@ pub struct ForeignKey {
     pub foreign_name: Option<String>,
 }
 
+/// What a function's result is, for the planner: a scalar or list (with its type, for the casts
+/// of big numbers and JSON), a record of a table, or a connection of its records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnReturn {
+    Scalar(u32),
+    Node(usize),
+    Connection(usize),
+}
+
+/// A function's argument: its GraphQL name, its SQL name and the type its value is cast to.
+#[derive(Clone, Debug)]
+pub struct FnArg {
+    pub graphql: String,
+    pub sql: String,
+    pub cast: String,
+    pub input: InputValue,
+}
+
+#[derive(Clone, Debug)]
+pub struct FunctionInfo {
+    pub field_name: String,
+    pub args: Vec<FnArg>,
+    pub ret: Option<(TypeRef, FnReturn)>,
+    /// A field of `Query` or `Mutation`.
+    pub entry: bool,
+    /// The table whose row it takes (a computed field).
+    pub computed_for: Option<usize>,
+}
+
+/// A default argument value as introspection shows it (`None` inside: a default it does not
+/// show, the argument optional all the same).
+fn graphql_default(expression: &str, oid: u32) -> Option<String> {
+    let e = expression.trim();
+    if e.starts_with("NULL::") {
+        return None;
+    }
+    match oid {
+        21 | 23 => e.parse::<i32>().ok().map(|i| i.to_string()),
+        16 => e.parse::<bool>().ok().map(|b| b.to_string()),
+        700 | 701 => e.parse::<f64>().ok().map(|f| f.to_string()),
+        25 => e
+            .strip_suffix("::text")
+            .map(|t| format!("\"{}\"", t.trim_matches(',').trim_matches('\''))),
+        _ => None,
+    }
+}
+
 /// What the schema knows of each table beyond the catalog.
 #[derive(Clone, Debug)]
 pub struct TableInfo {
@@ -484,12 +534,17 @@ pub struct TableInfo {
 #[derive(Debug)]
 pub struct Schema {
     pub catalog: Catalog,
+    /// What the schema makes of each of the catalog's functions.
+    pub functions: Vec<FunctionInfo>,
     pub tables: Vec<TableInfo>,
     pub foreign_keys: Vec<ForeignKey>,
     /// Enum type names by catalog index; the GraphQL name of each value by SQL label.
     pub enum_names: Vec<String>,
     pub types: Vec<TypeDef>,
     by_name: HashMap<String, usize>,
+    /// Node types of tables that are not reflected (no primary key) but whose rows a computed
+    /// field returns: usable in a selection, absent from introspection.
+    hidden: Vec<(usize, TypeDef)>,
 }
 
 pub fn is_valid_name(name: &str) -> bool {
@@ -556,11 +611,13 @@ impl Schema {
     pub fn build(catalog: Catalog) -> Schema {
         let mut schema = Schema {
             catalog,
+            functions: vec![],
             tables: vec![],
             foreign_keys: vec![],
             enum_names: vec![],
             types: vec![],
             by_name: HashMap::new(),
+            hidden: vec![],
         };
         schema.enum_names = schema
             .catalog
@@ -577,6 +634,9 @@ impl Schema {
             .map(|t| schema.table_info(t))
             .collect();
         schema.foreign_keys = schema.foreign_keys_of_catalog();
+        schema.functions = (0..schema.catalog.functions.len())
+            .map(|f| schema.function_info(f))
+            .collect();
         let types = schema.make_types();
         for t in types {
             schema
@@ -585,7 +645,39 @@ impl Schema {
                 .or_insert(schema.types.len());
             schema.types.push(t);
         }
+        let mut hidden: Vec<usize> = schema
+            .functions
+            .iter()
+            .filter(|f| f.computed_for.is_some())
+            .filter_map(|f| match f.ret {
+                Some((_, FnReturn::Node(t))) if !schema.tables[t].selectable => Some(t),
+                _ => None,
+            })
+            .collect();
+        hidden.sort_unstable();
+        hidden.dedup();
+        for t in hidden {
+            let mut node = TypeDef::new(
+                schema.tables[t].type_name.clone(),
+                Kind::Object,
+                Role::Node(t),
+            );
+            node.fields = Some(schema.node_fields(t));
+            schema.hidden.push((t, node));
+        }
         schema
+    }
+
+    /// The node type of table `t` (reflected, or one a computed field needs).
+    pub fn node_type(&self, t: usize) -> Option<&TypeDef> {
+        match self.get(&self.tables[t].type_name) {
+            Some(def) if def.role == Role::Node(t) => Some(def),
+            _ => self
+                .hidden
+                .iter()
+                .find(|(h, _)| *h == t)
+                .map(|(_, def)| def),
+        }
     }
 
     fn table_info(&self, t: usize) -> TableInfo {
@@ -628,7 +720,7 @@ impl Schema {
             .schemas
             .iter()
             .find(|s| s.oid == table.schema_oid)
-            .map_or(30, |s| s.directive.max_rows);
+            .map_or(30, |s| s.directive.max_rows.unsigned_abs());
         TableInfo {
             insertable: selectable && table.columns.iter().any(|c| c.insert),
             updatable: selectable && table.columns.iter().any(|c| c.update),
@@ -647,24 +739,24 @@ impl Schema {
     /// use).
     fn column_type(&self, c: &Column) -> Option<(TypeRef, Scalar)> {
         match c.ty.kind {
-            TypeKind::Other => {
+            TypeKind::Other | TypeKind::Pseudo => {
                 let s = Scalar::of_sql_type(c.type_oid, &c.ty.name, c.max_characters());
                 Some((TypeRef::named(s.name()), s))
             }
             TypeKind::Enum => Some(self.enum_type(c.type_oid)),
-            TypeKind::Composite => None,
+            TypeKind::Composite | TypeKind::Table => None,
             TypeKind::Array => {
                 let elem = c.ty.elem.as_ref()?;
                 if !elem.usable {
                     return None;
                 }
                 let (inner, s) = match elem.kind {
-                    TypeKind::Other => {
+                    TypeKind::Other | TypeKind::Pseudo => {
                         let s = Scalar::of_sql_type(elem.oid, &elem.name, None);
                         (TypeRef::named(s.name()), s)
                     }
                     TypeKind::Enum => self.enum_type(elem.oid),
-                    TypeKind::Array | TypeKind::Composite => return None,
+                    TypeKind::Array | TypeKind::Composite | TypeKind::Table => return None,
                 };
                 Some((inner.list(), s))
             }
@@ -990,6 +1082,12 @@ impl Schema {
                 .args(self.connection_args(t)),
             );
         }
+        let taken: HashSet<String> = fields.iter().map(|f| f.name.clone()).collect();
+        fields.extend(
+            self.entry_functions(false)
+                .into_iter()
+                .filter(|f| !taken.contains(&f.name)),
+        );
         fields.push(
             Field::new("__type", TypeRef::named("__Type"))
                 .kind(FieldKind::TypeEntry)
@@ -1077,6 +1175,12 @@ impl Schema {
                 );
             }
         }
+        let taken: HashSet<String> = fields.iter().map(|f| f.name.clone()).collect();
+        fields.extend(
+            self.entry_functions(true)
+                .into_iter()
+                .filter(|f| !taken.contains(&f.name)),
+        );
         fields.sort_by(|a, b| a.name.cmp(&b.name));
         m.fields = Some(fields);
         m
@@ -1228,11 +1332,14 @@ impl Schema {
     fn node_fields(&self, t: usize) -> Vec<Field> {
         let info = &self.tables[t];
         let table = &self.catalog.tables[t];
-        let mut fields = vec![
-            Field::new("nodeId", TypeRef::named("ID").non_null())
-                .describe("Globally Unique Record Identifier")
-                .kind(FieldKind::NodeId),
-        ];
+        let mut fields = vec![];
+        if info.primary_key.is_some() {
+            fields.push(
+                Field::new("nodeId", TypeRef::named("ID").non_null())
+                    .describe("Globally Unique Record Identifier")
+                    .kind(FieldKind::NodeId),
+            );
+        }
         for (c, col) in table.columns.iter().enumerate() {
             if !col.select {
                 continue;
@@ -1285,7 +1392,219 @@ impl Schema {
                     .args(self.connection_args(fk.local))
             });
         }
+        // Computed fields: functions taking the table's row, when the role may read the whole row.
+        if table.select {
+            for (i, info) in self.functions.iter().enumerate() {
+                let Some((ty, ret)) = &info.ret else { continue };
+                if info.computed_for != Some(t) || !is_valid_name(&info.field_name) {
+                    continue;
+                }
+                let mut f =
+                    Field::new(info.field_name.clone(), ty.clone()).kind(FieldKind::Function(i));
+                f.description = self.catalog.functions[i].directive.description.clone();
+                if let FnReturn::Connection(other) = ret {
+                    f.args = self.connection_args(*other);
+                }
+                fields.push(f);
+            }
+        }
         fields
+    }
+
+    /// The functions that are fields of `Query` (`mutation: false`: immutable and stable ones) or
+    /// of `Mutation` (volatile ones).
+    fn entry_functions(&self, mutation: bool) -> Vec<Field> {
+        let mut out = vec![];
+        for (i, info) in self.functions.iter().enumerate() {
+            let function = &self.catalog.functions[i];
+            if !info.entry || (function.volatility == "v") != mutation {
+                continue;
+            }
+            let Some((ty, ret)) = &info.ret else { continue };
+            let mut args: Vec<InputValue> = info.args.iter().map(|a| a.input.clone()).collect();
+            if let FnReturn::Connection(t) = ret {
+                let connection = self.connection_args(*t);
+                if args
+                    .iter()
+                    .any(|a| connection.iter().any(|c| c.name == a.name))
+                {
+                    continue;
+                }
+                args.extend(connection);
+            }
+            let mut f = Field::new(info.field_name.clone(), ty.clone())
+                .kind(FieldKind::Function(i))
+                .args(args);
+            f.description = function.directive.description.clone();
+            if is_valid_name(&f.name) {
+                out.push(f);
+            }
+        }
+        out
+    }
+
+    /// The field a function makes (its name, arguments and result), where it may be one.
+    fn function_info(&self, i: usize) -> FunctionInfo {
+        let f = &self.catalog.functions[i];
+        let inflect = self.inflect(f.schema_oid);
+        let field_name = f.directive.name.clone().unwrap_or_else(|| {
+            lowercase_first(&base_name(
+                f.name.strip_prefix('_').unwrap_or(&f.name),
+                inflect,
+            ))
+        });
+        let computed_for = match f.args.as_slice() {
+            [arg] if f.executable => self
+                .catalog
+                .tables
+                .iter()
+                .position(|t| t.reltype == arg.oid),
+            _ => None,
+        };
+        let ret = self.function_return(&f.ret, f.is_set_of, computed_for.is_some());
+        // Default values as pg_graphql reads them: the expressions pg_get_expr lists, split at
+        // commas, for the last arguments (none when that does not come out even).
+        let n = f.args.len();
+        let mut defaults: Vec<Option<Option<String>>> = vec![None; n];
+        if let Some(list) = &f.arg_defaults
+            && f.num_default_args > 0
+            && f.num_default_args <= n
+        {
+            let parts: Vec<&str> = list.split(',').collect();
+            if parts.len() == f.num_default_args {
+                for (k, part) in parts.iter().enumerate() {
+                    let a = n - f.num_default_args + k;
+                    defaults[a] = Some(graphql_default(part, f.args[a].oid));
+                }
+            }
+        }
+        let supported_arg = |t: &FunctionType| match t.kind {
+            TypeKind::Other | TypeKind::Pseudo => true,
+            TypeKind::Array => t.elem.as_ref().is_some_and(|e| e.kind == TypeKind::Other),
+            _ => false,
+        };
+        let named = f.arg_names.len() >= n && f.arg_names[..n].iter().all(|a| !a.is_empty());
+        let overloaded = self
+            .catalog
+            .functions
+            .iter()
+            .filter(|g| g.name == f.name)
+            .count()
+            > 1;
+        let ret_supported = f.ret.kind != TypeKind::Enum
+            && !matches!(f.ret.name.as_str(), "record" | "trigger" | "event_trigger")
+            && (f.ret.kind != TypeKind::Array
+                || f.ret
+                    .elem
+                    .as_ref()
+                    .is_some_and(|e| e.kind == TypeKind::Other));
+        let entry = ret.is_some()
+            && ret_supported
+            && f.args.iter().all(supported_arg)
+            && !overloaded
+            && named
+            && f.executable
+            && !matches!(
+                f.schema.as_str(),
+                "graphql" | "graphql_public" | "auth" | "extensions"
+            );
+        let args = if named {
+            f.args
+                .iter()
+                .enumerate()
+                .filter_map(|(a, t)| {
+                    let (ty, _) = self.function_return(t, false, false)?;
+                    let sql = f.arg_names[a].clone();
+                    let graphql = lowercase_first(&base_name(&sql, inflect));
+                    let mut input = InputValue::new(
+                        graphql.clone(),
+                        if defaults[a].is_some() {
+                            ty
+                        } else {
+                            ty.non_null()
+                        },
+                    );
+                    input.default_value = defaults[a].clone().flatten();
+                    // A char(n) argument is given as text (char alone is char(1)).
+                    let cast = if t.format == "character" {
+                        "text".to_string()
+                    } else {
+                        t.format.clone()
+                    };
+                    Some(FnArg {
+                        graphql,
+                        sql,
+                        cast,
+                        input,
+                    })
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        FunctionInfo {
+            field_name,
+            args,
+            ret,
+            entry,
+            computed_for: computed_for.filter(|_| f.args.len() == 1),
+        }
+    }
+
+    /// The GraphQL type of a function's argument or result (`set_of`: a connection of a table's
+    /// rows), and what the planner makes of it.
+    /// `any_table`: a row of a table that is not reflected itself (no primary key) will do, as it
+    /// does for pg_graphql's computed fields.
+    fn function_return(
+        &self,
+        t: &FunctionType,
+        set_of: bool,
+        any_table: bool,
+    ) -> Option<(TypeRef, FnReturn)> {
+        if set_of && t.kind != TypeKind::Table {
+            return None;
+        }
+        match t.kind {
+            TypeKind::Table => {
+                let table = self
+                    .catalog
+                    .tables
+                    .iter()
+                    .position(|x| Some(x.oid) == t.relid)?;
+                let info = &self.tables[table];
+                if !info.selectable && (!any_table || set_of) {
+                    return None;
+                }
+                Some(if set_of {
+                    (
+                        TypeRef::named(&format!("{}Connection", info.type_name)),
+                        FnReturn::Connection(table),
+                    )
+                } else {
+                    (TypeRef::named(&info.type_name), FnReturn::Node(table))
+                })
+            }
+            TypeKind::Other | TypeKind::Pseudo => {
+                let s = Scalar::of_sql_type(t.oid, &t.name, None);
+                Some((TypeRef::named(s.name()), FnReturn::Scalar(t.oid)))
+            }
+            TypeKind::Enum => Some((self.enum_type(t.oid).0, FnReturn::Scalar(t.oid))),
+            TypeKind::Array => {
+                let e = t.elem.as_ref()?;
+                if !e.usable {
+                    return None;
+                }
+                let inner = match e.kind {
+                    TypeKind::Other | TypeKind::Pseudo => {
+                        TypeRef::named(Scalar::of_sql_type(e.oid, &e.name, None).name())
+                    }
+                    TypeKind::Enum => self.enum_type(e.oid).0,
+                    _ => return None,
+                };
+                Some((inner.list(), FnReturn::Scalar(t.oid)))
+            }
+            TypeKind::Composite => None,
+        }
     }
 
     fn filter_type(&self, t: usize) -> TypeDef {

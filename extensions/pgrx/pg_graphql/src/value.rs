@@ -18,10 +18,13 @@ pub enum Val {
     Obj(IndexMap<String, Val>),
 }
 
-/// The variables of a request and the defaults its operation declares.
+/// The variables of a request and the defaults its operation declares, with how many fields
+/// the request's selections have expanded to so far (fragments may repeat one another: see
+/// `document::fields`).
 pub struct Variables {
     pub values: serde_json::Map<String, serde_json::Value>,
     pub defaults: Vec<(String, Val)>,
+    pub expanded: std::cell::Cell<usize>,
 }
 
 impl Variables {
@@ -32,6 +35,7 @@ impl Variables {
         let mut vars = Variables {
             values,
             defaults: vec![],
+            expanded: std::cell::Cell::new(0),
         };
         for d in definitions {
             if let Some(default) = &d.default_value {
