@@ -20,6 +20,16 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Initialize a local project.
+    ///
+    /// Writes supabase/config.toml as `supabase init` does (the CLI's template, project_id from
+    /// the folder's name) and, inside a git repository, the CLI's supabase/.gitignore. Refuses
+    /// to replace a config.toml without --force; migrations and functions are left alone.
+    Init {
+        /// Overwrite existing supabase/config.toml.
+        #[arg(long)]
+        force: bool,
+    },
     /// Start the project (the default): database, migrations, seed on a new database, API.
     Start {
         /// `json`: print one line of JSON (the `status -o json` values) when ready, no banner.
@@ -147,6 +157,32 @@ pub enum FunctionsCommand {
 pub enum DbCommand {
     /// Rebuild the local database from the migrations and seed files.
     Reset,
+    /// Diffs the local database for schema changes.
+    ///
+    /// Prints the SQL that turns the schema the migrations build (a copy of the template
+    /// database, not a shadow database) into the local database's, or a remote one's, or,
+    /// when there are declared schema files (`[db.migrations] schema_paths`, else
+    /// supabase/schemas/**/*.sql), theirs. Schemas Supabase manages are left out unless named,
+    /// but the triggers and policies an app puts on their tables are included.
+    Diff {
+        /// Saves schema diff to a new migration file.
+        #[arg(short = 'f', long = "file", value_name = "NAME")]
+        file: Option<String>,
+        /// Comma separated list of schema to include.
+        #[arg(short = 's', long = "schema", value_delimiter = ',')]
+        schema: Vec<String>,
+        /// Diffs local migration files against the linked project (supabase/.temp/project-ref,
+        /// the password in SUPABASE_DB_PASSWORD).
+        #[arg(long, conflicts_with_all = ["db_url", "local"])]
+        linked: bool,
+        /// Diffs against the database specified by the connection string (must be
+        /// percent-encoded).
+        #[arg(long = "db-url", value_name = "URL", conflicts_with = "local")]
+        db_url: Option<String>,
+        /// Diffs local migration files against the local database (the default).
+        #[arg(long)]
+        local: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -30,8 +30,13 @@ fn free_port() -> Result<u16, String> {
 }
 
 async fn run(mut cli: Cli) -> Result<(), String> {
+    // `init` makes the project the other commands need, where it is asked to.
+    if let Some(Command::Init { force }) = &cli.command {
+        return commands::init::run(cli.flags.workdir.as_deref(), *force);
+    }
     let project =
         project::Project::open(cli.flags.workdir.as_deref()).map_err(|e| e.to_string())?;
+    commands::init::require(&project)?;
     // `exec --fresh`: a data directory of its own (removed after) and ports nobody uses.
     let mut throwaway = None;
     if let Some(Command::Exec { fresh: true, .. }) = &cli.command {
@@ -80,7 +85,15 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
         Command::Logs { follow, json } => commands::logs::follow(&cfg, follow, json).await,
         Command::Stop => commands::status::stop(&cfg),
         Command::Status { output } => commands::status::status(&cfg, output),
+        Command::Init { force } => commands::init::run(Some(&cfg.project.root), force),
         Command::Db(DbCommand::Reset) => commands::db::reset(&cfg).await,
+        Command::Db(DbCommand::Diff {
+            file,
+            schema,
+            linked,
+            db_url,
+            local: _,
+        }) => commands::diff::run(&cfg, file, schema, linked, db_url).await,
         Command::Migration(MigrationCommand::New { name }) => {
             commands::db::new_migration(&cfg, &name)
         }

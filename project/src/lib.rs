@@ -3,6 +3,7 @@
 //! gateway applies them to a database.
 
 pub mod config;
+pub mod init;
 pub mod size;
 pub mod sql;
 
@@ -42,6 +43,14 @@ pub struct Migration {
     pub display: String,
     pub sql: String,
     pub statements: Vec<sql::Statement>,
+}
+
+/// One declared schema file (`[db.migrations] schema_paths`).
+#[derive(Debug, Clone)]
+pub struct SchemaFile {
+    /// Relative to the project root: `supabase/schemas/profiles.sql`.
+    pub path: String,
+    pub sql: String,
 }
 
 /// One seed file, with the hash the CLI records in `supabase_migrations.seed_files`.
@@ -230,6 +239,79 @@ impl Project {
         Ok((seeds, notes))
     }
 
+    /// The declared schema files, in the order `db diff` applies them, as the CLI finds them:
+    /// `[db.migrations] schema_paths` in order (each pattern's matches sorted, a file once,
+    /// `*` never crossing a `/`), else every `.sql` file under `supabase/schemas`, by path.
+    /// With it, a note for each pattern that matched nothing.
+    pub fn schema_files(&self) -> Result<(Vec<SchemaFile>, Vec<String>), ProjectError> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        let mut notes = Vec::new();
+        if self.config.db.schema_paths.is_empty() {
+            let dir = self.supabase_dir.join("schemas");
+            let mut stack = vec![dir];
+            while let Some(d) = stack.pop() {
+                let entries = match std::fs::read_dir(&d) {
+                    Ok(e) => e,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(ProjectError::Io(d, e)),
+                };
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    match entry.file_type() {
+                        Ok(t) if t.is_dir() => stack.push(path),
+                        Ok(t) if t.is_file() && path.extension().is_some_and(|x| x == "sql") => {
+                            files.push(path)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            files.sort_by_key(|p| p.to_string_lossy().to_string());
+        } else {
+            let options = glob::MatchOptions {
+                require_literal_separator: true,
+                ..Default::default()
+            };
+            for pattern in &self.config.db.schema_paths {
+                let full = self.supabase_dir.join(pattern);
+                let mut matched: Vec<PathBuf> = glob::glob_with(&full.to_string_lossy(), options)
+                    .map_err(|e| {
+                        ProjectError::Invalid(format!(
+                            "db.migrations.schema_paths: \"{pattern}\": {e}"
+                        ))
+                    })?
+                    .filter_map(Result::ok)
+                    .filter(|p| p.is_file())
+                    .map(|p| normalize(&p))
+                    .collect();
+                matched.sort();
+                if matched.is_empty() {
+                    notes.push(format!(
+                        "no files matched pattern: {}",
+                        self.relative(&full)
+                    ));
+                }
+                for m in matched {
+                    if !files.contains(&m) {
+                        files.push(m);
+                    }
+                }
+            }
+        }
+        let files = files
+            .into_iter()
+            .map(|p| {
+                let sql =
+                    std::fs::read_to_string(&p).map_err(|e| ProjectError::Io(p.clone(), e))?;
+                Ok(SchemaFile {
+                    path: self.relative(&p),
+                    sql,
+                })
+            })
+            .collect::<Result<_, ProjectError>>()?;
+        Ok((files, notes))
+    }
+
     /// `path` relative to the project root, for messages and the seed table.
     pub fn relative(&self, path: &Path) -> String {
         let path = normalize(path);
@@ -241,6 +323,11 @@ impl Project {
 
     /// Creates `supabase/migrations/<UTC timestamp>_<name>.sql` (empty), as `migration new` does.
     pub fn new_migration(&self, name: &str, timestamp: &str) -> Result<PathBuf, ProjectError> {
+        self.write_migration(name, timestamp, "")
+    }
+
+    /// Whether `name` can name a migration file (letters, digits, `_` and `-`).
+    pub fn check_migration_name(name: &str) -> Result<(), ProjectError> {
         if name.is_empty()
             || !name
                 .chars()
@@ -250,6 +337,18 @@ impl Project {
                 "\"{name}\" is not a migration name: use letters, digits, _ and -"
             )));
         }
+        Ok(())
+    }
+
+    /// Creates `supabase/migrations/<UTC timestamp>_<name>.sql` holding `sql` (never replacing
+    /// a file).
+    pub fn write_migration(
+        &self,
+        name: &str,
+        timestamp: &str,
+        sql: &str,
+    ) -> Result<PathBuf, ProjectError> {
+        Self::check_migration_name(name)?;
         let dir = self.migrations_dir();
         std::fs::create_dir_all(&dir).map_err(|e| ProjectError::Io(dir.clone(), e))?;
         let path = dir.join(format!("{timestamp}_{name}.sql"));
@@ -257,6 +356,7 @@ impl Project {
             .write(true)
             .create_new(true)
             .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, sql.as_bytes()))
             .map_err(|e| ProjectError::Io(path.clone(), e))?;
         Ok(path)
     }
@@ -380,6 +480,49 @@ mod tests {
         let before = p.fingerprint().unwrap();
         p.config.db.seed_enabled = false;
         assert_ne!(before, p.fingerprint().unwrap());
+    }
+
+    #[test]
+    fn declared_schema_files_as_the_cli_finds_them() {
+        // No schema_paths: every .sql file under supabase/schemas, by path.
+        let (_d, p) = project(&[
+            ("supabase/config.toml", ""),
+            ("supabase/schemas/b.sql", "select 2;"),
+            ("supabase/schemas/a.sql", "select 1;"),
+            ("supabase/schemas/sub/c.sql", "select 3;"),
+            ("supabase/schemas/notes.md", "x"),
+        ]);
+        let (files, notes) = p.schema_files().unwrap();
+        assert_eq!(
+            files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            [
+                "supabase/schemas/a.sql",
+                "supabase/schemas/b.sql",
+                "supabase/schemas/sub/c.sql"
+            ]
+        );
+        assert_eq!(files[0].sql, "select 1;");
+        assert!(notes.is_empty());
+        // schema_paths: in the order given, each pattern's matches sorted, a file once, `*`
+        // within one folder.
+        let (_d, p) = project(&[
+            (
+                "supabase/config.toml",
+                "[db.migrations]\nschema_paths = ['./schemas/types.sql', './schemas/*.sql', './none/*.sql']",
+            ),
+            ("supabase/schemas/types.sql", "create type t as enum ('a');"),
+            ("supabase/schemas/a.sql", "select 1;"),
+            ("supabase/schemas/sub/c.sql", "select 3;"),
+        ]);
+        let (files, notes) = p.schema_files().unwrap();
+        assert_eq!(
+            files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            ["supabase/schemas/types.sql", "supabase/schemas/a.sql"]
+        );
+        assert_eq!(notes, ["no files matched pattern: supabase/none/*.sql"]);
+        // No folder, no files.
+        let (_d, p) = project(&[("supabase/config.toml", "")]);
+        assert!(p.schema_files().unwrap().0.is_empty());
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 pub mod codegen;
 pub mod db;
+pub mod diff;
 pub mod functions;
+pub mod init;
 pub mod logs;
 pub mod snapshot;
 pub mod start;

@@ -6,6 +6,7 @@
 pub mod copies;
 pub mod platform;
 pub mod project;
+pub mod shadow;
 pub mod template;
 
 pub mod extensions;

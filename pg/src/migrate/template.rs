@@ -40,7 +40,7 @@ async fn template_fingerprint(maint: &Client) -> Result<Option<String>, MigrateE
 }
 
 /// Waits until nobody is connected to `db` (a closed client's backend exits asynchronously).
-async fn wait_for_no_connections(maint: &Client, db: &str) -> Result<(), MigrateError> {
+pub(crate) async fn wait_for_no_connections(maint: &Client, db: &str) -> Result<(), MigrateError> {
     let t0 = Instant::now();
     loop {
         let n: i64 = maint

@@ -89,6 +89,9 @@ pub struct Db {
     /// (those whose `env()` variable is unset are left out, as the CLI leaves them out).
     pub vault: BTreeMap<String, String>,
     pub migrations_enabled: bool,
+    /// `[db.migrations] schema_paths`: declared schema files or glob patterns, relative to the
+    /// `supabase/` folder (empty: every `.sql` file under `supabase/schemas`, as the CLI).
+    pub schema_paths: Vec<String>,
     pub seed_enabled: bool,
     /// Seed files or glob patterns, relative to the `supabase/` folder.
     pub seed_paths: Vec<String>,
@@ -129,6 +132,7 @@ impl Default for Config {
                 major_version: None,
                 vault: BTreeMap::new(),
                 migrations_enabled: true,
+                schema_paths: Vec::new(),
                 seed_enabled: true,
                 seed_paths: vec!["./seed.sql".into()],
             },
@@ -161,14 +165,12 @@ enum Default_ {
     Bool(bool),
     Int(i64),
     Str(&'static str),
-    EmptyList,
 }
 
 /// Keys supagate does not act on (yet), with the CLI defaults. `*` matches any one name.
 const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
     use Default_::*;
     &[
-        ("db.migrations.schema_paths", EmptyList),
         ("realtime.ip_version", Str("IPv4")),
         ("storage.s3_protocol.enabled", Bool(true)),
         ("auth.rate_limit.web3", Int(30)),
@@ -205,7 +207,6 @@ impl Default_ {
             (Default_::Bool(d), Value::Boolean(b)) => d == b,
             (Default_::Int(d), Value::Integer(i)) => d == i,
             (Default_::Str(d), Value::String(s)) => d == s,
-            (Default_::EmptyList, Value::Array(a)) => a.is_empty(),
             _ => false,
         }
     }
@@ -338,6 +339,7 @@ impl Config {
             major_version,
             vault,
             migrations_enabled: doc.bool(&["db", "migrations", "enabled"], true)?,
+            schema_paths: doc.strings(&["db", "migrations", "schema_paths"], &[])?,
             seed_enabled: doc.bool(&["db", "seed", "enabled"], true)?,
             seed_paths: doc.strings(&["db", "seed", "sql_paths"], &d.db.seed_paths)?,
         };

@@ -1,0 +1,214 @@
+//! `db diff`, as the Supabase CLI's: the SQL that turns the schema the migrations build into
+//! the local database's (or a remote one's, or the declared schema files'), printed or written
+//! as a new migration. The migrations' side is a copy of the template in the same cluster (the
+//! CLI starts a shadow database for it, about 15 s); the differ is `schema-diff`.
+
+use super::{Prepare, with_database};
+use gateway::config::Config;
+use pg::migrate::{self, shadow};
+use pg::{Database, Login, connect};
+use schema_diff::{Catalog, Scope};
+use std::time::Instant;
+
+/// What the CLI says after writing a migration.
+const WARN_DIFF: &str = "WARNING: The diff tool is not foolproof, so you may need to manually \
+rearrange and modify the generated migration.\nRun supagate db reset to verify that the new \
+migration does not generate errors.";
+
+/// The linked project's database, as `supabase link` left it: its ref in
+/// `supabase/.temp/project-ref`, the password in SUPABASE_DB_PASSWORD.
+fn linked_url(project: &project::Project) -> Result<String, String> {
+    let file = project.supabase_dir.join(".temp/project-ref");
+    let reference = std::fs::read_to_string(&file)
+        .map(|r| r.trim().to_string())
+        .map_err(|_| "Cannot find project ref. Have you run supabase link?".to_string())?;
+    linked_url_of(&reference, std::env::var("SUPABASE_DB_PASSWORD").ok())
+}
+
+fn linked_url_of(reference: &str, password: Option<String>) -> Result<String, String> {
+    if reference.len() != 20 || !reference.chars().all(|c| c.is_ascii_lowercase()) {
+        return Err("Invalid project ref format. Must be like `abcdefghijklmnopqrst`.".to_string());
+    }
+    let password = password.filter(|p| !p.is_empty()).ok_or(
+        "set SUPABASE_DB_PASSWORD to the linked project's database password (or pass its \
+         connection string with --db-url)",
+    )?;
+    let encoded: String = password
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    Ok(format!(
+        "postgresql://postgres:{encoded}@db.{reference}.supabase.co:5432/postgres?sslmode=require"
+    ))
+}
+
+async fn read(login: &Login, scope: &Scope) -> Result<Catalog, String> {
+    let c = connect(login).await?;
+    schema_diff::read(&c, scope)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Runs `db diff`. `db_url`/`linked`: the database to compare with instead of the local one.
+pub async fn run(
+    cfg: &Config,
+    file: Option<String>,
+    schemas: Vec<String>,
+    linked: bool,
+    db_url: Option<String>,
+) -> Result<(), String> {
+    if let Some(name) = &file {
+        project::Project::check_migration_name(name).map_err(|e| e.to_string())?;
+    }
+    let target = match (linked, db_url) {
+        (true, _) => Some(linked_url(&cfg.project)?),
+        (false, url) => url,
+    };
+    let target = target
+        .map(|url| Login::parse(&url).map_err(|e| format!("--db-url: {e}")))
+        .transpose()?;
+    // Declared schema files stand for the local database, as in the CLI.
+    let declared = if target.is_none() {
+        let (files, notes) = cfg.project.schema_files().map_err(|e| e.to_string())?;
+        if files.is_empty() && !cfg.project.config.db.schema_paths.is_empty() {
+            return Err(notes.join("\n"));
+        }
+        for n in notes {
+            eprintln!("WARN: {n}");
+        }
+        files
+    } else {
+        Vec::new()
+    };
+    let scope = Scope::named(&schemas);
+    let keep_templates = cfg.embedded();
+    let mut statements = Vec::new();
+    with_database(cfg, Prepare::Never, async |db| {
+        let t0 = Instant::now();
+        {
+            // A database nobody set up yet is set up first, as every command does.
+            let c = connect(&db.admin).await?;
+            if migrate::platform::is_fresh(&c)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        if keep_templates {
+            shadow::sweep(db).await.map_err(|e| e.to_string())?;
+        }
+        let from_db = shadow::name("migrations");
+        let declared_db = shadow::name("declared");
+        let diffed = async {
+            shadow::migrations_copy(&cfg.project, db, &from_db, keep_templates)
+                .await
+                .map_err(|e| e.to_string())?;
+            let to_login = match &target {
+                Some(login) => login.clone(),
+                None if !declared.is_empty() => {
+                    eprintln!("Creating local database from declarative schemas:");
+                    for f in &declared {
+                        eprintln!(" • {}", f.path);
+                    }
+                    let mut c =
+                        shadow::platform_copy(&cfg.project, db, &declared_db, keep_templates)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                    let files: Vec<(String, String)> = declared
+                        .iter()
+                        .map(|f| (f.path.clone(), f.sql.clone()))
+                        .collect();
+                    shadow::apply_files(&mut c, &files)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    db.admin_on(&declared_db)
+                }
+                None => db.admin.clone(),
+            };
+            if schemas.is_empty() {
+                eprintln!("Diffing schemas...");
+            } else {
+                eprintln!("Diffing schemas: {}", schemas.join(","));
+            }
+            let from = read(&db.admin_on(&from_db), &scope).await?;
+            let to = read(&to_login, &scope).await?;
+            Ok::<_, String>(schema_diff::diff(&from, &to))
+        }
+        .await;
+        let removed = remove(db, &[&from_db, &declared_db]).await;
+        statements = diffed?;
+        removed?;
+        tracing::info!("diffed in {} ms", t0.elapsed().as_millis());
+        Ok(())
+    })
+    .await?;
+    eprintln!("Finished supagate db diff.");
+    if statements.is_empty() {
+        eprintln!("No schema changes found");
+        return Ok(());
+    }
+    let sql = schema_diff::render(&statements);
+    match &file {
+        Some(name) => {
+            let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+            let path = cfg
+                .project
+                .write_migration(name, &stamp, &sql)
+                .map_err(|e| e.to_string())?;
+            eprintln!("Created new migration at {}", cfg.project.relative(&path));
+            eprintln!("{WARN_DIFF}");
+        }
+        None => println!("{sql}"),
+    }
+    let drops: Vec<String> = statements
+        .iter()
+        .filter(|s| s.drops())
+        .map(|s| format!("{};", s.sql))
+        .collect();
+    if !drops.is_empty() {
+        eprintln!(
+            "Found drop statements in schema diff. Please double check if these are expected:\n{}",
+            drops.join("\n")
+        );
+    }
+    Ok(())
+}
+
+/// Drops the databases a diff made (those it did not get to make are not there).
+async fn remove(db: &Database, names: &[&str]) -> Result<(), String> {
+    for n in names {
+        shadow::remove(db, n).await.map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::linked_url_of;
+
+    #[test]
+    fn the_linked_projects_database() {
+        assert_eq!(
+            linked_url_of("abcdefghijklmnopqrst", Some("p@ss w/rd".into())).unwrap(),
+            "postgresql://postgres:p%40ss%20w%2Frd@db.abcdefghijklmnopqrst.supabase.co:5432/postgres?sslmode=require"
+        );
+        assert!(
+            linked_url_of("abcdefghijklmnopqrst", None)
+                .unwrap_err()
+                .contains("SUPABASE_DB_PASSWORD")
+        );
+        assert!(
+            linked_url_of("not-a-ref", Some("x".into()))
+                .unwrap_err()
+                .contains("Invalid project ref")
+        );
+    }
+}
