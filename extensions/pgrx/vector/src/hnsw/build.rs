@@ -22,13 +22,15 @@ use pgrx::pg_sys;
 use pgrx::pg_sys::errcodes::PgSqlErrorCode;
 use pgrx::{PgLogLevel, pg_guard};
 
-/// A link of the graph in memory: the element, its distance, and whether the neighbor
-/// heuristic kept it among the element's links (`None`: not yet known).
+/// A link of the graph in memory: the element, its distance, whether the neighbor heuristic
+/// kept it among the element's links (`None`: not yet known), and whether it was pruned as an
+/// exact duplicate (such links fill room last).
 #[derive(Clone, Copy)]
 struct Link {
     distance: f32,
     id: u32,
     closer: Option<bool>,
+    duplicate: bool,
 }
 
 /// An element of the graph in memory.
@@ -171,6 +173,7 @@ impl MemGraph {
                         distance: c.distance,
                         id,
                         closer: None,
+                        duplicate: false,
                     },
                     layer,
                 );
@@ -181,6 +184,7 @@ impl MemGraph {
                     distance: c.distance,
                     id: c.id,
                     closer: Some(kept),
+                    duplicate: !kept && c.distance == 0.0,
                 })
                 .collect();
             links.sort_by(|a, b| a.distance.total_cmp(&b.distance));
@@ -208,25 +212,31 @@ impl MemGraph {
         if list.iter().any(|l| l.closer.is_none()) {
             let mut kept: Vec<u32> = Vec::with_capacity(limit);
             for l in list.iter_mut() {
-                let closer = kept
+                let fail = kept
                     .iter()
-                    .all(|k| l.distance < Self::pair(nodes, &dist, l.id, *k));
-                l.closer = Some(closer);
-                if closer {
+                    .map(|k| Self::pair(nodes, &dist, l.id, *k))
+                    .find(|p| l.distance >= *p);
+                l.closer = Some(fail.is_none());
+                l.duplicate = fail.is_some_and(|p| p == 0.0 || l.distance == 0.0);
+                if fail.is_none() {
                     kept.push(l.id);
                 }
             }
         }
         let mut new = new;
-        let closer = list[..pos]
+        let fail = list[..pos]
             .iter()
             .filter(|l| l.closer == Some(true))
-            .all(|k| new.distance < Self::pair(nodes, &dist, new.id, k.id));
-        new.closer = Some(closer);
-        if closer {
+            .map(|k| Self::pair(nodes, &dist, new.id, k.id))
+            .find(|p| new.distance >= *p);
+        new.closer = Some(fail.is_none());
+        new.duplicate = fail.is_some_and(|p| p == 0.0 || new.distance == 0.0);
+        if fail.is_none() {
             for l in list[pos..].iter_mut().filter(|l| l.closer == Some(true)) {
-                if l.distance >= Self::pair(nodes, &dist, l.id, new.id) {
+                let p = Self::pair(nodes, &dist, l.id, new.id);
+                if l.distance >= p {
                     l.closer = Some(false);
+                    l.duplicate = p == 0.0 || l.distance == 0.0;
                 }
             }
         }
@@ -237,7 +247,13 @@ impl MemGraph {
             .take(limit)
             .copied()
             .collect();
-        for l in list.iter().filter(|l| l.closer != Some(true)) {
+        let fill = list
+            .iter()
+            .filter(|l| l.closer != Some(true) && !l.duplicate);
+        let last = list
+            .iter()
+            .filter(|l| l.closer != Some(true) && l.duplicate);
+        for l in fill.chain(last) {
             if chosen.len() >= limit {
                 break;
             }

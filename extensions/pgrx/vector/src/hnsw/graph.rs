@@ -175,7 +175,9 @@ pub fn select_neighbors<I: Copy>(
 }
 
 /// [`select_neighbors`], each chosen one with whether the heuristic kept it (true) or it fills
-/// room left (false); kept ones first.
+/// room left (false); kept ones first. Pruned candidates that are exact duplicates (of the base
+/// element or of a kept one) fill last: many identical vectors would otherwise link only to
+/// one another and drop out of the graph.
 pub fn select_flagged<I: Copy>(
     candidates: &[Candidate<I>],
     limit: usize,
@@ -183,18 +185,22 @@ pub fn select_flagged<I: Copy>(
 ) -> Vec<(Candidate<I>, bool)> {
     let mut kept: Vec<(Candidate<I>, bool)> = Vec::with_capacity(limit);
     let mut pruned: Vec<Candidate<I>> = Vec::new();
+    let mut duplicates: Vec<Candidate<I>> = Vec::new();
     for c in candidates {
         if kept.len() >= limit {
             break;
         }
-        let closer = kept.iter().all(|(k, _)| c.distance < pair(c.id, k.id));
-        if closer {
-            kept.push((*c, true));
-        } else {
-            pruned.push(*c);
+        let fail = kept
+            .iter()
+            .map(|(k, _)| pair(c.id, k.id))
+            .find(|p| c.distance >= *p);
+        match fail {
+            None => kept.push((*c, true)),
+            Some(p) if p == 0.0 || c.distance == 0.0 => duplicates.push(*c),
+            Some(_) => pruned.push(*c),
         }
     }
-    for p in pruned {
+    for p in pruned.into_iter().chain(duplicates) {
         if kept.len() >= limit {
             break;
         }
