@@ -389,3 +389,30 @@ async fn the_distributions_other_extensions_work() {
     let gw = support::clone_of(project(), &[]).await;
     check(&gw, DISTRIBUTION_CASES).await;
 }
+
+#[tokio::test]
+async fn an_extension_s_error_carries_no_rust_backtrace() {
+    // pgrx appends a backtrace to an error's DETAIL when RUST_BACKTRACE is set in the server's
+    // environment; supagate starts PostgreSQL without it, whatever its own environment says.
+    let dir = support::scratch_project(&[(
+        "supabase/migrations/20240101000000_vector.sql",
+        "create extension vector with schema extensions;",
+    )]);
+    let gw = support::start_project_env(&dir, &[], &[("RUST_BACKTRACE", "1")]);
+    let db = gw.session_on(&gw.dbname).await;
+    let e = db
+        .simple_query("select '[1,2]'::extensions.vector('a')")
+        .await
+        .expect_err("a typmod that is no number");
+    let e = e.as_db_error().expect("the server's error");
+    assert!(
+        e.message()
+            .contains("invalid input syntax for type integer"),
+        "{e:?}"
+    );
+    assert!(
+        e.detail().is_none_or(|d| !d.contains("backtrace")),
+        "{:?}",
+        e.detail()
+    );
+}

@@ -209,6 +209,10 @@ impl EmbeddedPg {
             }
             None => Command::new(path),
         };
+        // pgrx (supagate's Rust extensions) appends a backtrace to an error's DETAIL when this
+        // is set: the server's clients would see it in every error those extensions raise.
+        c.env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE");
         c.stdin(Stdio::null()).kill_on_drop(false);
         c
     }
