@@ -438,6 +438,39 @@ const CASES: &[Case] = &[
             "DROP TYPE \"public\".\"kind\";",
         ],
     },
+    Case {
+        name: "parameters and options change in place",
+        before: "create sequence public.seq;
+            create table public.t (id int) with (fillfactor = 70);
+            create view public.v as select id from public.t;
+            create type public.pair as (a int, b text);",
+        after: "alter sequence public.seq increment by 2 cache 10;
+            alter table public.t set (fillfactor = 90, autovacuum_enabled = false);
+            alter view public.v set (security_invoker = true);
+            alter type public.pair alter attribute b type varchar(20);",
+        want: &[
+            "ALTER TYPE \"public\".\"pair\" ALTER ATTRIBUTE \"b\" SET DATA TYPE character varying(20);",
+            "ALTER SEQUENCE \"public\".\"seq\" INCREMENT BY 2 CACHE 10;",
+            "ALTER TABLE \"public\".\"t\" SET (fillfactor=90, autovacuum_enabled=false);",
+            "ALTER VIEW \"public\".\"v\" SET (security_invoker=true);",
+        ],
+    },
+    Case {
+        name: "a key rebuilt takes the foreign keys on it along",
+        before:
+            "create table public.a (id int primary key, code text constraint a_code_key unique);
+            create table public.b (code text constraint b_code_fkey references public.a (code));",
+        after: "alter table public.a drop constraint a_code_key cascade;
+            alter table public.a add constraint a_code_key unique nulls not distinct (code);
+            alter table public.b add constraint b_code_fkey foreign key (code)
+              references public.a (code);",
+        want: &[
+            "ALTER TABLE \"public\".\"b\" DROP CONSTRAINT \"b_code_fkey\";",
+            "ALTER TABLE \"public\".\"a\" DROP CONSTRAINT \"a_code_key\";",
+            "ALTER TABLE \"public\".\"a\" ADD CONSTRAINT \"a_code_key\" UNIQUE NULLS NOT DISTINCT (code);",
+            "ALTER TABLE \"public\".\"b\" ADD CONSTRAINT \"b_code_fkey\" FOREIGN KEY (code) REFERENCES public.a(code);",
+        ],
+    },
 ];
 
 #[tokio::test]
