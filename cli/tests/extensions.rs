@@ -46,28 +46,7 @@ async fn check(gw: &support::Gateway, cases: &[Case]) {
 async fn check_in(gw: &support::Gateway, setup: &str, cases: &[Case]) {
     let client = gw.session_on(&gw.dbname).await;
     client.batch_execute(setup).await.expect("setup");
-    for (query, want) in cases {
-        let got = match client.simple_query(query).await {
-            Ok(messages) => Ok(messages
-                .iter()
-                .find_map(|m| match m {
-                    tokio_postgres::SimpleQueryMessage::Row(r) => {
-                        Some(r.get(0).unwrap_or("NULL").to_string())
-                    }
-                    _ => None,
-                })
-                .unwrap_or_default()),
-            Err(e) => Err(e
-                .as_db_error()
-                .map(|d| d.message().to_string())
-                .unwrap_or_else(|| e.to_string())),
-        };
-        match (want, &got) {
-            (Ok(w), Ok(g)) if w == g => {}
-            (Err(w), Err(g)) if g.contains(w) => {}
-            _ => panic!("{query}\n  want {want:?}\n  got  {got:?}"),
-        }
-    }
+    support::sql::check(&client, cases).await
 }
 
 const JSONSCHEMA_CASES: &[Case] = &[

@@ -24,28 +24,7 @@ fn err(query: impl Into<String>, words: impl Into<String>) -> Case {
 }
 
 async fn check(client: &tokio_postgres::Client, cases: &[Case]) {
-    for (query, want) in cases {
-        let got = match client.simple_query(query).await {
-            Ok(messages) => Ok(messages
-                .iter()
-                .find_map(|m| match m {
-                    tokio_postgres::SimpleQueryMessage::Row(r) => {
-                        Some(r.get(0).unwrap_or("NULL").to_string())
-                    }
-                    _ => None,
-                })
-                .unwrap_or_default()),
-            Err(e) => Err(e
-                .as_db_error()
-                .map(|d| d.message().to_string())
-                .unwrap_or_else(|| e.to_string())),
-        };
-        match (want, &got) {
-            (Ok(w), Ok(g)) if w == g => {}
-            (Err(w), Err(g)) if g.contains(w.as_str()) => {}
-            _ => panic!("{query}\n  want {want:?}\n  got  {got:?}"),
-        }
-    }
+    support::sql::check(client, cases).await
 }
 
 /// A small HTTP/1.1 server on 127.0.0.1 answering by path; `/echo` answers what it was sent

@@ -11,28 +11,7 @@ mod support;
 type Case = (&'static str, Result<&'static str, &'static str>);
 
 async fn check(client: &tokio_postgres::Client, cases: &[Case]) {
-    for (query, want) in cases {
-        let got = match client.simple_query(query).await {
-            Ok(messages) => Ok(messages
-                .iter()
-                .find_map(|m| match m {
-                    tokio_postgres::SimpleQueryMessage::Row(r) => {
-                        Some(r.get(0).unwrap_or("NULL").to_string())
-                    }
-                    _ => None,
-                })
-                .unwrap_or_default()),
-            Err(e) => Err(e
-                .as_db_error()
-                .map(|d| d.message().to_string())
-                .unwrap_or_else(|| e.to_string())),
-        };
-        match (want, &got) {
-            (Ok(w), Ok(g)) if w == g => {}
-            (Err(w), Err(g)) if g.contains(w) => {}
-            _ => panic!("{query}\n  want {want:?}\n  got  {got:?}"),
-        }
-    }
+    support::sql::check(client, cases).await
 }
 
 /// Known answers: key 00..1f (`k`), nonces 00..17 (`n24`), 00..0b (`n12`), 00..0f (`n16`).

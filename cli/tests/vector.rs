@@ -15,34 +15,11 @@ type Case = (&'static str, Result<&'static str, &'static str>);
 
 /// The first value of the last row a query returns, or its error message.
 async fn one(client: &tokio_postgres::Client, query: &str) -> Result<String, String> {
-    match client.simple_query(query).await {
-        Ok(messages) => Ok(messages
-            .iter()
-            .rev()
-            .find_map(|m| match m {
-                tokio_postgres::SimpleQueryMessage::Row(r) => {
-                    Some(r.get(0).unwrap_or("NULL").to_string())
-                }
-                _ => None,
-            })
-            .unwrap_or_default()),
-        Err(e) => Err(e
-            .as_db_error()
-            .map(|d| d.message().to_string())
-            .unwrap_or_else(|| e.to_string())),
-    }
+    support::sql::value(client, query).await
 }
 
 async fn check(client: &tokio_postgres::Client, cases: &[Case]) {
-    for (query, want) in cases {
-        let got = one(client, query).await;
-        let ok = match (want, &got) {
-            (Ok(w), Ok(g)) => w == g,
-            (Err(w), Err(g)) => w == g,
-            _ => false,
-        };
-        assert!(ok, "{query}\n  want {want:?}\n  got  {got:?}");
-    }
+    support::sql::check(client, cases).await
 }
 
 /// A project whose migration creates the extension.

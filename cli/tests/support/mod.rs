@@ -10,6 +10,7 @@
 //! json`), the same values `supagate status -o json` prints.
 #![allow(dead_code)]
 
+pub mod sql;
 pub mod table;
 
 use serde_json::{Value, json};
