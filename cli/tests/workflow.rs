@@ -48,12 +48,19 @@ fn created(workdir: &Path, out: &Output) -> String {
 async fn init_start_change_diff_reset() {
     let dir = support::scratch_dir("workflow");
     // No project yet: commands say how to make one, and make nothing.
-    for args in [&["migration", "new", "first"][..], &["status"], &["db", "diff"]] {
+    for args in [
+        &["migration", "new", "first"][..],
+        &["status"],
+        &["db", "diff"],
+    ] {
         let out = supagate(&dir, args);
         assert!(!out.status.success(), "{args:?}");
         assert!(text(&out).contains("Run `supagate init`"), "{}", text(&out));
     }
-    assert!(!dir.join("supabase").exists(), "no partial supabase/ folder");
+    assert!(
+        !dir.join("supabase").exists(),
+        "no partial supabase/ folder"
+    );
 
     let out = supagate(&dir, &["init"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -72,7 +79,11 @@ async fn init_start_change_diff_reset() {
     let gw = support::start_project(&dir, &[]);
     let out = gw.command(&dir, &["db", "diff"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("No schema changes found"), "{}", text(&out));
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
 
     // The schema changed as a developer changes it: SQL (Studio's editor, psql).
     gw.sql(
@@ -119,7 +130,11 @@ async fn init_start_change_diff_reset() {
     assert!(out.status.success(), "{}", text(&out));
     let out = gw.command(&dir, &["db", "diff"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("No schema changes found"), "{}", text(&out));
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
     assert!(out.stdout.is_empty());
     // And the trigger on auth.users runs there.
     let id = gw.create_user("new@example.com", false).await;
@@ -132,10 +147,36 @@ async fn init_start_change_diff_reset() {
 
     // Against a database named by URL (here the same one), and one schema only.
     let url = gw.status["DB_URL"].clone();
-    let out = gw.command(&dir, &["db", "diff", "--db-url", &url, "--schema", "public"]);
+    let out = gw.command(
+        &dir,
+        &["db", "diff", "--db-url", &url, "--schema", "public"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("Diffing schemas: public"));
-    assert!(text(&out).contains("No schema changes found"), "{}", text(&out));
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
+    // A schema named only where it is new.
+    gw.sql("create schema api; create table api.things (id int);")
+        .await;
+    let out = gw.command(&dir, &["db", "diff", "-s", "api"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let sql = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        sql.starts_with("CREATE SCHEMA \"api\";")
+            && sql.contains("CREATE TABLE \"api\".\"things\"")
+            && !sql.contains("profiles"),
+        "{sql}"
+    );
+    let out = gw.command(&dir, &["db", "diff", "--schema", "no_such_schema"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("schema \"no_such_schema\" does not exist"),
+        "{}",
+        text(&out)
+    );
     let out = gw.command(&dir, &["db", "diff", "--linked"]);
     assert!(!out.status.success());
     assert!(text(&out).contains("Have you run supabase link?"));
@@ -181,7 +222,11 @@ async fn declared_schema_files_become_a_migration() {
     // The migrations now build what the files declare.
     let out = gw.command(&dir, &["db", "diff"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("No schema changes found"), "{}", text(&out));
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
     let out = gw.command(&dir, &["db", "reset"]);
     assert!(out.status.success(), "{}", text(&out));
     let rows = gw.sql("select count(*) from public.note_bodies").await;

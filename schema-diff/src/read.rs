@@ -16,8 +16,6 @@ pub enum ReadError {
     Db(#[from] tokio_postgres::Error),
     #[error("unexpected catalog shape: {0}")]
     Shape(#[from] serde_json::Error),
-    #[error("schema {0} does not exist")]
-    NoSuchSchema(String),
 }
 
 /// The privileges of an ACL expression as JSON `[grantee, privilege, grantable]` triples, a
@@ -397,11 +395,6 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
         &[],
     )
     .await?;
-    for named in &scope.named {
-        if !schemas.iter().any(|s| &s.name == named) {
-            return Err(ReadError::NoSuchSchema(named.clone()));
-        }
-    }
     let mut whole: Vec<String> = Vec::new();
     let mut touched: Vec<String> = Vec::new();
     for s in schemas {

@@ -140,6 +140,12 @@ pub async fn run(
             }
             let from = read(&db.admin_on(&from_db), &scope).await?;
             let to = read(&to_login, &scope).await?;
+            // A schema named that neither side has is a mistake, not "no changes".
+            for s in &schemas {
+                if !from.schemas.contains_key(s) && !to.schemas.contains_key(s) {
+                    return Err(format!("schema \"{s}\" does not exist"));
+                }
+            }
             Ok::<_, String>(schema_diff::diff(&from, &to))
         }
         .await;
