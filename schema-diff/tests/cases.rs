@@ -471,6 +471,25 @@ const CASES: &[Case] = &[
             "ALTER TABLE \"public\".\"b\" ADD CONSTRAINT \"b_code_fkey\" FOREIGN KEY (code) REFERENCES public.a(code);",
         ],
     },
+    Case {
+        name: "a generated column's expression and an identity's parameters change",
+        before: "create table public.people (id int generated always as identity,
+              first text, last text,
+              full_name text generated always as (first || ' ' || last) stored);
+            create index people_full_name on public.people (full_name);",
+        after: "alter table public.people alter column id set increment by 5 set start 100;
+            alter table public.people drop column full_name;
+            alter table public.people add column full_name text
+              generated always as (last || ', ' || first) stored;
+            create index people_full_name on public.people (full_name);",
+        want: &[
+            "DROP INDEX \"public\".\"people_full_name\";",
+            "ALTER TABLE \"public\".\"people\" DROP COLUMN \"full_name\";",
+            "ALTER TABLE \"public\".\"people\" ADD COLUMN \"full_name\" text GENERATED ALWAYS AS (((last || ', '::text) || first)) STORED;",
+            "ALTER TABLE \"public\".\"people\" ALTER COLUMN \"id\" SET INCREMENT BY 5 SET START 100;",
+            "CREATE INDEX people_full_name ON public.people USING btree (full_name);",
+        ],
+    },
 ];
 
 #[tokio::test]
