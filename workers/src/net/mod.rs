@@ -153,7 +153,7 @@ async fn round(
 
 async fn perform(http: &reqwest::Client, reach: &reach::Reach, req: Request) -> Answer {
     match reqwest::Url::parse(&req.url) {
-        Ok(url) if !reach.allows(&url) => return Answer::failed(reach::REFUSED),
+        Ok(url) if !reach::allows(reach, &url) => return Answer::failed(reach::REFUSED),
         Ok(_) => {}
         Err(_) => return Answer::failed("URL using bad/illegal format or missing URL"),
     }

@@ -9,73 +9,21 @@
 //! URL's literal address, on every redirect, and on each name's resolved addresses (so a name
 //! that resolves to 127.0.0.1, or is made to later, is refused too).
 
-use std::net::{IpAddr, SocketAddr};
+pub use ::reach::{REFUSED, Reach, is_local};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// The rule the pg_net worker follows.
-#[derive(Clone, Debug, Default)]
-pub struct Reach {
-    /// Requests to this machine's own and link-local addresses are allowed.
-    pub local: bool,
-    /// The project's API (its port on loopback), reachable even when `local` is off.
-    pub api_port: Option<u16>,
-}
-
-/// Why a request was not made, as recorded in `net._http_response.error_msg`.
-pub const REFUSED: &str = "Couldn't connect to server: supagate refuses requests from the \
-     database to this machine's own and link-local addresses (set SUPAGATE_NET_LOCAL=allow to \
-     permit them)";
-
-/// This machine's own addresses (loopback, unspecified) and link-local ones, in either family
-/// (an IPv4 address mapped into IPv6 counts as itself).
-pub fn is_local(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => v4.is_loopback() || v4.is_unspecified() || v4.is_link_local(),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => is_local(IpAddr::V4(v4)),
-            None => {
-                v6.is_loopback() || v6.is_unspecified() || (v6.segments()[0] & 0xffc0) == 0xfe80
-            }
-        },
-    }
-}
-
-/// A name that always means this machine (RFC 6761), whatever a resolver says.
-fn is_local_name(host: &str) -> bool {
-    let h = host.trim_end_matches('.').to_ascii_lowercase();
-    h == "localhost" || h.ends_with(".localhost")
-}
-
-impl Reach {
-    /// Whether a request to `url` may be sent, judged on what the URL itself says: a literal
-    /// address or a local name. Other names are judged on their addresses by [`Resolver`].
-    pub fn allows(&self, url: &reqwest::Url) -> bool {
-        if self.local {
-            return true;
-        }
-        let port = url.port_or_known_default();
-        let local = match url.host() {
-            Some(url::Host::Ipv4(v4)) => is_local(IpAddr::V4(v4)),
-            Some(url::Host::Ipv6(v6)) => is_local(IpAddr::V6(v6)),
-            Some(url::Host::Domain(d)) => is_local_name(d),
-            None => true,
-        };
-        if !local {
-            return true;
-        }
-        let loopback = match url.host() {
-            Some(url::Host::Ipv4(v4)) => v4.is_loopback(),
-            Some(url::Host::Ipv6(v6)) => {
-                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
-            }
-            Some(url::Host::Domain(_)) => true,
-            None => false,
-        };
-        loopback
-            && self.api_port.is_some()
-            && port == self.api_port
-            && !url.path().starts_with("/_supagate")
-    }
+/// Whether a request to `url` may be sent, judged on what the URL itself says: a literal
+/// address or a local name. Other names are judged on their addresses by [`Resolver`].
+pub fn allows(reach: &Reach, url: &reqwest::Url) -> bool {
+    let host = match url.host() {
+        Some(url::Host::Ipv4(v4)) => ::reach::Host::Ip(v4.into()),
+        Some(url::Host::Ipv6(v6)) => ::reach::Host::Ip(v6.into()),
+        Some(url::Host::Domain(d)) => ::reach::Host::Name(d),
+        None => return false,
+    };
+    let port = url.port_or_known_default().unwrap_or(0);
+    !reach.refuses_outright(host, port, url.path())
 }
 
 /// Resolves names as the system does, then drops this machine's own and link-local addresses
@@ -125,14 +73,14 @@ pub fn refused(e: &(dyn std::error::Error + 'static)) -> bool {
 /// The HTTP client of the worker: the resolver above, and redirects followed (at most 10, as
 /// pg_net's curl) only where [`Reach::allows`] them.
 pub fn client(reach: &Reach, user_agent: &str) -> reqwest::Client {
-    let for_redirects = reach.clone();
+    let for_redirects = *reach;
     reqwest::Client::builder()
         .user_agent(user_agent)
         .dns_resolver(Arc::new(Resolver { local: reach.local }))
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= 10 {
                 attempt.error("too many redirects")
-            } else if !for_redirects.allows(attempt.url()) {
+            } else if !allows(&for_redirects, attempt.url()) {
                 attempt.error(Refused)
             } else {
                 attempt.follow()
@@ -177,36 +125,19 @@ mod tests {
             ("http://169.254.169.254/latest/meta-data/", false),
             ("http://[fe80::1]:80/", false),
             ("http://[::]:54323/", false),
+            // Names are judged on the addresses they resolve to.
+            ("http://vm.example:54323/", true),
         ];
         for (url, allowed) in cases {
             let u = reqwest::Url::parse(url).unwrap();
-            assert_eq!(refuse.allows(&u), *allowed, "{url}");
-            assert!(allow.allows(&u), "{url}");
+            assert_eq!(allows(&refuse, &u), *allowed, "{url}");
+            assert!(allows(&allow, &u), "{url}");
         }
         let no_api = Reach::default();
-        assert!(!no_api.allows(&reqwest::Url::parse("http://127.0.0.1:54321/").unwrap()));
-    }
-
-    #[test]
-    fn local_addresses_are_told_in_both_families() {
-        for (ip, local) in [
-            ("127.0.0.1", true),
-            ("127.255.0.1", true),
-            ("0.0.0.0", true),
-            ("169.254.169.254", true),
-            ("::1", true),
-            ("::", true),
-            ("fe80::abcd", true),
-            ("febf::1", true),
-            ("::ffff:127.0.0.1", true),
-            ("::ffff:169.254.1.1", true),
-            ("192.168.1.10", false),
-            ("8.8.8.8", false),
-            ("2001:db8::1", false),
-            ("fec0::1", false),
-        ] {
-            assert_eq!(is_local(ip.parse().unwrap()), local, "{ip}");
-        }
+        assert!(!allows(
+            &no_api,
+            &reqwest::Url::parse("http://127.0.0.1:54321/").unwrap()
+        ));
     }
 
     #[test]

@@ -908,7 +908,7 @@ fn connect(
     }
     let permitted: Vec<IpAddr> = addresses
         .into_iter()
-        .filter(|a| reach.permits(url, *a))
+        .filter(|a| reach.permits(url.port, url.path(), *a))
         .collect();
     if permitted.is_empty() {
         return Err(Error::new(REFUSED));
