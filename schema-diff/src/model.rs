@@ -147,6 +147,9 @@ pub struct Schema {
 pub struct Extension {
     pub schema: String,
     pub version: String,
+    /// Its control file fixes its schema (pg_graphql's `graphql`, made by CREATE EXTENSION
+    /// when missing): it is created without WITH SCHEMA.
+    pub fixed_schema: bool,
 }
 
 /// A column of a composite type.

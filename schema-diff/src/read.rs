@@ -77,6 +77,7 @@ struct RawExtension {
     name: String,
     schema: String,
     version: String,
+    fixed_schema: bool,
 }
 
 #[derive(Deserialize)]
@@ -420,7 +421,10 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     let extensions: Vec<RawExtension> = rows(
         c,
         "SELECT e.oid::int8 AS oid, e.extname::text AS name, n.nspname::text AS schema, \
-         e.extversion AS version FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace",
+         e.extversion AS version, coalesce((SELECT v.schema = n.nspname \
+           FROM pg_available_extension_versions v \
+           WHERE v.name = e.extname AND v.version = e.extversion), false) AS fixed_schema \
+         FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace",
         &[],
     )
     .await?;
@@ -431,6 +435,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
         cat.extensions.insert(
             e.name,
             Extension {
+                fixed_schema: e.fixed_schema,
                 schema: e.schema,
                 version: e.version,
             },

@@ -759,11 +759,15 @@ impl<'a> Plan<'a> {
             }
             ObjRef::Extension(e) => {
                 let x = &t.extensions[e];
-                out.push(Statement::new(format!(
-                    "CREATE EXTENSION IF NOT EXISTS {} WITH SCHEMA {}",
-                    ident(e),
-                    ident(&x.schema)
-                )));
+                out.push(Statement::new(if x.fixed_schema {
+                    format!("CREATE EXTENSION IF NOT EXISTS {}", ident(e))
+                } else {
+                    format!(
+                        "CREATE EXTENSION IF NOT EXISTS {} WITH SCHEMA {}",
+                        ident(e),
+                        ident(&x.schema)
+                    )
+                }));
             }
             ObjRef::Type(q) => {
                 let x = &t.types[q];
