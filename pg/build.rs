@@ -49,8 +49,10 @@ fn embed(dir: &str, kinds: &[&str], name: &str, out: &str) {
 }
 
 /// Where scripts/build-extensions puts the Rust extensions: `SUPAGATE_PGRX_EXTENSIONS` when set,
-/// else `pgrx-extensions` in the target folder this build writes into (the ancestor of OUT_DIR
-/// that holds cargo's CACHEDIR.TAG, so CARGO_TARGET_DIR is followed).
+/// else `pgrx-extensions` in the target folder this build writes into, so that CARGO_TARGET_DIR
+/// is followed: the nearest ancestor of OUT_DIR that has that folder, or else cargo's
+/// CACHEDIR.TAG. (Cargo writes the tag only into a target folder it creates itself: on a clean
+/// clone scripts/build-extensions creates `target/` first, and it has none.)
 fn pgrx_dir() -> Option<PathBuf> {
     println!("cargo:rerun-if-env-changed=SUPAGATE_PGRX_EXTENSIONS");
     if let Some(dir) = env::var_os("SUPAGATE_PGRX_EXTENSIONS") {
@@ -59,7 +61,8 @@ fn pgrx_dir() -> Option<PathBuf> {
     let out = PathBuf::from(env::var("OUT_DIR").ok()?);
     let target = out
         .ancestors()
-        .find(|a| a.join("CACHEDIR.TAG").is_file())?
+        .find(|a| a.join("pgrx-extensions").is_dir())
+        .or_else(|| out.ancestors().find(|a| a.join("CACHEDIR.TAG").is_file()))?
         .to_path_buf();
     Some(target.join("pgrx-extensions"))
 }

@@ -278,7 +278,22 @@ impl Functions {
         newest_file(&self.project.supabase_dir.join("functions")) != r.files
     }
 
+    /// Starts a process for `f`. One that exits within seconds of starting is started once
+    /// more before the request fails: under load a Deno process failed to boot (exit status 1
+    /// in 80 ms) right after another process of the project had been killed at its limit, and
+    /// booted the next time. A function that cannot boot fails twice, as fast.
     async fn start(&self, f: &Function) -> Result<Running, FunctionsError> {
+        let t0 = Instant::now();
+        match self.start_once(f).await {
+            Err(FunctionsError::BootError) if t0.elapsed() < Duration::from_secs(5) => {
+                tracing::warn!(target: "functions", function = %f.slug, "booting once more");
+                self.start_once(f).await
+            }
+            other => other,
+        }
+    }
+
+    async fn start_once(&self, f: &Function) -> Result<Running, FunctionsError> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let socket = self.sockets.join(format!("{}-{n}.sock", f.slug));
         let _ = std::fs::remove_file(&socket);
