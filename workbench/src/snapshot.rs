@@ -286,6 +286,8 @@ impl State<'_> {
         let objects = dir.join("objects");
         let _ = std::fs::remove_dir_all(&objects);
         if let Some(from) = &self.objects {
+            // Made first: a project without stored objects links nothing into it.
+            std::fs::create_dir_all(&objects).map_err(err)?;
             link_objects(from, &objects)?;
             // The links are the stored versions themselves: those become private too (only
             // supagate reads them).
