@@ -134,10 +134,16 @@ impl Functions {
         }))
     }
 
-    /// Keeps functions started from now on from reaching these `host:port` addresses (Deno's
-    /// `--deny-net`): Studio's and the mail catcher's, which answer this machine, so that a
-    /// function with a server-side request bug cannot be turned against them.
-    pub fn deny_net(&self, addresses: Vec<String>) {
+    /// Keeps functions started from now on from reaching these ports of this machine under any
+    /// of its names (Deno's `--deny-net`): Studio's and the mail catcher's, which answer this
+    /// machine, so that a function with a server-side request bug cannot be turned against them.
+    pub fn deny_local_ports(&self, ports: impl IntoIterator<Item = u16>) {
+        let addresses = ports
+            .into_iter()
+            .flat_map(|p| {
+                ["127.0.0.1", "localhost", "0.0.0.0", "[::1]"].map(|h| format!("{h}:{p}"))
+            })
+            .collect();
         *self.denied.write().unwrap_or_else(|e| e.into_inner()) = addresses;
     }
 

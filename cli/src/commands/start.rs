@@ -268,7 +268,7 @@ async fn serve_api(
             let host = &cfg.mail_host;
             let (server, port) = gateway::catcher::bind(mailer.catcher(), host, p)
                 .map_err(|e| format!("cannot listen on {host}:{p} (mail catcher): {e}"))?;
-            Some((tokio::spawn(server), format!("http://{host}:{port}")))
+            Some((tokio::spawn(server), format!("http://{host}:{port}"), port))
         }
         None => None,
     };
@@ -282,6 +282,7 @@ async fn serve_api(
                     tokio::spawn(b.server),
                     format!("http://127.0.0.1:{}", b.port),
                     b.token,
+                    b.port,
                 )),
                 Err(e) => {
                     tracing::warn!("Studio is not served: cannot listen on 127.0.0.1:{p}: {e}");
@@ -293,19 +294,7 @@ async fn serve_api(
     };
     // Studio and the catcher answer this machine: functions may not call them.
     if let Some(f) = &functions {
-        let ports = studio
-            .as_ref()
-            .map(|s| s.1.as_str())
-            .into_iter()
-            .chain(mail.as_ref().map(|m| m.1.as_str()))
-            .filter_map(|url| url.rsplit_once(':').map(|(_, p)| p.to_string()));
-        f.deny_net(
-            ports
-                .flat_map(|p| {
-                    ["127.0.0.1", "localhost", "0.0.0.0", "[::1]"].map(|h| format!("{h}:{p}"))
-                })
-                .collect(),
-        );
+        f.deny_local_ports(studio.iter().map(|s| s.3).chain(mail.iter().map(|m| m.2)));
     }
     let values = status::values(
         cfg,
