@@ -346,11 +346,13 @@ impl Functions {
                 FunctionsError::BootError
             })?;
         let limited = Arc::new(AtomicBool::new(false));
+        // Until it listens, what it prints on stderr says why a boot failed: logged as a warning.
+        let booting = Arc::new(AtomicBool::new(true));
         if let Some(out) = child.stdout.take() {
-            self.pump(&f.slug, "stdout", out, &limited);
+            self.pump(&f.slug, "stdout", out, &limited, &booting);
         }
         if let Some(err) = child.stderr.take() {
-            self.pump(&f.slug, "stderr", err, &limited);
+            self.pump(&f.slug, "stderr", err, &limited, &booting);
         }
         let running = Running {
             process: Arc::new(Process {
@@ -362,7 +364,9 @@ impl Functions {
             files,
             checked: Instant::now(),
         };
+        // (A process that failed to boot stays `booting`: its last lines may still be on their way.)
         let running = self.listening(f, running, t0).await?;
+        booting.store(false, Ordering::Relaxed);
         self.supervise(&f.slug, &running.process, t0);
         Ok(running)
     }
@@ -516,8 +520,10 @@ impl Functions {
         name: &'static str,
         stream: impl tokio::io::AsyncRead + Unpin + Send + 'static,
         oom: &Arc<AtomicBool>,
+        booting: &Arc<AtomicBool>,
     ) {
         let (slug, oom, logs) = (slug.to_string(), oom.clone(), self.logs.clone());
+        let booting = booting.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stream).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -528,7 +534,11 @@ impl Functions {
                     oom.store(true, Ordering::Relaxed);
                 }
                 logs.push(&slug, name, &line);
-                tracing::info!(target: "functions", function = %slug, "{line}");
+                if name == "stderr" && booting.load(Ordering::Relaxed) {
+                    tracing::warn!(target: "functions", function = %slug, "while booting: {line}");
+                } else {
+                    tracing::info!(target: "functions", function = %slug, "{line}");
+                }
             }
         });
     }

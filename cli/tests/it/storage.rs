@@ -1,6 +1,6 @@
 //! /storage/v1 against a real gateway: keys, limits, interrupted uploads, ranges, raw bodies.
 
-mod support;
+use crate::support;
 use serde_json::json;
 use std::io::{Read, Write};
 use support::Api;

@@ -5,7 +5,7 @@
 //! its uuid overloads, pgsodium's error texts, and its roles and grants. Each case is a query and
 //! the text of its one value, or the words of the error it raises.
 
-mod support;
+use crate::support;
 
 /// `(query, Ok(the text of its one value) | Err(words of the error message))`.
 type Case = (&'static str, Result<&'static str, &'static str>);

@@ -2,7 +2,7 @@
 //! execute, a failed transaction) leave the connection usable and its statement cache true to
 //! the server's, and a schema change is picked up.
 
-mod support;
+use crate::support;
 use serde_json::json;
 use std::time::Duration;
 use support::Api;

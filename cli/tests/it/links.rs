@@ -1,7 +1,7 @@
 //! Every URL supagate builds — links in mail, tokens' `iss`, TUS `Location`, the OpenAPI
 //! document's host — names the configured address, whatever Host a request claims.
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use support::{Api, scratch_project, start_project};
 

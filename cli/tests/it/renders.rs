@@ -1,6 +1,6 @@
 //! Image renderings stay within their budgets: variants per object and bytes on disk.
 
-mod support;
+use crate::support;
 use support::Api;
 
 /// A PNG of noise (it does not compress): renderings of it take real room.

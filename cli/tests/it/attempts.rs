@@ -4,7 +4,7 @@
 //! CLI's GoTrue limits, and an e-mail change needs both addresses when double_confirm_changes
 //! is on.
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use support::{Api, Gateway, scratch_project, start_project, start_project_env};
 

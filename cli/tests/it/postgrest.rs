@@ -3,7 +3,7 @@
 //! Each table runs on a fresh copy of the fixture's database (a clone of its template) with a
 //! gateway of its own; the one table about role-wide configuration has a cluster of its own.
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use support::table::{self, get, post, send, with_json};
 use support::{Gateway, Reply};

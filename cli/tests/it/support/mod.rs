@@ -245,8 +245,14 @@ pub async fn clone_of(workdir: &Path, args: &[&str]) -> Gateway {
 
 /// Likewise, with extra environment variables.
 pub async fn clone_of_env(workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
+    clone_on(cluster(workdir), workdir, args, env).await
+}
+
+/// A gateway of its own on a new database cloned from the template that `owner`, a gateway
+/// started on the project in `workdir`, built: for a test that must not share the binary's
+/// cluster (it stops or kills its PostgreSQL).
+pub async fn clone_on(c: &Gateway, workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let c = cluster(workdir);
     let dbname = format!(
         "t{}_{}",
         std::process::id(),

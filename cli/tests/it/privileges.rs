@@ -3,7 +3,7 @@
 //! revoked PUBLIC's EXECUTE); the API roles' default privileges are set once, when the database
 //! is set up, and what the app's migrations decide stands across restarts and later migrations.
 
-mod support;
+use crate::support;
 use serde_json::json;
 use support::{Api, Gateway, scratch_project, start_on};
 

@@ -3,7 +3,7 @@
 //! from role settings, cancelled abandoned statements, a bounded statement cache, trustworthy
 //! client addresses and the headers that keep browsers safe.
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use std::time::Duration;
 use support::{Api, Reply};

@@ -4,7 +4,7 @@
 //! given the CA (and `verify-ca` whatever name the certificate has); it refuses a server whose
 //! certificate the given CA did not sign, or (verify-full) names another host.
 
-mod support;
+use crate::support;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use serde_json::json;
 use std::path::{Path, PathBuf};

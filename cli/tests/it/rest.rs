@@ -1,6 +1,6 @@
 //! /rest/v1 against a real gateway and PostgreSQL, with the demo catalogue.
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use support::Api;
 use support::Reply;

@@ -2,7 +2,7 @@
 //! writes, the gateway killed mid-upload, the pool held by slow queries. The gateway heals by
 //! itself and loses nothing it acknowledged.
 
-mod support;
+use crate::support;
 use serde_json::json;
 use std::io::Write;
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@
 //! and the text of its one value, or the error it raises. One project creates the extensions in
 //! its migration; each test has a copy of its database.
 
-mod support;
+use crate::support;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 

@@ -1,15 +1,16 @@
 //! A gateway on an external database (DATABASE_URL) whose server goes away and comes back: it
-//! answers 503 with Retry-After meanwhile and serves again by itself. (Its own file: killing
-//! the server must not disturb other tests.)
+//! answers 503 with Retry-After meanwhile and serves again by itself. (The server is a cluster
+//! of the test's own: killing it must not disturb other tests.)
 
-mod support;
+use crate::support;
 use std::time::{Duration, Instant};
 use support::Api;
 
 #[tokio::test]
 async fn the_pool_recovers_when_an_external_server_comes_back() {
-    // `shop()` gateways use an external database: a clone on this binary's test cluster.
-    let gw = support::shop().await;
+    // The gateway uses an external database: a clone on a cluster that another gateway owns.
+    let owner = support::start(&[]);
+    let gw = support::clone_on(&owner, &support::repo_root(), &[], &[]).await;
     let anon = Api::anon(&gw);
     assert_eq!(
         anon.get("/rest/v1/categories?select=slug&limit=1")

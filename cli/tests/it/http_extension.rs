@@ -5,7 +5,7 @@
 //! settings supagate passes readable and changeable by a superuser only. Each case is a query
 //! and the text of its one value, or the words of the error it raises.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};

@@ -3,7 +3,7 @@
 //! change being lost. (The protocol itself is tested through supabase-js in
 //! tests/contract/realtime.test.mjs.)
 
-mod support;
+use crate::support;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! commands (status, gen types, db reset, migration new/list, users create); failures that stop
 //! start with a clear message and leave the database as it was.
 
-mod support;
+use crate::support;
 use std::path::Path;
 use std::process::Command;
 use support::{Api, repo_root};

@@ -2,7 +2,7 @@
 //! PostgREST-style filters, the SQL editor's roles and error positions, CSV, and the refusals
 //! that keep other sites out. (The pages themselves: tests/e2e/studio.spec.ts.)
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use support::shop;
 

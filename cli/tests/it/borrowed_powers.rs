@@ -3,7 +3,7 @@
 //! cannot reach Studio, the mail catcher or the workbench; Studio's API answers only the
 //! browser that opened its link; the workbench answers no page of another site.
 
-mod support;
+use crate::support;
 use std::time::Duration;
 use support::{Api, Gateway};
 

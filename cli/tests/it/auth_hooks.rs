@@ -2,7 +2,7 @@
 //! verification attempt, send email), delivery through `[auth.email.smtp]`, and the mail apps
 //! queue with `supagate.send_mail()`, on projects of their own, against a real SMTP listener.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};

@@ -4,7 +4,7 @@
 //! made by the owner, `anon` or a signed-in user (through `graphql_public.graphql`, in a
 //! transaction of its own that is rolled back) and the exact response it gets.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 

@@ -5,7 +5,7 @@
 //! against exact search, inserts after the build, iterative scans under a filter, vacuum, and
 //! kill -9 of PostgreSQL during inserts and during a build; and an `ivfflat` index likewise.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

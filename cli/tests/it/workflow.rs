@@ -3,7 +3,7 @@
 //! it; and with declared schema files, `db diff -f` writes the migration that brings the
 //! migrations up to them.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! rotation and reuse, logout scopes, error bodies, rate limits. Each test has its own copy of
 //! the shop's database; rows that hand something on (a token) are run one by one.
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use support::table::{self, Case, get, send, with_json};
 use support::{Gateway, Reply};

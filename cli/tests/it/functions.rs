@@ -2,7 +2,7 @@
 //! supagate runs, and its files changing under a warm function. (Bodies, errors and verify_jwt
 //! through supabase-js are in tests/contract/functions.test.mjs.)
 
-mod support;
+use crate::support;
 use support::{Api, scratch_project, start_project};
 
 const PID: &str = "Deno.serve(() => new Response(String(Deno.pid)))\n";

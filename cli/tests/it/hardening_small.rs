@@ -2,7 +2,7 @@
 //! after it has answered, secrets in the request inspector, a world-readable snapshot folder,
 //! and oversized chunked bodies (no Content-Length) answered other than 413.
 
-mod support;
+use crate::support;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use support::{Api, scratch_dir, scratch_project, start_project};
