@@ -1,5 +1,5 @@
 // The reliability measurements (issue 12): attacks and faults tried on real processes, with
-// the figures docs/RELIABILITY.md reports. The fault tests (cli/tests/faults.rs,
+// the figures docs/RELIABILITY.md reports. The fault tests (cli/tests/it/faults.rs,
 // hardening.rs) assert the behaviour; this measures it. `--quick` runs each step small.
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, chmodSync, existsSync } from 'node:fs'

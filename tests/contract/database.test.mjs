@@ -44,7 +44,7 @@ async function receiver() {
 
 before(async () => {
   // The receivers below listen on this machine, which the database may not reach by default
-  // (Studio and the workbench answer loopback: cli/tests/borrowed_powers.rs); this project lets it.
+  // (Studio and the workbench answer loopback: cli/tests/it/borrowed_powers.rs); this project lets it.
   gw = await startGateway({ workdir: WORKDIR, env: { PARTNER_API_KEY: PARTNER_KEY, SUPAGATE_NET_LOCAL: 'allow' } })
 })
 after(() => gw?.stop())

@@ -2,7 +2,7 @@
 //! scripts/build-extensions and embedded in the binary) with the SQL surface and answers of the
 //! upstream extensions (pg_jsonschema 0.3.3, pg_hashids 1.3); plv8, which cannot be built here,
 //! saying so; and the distribution's extensions that scripts/setup.sh installs beyond the ones
-//! tests/project.rs covers (RUM, pg_partman, pgAudit, pgRouting, wal2json). Each case is a query
+//! tests/it/project.rs covers (RUM, pg_partman, pgAudit, pgRouting, wal2json). Each case is a query
 //! and the text of its one value, or the error it raises. One project creates the extensions in
 //! its migration; each test has a copy of its database.
 
