@@ -363,6 +363,60 @@ const DISTRIBUTION_CASES: &[Case] = &[
     ("select pg_drop_replication_slot('t_wal2json')", Ok("")),
 ];
 
+/// index_advisor 0.2 over HypoPG: the advice and costs upstream's README shows for its example
+/// schema, a comment with a semicolon ignored, a second statement and a planning error answered
+/// in `errors`, and the caller's prepared statements, hypothetical indexes and plan cache mode
+/// left as they were.
+const INDEX_ADVISOR_SETUP: &str = "
+    create extension index_advisor with schema extensions cascade;
+    set search_path = public, extensions;
+    create table author (id serial primary key, name text not null);
+    create table publisher (id serial primary key, name text not null, corporate_address text);
+    create table book (id serial primary key, author_id int not null references author (id),
+      publisher_id int not null references publisher (id), title text);
+    create table review (id serial primary key, book_id int references book (id), body text not null);
+    prepare callers_own as select 1;";
+
+const INDEX_ADVISOR_CASES: &[Case] = &[
+    (
+        "select array_to_string(index_statements, '; ') || ' | ' || concat_ws(' ', startup_cost_before,
+           startup_cost_after, total_cost_before, total_cost_after) || ' | ' || cardinality(errors)
+         from index_advisor('
+           select book.id, book.title, publisher.name, author.name, review.body
+           from book join publisher on book.publisher_id = publisher.id
+             join author on book.author_id = author.id
+             join review on book.id = review.book_id -- a comment; with a semicolon
+           where author.id = $1 and publisher.id = $2 /* and another; */ ;')",
+        Ok("CREATE INDEX ON public.book USING btree (author_id); \
+            CREATE INDEX ON public.book USING btree (publisher_id); \
+            CREATE INDEX ON public.review USING btree (book_id) | 27.26 12.77 68.48 42.37 | 0"),
+    ),
+    (
+        "select index_statements::text || errors::text from index_advisor('select 1; select 2')",
+        Ok(r#"{}{"Query must not contain a semicolon"}"#),
+    ),
+    (
+        "select errors::text from index_advisor('select * from nowhere where id = $1')",
+        Ok(r#"{"relation \"nowhere\" does not exist"}"#),
+    ),
+    (
+        "select string_agg(name, ',') from pg_prepared_statements",
+        Ok("callers_own"),
+    ),
+    ("select count(*) from hypopg()", Ok("0")),
+    ("show plan_cache_mode", Ok("auto")),
+    (
+        "select extversion from pg_extension where extname = 'index_advisor'",
+        Ok("0.2.0"),
+    ),
+];
+
+#[tokio::test]
+async fn index_advisor_advises_as_supabases() {
+    let gw = support::clone_of(project(), &[]).await;
+    check_in(&gw, INDEX_ADVISOR_SETUP, INDEX_ADVISOR_CASES).await;
+}
+
 #[tokio::test]
 async fn the_distributions_other_extensions_work() {
     let gw = support::clone_of(project(), &[]).await;
