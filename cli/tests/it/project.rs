@@ -372,6 +372,33 @@ async fn migration_new_and_list_and_users_create() {
     assert_eq!(r.status(), 200);
 }
 
+/// On Supabase the postgres role's own search_path has extensions, so it is also what RESET
+/// restores (pg_settings.reset_val). PostGIS topology's install script sets the search_path
+/// from reset_val (topology.AddToSearchPath): with postgis in extensions, it failed here with
+/// 'type "geometry" does not exist' (a real project's first migration).
+#[tokio::test]
+async fn migrations_reset_the_search_path_to_supabases() {
+    let dir = support::scratch_project(&[(
+        "supabase/migrations/20240101000000_topology.sql",
+        "create extension if not exists postgis with schema extensions;
+         create schema if not exists topology;
+         create extension if not exists postgis_topology with schema topology;
+         reset search_path;
+         create table public.seen as select current_setting('search_path') as path;",
+    )]);
+    let gw = support::start_project(&dir, &[]);
+    assert_eq!(
+        gw.sql("select path from public.seen").await[0][0].as_deref(),
+        Some("\"$user\", public, extensions")
+    );
+    assert_eq!(
+        gw.sql("select count(*) from pg_extension where extname = 'postgis_topology'")
+            .await[0][0]
+            .as_deref(),
+        Some("1")
+    );
+}
+
 #[tokio::test]
 async fn the_distributions_extensions_work_in_the_served_database() {
     let dir = support::scratch_project(&[(

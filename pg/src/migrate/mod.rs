@@ -155,12 +155,18 @@ pub async fn migrate_in_place(
     }
     let mut applied = platform.migrations;
     platform::settings(c, db.api_password.as_deref()).await?;
+    // The project's migrations and seeds run in a session opened after those settings, as the
+    // CLI's run on Supabase (whose postgres role has the search_path): the session default
+    // (what RESET restores, pg_settings.reset_val) then has extensions too. PostGIS topology's
+    // install script sets the search_path from reset_val and found no geometry type without.
+    let mut p = connect(&db.admin).await.map_err(MigrateError::Other)?;
     if proj.config.db.migrations_enabled {
-        applied.extend(project::apply_migrations(c, proj).await?);
+        applied.extend(project::apply_migrations(&mut p, proj).await?);
     }
     if seed && proj.config.db.seed_enabled {
-        project::seed(c, proj).await?;
+        project::seed(&mut p, proj).await?;
     }
+    drop(p);
     platform::expose_queues(c, proj).await?;
     project::sync_buckets(c, proj).await?;
     if !applied.is_empty() {
