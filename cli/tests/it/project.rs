@@ -397,6 +397,18 @@ async fn migrations_reset_the_search_path_to_supabases() {
             .as_deref(),
         Some("1")
     );
+    // db diff builds the migrations' database again in a copy of the platform when they changed
+    // since the template was made: the same there.
+    std::fs::write(
+        dir.join("supabase/migrations/20240101000001_more.sql"),
+        "create table public.more (id int);",
+    )
+    .unwrap();
+    let out = gw.command(&dir, &["db", "diff"]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("DROP TABLE \"public\".\"more\";"), "{text}");
 }
 
 #[tokio::test]

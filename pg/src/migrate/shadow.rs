@@ -149,7 +149,12 @@ pub async fn platform_copy(
     super::platform::api_privileges(&c, project).await?;
     super::platform::vault_secrets(&c, project).await?;
     super::platform::settings(&c, None).await?;
-    Ok(c)
+    // A new session, so the search_path's session default has extensions (see
+    // `migrate_in_place`): the project's migrations run on it.
+    drop(c);
+    connect(&db.admin_on(name))
+        .await
+        .map_err(MigrateError::Other)
 }
 
 /// Makes `name` (replacing it) the database the project's migrations build, without its seed:
