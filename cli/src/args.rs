@@ -143,6 +143,13 @@ pub enum TestCommand {
         #[arg(long)]
         watch: bool,
     },
+    /// Create a new test file: supabase/tests/<name>_test.sql from the CLI's pgTAP template.
+    New {
+        name: String,
+        /// Template framework to generate.
+        #[arg(short = 't', long, value_parser = ["pgtap"], default_value = "pgtap")]
+        template: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -185,14 +192,66 @@ pub enum DbCommand {
     },
 }
 
+/// Which database a migration command works on: the local one unless told otherwise.
+#[derive(Args, Debug, Clone, Default)]
+pub struct MigrationTarget {
+    /// Works on the database specified by the connection string (must be percent-encoded).
+    #[arg(long = "db-url", value_name = "URL", conflicts_with_all = ["linked", "local"])]
+    pub db_url: Option<String>,
+    /// Works on the linked project (supabase/.temp/project-ref, the password in
+    /// SUPABASE_DB_PASSWORD).
+    #[arg(long, conflicts_with = "local")]
+    pub linked: bool,
+    /// Works on the local database (the default).
+    #[arg(long)]
+    pub local: bool,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum MigrationCommand {
-    /// Create an empty migration file supabase/migrations/<timestamp>_<name>.sql.
+    /// Create an empty migration script supabase/migrations/<timestamp>_<name>.sql.
     New { name: String },
-    /// List local migrations and whether the database has applied them.
-    List,
-    /// Apply pending migrations.
-    Up,
+    /// List local and remote migrations: each version of supabase/migrations beside the
+    /// versions the database's supabase_migrations.schema_migrations records.
+    List {
+        #[command(flatten)]
+        target: MigrationTarget,
+    },
+    /// Apply pending migrations to local database (or --db-url's), recording each as the CLI
+    /// records it.
+    Up {
+        #[command(flatten)]
+        target: MigrationTarget,
+    },
+    /// Repair the migration history table: record versions as applied (without running them)
+    /// or forget them. Without versions, the whole table is made to match the local files
+    /// (after a confirmation).
+    Repair {
+        /// Version status to update.
+        #[arg(long, value_enum, required = true)]
+        status: RepairStatus,
+        /// Versions (the timestamps of the files' names).
+        versions: Vec<String>,
+        #[command(flatten)]
+        target: MigrationTarget,
+    },
+    /// Squash migrations to a single file: the schema the migrations up to --version build
+    /// (written over the last of them, the others removed). Data the migrations insert is not
+    /// kept, as in the CLI. With --db-url, that database's history is baselined to the version.
+    Squash {
+        /// Squash up to the specified version.
+        #[arg(long, value_name = "VERSION")]
+        version: Option<String>,
+        #[command(flatten)]
+        target: MigrationTarget,
+    },
+}
+
+/// `--status` of `migration repair`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepairStatus {
+    Applied,
+    Reverted,
 }
 
 #[derive(Subcommand, Debug)]

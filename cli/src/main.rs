@@ -97,8 +97,26 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
         Command::Migration(MigrationCommand::New { name }) => {
             commands::db::new_migration(&cfg, &name)
         }
-        Command::Migration(MigrationCommand::List) => commands::db::list(&cfg).await,
-        Command::Migration(MigrationCommand::Up) => commands::db::up(&cfg).await,
+        Command::Migration(MigrationCommand::List { target }) => {
+            let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
+            commands::migration::list(&cfg, remote).await
+        }
+        Command::Migration(MigrationCommand::Up { target }) => {
+            let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
+            commands::migration::up(&cfg, remote).await
+        }
+        Command::Migration(MigrationCommand::Repair {
+            status,
+            versions,
+            target,
+        }) => {
+            let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
+            commands::migration::repair(&cfg, remote, status, versions).await
+        }
+        Command::Migration(MigrationCommand::Squash { version, target }) => {
+            let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
+            commands::migration::squash(&cfg, remote, version).await
+        }
         Command::Gen(GenCommand::Types { schemas, .. }) => {
             commands::codegen::types(&cfg, schemas).await
         }
@@ -107,6 +125,9 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
         }
         Command::Test(TestCommand::Db { paths, watch }) => {
             commands::test_db::run(&cfg, paths, watch).await
+        }
+        Command::Test(TestCommand::New { name, template: _ }) => {
+            commands::test_db::new(&cfg, &name)
         }
         Command::Functions(FunctionsCommand::New { name }) => {
             let api = commands::start::api_url(&cfg, cfg.port);

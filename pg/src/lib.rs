@@ -22,6 +22,8 @@ pub use error::DbError;
 pub use login::{Login, LoginError, connect};
 pub use pool::{PerThread, Pool, RoleSettings};
 pub use tls::SslMode;
+/// A session, as `connect` opens it.
+pub use tokio_postgres::Client;
 pub use tx::{RequestContext, Tx, begin_as};
 
 /// An identifier quoted for SQL.

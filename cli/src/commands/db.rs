@@ -1,9 +1,9 @@
-//! `db reset` and `migration new | list | up`.
+//! `db reset` and `migration new`.
 
 use super::{Prepare, with_database};
 use gateway::config::Config;
-use pg::migrate::{self, template};
-use pg::{Database, connect};
+use pg::Database;
+use pg::migrate::template;
 use std::time::Instant;
 
 pub async fn reset(cfg: &Config) -> Result<(), String> {
@@ -51,26 +51,4 @@ pub fn new_migration(cfg: &Config, name: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     println!("Created new migration at {}", cfg.project.relative(&path));
     Ok(())
-}
-
-pub async fn list(cfg: &Config) -> Result<(), String> {
-    with_database(cfg, Prepare::Never, async |db| {
-        let c = connect(&db.admin).await?;
-        let entries = migrate::project::list(&c, &cfg.project)
-            .await
-            .map_err(|e| e.to_string())?;
-        println!("   {:<14} | {:<14} | Name", "Local", "Remote");
-        println!("  {:-<16}|{:-<16}|{:-<20}", "", "", "");
-        for e in entries {
-            let local = if e.local { e.version.as_str() } else { "" };
-            let remote = if e.applied { e.version.as_str() } else { "" };
-            println!("   {local:<14} | {remote:<14} | {}", e.name);
-        }
-        Ok(())
-    })
-    .await
-}
-
-pub async fn up(cfg: &Config) -> Result<(), String> {
-    with_database(cfg, Prepare::Always, async |_| Ok(())).await
 }

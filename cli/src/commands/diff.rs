@@ -17,7 +17,7 @@ migration does not generate errors.";
 
 /// The linked project's database, as `supabase link` left it: its ref in
 /// `supabase/.temp/project-ref`, the password in SUPABASE_DB_PASSWORD.
-fn linked_url(project: &project::Project) -> Result<String, String> {
+pub fn linked_url(project: &project::Project) -> Result<String, String> {
     let file = project.supabase_dir.join(".temp/project-ref");
     let reference = std::fs::read_to_string(&file)
         .map(|r| r.trim().to_string())

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod functions;
 pub mod init;
 pub mod logs;
+pub mod migration;
 pub mod snapshot;
 pub mod start;
 pub mod status;

@@ -73,3 +73,71 @@ fn shown(paths: &[PathBuf], root: &Path) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// The CLI's pgTAP template for `test new`.
+const PGTAP_TEMPLATE: &str = "BEGIN;
+SELECT plan(1);
+
+-- Examples: https://pgtap.org/documentation.html
+
+SELECT * FROM finish();
+ROLLBACK;
+";
+
+/// Where `test new NAME` writes, relative to supabase/: `tests/<name>_test.sql`. A name may
+/// name a subfolder (`rls/profiles`), never leave the tests folder.
+pub fn new_test_path(name: &str) -> Result<String, String> {
+    let ok = !name.is_empty()
+        && name.len() <= 200
+        && !name.starts_with('/')
+        && name
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+    if !ok {
+        return Err(format!(
+            "invalid test name {name:?}: use letters, digits, '_', '-', '.' (and '/' for a \
+             subfolder of supabase/tests)"
+        ));
+    }
+    Ok(format!("tests/{name}_test.sql"))
+}
+
+/// `test new NAME`: a pgTAP file from the CLI's template.
+pub fn new(cfg: &Config, name: &str) -> Result<(), String> {
+    let relative = new_test_path(name)?;
+    let path = cfg.project.supabase_dir.join(&relative);
+    let shown = cfg.project.relative(&path);
+    if path.exists() {
+        return Err(format!("{shown} already exists."));
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(&path, PGTAP_TEMPLATE).map_err(|e| format!("cannot write {shown}: {e}"))?;
+    println!("Created new pgtap test at {shown}.");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::new_test_path;
+
+    #[test]
+    fn test_names() {
+        assert_eq!(
+            new_test_path("profiles").unwrap(),
+            "tests/profiles_test.sql"
+        );
+        assert_eq!(
+            new_test_path("rls/notes").unwrap(),
+            "tests/rls/notes_test.sql"
+        );
+        for bad in ["", "../x", "/etc/x", "a//b", "a b", "a/./b"] {
+            assert!(new_test_path(bad).is_err(), "{bad}");
+        }
+    }
+}

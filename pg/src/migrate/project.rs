@@ -37,6 +37,74 @@ pub async fn applied_versions(c: &Client) -> Result<Vec<String>, MigrateError> {
     .collect())
 }
 
+/// Creates the CLI's history tables where they are missing (`migration repair` on a database
+/// that never ran a migration).
+pub async fn ensure_history(c: &Client) -> Result<(), MigrateError> {
+    c.batch_execute(CREATE_HISTORY).await?;
+    Ok(())
+}
+
+/// What `migration repair` does to the history.
+pub enum Repair<'a> {
+    /// Records the files as applied without running them; a version already recorded gets the
+    /// file's name and statements, as the CLI's upsert does.
+    Applied(&'a [&'a Migration]),
+    /// Forgets the versions.
+    Reverted(&'a [String]),
+}
+
+/// Repairs the history in one transaction; `all`: the table is emptied first (the whole
+/// history made to match the local files).
+pub async fn repair(c: &mut Client, all: bool, what: Repair<'_>) -> Result<(), MigrateError> {
+    c.batch_execute(CREATE_HISTORY).await?;
+    let tx = c.transaction().await?;
+    if all {
+        tx.batch_execute("TRUNCATE supabase_migrations.schema_migrations")
+            .await?;
+    }
+    match what {
+        Repair::Applied(files) => {
+            for m in files {
+                let statements: Vec<&str> = m.statements.iter().map(|s| s.text.as_str()).collect();
+                tx.execute(
+                    "INSERT INTO supabase_migrations.schema_migrations (version, name, statements) VALUES ($1, $2, $3)
+                     ON CONFLICT (version) DO UPDATE SET name = EXCLUDED.name, statements = EXCLUDED.statements",
+                    &[&m.version, &m.name, &statements],
+                )
+                .await?;
+            }
+        }
+        Repair::Reverted(versions) if !all => {
+            tx.execute(
+                "DELETE FROM supabase_migrations.schema_migrations WHERE version = ANY($1)",
+                &[&versions],
+            )
+            .await?;
+        }
+        Repair::Reverted(_) => {}
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Replaces the versions up to `m`'s by `m` alone (`migration squash` of a remote history).
+pub async fn baseline(c: &mut Client, m: &Migration) -> Result<(), MigrateError> {
+    let tx = c.transaction().await?;
+    tx.execute(
+        "DELETE FROM supabase_migrations.schema_migrations WHERE version <= $1",
+        &[&m.version],
+    )
+    .await?;
+    let statements: Vec<&str> = m.statements.iter().map(|s| s.text.as_str()).collect();
+    tx.execute(
+        "INSERT INTO supabase_migrations.schema_migrations (version, name, statements) VALUES ($1, $2, $3)",
+        &[&m.version, &m.name, &statements],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Runs one migration file and records it, all in one transaction: a failing file leaves the
 /// database as it was before it.
 async fn run_one(c: &mut Client, m: &Migration) -> Result<(), MigrateError> {
