@@ -28,3 +28,4 @@ mod support;
 mod tls;
 mod vector;
 mod workflow;
+mod wrappers;

@@ -1,0 +1,311 @@
+//! Supabase's wrappers extension (supagate's `extensions/pgrx/wrappers`, wrappers 0.4.4's SQL
+//! surface): a migration written as Supabase's documentation shows (the extension, a foreign
+//! data wrapper, a server and foreign tables, `import foreign schema`) applies; the handler,
+//! validator and meta functions of every wrapper and `wrappers_fdw_stats` are there; the
+//! validators require upstream's options with upstream's error texts; a query on a foreign table
+//! is refused with "<name> wrapper is not supported in supagate: ..." (feature_not_supported).
+//! Each case is a query and the text of its one value, or words of the error it raises.
+
+use crate::support;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The project whose migration sets Stripe and S3 up as Supabase's documentation does.
+fn project() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        support::scratch_project(&[(
+            "supabase/migrations/20240101000000_wrappers.sql",
+            r#"create extension if not exists wrappers with schema extensions;
+               create foreign data wrapper stripe_wrapper
+                 handler stripe_fdw_handler
+                 validator stripe_fdw_validator;
+               create server stripe_server
+                 foreign data wrapper stripe_wrapper
+                 options (api_key 'sk_test_xxx', api_url 'https://api.stripe.com/v1/');
+               create schema stripe;
+               create foreign table stripe.customers (
+                 id text, email text, name text, description text, created timestamp, attrs jsonb
+               ) server stripe_server options (object 'customers', rowid_column 'id');
+               create schema stripe_all;
+               import foreign schema stripe from server stripe_server into stripe_all;
+               create foreign data wrapper s3_wrapper
+                 handler s3_fdw_handler
+                 validator s3_fdw_validator;
+               create server s3_server foreign data wrapper s3_wrapper
+                 options (aws_access_key_id 'a', aws_secret_access_key 'b', aws_region 'us-east-1');
+               create foreign table public.s3_rows (name text, sex text, age text)
+                 server s3_server
+                 options (uri 's3://bucket/s3_fdw/rows.csv', format 'csv', has_header 'true');"#,
+        )])
+    })
+}
+
+/// `(query, the text of its one value)`, or `Err(words the error message contains)`.
+type Case = (&'static str, Result<&'static str, &'static str>);
+
+const SURFACE_CASES: &[Case] = &[
+    (
+        "select extversion || ' in ' || extnamespace::regnamespace from pg_extension where extname = 'wrappers'",
+        Ok("0.4.4 in extensions"),
+    ),
+    // Three functions for each of the twelve wrappers 0.4.4 builds.
+    (
+        "select count(*) from pg_depend d join pg_proc p on p.oid = d.objid
+           join pg_extension e on e.oid = d.refobjid and e.extname = 'wrappers'",
+        Ok("36"),
+    ),
+    (
+        "select string_agg(p.proname, ' ' order by p.proname) from pg_proc p
+           where p.proname like '%_fdw_handler' and p.prorettype = 'fdw_handler'::regtype
+             and p.pronamespace = 'extensions'::regnamespace",
+        Ok(
+            "airtable_fdw_handler auth0_fdw_handler big_query_fdw_handler click_house_fdw_handler cognito_fdw_handler firebase_fdw_handler logflare_fdw_handler mssql_fdw_handler redis_fdw_handler s3_fdw_handler stripe_fdw_handler wasm_fdw_handler",
+        ),
+    ),
+    (
+        "select 'extensions.stripe_fdw_validator(text[],oid)'::regprocedure::text",
+        Ok("stripe_fdw_validator(text[],oid)"),
+    ),
+    (
+        "select concat_ws(' ', name, version, author, website) from extensions.stripe_fdw_meta()",
+        Ok(
+            "StripeFdw 0.1.11 Supabase https://github.com/supabase/wrappers/tree/main/wrappers/src/fdw/stripe_fdw",
+        ),
+    ),
+    (
+        "select concat_ws(' ', name, version, author) from extensions.click_house_fdw_meta()",
+        Ok("ClickHouseFdw 0.1.5 Supabase"),
+    ),
+    (
+        "select concat_ws(' ', name, version, author) from extensions.airtable_fdw_meta()",
+        Ok("AirtableFdw 0.1.4 Ankur Goyal"),
+    ),
+    (
+        "select string_agg(column_name || ' ' || data_type, ', ' order by ordinal_position)
+           from information_schema.columns
+           where table_schema = 'extensions' and table_name = 'wrappers_fdw_stats'",
+        Ok(
+            "fdw_name text, create_times bigint, rows_in bigint, rows_out bigint, bytes_in bigint, bytes_out bigint, metadata jsonb, created_at timestamp with time zone, updated_at timestamp with time zone",
+        ),
+    ),
+    (
+        "select obj_description('extensions.wrappers_fdw_stats'::regclass)",
+        Ok("Wrappers Foreign Data Wrapper statistics"),
+    ),
+    (
+        "select count(*) from extensions.wrappers_fdw_stats",
+        Ok("0"),
+    ),
+    // What the migration made.
+    (
+        "select string_agg(ftoptions::text, ' ') from pg_foreign_table
+           where ftrelid = 'stripe.customers'::regclass",
+        Ok("{object=customers,rowid_column=id}"),
+    ),
+    // 0.4.4's wrappers import nothing.
+    (
+        "select count(*) from pg_class where relnamespace = 'stripe_all'::regnamespace",
+        Ok("0"),
+    ),
+];
+
+const VALIDATOR_CASES: &[Case] = &[
+    (
+        "create foreign table stripe.bad (id text) server stripe_server options (rowid_column 'id')",
+        Err("required option `object` is not specified"),
+    ),
+    (
+        "create foreign table public.bad (name text) server s3_server options (uri 's3://b/k.csv')",
+        Err("required option `format` is not specified"),
+    ),
+    (
+        "create foreign table public.bad (name text) server s3_server options (format 'csv')",
+        Err("required option `uri` is not specified"),
+    ),
+    (
+        "create foreign data wrapper auth0_wrapper handler auth0_fdw_handler validator auth0_fdw_validator",
+        Ok(""),
+    ),
+    (
+        "create server auth0_server foreign data wrapper auth0_wrapper options (url 'https://x.auth0.com/api/v2/users')",
+        Err("exactly one of `api_key` or `api_key_id` options must be set"),
+    ),
+    (
+        "create server auth0_server foreign data wrapper auth0_wrapper options (api_key 'k', api_key_id 'i', url 'u')",
+        Err("exactly one of `api_key` or `api_key_id` options must be set"),
+    ),
+    (
+        "create server auth0_server foreign data wrapper auth0_wrapper options (api_key 'k')",
+        Err("`url` option must be set"),
+    ),
+    (
+        "create server auth0_server foreign data wrapper auth0_wrapper options (api_key 'k', url 'u')",
+        Ok(""),
+    ),
+    (
+        "create foreign table public.users (user_id text) server auth0_server options (objects 'users')",
+        Err("required option `object` is not specified"),
+    ),
+    (
+        "create foreign data wrapper cognito_wrapper handler cognito_fdw_handler validator cognito_fdw_validator",
+        Ok(""),
+    ),
+    (
+        "create server cognito_server foreign data wrapper cognito_wrapper options (region 'us-east-1')",
+        Err("both `api_key` and `api_secret_key` options must be set"),
+    ),
+    (
+        "create server cognito_server foreign data wrapper cognito_wrapper options (aws_access_key_id 'a')",
+        Err("exactly one of `aws_secret_access_key` or `api_key_id` options must be set"),
+    ),
+    (
+        "create server cognito_server foreign data wrapper cognito_wrapper options (aws_access_key_id 'a', api_key_id 'v')",
+        Ok(""),
+    ),
+    (
+        "create foreign data wrapper wasm_wrapper handler wasm_fdw_handler validator wasm_fdw_validator",
+        Ok(""),
+    ),
+    (
+        "create server paddle_server foreign data wrapper wasm_wrapper options (fdw_package_name 'supabase:paddle-fdw')",
+        Err("required option `fdw_package_url` is not specified"),
+    ),
+    (
+        "create server paddle_server foreign data wrapper wasm_wrapper options (fdw_package_url 'u', fdw_package_name 'n')",
+        Err("required option `fdw_package_version` is not specified"),
+    ),
+    // Wrappers without a validator of their own upstream take any option.
+    (
+        "create foreign data wrapper redis_wrapper handler redis_fdw_handler validator redis_fdw_validator",
+        Ok(""),
+    ),
+    (
+        "create server redis_server foreign data wrapper redis_wrapper options (conn_url 'redis://localhost:6379/')",
+        Ok(""),
+    ),
+    (
+        "create foreign table public.redis_list (element text) server redis_server options (src_type 'list', src_key 'list')",
+        Ok(""),
+    ),
+];
+
+const REFUSAL_CASES: &[Case] = &[
+    (
+        "select count(*) from stripe.customers",
+        Err(
+            "Stripe wrapper is not supported in supagate: it reads Stripe's hosted API, which supagate does not stand in for",
+        ),
+    ),
+    (
+        "explain select * from stripe.customers where id = 'cus_1'",
+        Err("Stripe wrapper is not supported in supagate"),
+    ),
+    (
+        "insert into stripe.customers (email) values ('a@example.com')",
+        Err("Stripe wrapper is not supported in supagate"),
+    ),
+    (
+        "update stripe.customers set name = 'x' where id = 'cus_1'",
+        Err("Stripe wrapper is not supported in supagate"),
+    ),
+    (
+        "delete from stripe.customers where id = 'cus_1'",
+        Err("Stripe wrapper is not supported in supagate"),
+    ),
+    (
+        "select * from public.s3_rows",
+        Err("S3 wrapper is not supported in supagate: "),
+    ),
+    // A join with a local table is refused the same way, and the session goes on.
+    (
+        "select * from stripe.customers c join pg_class p on p.relname = c.name",
+        Err("Stripe wrapper is not supported in supagate"),
+    ),
+    ("select 1", Ok("1")),
+];
+
+#[tokio::test]
+async fn wrappers_installs_with_upstreams_surface() {
+    let gw = support::clone_of(project(), &[]).await;
+    let client = gw.session_on(&gw.dbname).await;
+    support::sql::check(&client, SURFACE_CASES).await;
+}
+
+#[tokio::test]
+async fn wrappers_validators_require_upstreams_options() {
+    let gw = support::clone_of(project(), &[]).await;
+    let client = gw.session_on(&gw.dbname).await;
+    support::sql::check(&client, VALIDATOR_CASES).await;
+    let e = client
+        .simple_query("create foreign table stripe.bad (id text) server stripe_server")
+        .await
+        .expect_err("no object");
+    assert_eq!(
+        e.code(),
+        Some(&tokio_postgres::error::SqlState::FDW_OPTION_NAME_NOT_FOUND),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
+async fn wrappers_refuse_queries_with_a_clear_error() {
+    let gw = support::clone_of(project(), &[]).await;
+    let client = gw.session_on(&gw.dbname).await;
+    support::sql::check(&client, REFUSAL_CASES).await;
+    // Every wrapper: a server and a foreign table with the options its validator requires.
+    let every: &[(&str, &str, &str, &str)] = &[
+        ("airtable", "", "base_id 'b', table_id 't'", "Airtable"),
+        ("auth0", "api_key 'k', url 'u'", "object 'users'", "Auth0"),
+        ("big_query", "", "table 't'", "BigQuery"),
+        ("click_house", "", "table 't'", "ClickHouse"),
+        (
+            "cognito",
+            "aws_access_key_id 'a', api_key_id 'v'",
+            "object 'users'",
+            "Cognito",
+        ),
+        ("firebase", "", "object 'auth/users'", "Firebase"),
+        ("logflare", "", "endpoint 'e'", "Logflare"),
+        ("mssql", "", "table 't'", "SQL Server"),
+        ("redis", "", "src_type 'list', src_key 'k'", "Redis"),
+        ("s3", "", "uri 's3://b/k.csv', format 'csv'", "S3"),
+        ("stripe", "", "object 'charges'", "Stripe"),
+        (
+            "wasm",
+            "fdw_package_url 'u', fdw_package_name 'n', fdw_package_version 'v'",
+            "object 'o'",
+            "Wasm",
+        ),
+    ];
+    for (name, server, table, label) in every {
+        let server = if server.is_empty() {
+            String::new()
+        } else {
+            format!("options ({server})")
+        };
+        client
+            .batch_execute(&format!(
+                "create foreign data wrapper {name}_w handler {name}_fdw_handler validator {name}_fdw_validator;
+                 create server {name}_s foreign data wrapper {name}_w {server};
+                 create foreign table public.{name}_t (id text, attrs jsonb) server {name}_s options ({table});"
+            ))
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let e = client
+            .simple_query(&format!("select * from public.{name}_t"))
+            .await
+            .expect_err("refused");
+        let db = e.as_db_error().expect("the server's error");
+        assert_eq!(
+            db.code(),
+            &tokio_postgres::error::SqlState::FEATURE_NOT_SUPPORTED,
+            "{name}: {db:?}"
+        );
+        assert!(
+            db.message()
+                .starts_with(&format!("{label} wrapper is not supported in supagate: ")),
+            "{name}: {db:?}"
+        );
+    }
+}
