@@ -190,6 +190,47 @@ pub enum DbCommand {
         #[arg(long)]
         local: bool,
     },
+    /// Dumps data or schemas from the local database (or --db-url's, or the linked project's):
+    /// pg_dump of the project's PostgreSQL version, the schemas and roles Supabase manages left
+    /// out as the CLI leaves them out.
+    Dump {
+        /// Dumps only data records.
+        #[arg(long, conflicts_with = "role_only")]
+        data_only: bool,
+        /// Dumps only cluster roles.
+        #[arg(long)]
+        role_only: bool,
+        /// Use copy statements in place of inserts.
+        #[arg(long, requires = "data_only")]
+        use_copy: bool,
+        /// List of schema.tables to exclude from data-only dump.
+        #[arg(
+            short = 'x',
+            long = "exclude",
+            value_delimiter = ',',
+            requires = "data_only"
+        )]
+        exclude: Vec<String>,
+        /// Keeps commented lines from pg_dump output.
+        #[arg(long, conflicts_with = "data_only")]
+        keep_comments: bool,
+        /// File path to save the dumped contents.
+        #[arg(short = 'f', long = "file", value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// Comma separated list of schema to include.
+        #[arg(
+            short = 's',
+            long = "schema",
+            value_delimiter = ',',
+            conflicts_with = "role_only"
+        )]
+        schema: Vec<String>,
+        /// Prints the pg_dump script that would be executed.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        target: MigrationTarget,
+    },
 }
 
 /// Which database a migration command works on: the local one unless told otherwise.

@@ -94,6 +94,36 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             db_url,
             local: _,
         }) => commands::diff::run(&cfg, file, schema, linked, db_url).await,
+        Command::Db(DbCommand::Dump {
+            data_only,
+            role_only,
+            use_copy,
+            exclude,
+            keep_comments,
+            file,
+            schema,
+            dry_run,
+            target,
+        }) => {
+            use commands::dump::{Kind, Options};
+            let kind = match (data_only, role_only) {
+                (true, _) => Kind::Data,
+                (_, true) => Kind::Roles,
+                _ => Kind::Schema,
+            };
+            let remote = if target.linked {
+                Some(commands::diff::linked_url(&cfg.project)?)
+            } else {
+                target.db_url
+            };
+            let opt = Options {
+                schemas: schema,
+                keep_comments,
+                use_copy,
+                exclude_tables: exclude,
+            };
+            commands::dump::run(&cfg, kind, opt, file, remote, dry_run).await
+        }
         Command::Migration(MigrationCommand::New { name }) => {
             commands::db::new_migration(&cfg, &name)
         }

@@ -3,6 +3,7 @@
 pub mod codegen;
 pub mod db;
 pub mod diff;
+pub mod dump;
 pub mod functions;
 pub mod init;
 pub mod logs;
