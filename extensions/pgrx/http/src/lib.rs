@@ -428,8 +428,12 @@ fn content_charset(content_type: &str) -> Option<i32> {
             .map(|c| c.trim_matches('"').to_string())
     })?;
     let c = CString::new(charset).ok()?;
-    // SAFETY: a NUL-terminated name.
+    // SAFETY: a NUL-terminated name. (PostgreSQL 17 names the function pg_char_to_encoding_private,
+    // the old name a macro for it.)
+    #[cfg(not(any(feature = "pg17", feature = "pg18")))]
     let encoding = unsafe { pg_sys::pg_char_to_encoding(c.as_ptr()) };
+    #[cfg(any(feature = "pg17", feature = "pg18"))]
+    let encoding = unsafe { pg_sys::pg_char_to_encoding_private(c.as_ptr()) };
     (encoding >= 0).then_some(encoding)
 }
 

@@ -1020,3 +1020,44 @@ pub unsafe fn on_context_reset(
 pub fn cname(s: &'static core::ffi::CStr) -> *const c_char {
     s.as_ptr()
 }
+
+/// tableam.h's `table_index_build_scan` (a static inline function, so not in the server's
+/// symbols): every live tuple of `heap` handed to `callback`, through the table access method's
+/// `index_build_range_scan` over the whole table. Written here rather than taken from pgrx's C
+/// shim, so that the extension builds without PostgreSQL's headers (pgrx's own bindings for a
+/// major, as for the PostgreSQL 17 that has no headers on this machine).
+///
+/// Always with synchronized scans allowed and a scan of its own (the C function's `allow_sync`
+/// true and `scan` null, as every caller here passes them).
+///
+/// # Safety
+/// As the C function's: open relations, a valid `IndexInfo`, and a callback for this index.
+pub unsafe fn table_index_build_scan(
+    heap: pg_sys::Relation,
+    index: pg_sys::Relation,
+    index_info: *mut pg_sys::IndexInfo,
+    progress: bool,
+    callback: pg_sys::IndexBuildCallback,
+    state: *mut c_void,
+) -> f64 {
+    // SAFETY: the caller's relations; every table access method has index_build_range_scan.
+    unsafe {
+        let am = (*heap).rd_tableam;
+        let scan_range = (*am)
+            .index_build_range_scan
+            .expect("a table access method without index_build_range_scan");
+        scan_range(
+            heap,
+            index,
+            index_info,
+            true,
+            false,
+            progress,
+            0,
+            pg_sys::InvalidBlockNumber,
+            callback,
+            state,
+            core::ptr::null_mut(),
+        )
+    }
+}

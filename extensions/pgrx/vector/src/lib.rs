@@ -17,6 +17,8 @@ pub mod halfvec;
 pub mod hnsw;
 pub mod ivfflat;
 pub mod kernels;
+#[cfg(any(feature = "pg16", feature = "pg17", feature = "pg18"))]
+pub mod page_shim;
 pub mod sparsevec;
 pub mod text;
 pub mod vector;

@@ -587,15 +587,13 @@ pub unsafe extern "C-unwind" fn ambuild(
             heap_tuples: 0.0,
             index_tuples: 0.0,
         };
-        pg_sys::table_index_build_scan(
+        crate::am::table_index_build_scan(
             heap,
             index,
             index_info,
             true,
-            true,
             Some(build_callback),
             (&raw mut st).cast::<c_void>(),
-            core::ptr::null_mut(),
         );
         if st.in_memory {
             write_graph(index, &st.graph);

@@ -557,15 +557,13 @@ unsafe extern "C-unwind" fn ambuild(
             heap_tuples: 0.0,
             index_tuples: 0.0,
         };
-        pg_sys::table_index_build_scan(
+        crate::am::table_index_build_scan(
             heap,
             index,
             index_info,
-            true,
             false,
             Some(sample_callback),
             (&raw mut st).cast::<c_void>(),
-            core::ptr::null_mut(),
         );
         if st.samples.len() < meta.lists as usize {
             report(
@@ -584,15 +582,13 @@ unsafe extern "C-unwind" fn ambuild(
             .collect();
         write_lists(index, pg_sys::ForkNumber::MAIN_FORKNUM, &meta, &centers);
         st.lists = read_lists(index);
-        pg_sys::table_index_build_scan(
+        crate::am::table_index_build_scan(
             heap,
             index,
             index_info,
             true,
-            true,
             Some(assign_callback),
             (&raw mut st).cast::<c_void>(),
-            core::ptr::null_mut(),
         );
         flush(&mut st);
         let BuildState {
