@@ -190,6 +190,21 @@ pub enum DbCommand {
         #[arg(long)]
         local: bool,
     },
+    /// Checks local database for typing error: plpgsql_check over every PL/pgSQL function of
+    /// the project's schemas (nothing is left in the database), issues printed as JSON.
+    Lint {
+        /// Comma separated list of schema to include.
+        #[arg(short = 's', long = "schema", value_delimiter = ',')]
+        schema: Vec<String>,
+        /// Error level to emit.
+        #[arg(long, value_parser = ["warning", "error"], default_value = "warning")]
+        level: String,
+        /// Error level to exit with non-zero status.
+        #[arg(long = "fail-on", value_parser = ["none", "warning", "error"], default_value = "none")]
+        fail_on: String,
+        #[command(flatten)]
+        target: MigrationTarget,
+    },
     /// Dumps data or schemas from the local database (or --db-url's, or the linked project's):
     /// pg_dump of the project's PostgreSQL version, the schemas and roles Supabase manages left
     /// out as the CLI leaves them out.

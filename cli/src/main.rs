@@ -94,6 +94,17 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             db_url,
             local: _,
         }) => commands::diff::run(&cfg, file, schema, linked, db_url).await,
+        Command::Db(DbCommand::Lint {
+            schema,
+            level,
+            fail_on,
+            target,
+        }) => {
+            let rank = |l: &str| commands::lint::LEVELS.iter().position(|x| *x == l);
+            let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
+            let level = rank(&level).unwrap_or(0);
+            commands::lint::run(&cfg, remote, schema, level, rank(&fail_on)).await
+        }
         Command::Db(DbCommand::Dump {
             data_only,
             role_only,
