@@ -454,6 +454,15 @@ ${existsSync(join(out, 'workbench-table.md')) ? readFileSync(join(out, 'workbenc
 ## Scale-out
 
 ${existsSync(join(out, 'cluster-table.md')) ? readFileSync(join(out, 'cluster-table.md'), 'utf8') : '(bench/cluster.mjs did not run)\n'}
+## Vector search (pgvector)
+
+supagate's own pgvector 0.8.0 (extensions/pgrx/vector, built optimised by scripts/build-extensions
+whatever the gateway's build), measured inside PostgreSQL by bench/vector.mjs: HNSW with
+pgvector's defaults (m = 16, ef_construction = 64), IVFFlat with lists = rows / 1000. Each cell is
+the median latency of one \`order by embedding <=> $1 limit 10\` and its recall@10 against exact
+search; ✓: the planner chooses the index by itself.
+
+${existsSync(join(out, 'vector-table.md')) ? readFileSync(join(out, 'vector-table.md'), 'utf8') : '(bench/vector.mjs did not run)\n'}
 ## Memory, start, site
 
 | measure | value | target |
