@@ -326,6 +326,25 @@ pub enum GenCommand {
         #[arg(short = 's', long = "schema", value_delimiter = ',')]
         schemas: Vec<String>,
     },
+    /// Generate a Bearer Auth JWT for accessing Data API, signed as the project signs tokens
+    /// (its [auth] signing key when it has one, else its JWT secret).
+    BearerJwt {
+        /// Postgres role to use.
+        #[arg(long, required = true)]
+        role: String,
+        /// User ID to impersonate (default: anonymous).
+        #[arg(long)]
+        sub: Option<String>,
+        /// Expiry timestamp for this token (RFC 3339).
+        #[arg(long)]
+        exp: Option<String>,
+        /// Validity duration for this token.
+        #[arg(long = "valid-for", default_value = "30m")]
+        valid_for: String,
+        /// Custom claims in JSON format.
+        #[arg(long, default_value = "{}")]
+        payload: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]

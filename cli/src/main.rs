@@ -161,6 +161,20 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
         Command::Gen(GenCommand::Types { schemas, .. }) => {
             commands::codegen::types(&cfg, schemas).await
         }
+        Command::Gen(GenCommand::BearerJwt {
+            role,
+            sub,
+            exp,
+            valid_for,
+            payload,
+        }) => commands::codegen::bearer_jwt(
+            &cfg,
+            &role,
+            sub.as_deref(),
+            exp.as_deref(),
+            &valid_for,
+            &payload,
+        ),
         Command::Users(UsersCommand::Create { email, password }) => {
             commands::users::create(&cfg, &email, &password).await
         }
