@@ -160,9 +160,66 @@ pub fn statement_at(statements: &[Statement], offset: usize) -> Option<&Statemen
     statements.iter().rev().find(|s| s.offset <= offset)
 }
 
+/// Whether PostgreSQL refuses to run this statement inside a transaction block (`CREATE INDEX
+/// CONCURRENTLY`, `DROP INDEX CONCURRENTLY`, `REINDEX … CONCURRENTLY`, `VACUUM`, `CREATE` or `DROP
+/// DATABASE` and `TABLESPACE`, `ALTER SYSTEM`). The Supabase CLI sends a migration file as one
+/// pipeline, which PostgreSQL lets such a statement open (and no later one): a file may begin
+/// with one. `text` starts at the statement's first keyword, as [`split`] gives it.
+pub fn outside_transaction(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
+        .filter(|w| !w.is_empty())
+        .take(8)
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let w = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
+    match w(0) {
+        "VACUUM" => true,
+        "ALTER" => w(1) == "SYSTEM",
+        "CREATE" if w(1) == "UNIQUE" => w(2) == "INDEX" && w(3) == "CONCURRENTLY",
+        "CREATE" | "DROP" => match w(1) {
+            "INDEX" => w(2) == "CONCURRENTLY",
+            "DATABASE" | "TABLESPACE" => true,
+            _ => false,
+        },
+        // REINDEX [ ( options ) ] { INDEX | TABLE | SCHEMA | DATABASE | SYSTEM } [ CONCURRENTLY ]
+        "REINDEX" => words
+            .iter()
+            .any(|x| x == "CONCURRENTLY" || x == "SYSTEM" || x == "DATABASE"),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::split;
+    use super::{outside_transaction, split};
+
+    #[test]
+    fn statements_postgres_runs_only_outside_a_transaction_block() {
+        let cases = [
+            ("create index concurrently t_id on t (id)", true),
+            (
+                "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS u ON t(x)",
+                true,
+            ),
+            ("create index t_id on t (id)", false),
+            ("create unique index u on t (x)", false),
+            ("drop index concurrently if exists t_id", true),
+            ("drop index t_id", false),
+            ("reindex (verbose) table concurrently t", true),
+            ("reindex table t", false),
+            ("vacuum analyze t", true),
+            ("VACUUM(FULL) t", true),
+            ("create database other", true),
+            ("alter system set work_mem = '8MB'", true),
+            ("alter table t add column concurrently int", false),
+            ("create table concurrently (x int)", false),
+            ("select 1", false),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(outside_transaction(sql), want, "{sql}");
+        }
+    }
 
     fn texts(sql: &str) -> Vec<String> {
         split(sql).into_iter().map(|s| s.text).collect()

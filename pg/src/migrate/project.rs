@@ -106,16 +106,28 @@ pub async fn baseline(c: &mut Client, m: &Migration) -> Result<(), MigrateError>
 }
 
 /// Runs one migration file and records it, all in one transaction: a failing file leaves the
-/// database as it was before it.
+/// database as it was before it. A first statement PostgreSQL runs only outside a transaction
+/// block (`create index concurrently …`) runs on its own first, as the Supabase CLI's pipeline
+/// lets it: the rest of the file is then the transaction.
 async fn run_one(c: &mut Client, m: &Migration) -> Result<(), MigrateError> {
+    // (An error's position is in the text sent: the statement, or the rest of the file.)
+    let failed = |e: &tokio_postgres::Error, sent: &str| MigrateError::Failed {
+        file: m.display.clone(),
+        message: super::describe_db_error(e, Some(sent)),
+    };
+    let mut rest = m.sql.as_str();
+    if let Some(first) = m.statements.first()
+        && ::project::sql::outside_transaction(&first.text)
+    {
+        c.batch_execute(&first.text)
+            .await
+            .map_err(|e| failed(&e, &first.text))?;
+        rest = m.statements.get(1).map_or("", |next| &m.sql[next.offset..]);
+    }
     let tx = c.transaction().await?;
-    if let Err(e) = tx.batch_execute(&m.sql).await {
-        let message = super::describe_db_error(&e, Some(&m.sql));
+    if let Err(e) = tx.batch_execute(rest).await {
         drop(tx);
-        return Err(MigrateError::Failed {
-            file: m.display.clone(),
-            message,
-        });
+        return Err(failed(&e, rest));
     }
     let statements: Vec<&str> = m.statements.iter().map(|s| s.text.as_str()).collect();
     tx.execute(
