@@ -3,10 +3,13 @@
 //! data wrapper, a server and foreign tables, `import foreign schema`) applies; the handler,
 //! validator and meta functions of every wrapper and `wrappers_fdw_stats` are there; the
 //! validators require upstream's options with upstream's error texts; a query on a foreign table
-//! is refused with "<name> wrapper is not supported in supagate: ..." (feature_not_supported).
+//! is refused with "<name> wrapper is not supported in supagate: ..." (feature_not_supported),
+//! except Stripe's reads, which work against a local stand-in of its API.
 //! Each case is a query and the text of its one value, or words of the error it raises.
 
 use crate::support;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -192,18 +195,25 @@ const VALIDATOR_CASES: &[Case] = &[
 
 const REFUSAL_CASES: &[Case] = &[
     (
-        "select count(*) from stripe.customers",
+        "select count(*) from public.s3_rows",
         Err(
-            "Stripe wrapper is not supported in supagate: it reads Stripe's hosted API, which supagate does not stand in for",
+            "S3 wrapper is not supported in supagate: it reads CSV, JSON and Parquet files through the AWS S3 API, which it has no client for here",
         ),
     ),
     (
-        "explain select * from stripe.customers where id = 'cus_1'",
-        Err("Stripe wrapper is not supported in supagate"),
+        "explain select * from public.s3_rows where name = 'a'",
+        Err("S3 wrapper is not supported in supagate"),
     ),
     (
+        "insert into public.s3_rows (name) values ('a')",
+        Err("S3 wrapper is not supported in supagate"),
+    ),
+    // Stripe's scans work (see below); its writes are refused.
+    (
         "insert into stripe.customers (email) values ('a@example.com')",
-        Err("Stripe wrapper is not supported in supagate"),
+        Err(
+            "Stripe wrapper is not supported in supagate: writing is not, supagate's Stripe wrapper only reads",
+        ),
     ),
     (
         "update stripe.customers set name = 'x' where id = 'cus_1'",
@@ -213,14 +223,10 @@ const REFUSAL_CASES: &[Case] = &[
         "delete from stripe.customers where id = 'cus_1'",
         Err("Stripe wrapper is not supported in supagate"),
     ),
-    (
-        "select * from public.s3_rows",
-        Err("S3 wrapper is not supported in supagate: "),
-    ),
     // A join with a local table is refused the same way, and the session goes on.
     (
-        "select * from stripe.customers c join pg_class p on p.relname = c.name",
-        Err("Stripe wrapper is not supported in supagate"),
+        "select * from public.s3_rows c join pg_class p on p.relname = c.name",
+        Err("S3 wrapper is not supported in supagate"),
     ),
     ("select 1", Ok("1")),
 ];
@@ -270,7 +276,6 @@ async fn wrappers_refuse_queries_with_a_clear_error() {
         ("mssql", "", "table 't'", "SQL Server"),
         ("redis", "", "src_type 'list', src_key 'k'", "Redis"),
         ("s3", "", "uri 's3://b/k.csv', format 'csv'", "S3"),
-        ("stripe", "", "object 'charges'", "Stripe"),
         (
             "wasm",
             "fdw_package_url 'u', fdw_package_name 'n', fdw_package_version 'v'",
@@ -308,4 +313,163 @@ async fn wrappers_refuse_queries_with_a_clear_error() {
             "{name}: {db:?}"
         );
     }
+}
+
+/// A stand-in for Stripe's API on 127.0.0.1: `GET /v1/customers` lists three customers two to a
+/// page (`starting_after`, `has_more`) to the key `sk_test_local`, 401 to any other.
+fn stand_in() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = answer(stream);
+            });
+        }
+    });
+    port
+}
+
+fn answer(stream: TcpStream) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut stream = stream;
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let target = line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let mut authorized = false;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h)? == 0 {
+            break;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if h.eq_ignore_ascii_case("authorization: Bearer sk_test_local") {
+            authorized = true;
+        }
+    }
+    let customers = [
+        serde_json::json!({"id": "cus_1", "object": "customer", "email": "ada@example.com", "name": "Ada", "created": 1_700_000_000, "balance": 0, "delinquent": false, "currency": "usd"}),
+        serde_json::json!({"id": "cus_2", "object": "customer", "email": "bob@example.com", "name": null, "created": 1_700_000_100, "balance": -250, "delinquent": true, "currency": "eur"}),
+        serde_json::json!({"id": "cus_3", "object": "customer", "email": "cy@example.com", "name": "Cy", "created": 1_700_000_200, "balance": 10, "delinquent": false, "currency": null}),
+    ];
+    let (status, body) = if !authorized {
+        (
+            401,
+            serde_json::json!({"error": {"message": "Invalid API Key provided"}}),
+        )
+    } else if target == "/v1/customers?limit=100" {
+        (
+            200,
+            serde_json::json!({"object": "list", "data": [customers[0], customers[1]], "has_more": true}),
+        )
+    } else if target == "/v1/customers?limit=100&starting_after=cus_2" {
+        (
+            200,
+            serde_json::json!({"object": "list", "data": [customers[2]], "has_more": false}),
+        )
+    } else {
+        (
+            404,
+            serde_json::json!({"error": {"message": format!("no {target}")}}),
+        )
+    };
+    let body = body.to_string();
+    write!(
+        stream,
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+#[tokio::test]
+async fn wrappers_stripe_reads_a_local_stand_in() {
+    let port = stand_in();
+    let gw = support::clone_of(project(), &[]).await;
+    let client = gw.session_on(&gw.dbname).await;
+    let setup = format!(
+        "create server local_stripe foreign data wrapper stripe_wrapper
+           options (api_key 'sk_test_local', api_url 'http://127.0.0.1:{port}/v1');
+         create foreign table stripe.local_customers (
+           id text, email text, name text, created timestamp, balance bigint, delinquent bool,
+           attrs jsonb
+         ) server local_stripe options (object 'customers');
+         create server vault_stripe foreign data wrapper stripe_wrapper
+           options (api_key_id '{{id}}', api_url 'http://127.0.0.1:{port}/v1/');
+         create server bad_stripe foreign data wrapper stripe_wrapper
+           options (api_key 'sk_wrong', api_url 'http://127.0.0.1:{port}/v1');
+         create foreign table stripe.bad_customers (id text) server bad_stripe
+           options (object 'customers');"
+    );
+    let id = support::sql::value(
+        &client,
+        "select vault.create_secret('sk_test_local', 'stripe')::text",
+    )
+    .await
+    .expect("a Vault secret");
+    client
+        .batch_execute(&setup.replace("{id}", &id))
+        .await
+        .expect("setup");
+    client
+        .batch_execute(
+            "create foreign table stripe.vault_customers (id text) server vault_stripe
+               options (object 'customers')",
+        )
+        .await
+        .expect("vault table");
+    let cases: Vec<(String, Result<String, String>)> = vec![
+        // This machine's own addresses are refused unless a superuser allows them.
+        (
+            "select count(*) from stripe.local_customers".into(),
+            Err("supagate refuses requests from the database to this machine's own".into()),
+        ),
+        ("set wrappers.supagate_allow_local = on".into(), Ok("".into())),
+        ("select count(*) from stripe.local_customers".into(), Ok("3".into())),
+        (
+            "select string_agg(concat_ws(' ', id, email, coalesce(name, '-'), created, balance, delinquent), ', ' order by id) from stripe.local_customers".into(),
+            Ok("cus_1 ada@example.com Ada 2023-11-14 22:13:20 0 f, cus_2 bob@example.com - 2023-11-14 22:15:00 -250 t, cus_3 cy@example.com Cy 2023-11-14 22:16:40 10 f".into()),
+        ),
+        (
+            "select attrs->>'currency' from stripe.local_customers where id = 'cus_2'".into(),
+            Ok("eur".into()),
+        ),
+        (
+            "select count(*) from stripe.local_customers where attrs->'currency' = 'null'::jsonb".into(),
+            Ok("1".into()),
+        ),
+        // A rescan (the inner side of a nested loop) reads the same rows.
+        (
+            "select count(*) from stripe.local_customers a join stripe.local_customers b on a.balance < b.balance".into(),
+            Ok("3".into()),
+        ),
+        // The key from Vault, by the secret's id.
+        ("select string_agg(id, ' ' order by id) from stripe.vault_customers".into(), Ok("cus_1 cus_2 cus_3".into())),
+        (
+            "select count(*) from stripe.bad_customers".into(),
+            Err("request failed: HTTP status 401".into()),
+        ),
+        (
+            "insert into stripe.local_customers (id) values ('cus_4')".into(),
+            Err("Stripe wrapper is not supported in supagate".into()),
+        ),
+        ("select 1".into(), Ok("1".into())),
+    ];
+    support::sql::check(&client, &cases).await;
+    // Only a superuser may allow local requests.
+    let anon = gw.session_on(&gw.dbname).await;
+    support::sql::check(
+        &anon,
+        &[
+            ("select count(*) from extensions.stripe_fdw_meta()", Ok("1")),
+            ("set role anon", Ok("")),
+            (
+                "set wrappers.supagate_allow_local = on",
+                Err("permission denied to set parameter \"wrappers.supagate_allow_local\""),
+            ),
+        ],
+    )
+    .await;
 }

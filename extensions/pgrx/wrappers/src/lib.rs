@@ -10,17 +10,26 @@
 //! (name, version, author, website), with `<name>` upstream's snake case of its Rust type
 //! (`big_query`, `click_house`). The validators require the options upstream's require, with its
 //! error texts and SQLSTATEs; `import foreign schema` imports nothing, as none of 0.4.4's wrappers
-//! implements it. The services these wrappers talk to are hosted ones supagate does not stand in
-//! for, so planning a query on one of their foreign tables (a scan, an insert, an update, a
-//! delete) fails with "<name> wrapper is not supported in supagate: <reason>"
-//! (`feature_not_supported`).
+//! implements it. Stripe's wrapper reads for real (`stripe.rs`: its `api_url`, a local stand-in
+//! in tests, with the key from `api_key` or Vault's `api_key_id`). The services the other
+//! wrappers talk to are hosted ones supagate does not stand in for, so planning a query on one of
+//! their foreign tables (a scan, an insert, an update, a delete), or a write to Stripe's, fails
+//! with "<name> wrapper is not supported in supagate: <reason>" (`feature_not_supported`).
 
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use pgrx::{PgBox, PgLogLevel};
 
+mod stripe;
+
 pg_module_magic!();
+
+/// Loads the library: registers Stripe's `wrappers.supagate_allow_local`.
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    stripe::init();
+}
 
 /// What a validator requires of the options of one catalog (server or foreign table).
 enum Check {
@@ -175,7 +184,8 @@ static WRAPPERS: [Wrapper; 12] = [
         author: "Supabase",
         server: Check::Nothing,
         table: Check::Options(&["object"]),
-        reason: "it reads Stripe's hosted API, which supagate does not stand in for",
+        // Only modifications are refused: scans work (src/stripe.rs).
+        reason: "writing is not, supagate's Stripe wrapper only reads",
     },
     Wrapper {
         label: "Wasm",
@@ -190,7 +200,7 @@ static WRAPPERS: [Wrapper; 12] = [
 ];
 
 /// Raises an ERROR with `code` and `message`.
-fn raise(code: PgSqlErrorCode, message: String) -> ! {
+pub(crate) fn raise(code: PgSqlErrorCode, message: String) -> ! {
     ErrorReport::new(code, message, "").report(PgLogLevel::ERROR);
     unreachable!("an ERROR report does not return")
 }
@@ -336,15 +346,28 @@ unsafe extern "C-unwind" fn import_nothing(
     std::ptr::null_mut()
 }
 
-/// The `FdwRoutine` of wrapper `W`, allocated in the current memory context, as a datum.
-fn routine<const W: usize>() -> pg_sys::Datum {
+/// The `FdwRoutine` of wrapper `W`, allocated in the current memory context, as a datum:
+/// scans and modifications refused, then `adjust` applied.
+pub(crate) fn routine_refusing<const W: usize>(
+    adjust: impl FnOnce(&mut pg_sys::FdwRoutine),
+) -> pg_sys::Datum {
     // SAFETY: a palloc'd zeroed node of the right tag, filled with callbacks of the right types.
     let mut routine =
         unsafe { PgBox::<pg_sys::FdwRoutine>::alloc_node(pg_sys::NodeTag::T_FdwRoutine) };
     routine.GetForeignRelSize = Some(refuse_scan::<W>);
     routine.PlanForeignModify = Some(refuse_modify::<W>);
     routine.ImportForeignSchema = Some(import_nothing);
+    adjust(&mut routine);
     pg_sys::Datum::from(routine.into_pg())
+}
+
+/// The `FdwRoutine` of wrapper `W`: every query refused (Stripe's reads work).
+fn routine<const W: usize>() -> pg_sys::Datum {
+    if W == STRIPE {
+        stripe::routine()
+    } else {
+        routine_refusing::<W>(|_| {})
+    }
 }
 
 /// Declares wrapper `$index`'s handler (a raw version-1 function, as `fdw_handler` is a
