@@ -452,3 +452,41 @@ async fn the_distributions_extensions_work_in_the_served_database() {
         "supabase_admin"
     );
 }
+
+#[tokio::test]
+async fn a_migration_may_begin_with_create_index_concurrently() {
+    // As the CLI's pipeline lets it: the first statement runs on its own, the rest of the file in
+    // a transaction. Later in a file, PostgreSQL refuses it, and the file changes nothing.
+    let ok = support::scratch_project(&[
+        (
+            "supabase/migrations/20240101000000_table.sql",
+            "create table t (id int, name text);",
+        ),
+        (
+            "supabase/migrations/20240102000000_index.sql",
+            "-- a comment first\ncreate index concurrently t_id on t (id);\ncreate index t_name on t (name);",
+        ),
+    ]);
+    let gw = support::start_project(&ok, &[]);
+    let rows = gw
+        .sql(
+            "select string_agg(c.relname || ':' || i.indisvalid, ',' order by c.relname)
+             from pg_index i join pg_class c on c.oid = i.indexrelid
+             where i.indrelid = 'public.t'::regclass",
+        )
+        .await;
+    assert_eq!(rows[0][0].as_deref(), Some("t_id:true,t_name:true"));
+    gw.stop();
+
+    let later = support::scratch_project(&[(
+        "supabase/migrations/20240101000000_table.sql",
+        "create table t (id int);\ncreate index concurrently t_id on t (id);",
+    )]);
+    let out = supagate(&later, &later.join("data"), &["db", "reset"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("CREATE INDEX CONCURRENTLY cannot run inside a transaction block"),
+        "{err}"
+    );
+}
