@@ -247,3 +247,530 @@ async fn declared_schema_files_become_a_migration() {
         text(&out)
     );
 }
+
+/// Rows of `migration list`'s table, trimmed: (local, remote, time).
+fn list_rows(out: &Output) -> Vec<(String, String, String)> {
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut lines = said.lines().filter(|l| !l.trim().is_empty());
+    let header = lines.next().unwrap_or_else(|| panic!("no table: {said}"));
+    assert_eq!(
+        header.split('|').map(str::trim).collect::<Vec<_>>(),
+        ["Local", "Remote", "Time (UTC)"],
+        "{said}"
+    );
+    assert!(lines.next().unwrap().trim_start().starts_with("---"));
+    lines
+        .map(|l| {
+            let cells: Vec<String> = l.split('|').map(|c| c.trim().to_string()).collect();
+            (cells[0].clone(), cells[1].clone(), cells[2].clone())
+        })
+        .collect()
+}
+
+fn row(local: &str, remote: &str, time: &str) -> (String, String, String) {
+    (local.into(), remote.into(), time.into())
+}
+
+#[tokio::test]
+async fn migration_list_up_repair_squash() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"history\"\n"),
+        (
+            "supabase/migrations/20240101000000_notes.sql",
+            "create table public.notes (id bigint primary key, body text);",
+        ),
+        (
+            "supabase/migrations/20240102000000_tags.sql",
+            "create table public.tags (id bigint primary key, note bigint references public.notes);
+             alter table public.tags enable row level security;
+             create policy \"read tags\" on public.tags for select to authenticated using (true);",
+        ),
+        (
+            "supabase/migrations/20240103000000_more.sql",
+            "alter table public.notes add column title text;",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    let out = gw.command(&dir, &["migration", "list"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("   20240101000000 | 20240101000000 | 2024-01-01 00:00:00 \n"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(list_rows(&out).len(), 3);
+
+    // A second database stands in for a hosted project.
+    gw.sql("create database remote").await;
+    let url = format!(
+        "postgresql://postgres@/remote?host={}&port=5432",
+        gw.socket_dir.display()
+    );
+    let remote = ["--db-url", url.as_str()];
+    let on_remote = |args: &[&str]| gw.command(&dir, &[args, &remote[..]].concat());
+    let out = on_remote(&["migration", "list"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        list_rows(&out),
+        [
+            row("20240101000000", "", "2024-01-01 00:00:00"),
+            row("20240102000000", "", "2024-01-02 00:00:00"),
+            row("20240103000000", "", "2024-01-03 00:00:00"),
+        ]
+    );
+
+    // The first file is recorded as applied without running; `up` runs the others.
+    let out = on_remote(&[
+        "migration",
+        "repair",
+        "--status",
+        "applied",
+        "20240101000000",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("Repaired migration history: [20240101000000] => applied")
+            && text(&out).contains("Finished supagate migration repair."),
+        "{}",
+        text(&out)
+    );
+    let remote_db = gw.session_on("remote").await;
+    remote_db
+        .batch_execute("create table public.notes (id bigint primary key, body text)")
+        .await
+        .unwrap();
+    let out = on_remote(&["migration", "up"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Local database is up to date."));
+    let recorded = remote_db
+        .query(
+            "select version, name, array_length(statements, 1)
+               from supabase_migrations.schema_migrations order by 1",
+            &[],
+        )
+        .await
+        .unwrap();
+    let recorded: Vec<(String, String, i32)> = recorded
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            ("20240101000000".into(), "notes".into(), 1),
+            ("20240102000000".into(), "tags".into(), 3),
+            ("20240103000000".into(), "more".into(), 1),
+        ]
+    );
+    let has_title = remote_db
+        .query_one(
+            "select count(*) from information_schema.columns
+              where table_name = 'notes' and column_name = 'title'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get::<_, i64>(0);
+    assert_eq!(has_title, 1, "`up` ran the pending files");
+
+    let out = on_remote(&[
+        "migration",
+        "repair",
+        "--status",
+        "reverted",
+        "20240103000000",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        list_rows(&on_remote(&["migration", "list"]))[2],
+        row("20240103000000", "", "2024-01-03 00:00:00")
+    );
+    // Bad input changes nothing and says why.
+    for (args, says) in [
+        (
+            &["migration", "repair", "--status", "applied", "abc"][..],
+            "failed to parse abc: invalid version number",
+        ),
+        (
+            &[
+                "migration",
+                "repair",
+                "--status",
+                "applied",
+                "20990101000000",
+            ],
+            "glob supabase/migrations/20990101000000_*.sql: file does not exist",
+        ),
+        // The whole table is only repaired after a yes (standard input is empty here).
+        (
+            &["migration", "repair", "--status", "reverted"],
+            "context canceled",
+        ),
+        (
+            &["migration", "squash", "--version", "20990101000000"],
+            "file does not exist",
+        ),
+    ] {
+        let out = on_remote(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+    let out = gw.command(&dir, &["migration", "repair", "20240101000000"]);
+    assert!(!out.status.success(), "--status is required");
+    assert_eq!(list_rows(&on_remote(&["migration", "list"])).len(), 3);
+
+    // Squash the first two into one file, baselining the stand-in's history to it.
+    let out = on_remote(&["migration", "squash", "--version", "20240102000000"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out)
+            .contains("Squashed local migrations to supabase/migrations/20240102000000_tags.sql")
+            && text(&out).contains("Baselining migration history to 20240102000000"),
+        "{}",
+        text(&out)
+    );
+    let mut files: Vec<String> = std::fs::read_dir(dir.join("supabase/migrations"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["20240102000000_tags.sql", "20240103000000_more.sql"]
+    );
+    let squashed =
+        std::fs::read_to_string(dir.join("supabase/migrations/20240102000000_tags.sql")).unwrap();
+    for want in [
+        "CREATE TABLE \"public\".\"notes\"",
+        "CREATE TABLE \"public\".\"tags\"",
+        "ENABLE ROW LEVEL SECURITY",
+        "CREATE POLICY \"read tags\"",
+    ] {
+        assert!(squashed.contains(want), "no {want} in:\n{squashed}");
+    }
+    assert!(
+        !squashed.contains("title"),
+        "only up to --version:\n{squashed}"
+    );
+    assert_eq!(
+        list_rows(&on_remote(&["migration", "list"])),
+        [
+            row("20240102000000", "20240102000000", "2024-01-02 00:00:00"),
+            row("20240103000000", "", "2024-01-03 00:00:00"),
+        ]
+    );
+    // The squashed migrations build the same schema.
+    let out = gw.command(&dir, &["db", "reset"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = gw.command(&dir, &["db", "diff"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
+    let out = gw.command(
+        &dir,
+        &["migration", "squash", "--version", "20240102000000"],
+    );
+    assert!(
+        out.status.success() && text(&out).contains("is already the earliest migration."),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn test_new_writes_the_pgtap_template() {
+    let dir = support::scratch_project(&[("supabase/config.toml", "project_id = \"tests\"\n")]);
+    let out = supagate(&dir, &["test", "new", "profiles"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("Created new pgtap test at supabase/tests/profiles_test.sql."),
+        "{}",
+        text(&out)
+    );
+    let sql = std::fs::read_to_string(dir.join("supabase/tests/profiles_test.sql")).unwrap();
+    assert!(sql.starts_with("BEGIN;\nSELECT plan(1);") && sql.ends_with("ROLLBACK;\n"));
+    let out = supagate(&dir, &["test", "new", "profiles"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("supabase/tests/profiles_test.sql already exists."),
+        "{}",
+        text(&out)
+    );
+    for bad in [
+        &["test", "new", "../x"][..],
+        &["test", "new", "x", "-t", "mocha"],
+    ] {
+        let out = supagate(&dir, bad);
+        assert!(!out.status.success(), "{bad:?}");
+    }
+    assert!(!dir.join("supabase/x_test.sql").exists());
+}
+
+#[tokio::test]
+async fn db_dump_schema_data_and_roles() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"dump\"\n"),
+        (
+            "supabase/migrations/20240101000000_notes.sql",
+            "create schema app;
+             create table app.things (id int primary key);
+             create table public.notes (id bigint primary key, body text);
+             insert into public.notes values (1, 'it''s here');
+             create role app_reader nologin;
+             alter role app_reader set statement_timeout = '5s';
+             grant select on public.notes to app_reader;
+             create function public.one() returns int language sql as 'select 1';",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    let stdout = |o: &Output| String::from_utf8_lossy(&o.stdout).to_string();
+
+    let out = gw.command(&dir, &["db", "dump"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Dumping schemas from local database..."));
+    let schema = stdout(&out);
+    for want in [
+        "CREATE SCHEMA IF NOT EXISTS \"app\";",
+        "CREATE TABLE IF NOT EXISTS \"public\".\"notes\" (",
+        "CREATE OR REPLACE FUNCTION \"public\".\"one\"()",
+        "GRANT SELECT ON TABLE \"public\".\"notes\" TO \"app_reader\";",
+    ] {
+        assert!(schema.contains(want), "no {want} in:\n{schema}");
+    }
+    // Supabase's schemas are left out, and pg_dump's comments.
+    for unwanted in [
+        "\"auth\".\"users\" (",
+        "\"storage\".\"objects\" (",
+        "\nCOMMENT ON EXTENSION",
+    ] {
+        assert!(!schema.contains(unwanted), "{unwanted} in:\n{schema}");
+    }
+    assert!(!schema.lines().any(|l| l.starts_with("--")), "{schema}");
+
+    let file = dir.join("dumps/app.sql");
+    let out = gw.command(
+        &dir,
+        &["db", "dump", "-s", "app", "-f", file.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(stdout(&out), "", "the dump goes to the file");
+    assert!(
+        text(&out).contains(&format!("Dumped schema to {}.", file.display())),
+        "{}",
+        text(&out)
+    );
+    let app = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        app.contains("\"app\".\"things\"") && !app.contains("\"public\".\"notes\""),
+        "{app}"
+    );
+
+    let out = gw.command(&dir, &["db", "dump", "--data-only"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let data = stdout(&out);
+    assert!(
+        data.starts_with("SET session_replication_role = replica;\n"),
+        "{data}"
+    );
+    assert!(data.ends_with("RESET ALL;\n"), "{data}");
+    assert!(
+        data.contains(
+            "INSERT INTO \"public\".\"notes\" (\"id\", \"body\") VALUES\n\t(1, 'it''s here');"
+        ),
+        "{data}"
+    );
+    assert!(!data.contains("supabase_migrations"), "{data}");
+
+    let out = gw.command(&dir, &["db", "dump", "--role-only"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let roles = stdout(&out);
+    assert!(roles.contains("CREATE ROLE \"app_reader\";"), "{roles}");
+    assert!(roles.contains("ALTER ROLE \"app_reader\" SET \"statement_timeout\" TO '5s';"));
+    for reserved in [
+        "CREATE ROLE \"anon\"",
+        "CREATE ROLE \"postgres\"",
+        "NOSUPERUSER",
+    ] {
+        assert!(!roles.contains(reserved), "{reserved} in:\n{roles}");
+    }
+
+    for (args, says) in [
+        (&["db", "dump", "--use-copy"][..], "--data-only"),
+        (
+            &["db", "dump", "--data-only", "--role-only"],
+            "cannot be used with",
+        ),
+        (
+            &[
+                "db",
+                "dump",
+                "--db-url",
+                "postgresql://postgres@/nowhere?host=/nonexistent",
+            ],
+            "error running pg_dump",
+        ),
+    ] {
+        let out = gw.command(&dir, args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+}
+
+#[tokio::test]
+async fn db_lint_reports_plpgsql_check_issues() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"lint\"\n"),
+        (
+            "supabase/migrations/20240101000000_functions.sql",
+            "create table public.notes (id bigint primary key, body text);
+             create function public.broken() returns int language plpgsql as $$
+             declare x int;
+             begin
+               select nope into x from public.notes;
+               return x;
+             end $$;
+             create function public.unused() returns int language plpgsql as $$
+             declare y int; begin return 1; end $$;
+             create function public.fine() returns int language plpgsql as $$
+             begin return 1; end $$;",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    let report = |o: &Output| -> serde_json::Value {
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+    };
+    let out = gw.command(&dir, &["db", "lint"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Linting schema: public"));
+    let all = report(&out);
+    let functions: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(functions, ["public.broken", "public.unused"], "{all:#}");
+    let issue = &all[0]["issues"][0];
+    assert_eq!(issue["level"], "error");
+    assert_eq!(issue["message"], "column \"nope\" does not exist");
+    assert_eq!(issue["sqlState"], "42703");
+    assert!(issue["query"]["text"].as_str().unwrap().contains("nope"));
+    assert_eq!(all[1]["issues"][0]["message"], "unused variable \"y\"");
+
+    let out = gw.command(&dir, &["db", "lint", "--level", "error"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(report(&out).as_array().unwrap().len(), 1);
+    let out = gw.command(&dir, &["db", "lint", "--fail-on", "error"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("fail-on is set to error, non-zero exit"),
+        "{}",
+        text(&out)
+    );
+    // Linting leaves nothing behind.
+    let ext = gw
+        .sql("select count(*) from pg_extension where extname = 'plpgsql_check'")
+        .await;
+    assert_eq!(ext[0][0].as_deref(), Some("0"));
+
+    gw.sql("drop function public.broken(); drop function public.unused();")
+        .await;
+    let out = gw.command(&dir, &["db", "lint", "--fail-on", "warning"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("No schema errors found"));
+    let out = gw.command(&dir, &["db", "lint", "--level", "info"]);
+    assert!(!out.status.success(), "an unknown level is refused");
+}
+
+#[tokio::test]
+async fn gen_bearer_jwt_signs_tokens_the_gateway_accepts() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"jwt\"\n"),
+        (
+            "supabase/migrations/20240101000000_notes.sql",
+            "create table public.notes (id int primary key, owner uuid);
+             alter table public.notes enable row level security;
+             create policy \"own notes\" on public.notes for select to authenticated
+               using (owner = (select auth.uid()));
+             insert into public.notes values
+               (1, '00000000-0000-0000-0000-000000000001'),
+               (2, '00000000-0000-0000-0000-000000000002');",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    let token = |args: &[&str]| -> String {
+        let out = gw.command(&dir, &[&["gen", "bearer-jwt"][..], args].concat());
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let claims = |t: &str| -> serde_json::Value {
+        use base64::Engine;
+        let body = t.split('.').nth(1).unwrap();
+        serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(body)
+                .unwrap(),
+        )
+        .unwrap()
+    };
+    let user = token(&[
+        "--role",
+        "authenticated",
+        "--sub",
+        "00000000-0000-0000-0000-000000000002",
+        "--valid-for",
+        "1h",
+        "--payload",
+        r#"{"email":"two@example.com"}"#,
+    ]);
+    let c = claims(&user);
+    assert_eq!(c["role"], "authenticated");
+    assert_eq!(c["email"], "two@example.com");
+    assert_eq!(
+        c["exp"].as_i64().unwrap() - c["iat"].as_i64().unwrap(),
+        3600
+    );
+    let r = support::Api::bearer(&gw, &user)
+        .get("/rest/v1/notes?select=id")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), serde_json::json!([{"id": 2}]));
+
+    let anonymous = token(&["--role", "authenticated"]);
+    assert_eq!(claims(&anonymous)["is_anonymous"], true);
+    assert_eq!(
+        claims(&anonymous)["exp"].as_i64().unwrap() - claims(&anonymous)["iat"].as_i64().unwrap(),
+        1800,
+        "30 minutes by default"
+    );
+    let r = support::Api::bearer(&gw, &anonymous)
+        .get("/rest/v1/notes?select=id")
+        .await;
+    assert_eq!(r.json(), serde_json::json!([]));
+
+    let expired = token(&["--role", "authenticated", "--exp", "2020-01-01T00:00:00Z"]);
+    let r = support::Api::bearer(&gw, &expired)
+        .get("/rest/v1/notes")
+        .await;
+    assert_eq!(r.status, 401, "{}", r.text);
+
+    for (args, says) in [
+        (&["gen", "bearer-jwt"][..], "--role"),
+        (
+            &["gen", "bearer-jwt", "--role", "anon", "--payload", "{"],
+            "failed to parse payload",
+        ),
+        (
+            &["gen", "bearer-jwt", "--role", "anon", "--valid-for", "soon"],
+            "invalid duration",
+        ),
+    ] {
+        let out = gw.command(&dir, args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+}
