@@ -142,12 +142,13 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
         None => !(p.studio.enabled || gateway::config::is_loopback_host(&net_host)),
     };
     let port = flags.port.unwrap_or(p.api.port);
-    // The http extension follows pg_net's rule of where requests may go, from settings only a
-    // superuser can change; given last, so that --net-local decides them.
+    // The http extension and the wrappers that make requests (Stripe's) follow pg_net's rule of
+    // where requests may go, from settings only a superuser can change; given last, so that
+    // --net-local decides them.
+    let allow = if net_local { "on" } else { "off" };
     let pg_settings = format!(
-        "{} http.supagate_allow_local={} http.supagate_api_port={port}",
+        "{} http.supagate_allow_local={allow} http.supagate_api_port={port} wrappers.supagate_allow_local={allow}",
         flags.pg_settings,
-        if net_local { "on" } else { "off" }
     );
     Ok(Config {
         connection_budget,

@@ -421,7 +421,12 @@ async fn wrappers_stripe_reads_a_local_stand_in() {
         .await
         .expect("vault table");
     let cases: Vec<(String, Result<String, String>)> = vec![
-        // This machine's own addresses are refused unless a superuser allows them.
+        // This machine's own addresses are refused unless a superuser allows them (supagate
+        // sets the setting from --net-local: off for a gateway on loopback).
+        (
+            "select setting || ' ' || source from pg_settings where name = 'wrappers.supagate_allow_local'".into(),
+            Ok("off command line".into()),
+        ),
         (
             "select count(*) from stripe.local_customers".into(),
             Err("supagate refuses requests from the database to this machine's own".into()),
