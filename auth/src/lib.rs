@@ -11,6 +11,7 @@ pub mod email;
 pub mod error;
 pub mod hooks;
 pub mod jwt;
+pub mod keygen;
 pub mod limits;
 pub mod mfa;
 pub mod mfa_phone;

@@ -345,6 +345,16 @@ pub enum GenCommand {
         #[arg(long, default_value = "{}")]
         payload: String,
     },
+    /// Generate a JWT signing key: a private JWK printed, or written to `[auth]
+    /// signing_keys_path` when the project names a file there (ES256 or RS256).
+    SigningKey {
+        /// Algorithm for signing key generation.
+        #[arg(long, value_parser = ["ES256", "RS256"], default_value = "ES256")]
+        algorithm: String,
+        /// Append new key to existing keys file instead of overwriting.
+        #[arg(long)]
+        append: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -37,6 +37,11 @@ async fn run(mut cli: Cli) -> Result<(), String> {
     let project =
         project::Project::open(cli.flags.workdir.as_deref()).map_err(|e| e.to_string())?;
     commands::init::require(&project)?;
+    // The keys file `gen signing-key` writes may not exist yet: the configuration (which reads
+    // it) is not resolved for it.
+    if let Some(Command::Gen(GenCommand::SigningKey { algorithm, append })) = &cli.command {
+        return commands::keys::run(&project, algorithm, *append);
+    }
     // `exec --fresh`: a data directory of its own (removed after) and ports nobody uses.
     let mut throwaway = None;
     if let Some(Command::Exec { fresh: true, .. }) = &cli.command {
@@ -175,6 +180,9 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             &valid_for,
             &payload,
         ),
+        Command::Gen(GenCommand::SigningKey { algorithm, append }) => {
+            commands::keys::run(&cfg.project, &algorithm, append)
+        }
         Command::Users(UsersCommand::Create { email, password }) => {
             commands::users::create(&cfg, &email, &password).await
         }

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod dump;
 pub mod functions;
 pub mod init;
+pub mod keys;
 pub mod lint;
 pub mod logs;
 pub mod migration;

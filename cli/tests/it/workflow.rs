@@ -774,3 +774,82 @@ async fn gen_bearer_jwt_signs_tokens_the_gateway_accepts() {
         assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
     }
 }
+
+#[tokio::test]
+async fn gen_signing_key_writes_keys_the_gateway_signs_with() {
+    let dir = support::scratch_project(&[("supabase/config.toml", "project_id = \"keys\"\n")]);
+    // No keys file configured: one key printed, and how to use it.
+    let out = supagate(&dir, &["gen", "signing-key"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let jwk: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            jwk["kty"].as_str(),
+            jwk["alg"].as_str(),
+            jwk["crv"].as_str()
+        ),
+        (Some("EC"), Some("ES256"), Some("P-256"))
+    );
+    assert!(text(&out).contains("signing_keys_path = \"./signing_keys.json\""));
+
+    std::fs::write(
+        dir.join("supabase/config.toml"),
+        "project_id = \"keys\"\n[auth]\nsigning_keys_path = \"./signing_keys.json\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("supabase/migrations")).unwrap();
+    std::fs::write(
+        dir.join("supabase/migrations/20240101000000_notes.sql"),
+        "create table public.notes (id int primary key); insert into public.notes values (1);",
+    )
+    .unwrap();
+    let out = supagate(&dir, &["gen", "signing-key", "--algorithm", "RS256"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains(
+            "JWT signing key appended to: supabase/signing_keys.json (now contains 1 keys)"
+        ),
+        "{}",
+        text(&out)
+    );
+    let out = supagate(&dir, &["gen", "signing-key", "--append"]);
+    assert!(
+        text(&out).contains("(now contains 2 keys)"),
+        "{}",
+        text(&out)
+    );
+    let file = dir.join("supabase/signing_keys.json");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let keys: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(keys[0]["alg"], "RS256");
+    assert_eq!(keys[1]["alg"], "ES256");
+
+    // The gateway signs and verifies with the first key; bearer-jwt signs with it too.
+    let gw = support::start_project(&dir, &[]);
+    let out = gw.command(&dir, &["gen", "bearer-jwt", "--role", "service_role"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let token = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let header = token.split('.').next().unwrap();
+    use base64::Engine;
+    let header: serde_json::Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(header)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["alg"], "RS256");
+    assert_eq!(header["kid"], keys[0]["kid"]);
+    let r = support::Api::bearer(&gw, &token)
+        .get("/rest/v1/notes?select=id")
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), serde_json::json!([{"id": 1}]));
+
+    let out = supagate(&dir, &["gen", "signing-key", "--algorithm", "HS256"]);
+    assert!(!out.status.success());
+}
