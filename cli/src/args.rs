@@ -291,6 +291,13 @@ pub enum MigrationCommand {
         #[command(flatten)]
         target: MigrationTarget,
     },
+    /// Fetch migration files from history table: each recorded migration written to
+    /// supabase/migrations/<version>_<name>.sql from its recorded statements (existing files are
+    /// overwritten after a confirmation).
+    Fetch {
+        #[command(flatten)]
+        target: MigrationTarget,
+    },
     /// Squash migrations to a single file: the schema the migrations up to --version build
     /// (written over the last of them, the others removed). Data the migrations insert is not
     /// kept, as in the CLI. With --db-url, that database's history is baselined to the version.

@@ -159,6 +159,10 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
             commands::migration::repair(&cfg, remote, status, versions).await
         }
+        Command::Migration(MigrationCommand::Fetch { target }) => {
+            let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
+            commands::migration::fetch(&cfg, remote).await
+        }
         Command::Migration(MigrationCommand::Squash { version, target }) => {
             let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
             commands::migration::squash(&cfg, remote, version).await

@@ -374,6 +374,73 @@ pub async fn squash(
     Ok(())
 }
 
+/// The file `migration fetch` writes for one recorded migration: its name and contents (the
+/// statements, each ended by `;`, as the CLI joins them). A version or name that could not
+/// name a file in supabase/migrations is refused.
+pub fn fetched_file(
+    version: &str,
+    name: &str,
+    statements: &[String],
+) -> Result<(String, String), String> {
+    check_versions(&[version.to_string()])
+        .map_err(|_| format!("the history holds {version:?}, which is not a version number"))?;
+    if !name.is_empty() {
+        project::Project::check_migration_name(name).map_err(|e| e.to_string())?;
+    }
+    // The CLI records statements without their `;`; a history supagate wrote has them.
+    let trimmed: Vec<&str> = statements
+        .iter()
+        .map(|s| s.trim().trim_end_matches(';').trim_end())
+        .collect();
+    Ok((
+        format!("{version}_{name}.sql"),
+        format!("{};\n", trimmed.join(";\n")),
+    ))
+}
+
+/// `migration fetch`: the history table's migrations written as files.
+pub async fn fetch(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
+    let dir = cfg.project.migrations_dir();
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("failed to create {}: {e}", cfg.project.relative(&dir)))?;
+    let empty = std::fs::read_dir(&dir)
+        .map_err(|e| format!("failed to read migrations: {e}"))?
+        .next()
+        .is_none();
+    if !empty
+        && !prompt(
+            &format!(
+                "Do you want to overwrite existing files in {} directory?",
+                cfg.project.relative(&dir)
+            ),
+            true,
+        )
+    {
+        return Err("context canceled".into());
+    }
+    let mut rows = Vec::new();
+    on_target(cfg, remote, async |c| {
+        rows = history::history(c).await.map_err(|e| e.to_string())?;
+        Ok(())
+    })
+    .await?;
+    // Every file is checked before any is written.
+    let files: Vec<(String, String)> = rows
+        .iter()
+        .map(|(v, n, s)| fetched_file(v, n, s))
+        .collect::<Result<_, _>>()?;
+    for (file, sql) in &files {
+        std::fs::write(dir.join(file), sql)
+            .map_err(|e| format!("failed to write migration: {e}"))?;
+    }
+    eprintln!(
+        "Fetched {} migrations into {}.",
+        files.len(),
+        cfg.project.relative(&dir)
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,6 +496,25 @@ mod tests {
         }
         assert_eq!(version_time("20241231235959"), "2024-12-31 23:59:59");
         assert_eq!(version_time("20241399000000"), "20241399000000");
+    }
+
+    #[test]
+    fn fetched_files() {
+        assert_eq!(
+            fetched_file(
+                "20240101000000",
+                "notes",
+                &v(&["create table t (id int)", "select 1"])
+            )
+            .unwrap(),
+            (
+                "20240101000000_notes.sql".to_string(),
+                "create table t (id int);\nselect 1;\n".to_string()
+            )
+        );
+        assert_eq!(fetched_file("1", "", &[]).unwrap().0, "1_.sql");
+        assert!(fetched_file("../1", "x", &[]).is_err());
+        assert!(fetched_file("1", "../../etc/x", &[]).is_err());
     }
 
     #[test]

@@ -853,3 +853,61 @@ async fn gen_signing_key_writes_keys_the_gateway_signs_with() {
     let out = supagate(&dir, &["gen", "signing-key", "--algorithm", "HS256"]);
     assert!(!out.status.success());
 }
+
+#[tokio::test]
+async fn migration_fetch_writes_the_history_back_as_files() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"fetch\"\n"),
+        (
+            "supabase/migrations/20240101000000_notes.sql",
+            "create table public.notes (id int primary key);\n-- a comment\ncreate index notes_id on public.notes (id);",
+        ),
+        (
+            "supabase/migrations/20240102000000_tags.sql",
+            "create table public.tags (id int primary key);",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    let migrations = dir.join("supabase/migrations");
+    std::fs::remove_dir_all(&migrations).unwrap();
+    let out = gw.command(&dir, &["migration", "fetch"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("Fetched 2 migrations into supabase/migrations."),
+        "{}",
+        text(&out)
+    );
+    let notes = std::fs::read_to_string(migrations.join("20240101000000_notes.sql")).unwrap();
+    assert!(
+        notes.starts_with("create table public.notes (id int primary key);\n")
+            && notes.contains("create index notes_id on public.notes (id);\n"),
+        "{notes}"
+    );
+    assert!(migrations.join("20240102000000_tags.sql").exists());
+    let out = gw.command(&dir, &["migration", "list"]);
+    assert!(
+        list_rows(&out).iter().all(|(l, r, _)| l == r),
+        "{}",
+        text(&out)
+    );
+    // The fetched files build the same schema.
+    let out = gw.command(&dir, &["db", "reset"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = gw.command(&dir, &["db", "diff"]);
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
+    // A history row that cannot name a file is refused, and nothing is written.
+    gw.sql("insert into supabase_migrations.schema_migrations (version, name) values ('20240103000000', '../../x')")
+        .await;
+    let out = gw.command(&dir, &["migration", "fetch"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("is not a migration name"),
+        "{}",
+        text(&out)
+    );
+    assert!(!dir.join("x.sql").exists());
+}

@@ -44,6 +44,22 @@ pub async fn ensure_history(c: &Client) -> Result<(), MigrateError> {
     Ok(())
 }
 
+/// The history as recorded: (version, name, statements) in version order (`migration fetch`).
+pub async fn history(c: &Client) -> Result<Vec<(String, String, Vec<String>)>, MigrateError> {
+    if !history_exists(c).await? {
+        return Ok(Vec::new());
+    }
+    Ok(c.query(
+        "SELECT version, coalesce(name, ''), coalesce(statements, '{}')
+               FROM supabase_migrations.schema_migrations ORDER BY version",
+        &[],
+    )
+    .await?
+    .iter()
+    .map(|r| (r.get(0), r.get(1), r.get(2)))
+    .collect())
+}
+
 /// What `migration repair` does to the history.
 pub enum Repair<'a> {
     /// Records the files as applied without running them; a version already recorded gets the
