@@ -476,6 +476,19 @@ async fn a_migration_may_begin_with_create_index_concurrently() {
         )
         .await;
     assert_eq!(rows[0][0].as_deref(), Some("t_id:true,t_name:true"));
+    // Recorded as the CLI records statements: without their final semicolons.
+    let rows = gw
+        .sql("select statements::text from supabase_migrations.schema_migrations order by version")
+        .await;
+    assert_eq!(
+        rows.iter()
+            .map(|r| r[0].as_deref().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            r#"{"create table t (id int, name text)"}"#,
+            r#"{"create index concurrently t_id on t (id)","create index t_name on t (name)"}"#
+        ]
+    );
     gw.stop();
 
     let later = support::scratch_project(&[(

@@ -69,6 +69,23 @@ pub enum Repair<'a> {
     Reverted(&'a [String]),
 }
 
+/// Records `m` as applied (again, if it was): its version, name and statements, each without
+/// its final semicolon, as the Supabase CLI records them.
+async fn record(tx: &tokio_postgres::Transaction<'_>, m: &Migration) -> Result<(), MigrateError> {
+    let statements: Vec<&str> = m
+        .statements
+        .iter()
+        .map(|s| s.text.trim_end().trim_end_matches(';').trim_end())
+        .collect();
+    tx.execute(
+        "INSERT INTO supabase_migrations.schema_migrations (version, name, statements) VALUES ($1, $2, $3)
+         ON CONFLICT (version) DO UPDATE SET name = EXCLUDED.name, statements = EXCLUDED.statements",
+        &[&m.version, &m.name, &statements],
+    )
+    .await?;
+    Ok(())
+}
+
 /// Repairs the history in one transaction; `all`: the table is emptied first (the whole
 /// history made to match the local files).
 pub async fn repair(c: &mut Client, all: bool, what: Repair<'_>) -> Result<(), MigrateError> {
@@ -81,13 +98,7 @@ pub async fn repair(c: &mut Client, all: bool, what: Repair<'_>) -> Result<(), M
     match what {
         Repair::Applied(files) => {
             for m in files {
-                let statements: Vec<&str> = m.statements.iter().map(|s| s.text.as_str()).collect();
-                tx.execute(
-                    "INSERT INTO supabase_migrations.schema_migrations (version, name, statements) VALUES ($1, $2, $3)
-                     ON CONFLICT (version) DO UPDATE SET name = EXCLUDED.name, statements = EXCLUDED.statements",
-                    &[&m.version, &m.name, &statements],
-                )
-                .await?;
+                record(&tx, m).await?;
             }
         }
         Repair::Reverted(versions) if !all => {
@@ -111,12 +122,7 @@ pub async fn baseline(c: &mut Client, m: &Migration) -> Result<(), MigrateError>
         &[&m.version],
     )
     .await?;
-    let statements: Vec<&str> = m.statements.iter().map(|s| s.text.as_str()).collect();
-    tx.execute(
-        "INSERT INTO supabase_migrations.schema_migrations (version, name, statements) VALUES ($1, $2, $3)",
-        &[&m.version, &m.name, &statements],
-    )
-    .await?;
+    record(&tx, m).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -145,12 +151,7 @@ async fn run_one(c: &mut Client, m: &Migration) -> Result<(), MigrateError> {
         drop(tx);
         return Err(failed(&e, rest));
     }
-    let statements: Vec<&str> = m.statements.iter().map(|s| s.text.as_str()).collect();
-    tx.execute(
-        "INSERT INTO supabase_migrations.schema_migrations (version, name, statements) VALUES ($1, $2, $3)",
-        &[&m.version, &m.name, &statements],
-    )
-    .await?;
+    record(&tx, m).await?;
     tx.commit().await?;
     Ok(())
 }
