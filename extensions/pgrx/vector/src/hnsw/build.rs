@@ -5,9 +5,14 @@
 //! each page written with a full-page generic WAL record. Should the graph outgrow the memory,
 //! it is written out at that point (with pgvector's notice) and the remaining rows are inserted
 //! on the pages one by one.
+//!
+//! A row's search descends the layers above its own keeping `ef_construction` candidates on each
+//! (pgvector descends greedily, keeping one). On clustered data a greedy descent ends in a wrong
+//! cluster for a few percent of the rows; linked only to that cluster's elements, such a row was
+//! found by no query, not even for its own vector (2.5% of 10,000 rows in 100 clusters).
 
 use super::graph::{
-    Candidate, Space, descend, layer_limit, random_level, search_layer, select_flagged,
+    Candidate, Space, descend_wide, layer_limit, random_level, search_layer, select_flagged,
 };
 use super::insert::{self, uniform};
 use super::page::{
@@ -139,7 +144,7 @@ impl MemGraph {
                 visited,
             };
             let d = space.distance(entry).unwrap_or(f32::INFINITY);
-            let ep = descend(
+            let mut eps = descend_wide(
                 &mut space,
                 Candidate {
                     distance: d,
@@ -147,8 +152,8 @@ impl MemGraph {
                 },
                 entry_level,
                 level,
+                usize::from(self.ef_construction),
             );
-            let mut eps = vec![ep];
             for layer in (0..=level.min(entry_level)).rev() {
                 let w = search_layer(
                     &mut space,

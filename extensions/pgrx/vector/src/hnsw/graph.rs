@@ -160,6 +160,31 @@ pub fn descend<S: Space>(
     ep
 }
 
+/// Descends from `entry` through the layers above `target` keeping the `ef` nearest found on
+/// each as the next layer's entry points; returns those for layer `target`, nearest first. A
+/// greedy descent ([`descend`]) keeps only one: on clustered data it often ends in a wrong
+/// cluster, from which a search of the layer below with a small `ef` does not get out (an
+/// element inserted from there is linked only to other clusters' elements, and a query finds
+/// none of its own cluster's).
+pub fn descend_wide<S: Space>(
+    space: &mut S,
+    entry: Candidate<S::Id>,
+    from: u8,
+    target: u8,
+    ef: usize,
+) -> Vec<Candidate<S::Id>> {
+    let mut eps = vec![entry];
+    let mut layer = from;
+    while layer > target {
+        let w = search_layer(space, &eps, ef, layer, None, true);
+        if !w.is_empty() {
+            eps = w;
+        }
+        layer -= 1;
+    }
+    eps
+}
+
 /// Chooses at most `limit` neighbors from `candidates` (nearest first) by the heuristic: a
 /// candidate is kept when it is nearer the base element than every one kept so far; pruned ones
 /// fill the remaining room. `pair(a, b)` is the distance between two candidates.
