@@ -3,10 +3,9 @@
 //! and policies an app puts on managed tables (a trigger on `auth.users`, a policy on
 //! `storage.objects`) are the app's, and are covered too.
 
-/// Schemas left out of a diff unless named: the CLI's (`pkg/migration/dump.go`'s internal
-/// schemas and `internal/db/diff/migra.go`'s managed ones) and supagate's own. `*` ends a
-/// prefix pattern.
-pub const MANAGED_SCHEMAS: &[&str] = &[
+/// The schemas Supabase manages as the CLI's `pkg/migration/dump.go` lists them (what `db dump`
+/// leaves out), and supagate's own. `*` ends a prefix pattern.
+pub const INTERNAL_SCHEMAS: &[&str] = &[
     "information_schema",
     "pg_*",
     "_analytics",
@@ -26,7 +25,6 @@ pub const MANAGED_SCHEMAS: &[&str] = &[
     "graphql_public",
     "net",
     "pgmq",
-    "pgroonga",
     "pgsodium",
     "pgsodium_masks",
     "pgtle",
@@ -40,6 +38,10 @@ pub const MANAGED_SCHEMAS: &[&str] = &[
     "supagate",
 ];
 
+/// Schemas left out of a diff unless named besides those: `internal/db/diff/migra.go`'s managed
+/// ones that dump.go does not list.
+const DIFF_MANAGED_SCHEMAS: &[&str] = &["pgroonga"];
+
 /// Schemas never read at all, even for triggers and policies.
 const SYSTEM_SCHEMAS: &[&str] = &["information_schema", "pg_*"];
 
@@ -52,7 +54,10 @@ fn matches(pattern: &str, name: &str) -> bool {
 
 /// Whether Supabase or supagate manages the schema (it is left out unless named).
 pub fn is_managed(schema: &str) -> bool {
-    MANAGED_SCHEMAS.iter().any(|p| matches(p, schema))
+    INTERNAL_SCHEMAS
+        .iter()
+        .chain(DIFF_MANAGED_SCHEMAS)
+        .any(|p| matches(p, schema))
 }
 
 fn is_system(schema: &str) -> bool {

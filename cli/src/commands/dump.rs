@@ -4,43 +4,11 @@
 //! out). The rewriting is pure (`rewrite_schema`, `rewrite_roles`), the programs run at the edge.
 
 use super::{Prepare, with_database};
+// The schemas a schema dump leaves out: the CLI's list, and supagate's own schema.
 use gateway::config::Config;
+use schema_diff::scope::INTERNAL_SCHEMAS;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The schemas a schema dump leaves out (the CLI's list, and supagate's own schema).
-const INTERNAL_SCHEMAS: &[&str] = &[
-    "information_schema",
-    "pg_*",
-    "_analytics",
-    "_realtime",
-    "_supavisor",
-    "auth",
-    "etl",
-    "extensions",
-    "pgbouncer",
-    "realtime",
-    "storage",
-    "supabase_functions",
-    "supabase_migrations",
-    "cron",
-    "dbdev",
-    "graphql",
-    "graphql_public",
-    "net",
-    "pgmq",
-    "pgsodium",
-    "pgsodium_masks",
-    "pgtle",
-    "repack",
-    "tiger",
-    "tiger_data",
-    "timescaledb_*",
-    "_timescaledb_*",
-    "topology",
-    "vault",
-    "supagate",
-];
 
 /// The schemas a data dump leaves out: auth's users and storage's objects are kept.
 const EXCLUDED_DATA_SCHEMAS: &[&str] = &[
