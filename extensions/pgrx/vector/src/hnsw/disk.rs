@@ -168,6 +168,11 @@ impl DiskSpace {
         out
     }
 
+    /// Whether element `tid` (read before) is marked deleted by vacuum.
+    pub fn is_deleted(&self, tid: Tid) -> bool {
+        self.elements.get(&tid).is_some_and(|e| e.header.deleted)
+    }
+
     /// How many elements have been visited.
     pub fn visited_count(&self) -> usize {
         self.visited.len()

@@ -65,35 +65,7 @@ pub unsafe fn insert(index: pg_sys::Relation, dist: Distance, value: &Value, hea
         let level = random_level(uniform(), m, max_level(m));
         let mut space = DiskSpace::new(index, dist, m, value.ptr());
 
-        // Neighbors per layer, found from the entry point down.
-        let mut layers: Vec<Vec<Candidate<Tid>>> = vec![Vec::new(); usize::from(level) + 1];
-        let entry = if meta.entry.is_valid() && meta.entry_level >= 0 {
-            space.load(meta.entry).map(|d| Candidate {
-                distance: d,
-                id: meta.entry,
-            })
-        } else {
-            None
-        };
-        if let Some(entry) = entry {
-            let entry_level = meta.entry_level as u8;
-            let ep = descend(&mut space, entry, entry_level, level);
-            let mut eps = vec![ep];
-            for layer in (0..=level.min(entry_level)).rev() {
-                let w = search_layer(
-                    &mut space,
-                    &eps,
-                    usize::from(meta.ef_construction),
-                    layer,
-                    None,
-                    true,
-                );
-                let chosen = select_neighbors(&w, layer_limit(layer, m), |a, b| space.pair(a, b));
-                layers[usize::from(layer)] = chosen;
-                eps = w;
-            }
-        }
-
+        let layers = find_neighbors(&mut space, &meta, level);
         let links: Vec<Vec<Tid>> = layers
             .iter()
             .map(|l| l.iter().map(|c| c.id).collect())
@@ -117,6 +89,60 @@ pub unsafe fn insert(index: pg_sys::Relation, dist: Distance, value: &Value, hea
             });
         }
     }
+}
+
+/// The `ef_construction` nearest elements to `space`'s query on each layer up to `level`
+/// (nearest first), found from the entry point of `meta` down; layers above the entry point's
+/// have none. Elements marked deleted are among them: they lead searches on.
+pub fn search_neighbors(space: &mut DiskSpace, meta: &Meta, level: u8) -> Vec<Vec<Candidate<Tid>>> {
+    let mut layers: Vec<Vec<Candidate<Tid>>> = vec![Vec::new(); usize::from(level) + 1];
+    let entry = if meta.entry.is_valid() && meta.entry_level >= 0 {
+        space.load(meta.entry).map(|d| Candidate {
+            distance: d,
+            id: meta.entry,
+        })
+    } else {
+        None
+    };
+    let Some(entry) = entry else {
+        return layers;
+    };
+    let entry_level = meta.entry_level as u8;
+    let ep = descend(space, entry, entry_level, level);
+    let mut eps = vec![ep];
+    for layer in (0..=level.min(entry_level)).rev() {
+        let w = search_layer(
+            space,
+            &eps,
+            usize::from(meta.ef_construction),
+            layer,
+            None,
+            true,
+        );
+        layers[usize::from(layer)] = w.clone();
+        eps = w;
+    }
+    layers
+}
+
+/// The neighbors of a new element of `level` on each of its layers: of the
+/// [`search_neighbors`], those the heuristic chooses among the ones not marked deleted.
+pub fn find_neighbors(space: &mut DiskSpace, meta: &Meta, level: u8) -> Vec<Vec<Candidate<Tid>>> {
+    let found = search_neighbors(space, meta, level);
+    found
+        .iter()
+        .enumerate()
+        .map(|(layer, w)| {
+            let eligible: Vec<Candidate<Tid>> = w
+                .iter()
+                .filter(|c| !space.is_deleted(c.id))
+                .copied()
+                .collect();
+            select_neighbors(&eligible, layer_limit(layer as u8, meta.m), |a, b| {
+                space.pair(a, b)
+            })
+        })
+        .collect()
 }
 
 /// Writes a new element and its neighbor item; returns the element's position and the page
@@ -230,7 +256,7 @@ unsafe fn write_element(
 ///
 /// # Safety
 /// As [`insert`]; `from` was read by `space`.
-unsafe fn link(
+pub unsafe fn link(
     space: &mut DiskSpace,
     index: pg_sys::Relation,
     from: Tid,
@@ -262,6 +288,10 @@ unsafe fn link(
             cands.push(Candidate { distance, id: new });
             for t in current {
                 if !space.elements.contains_key(&t) && space.load(t).is_none() {
+                    continue;
+                }
+                // A link to an element vacuum marked deleted is the first to go.
+                if space.is_deleted(t) {
                     continue;
                 }
                 let d = space.pair(from, t);

@@ -1,11 +1,14 @@
 //! Vacuuming an hnsw index (`ambulkdelete`, `amvacuumcleanup`).
 //!
-//! Under the update lock (inserts wait), in three passes over the pages:
-//! 1. elements whose heap row is dead are marked deleted (scans pass through them but no longer
-//!    return them);
-//! 2. every live element that links to a deleted one gets new links on that layer, chosen by the
-//!    heuristic among its remaining links and the deleted elements' live links; an entry point
-//!    that was deleted is replaced by the live element of the highest level;
+//! Under the update lock (inserts wait), in three passes over the pages, as pgvector does:
+//! 1. elements whose heap row is dead are marked deleted (scans and searches pass through them
+//!    but no longer return or choose them);
+//! 2. the graph is repaired: every live element that links to a deleted one (or whose layer 0
+//!    list is not full) is found its neighbors anew by a search from the entry point, as if it
+//!    were inserted again, and is linked from the neighbors chosen, so the live elements that
+//!    only deleted ones led to are reached again. The highest live element other than the entry
+//!    point goes first; a deleted entry point is then replaced by it (a live one is repaired
+//!    from it), and every other element is repaired from the entry point as it then is;
 //! 3. the deleted elements and their neighbor items are removed from their pages (their line
 //!    pointers stay, so no other item moves) and the space is given to the free space map.
 //!
@@ -15,8 +18,8 @@
 use super::Support;
 use super::disk::{DiskSpace, nblocks};
 use super::graph::{Candidate, layer_limit, select_neighbors};
-use super::insert::{lock_updates, unlock_updates};
-use super::page::{self, is_data_page, read_element, read_layer, set_deleted, write_layer};
+use super::insert::{link, lock_updates, search_neighbors, unlock_updates};
+use super::page::{self, Meta, is_data_page, read_element, read_layer, set_deleted, write_layer};
 use crate::am::{Tid, Xlog, item, lock_buffer};
 use core::ffi::c_void;
 use pgrx::pg_guard;
@@ -67,7 +70,6 @@ pub unsafe extern "C-unwind" fn ambulkdelete(
         };
         lock_updates(index);
         let support = Support::of(index);
-        let meta = page::read_meta(index);
         let n = nblocks(index);
 
         // Pass 1: mark.
@@ -123,20 +125,7 @@ pub unsafe extern "C-unwind" fn ambulkdelete(
         (*stats).num_index_tuples = live_tuples;
 
         if !deleted.is_empty() {
-            repair(index, support, meta.m, &deleted, &live);
-            if deleted.contains_key(&meta.entry) {
-                let best = live.iter().max_by_key(|l| l.level);
-                page::update_meta(index, |mt| match best {
-                    Some(l) => {
-                        mt.entry = l.tid;
-                        mt.entry_level = i16::from(l.level);
-                    }
-                    None => {
-                        mt.entry = Tid::INVALID;
-                        mt.entry_level = -1;
-                    }
-                });
-            }
+            repair(index, support, &deleted, &live);
             free(info, &deleted);
         }
         unlock_updates(index);
@@ -169,90 +158,203 @@ unsafe fn all_links(index: pg_sys::Relation, at: Tid, level: u8, m: u16) -> Vec<
     }
 }
 
-/// Pass 2: relinks every live element that links to a deleted one.
+/// Whether live element `e` needs new neighbors: it links to a deleted element on some layer,
+/// or its layer 0 list is not full (too many of its candidates may have been deleted).
+///
+/// # Safety
+/// `index` is open.
+unsafe fn needs_repair(
+    index: pg_sys::Relation,
+    m: u16,
+    deleted: &HashMap<Tid, (Tid, u8)>,
+    e: &Live,
+) -> bool {
+    let links = unsafe { all_links(index, e.neighbors, e.level, m) };
+    links.iter().flatten().any(|t| deleted.contains_key(t))
+        || links.first().is_none_or(|l0| l0.len() < layer_limit(0, m))
+}
+
+/// Relinks live element `e` on each layer where it links to a deleted element (or, on layer 0,
+/// has room left): its live links stay, and the room is filled, by the heuristic, from the
+/// nearest elements a search from the entry point of `meta` finds (it may be deleted: searches
+/// pass through deleted elements) and the live links of its deleted neighbors; each element
+/// added links back to `e`.
 ///
 /// # Safety
 /// The caller holds the update lock.
+unsafe fn repair_element(
+    index: pg_sys::Relation,
+    support: Support,
+    meta: &Meta,
+    deleted: &HashMap<Tid, (Tid, u8)>,
+    e: &Live,
+) {
+    unsafe {
+        let m = meta.m;
+        let mut probe = DiskSpace::new(index, support.dist, m, core::ptr::null());
+        let Some(value) = probe.value(e.tid).cloned() else {
+            return;
+        };
+        let mut space = DiskSpace::new(index, support.dist, m, value.ptr());
+        let current = all_links(index, e.neighbors, e.level, m);
+        let found = search_neighbors(&mut space, meta, e.level);
+        let mut links: Vec<Vec<Tid>> = Vec::with_capacity(current.len());
+        let mut added: Vec<(u8, Candidate<Tid>)> = Vec::new();
+        for (l, now) in current.iter().enumerate() {
+            let layer = l as u8;
+            let limit = layer_limit(layer, m);
+            let lost = now.iter().any(|t| deleted.contains_key(t));
+            if !lost && now.len() >= limit {
+                links.push(now.clone());
+                continue;
+            }
+            let mut seen: HashSet<Tid> = HashSet::new();
+            seen.insert(e.tid);
+            let mut kept: Vec<Candidate<Tid>> = Vec::new();
+            let mut pool: Vec<Candidate<Tid>> = Vec::new();
+            // The live links stay; the deleted ones' live links are candidates.
+            for t in now {
+                if !deleted.contains_key(t)
+                    && seen.insert(*t)
+                    && let Some(d) = space.load(*t)
+                {
+                    kept.push(Candidate {
+                        distance: d,
+                        id: *t,
+                    });
+                }
+            }
+            for t in now {
+                let Some((ntid, level)) = deleted.get(t) else {
+                    continue;
+                };
+                for u in all_links(index, *ntid, *level, m)
+                    .get(l)
+                    .into_iter()
+                    .flatten()
+                {
+                    if !deleted.contains_key(u)
+                        && seen.insert(*u)
+                        && let Some(d) = space.load(*u)
+                    {
+                        pool.push(Candidate {
+                            distance: d,
+                            id: *u,
+                        });
+                    }
+                }
+            }
+            for c in found.get(l).into_iter().flatten() {
+                if !space.is_deleted(c.id) && seen.insert(c.id) {
+                    pool.push(*c);
+                }
+            }
+            let before: HashSet<Tid> = kept.iter().map(|c| c.id).collect();
+            pool.extend(kept);
+            pool.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+            let chosen = select_neighbors(&pool, limit, |a, b| space.pair(a, b));
+            let mut list: Vec<Tid> = Vec::with_capacity(chosen.len());
+            for c in chosen {
+                list.push(c.id);
+                if !before.contains(&c.id) {
+                    added.push((layer, c));
+                }
+            }
+            links.push(list);
+        }
+        write_links(index, e.neighbors, m, &links);
+        for (layer, c) in added {
+            link(&mut space, index, c.id, e.tid, c.distance, layer);
+        }
+    }
+}
+
+/// Pass 2: repairs the graph around the deleted elements (the module's comment tells how).
+///
+/// # Safety
+/// The caller holds the update lock; pass 1 marked `deleted`.
 unsafe fn repair(
     index: pg_sys::Relation,
     support: Support,
-    m: u16,
     deleted: &HashMap<Tid, (Tid, u8)>,
     live: &[Live],
 ) {
     unsafe {
-        // The deleted elements' links, read once.
-        let mut deleted_links: HashMap<Tid, Vec<Vec<Tid>>> = HashMap::new();
-        for (tid, (ntid, level)) in deleted {
-            deleted_links.insert(*tid, all_links(index, *ntid, *level, m));
+        let meta = page::read_meta(index);
+        let m = meta.m;
+        // The first live element of the highest level, the entry point aside.
+        let mut highest: Option<&Live> = None;
+        for e in live {
+            if e.tid != meta.entry && highest.is_none_or(|h| e.level > h.level) {
+                highest = Some(e);
+            }
+        }
+        if let Some(h) = highest
+            && needs_repair(index, m, deleted, h)
+        {
+            repair_element(index, support, &meta, deleted, h);
+        }
+        if deleted.contains_key(&meta.entry) {
+            page::update_meta(index, |mt| match highest {
+                Some(h) => {
+                    mt.entry = h.tid;
+                    mt.entry_level = i16::from(h.level);
+                }
+                None => {
+                    mt.entry = Tid::INVALID;
+                    mt.entry_level = -1;
+                }
+            });
+        } else if let (Some(h), Some(entry)) = (highest, live.iter().find(|e| e.tid == meta.entry))
+            && needs_repair(index, m, deleted, entry)
+        {
+            let from = Meta {
+                entry: h.tid,
+                entry_level: i16::from(h.level),
+                ..meta
+            };
+            repair_element(index, support, &from, deleted, entry);
         }
         for e in live {
             pg_sys::vacuum_delay_point();
-            let links = all_links(index, e.neighbors, e.level, m);
-            if !links.iter().flatten().any(|t| deleted.contains_key(t)) {
+            let current = page::read_meta(index);
+            if e.tid == current.entry || !needs_repair(index, m, deleted, e) {
                 continue;
             }
-            let mut space = DiskSpace::new(index, support.dist, m, core::ptr::null());
-            if space.value(e.tid).is_none() {
-                continue;
-            }
-            for (layer, current) in links.iter().enumerate() {
-                if !current.iter().any(|t| deleted.contains_key(t)) {
-                    continue;
-                }
-                let mut pool: Vec<Tid> = Vec::new();
-                let mut seen: HashSet<Tid> = HashSet::new();
-                seen.insert(e.tid);
-                let mut add = |t: Tid, pool: &mut Vec<Tid>| {
-                    if !deleted.contains_key(&t) && seen.insert(t) {
-                        pool.push(t);
-                    }
-                };
-                for t in current {
-                    if let Some(dl) = deleted_links.get(t) {
-                        for u in dl.get(layer).into_iter().flatten() {
-                            add(*u, &mut pool);
-                        }
-                    } else {
-                        add(*t, &mut pool);
-                    }
-                }
-                let mut cands: Vec<Candidate<Tid>> = Vec::with_capacity(pool.len());
-                for t in pool {
-                    if space.value(t).is_some() {
-                        let d = space.pair(e.tid, t);
-                        cands.push(Candidate { distance: d, id: t });
-                    }
-                }
-                cands.sort_by(|a, b| a.distance.total_cmp(&b.distance));
-                let chosen: Vec<Tid> =
-                    select_neighbors(&cands, layer_limit(layer as u8, m), |a, b| space.pair(a, b))
-                        .into_iter()
-                        .map(|c| c.id)
-                        .collect();
-                write_links(index, e.neighbors, layer as u8, m, &chosen);
+            repair_element(index, support, &current, deleted, e);
+            if !current.entry.is_valid() || i16::from(e.level) > current.entry_level {
+                page::update_meta(index, |mt| {
+                    mt.entry = e.tid;
+                    mt.entry_level = i16::from(e.level);
+                });
             }
         }
     }
 }
 
-/// Rewrites layer `layer` of the neighbor item at `at`.
+/// Rewrites every layer of the neighbor item at `at` (layer `l` gets `links[l]`, none when
+/// missing), in one WAL record.
 ///
 /// # Safety
 /// The caller holds the update lock.
-unsafe fn write_links(index: pg_sys::Relation, at: Tid, layer: u8, m: u16, links: &[Tid]) {
+unsafe fn write_links(index: pg_sys::Relation, at: Tid, m: u16, links: &[Vec<Tid>]) {
     unsafe {
         let buf = crate::am::read_buffer(index, at.blk);
         lock_buffer(buf, true);
         let pg = pg_sys::BufferGetPage(buf);
-        let ok = is_data_page(pg)
-            && item(pg, at.off)
-                .is_some_and(|(p, len)| page::neighbors_level(p, len).is_some_and(|l| l >= layer));
-        if ok {
+        let level = if is_data_page(pg) {
+            item(pg, at.off).and_then(|(p, len)| page::neighbors_level(p, len))
+        } else {
+            None
+        };
+        if let Some(level) = level {
             let mut x = Xlog::start(index);
             let p = x.register(buf, false);
             if let Some((ip, _)) = item(p, at.off) {
-                write_layer(ip, layer, m, links);
+                for layer in 0..=level {
+                    let l = links.get(usize::from(layer)).map_or(&[][..], Vec::as_slice);
+                    write_layer(ip, layer, m, l);
+                }
             }
             x.finish();
         }
