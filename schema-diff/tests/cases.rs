@@ -285,6 +285,21 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        // gonasi's and dbdev's migrations: nothing in the catalog says that a `LANGUAGE sql`
+        // body names another function (or a table), so the order cannot follow it.
+        name: "a SQL function calling one whose name sorts after it",
+        before: "",
+        after: "create function public.zz_role() returns text language sql as $$ select 'r' $$;
+            create table public.m_items (id int);
+            create function public.a_role() returns text language sql
+              as $$ select public.zz_role() || (select count(*) from public.m_items)::text $$;",
+        want: &[
+            "CREATE TABLE \"public\".\"m_items\" (\n    \"id\" integer\n);",
+            "CREATE OR REPLACE FUNCTION public.a_role()\n RETURNS text\n LANGUAGE sql\nAS $function$ select public.zz_role() || (select count(*) from public.m_items)::text $function$;",
+            "CREATE OR REPLACE FUNCTION public.zz_role()\n RETURNS text\n LANGUAGE sql\nAS $function$ select 'r' $function$;",
+        ],
+    },
+    Case {
         name: "a function returning a new table's rows, a default calling a new function",
         before: "",
         after: "create table public.tasks (id int, code text);

@@ -51,6 +51,12 @@ impl Statement {
             .match_indices("drop")
             .any(|(i, _)| lower[i + 4..].starts_with(|c: char| c.is_whitespace()))
     }
+
+    /// Whether it creates a function or a procedure (`pg_get_functiondef`'s text).
+    fn creates_routine(&self) -> bool {
+        self.sql.starts_with("CREATE OR REPLACE FUNCTION ")
+            || self.sql.starts_with("CREATE OR REPLACE PROCEDURE ")
+    }
 }
 
 impl fmt::Display for Statement {
@@ -69,9 +75,15 @@ impl fmt::Display for Statement {
     }
 }
 
-/// The statements as a migration file.
+/// The statements as a migration file. When it creates functions or procedures it starts, as
+/// `pg_dump` and the Supabase CLI's diff do, by turning `check_function_bodies` off: PostgreSQL
+/// records no dependency for what a `LANGUAGE sql` body names (a table, another function), so
+/// the order cannot follow it, and the body is checked when it runs instead.
 pub fn render(statements: &[Statement]) -> String {
     let mut out = String::new();
+    if statements.iter().any(Statement::creates_routine) {
+        out.push_str("SET check_function_bodies = false;\n\n");
+    }
     for s in statements {
         out.push_str(&s.to_string());
         out.push_str("\n\n");
