@@ -8,7 +8,9 @@
 //! moves the entry point last.
 
 use super::disk::DiskSpace;
-use super::graph::{Candidate, descend, layer_limit, random_level, search_layer, select_neighbors};
+use super::graph::{
+    Candidate, descend_wide, layer_limit, random_level, search_layer, select_neighbors,
+};
 use super::page::{
     self, ElementHeader, META_BLKNO, Meta, element_bytes, init_page, is_data_page, max_level,
     neighbors_bytes, read_layer, write_layer,
@@ -108,8 +110,14 @@ pub fn search_neighbors(space: &mut DiskSpace, meta: &Meta, level: u8) -> Vec<Ve
         return layers;
     };
     let entry_level = meta.entry_level as u8;
-    let ep = descend(space, entry, entry_level, level);
-    let mut eps = vec![ep];
+    // Wide, as the in-memory build descends (graph.rs's descend_wide says why).
+    let mut eps = descend_wide(
+        space,
+        entry,
+        entry_level,
+        level,
+        usize::from(meta.ef_construction),
+    );
     for layer in (0..=level.min(entry_level)).rev() {
         let w = search_layer(
             space,
