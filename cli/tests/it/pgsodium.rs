@@ -357,9 +357,11 @@ const PRIVILEGES: &[Case] = &[
 
 #[tokio::test]
 async fn pgsodium_answers_as_libsodium_and_keeps_keys_outside_the_database() {
+    // As `supabase db pull` writes it: the schema must exist already, and does, as in a
+    // database of Supabase's PostgreSQL 15 image, which has pgsodium from the start.
     let dir = support::scratch_project(&[(
         "supabase/migrations/20240101000000_pgsodium.sql",
-        "create extension if not exists pgsodium;",
+        r#"CREATE EXTENSION IF NOT EXISTS "pgsodium" WITH SCHEMA "pgsodium";"#,
     )]);
     let gw = support::start_project(&dir, &[]);
     let db = gw.session_on(&gw.dbname).await;
