@@ -279,27 +279,7 @@ async fn plv8_says_it_cannot_be_had_here() {
         "create extension if not exists plv8;
          create function public.js() returns int language plv8 as $$ return 1 $$;",
     )]);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_supagate"))
-        .arg("--workdir")
-        .arg(&dir)
-        .arg("--data-dir")
-        .arg(dir.join("data"))
-        .args([
-            "--port",
-            "0",
-            "--db-port",
-            "0",
-            "--mail-port",
-            "0",
-            "--studio-port",
-            "0",
-        ])
-        .arg("start")
-        .env_remove("DATABASE_URL")
-        .env("RUST_LOG", "warn")
-        .env("SUPAGATE_CACHE_DIR", support::pg_cache())
-        .output()
-        .expect("run supagate");
+    let out = support::run_cli(&dir, &dir.join("data"), &["start"]);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),

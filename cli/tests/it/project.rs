@@ -3,33 +3,10 @@
 //! start with a clear message and leave the database as it was.
 
 use crate::support;
-use std::path::Path;
 use std::process::Command;
 use support::{Api, repo_root};
 
-fn supagate(workdir: &Path, data_dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_supagate"))
-        .arg("--workdir")
-        .arg(workdir)
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args([
-            "--port",
-            "0",
-            "--db-port",
-            "0",
-            "--mail-port",
-            "0",
-            "--studio-port",
-            "0",
-        ])
-        .args(args)
-        .env_remove("DATABASE_URL")
-        .env("RUST_LOG", "warn")
-        .env("SUPAGATE_CACHE_DIR", support::pg_cache())
-        .output()
-        .expect("run supagate")
-}
+use support::run_cli as supagate;
 
 fn text(o: &std::process::Output) -> String {
     format!(

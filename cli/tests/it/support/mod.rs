@@ -574,3 +574,28 @@ pub fn links_in(body: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// Runs the binary once on `workdir` and `data_dir`, ports chosen by the system, with `args`.
+pub fn run_cli(workdir: &Path, data_dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_supagate"))
+        .arg("--workdir")
+        .arg(workdir)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args([
+            "--port",
+            "0",
+            "--db-port",
+            "0",
+            "--mail-port",
+            "0",
+            "--studio-port",
+            "0",
+        ])
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .env("RUST_LOG", "warn")
+        .env("SUPAGATE_CACHE_DIR", pg_cache())
+        .output()
+        .expect("run supagate")
+}
