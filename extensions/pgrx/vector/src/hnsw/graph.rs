@@ -140,29 +140,9 @@ pub fn search_layer<S: Space>(
     out
 }
 
-/// Descends greedily from `entry` through the layers above `target`, returning the nearest
-/// element found on layer `target + 1` (or `entry` when there is no layer above).
-pub fn descend<S: Space>(
-    space: &mut S,
-    entry: Candidate<S::Id>,
-    from: u8,
-    target: u8,
-) -> Candidate<S::Id> {
-    let mut ep = entry;
-    let mut layer = from;
-    while layer > target {
-        let w = search_layer(space, &[ep], 1, layer, None, true);
-        if let Some(best) = w.first() {
-            ep = *best;
-        }
-        layer -= 1;
-    }
-    ep
-}
-
 /// Descends from `entry` through the layers above `target` keeping the `ef` nearest found on
 /// each as the next layer's entry points; returns those for layer `target`, nearest first. A
-/// greedy descent ([`descend`]) keeps only one: on clustered data it often ends in a wrong
+/// greedy descent (pgvector's) keeps only one: on clustered data it often ends in a wrong
 /// cluster, from which a search of the layer below with a small `ef` does not get out (an
 /// element inserted from there is linked only to other clusters' elements, and a query finds
 /// none of its own cluster's).
