@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 /// its comment, a table without a primary key, a table under row level security, a column
 /// `anon` may not read, and functions.
 const SCHEMA: &str = r#"
-create extension if not exists pg_graphql;
+-- As a `supabase db pull` dump says it: the schema must exist, empty, as the image leaves it.
+create extension if not exists "pg_graphql" with schema "graphql";
 comment on schema public is e'@graphql({"inflect_names": true})';
 
 create type public.post_status as enum ('draft', 'published', 'in-review');
