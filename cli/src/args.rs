@@ -246,6 +246,13 @@ pub enum DbCommand {
         #[command(flatten)]
         target: MigrationTarget,
     },
+    /// Push new migrations to the remote database: the local migrations it has not recorded
+    /// in supabase_migrations.schema_migrations, each applied and recorded as the CLI records
+    /// it (the linked project unless --db-url or --local).
+    Push(crate::commands::remote::PushArgs),
+    /// Pull schema from the remote database: what it has that the local migrations do not
+    /// build, written as a new migration by the schema differ and recorded in its history.
+    Pull(crate::commands::remote::PullArgs),
 }
 
 /// Which database a migration command works on: the local one unless told otherwise.
@@ -298,6 +305,9 @@ pub enum MigrationCommand {
         #[command(flatten)]
         target: MigrationTarget,
     },
+    /// Resets applied migrations up to the last n versions: the local database rebuilt from
+    /// the migrations before them (and the seed), after a confirmation.
+    Down(crate::commands::remote::DownArgs),
     /// Squash migrations to a single file: the schema the migrations up to --version build
     /// (written over the last of them, the others removed). Data the migrations insert is not
     /// kept, as in the CLI. With --db-url, that database's history is baselined to the version.

@@ -140,6 +140,9 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             };
             commands::dump::run(&cfg, kind, opt, file, remote, dry_run).await
         }
+        Command::Db(DbCommand::Push(a)) => commands::remote::push(&cfg, a).await,
+        Command::Db(DbCommand::Pull(a)) => commands::remote::pull(&cfg, a).await,
+        Command::Migration(MigrationCommand::Down(a)) => commands::remote::down(&cfg, a).await,
         Command::Migration(MigrationCommand::New { name }) => {
             commands::db::new_migration(&cfg, &name)
         }

@@ -85,7 +85,53 @@ pub async fn run(
     } else {
         Vec::new()
     };
-    let scope = Scope::named(&schemas);
+    let statements = compare(cfg, &schemas, target, declared).await?;
+    eprintln!("Finished supagate db diff.");
+    if statements.is_empty() {
+        eprintln!("No schema changes found");
+        return Ok(());
+    }
+    let sql = schema_diff::render(&statements);
+    match &file {
+        Some(name) => {
+            let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
+            let path = cfg
+                .project
+                .write_migration(name, &stamp, &sql)
+                .map_err(|e| e.to_string())?;
+            eprintln!("Created new migration at {}", cfg.project.relative(&path));
+            eprintln!("{WARN_DIFF}");
+        }
+        None => println!("{sql}"),
+    }
+    warn_drops(&statements);
+    Ok(())
+}
+
+/// Says which statements of a diff drop something, as the CLI says it.
+pub fn warn_drops(statements: &[schema_diff::Statement]) {
+    let drops: Vec<String> = statements
+        .iter()
+        .filter(|s| s.drops())
+        .map(|s| format!("{};", s.sql))
+        .collect();
+    if !drops.is_empty() {
+        eprintln!(
+            "Found drop statements in schema diff. Please double check if these are expected:\n{}",
+            drops.join("\n")
+        );
+    }
+}
+
+/// The statements that turn the schema the migrations build into `target`'s (a remote
+/// database), else the declared schema files' when there are some, else the local database's.
+pub async fn compare(
+    cfg: &Config,
+    schemas: &[String],
+    target: Option<Login>,
+    declared: Vec<project::SchemaFile>,
+) -> Result<Vec<schema_diff::Statement>, String> {
+    let scope = Scope::named(schemas);
     let keep_templates = cfg.embedded();
     let mut statements = Vec::new();
     with_database(cfg, Prepare::Never, async |db| {
@@ -141,7 +187,7 @@ pub async fn run(
             let from = read(&db.admin_on(&from_db), &scope).await?;
             let to = read(&to_login, &scope).await?;
             // A schema named that neither side has is a mistake, not "no changes".
-            for s in &schemas {
+            for s in schemas {
                 if !from.schemas.contains_key(s) && !to.schemas.contains_key(s) {
                     return Err(format!("schema \"{s}\" does not exist"));
                 }
@@ -156,36 +202,7 @@ pub async fn run(
         Ok(())
     })
     .await?;
-    eprintln!("Finished supagate db diff.");
-    if statements.is_empty() {
-        eprintln!("No schema changes found");
-        return Ok(());
-    }
-    let sql = schema_diff::render(&statements);
-    match &file {
-        Some(name) => {
-            let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-            let path = cfg
-                .project
-                .write_migration(name, &stamp, &sql)
-                .map_err(|e| e.to_string())?;
-            eprintln!("Created new migration at {}", cfg.project.relative(&path));
-            eprintln!("{WARN_DIFF}");
-        }
-        None => println!("{sql}"),
-    }
-    let drops: Vec<String> = statements
-        .iter()
-        .filter(|s| s.drops())
-        .map(|s| format!("{};", s.sql))
-        .collect();
-    if !drops.is_empty() {
-        eprintln!(
-            "Found drop statements in schema diff. Please double check if these are expected:\n{}",
-            drops.join("\n")
-        );
-    }
-    Ok(())
+    Ok(statements)
 }
 
 /// Drops the databases a diff made (those it did not get to make are not there).

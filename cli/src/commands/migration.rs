@@ -25,7 +25,7 @@ pub fn target(cfg: &Config, db_url: Option<String>, linked: bool) -> Result<Opti
 }
 
 /// Runs `f` on a session of the target database.
-async fn on_target<F>(cfg: &Config, remote: Option<Login>, f: F) -> Result<(), String>
+pub async fn on_target<F>(cfg: &Config, remote: Option<Login>, f: F) -> Result<(), String>
 where
     F: AsyncFnOnce(&mut Client) -> Result<(), String>,
 {
@@ -156,7 +156,7 @@ pub fn answer(line: Option<&str>, default: bool) -> bool {
     }
 }
 
-fn prompt(question: &str, default: bool) -> bool {
+pub fn prompt(question: &str, default: bool) -> bool {
     let hint = if default { "[Y/n]" } else { "[y/N]" };
     eprint!("{question} {hint} ");
     let mut line = String::new();

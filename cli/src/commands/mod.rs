@@ -10,6 +10,7 @@ pub mod keys;
 pub mod lint;
 pub mod logs;
 pub mod migration;
+pub mod remote;
 pub mod snapshot;
 pub mod start;
 pub mod status;

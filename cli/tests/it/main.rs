@@ -28,4 +28,5 @@ mod support;
 mod tls;
 mod vector;
 mod workflow;
+mod workflow_remote;
 mod wrappers;

@@ -148,6 +148,17 @@ pub async fn migrate_in_place(
     db: &Database,
     seed: bool,
 ) -> Result<Vec<String>, MigrateError> {
+    migrate_in_place_until(c, proj, db, seed, None).await
+}
+
+/// `migrate_in_place` with the project's migrations up to `until` only, when given.
+pub async fn migrate_in_place_until(
+    c: &mut Client,
+    proj: &Project,
+    db: &Database,
+    seed: bool,
+    until: Option<&str>,
+) -> Result<Vec<String>, MigrateError> {
     let platform = platform::apply(c).await?;
     if platform.fresh {
         platform::api_privileges(c, proj).await?;
@@ -161,7 +172,7 @@ pub async fn migrate_in_place(
     // install script sets the search_path from reset_val and found no geometry type without.
     let mut p = connect(&db.admin).await.map_err(MigrateError::Other)?;
     if proj.config.db.migrations_enabled {
-        applied.extend(project::apply_migrations(&mut p, proj).await?);
+        applied.extend(project::apply_migrations_until(&mut p, proj, until).await?);
     }
     if seed && proj.config.db.seed_enabled {
         project::seed(&mut p, proj).await?;

@@ -161,7 +161,20 @@ pub async fn apply_migrations(
     c: &mut Client,
     project: &Project,
 ) -> Result<Vec<String>, MigrateError> {
-    let (migrations, skipped) = project.migrations()?;
+    apply_migrations_until(c, project, None).await
+}
+
+/// Applies the project's pending migrations in version order, those up to `until` only when
+/// given (`migration down`: the database as it was that many migrations back).
+pub async fn apply_migrations_until(
+    c: &mut Client,
+    project: &Project,
+    until: Option<&str>,
+) -> Result<Vec<String>, MigrateError> {
+    let (mut migrations, skipped) = project.migrations()?;
+    if let Some(until) = until {
+        migrations.retain(|m| m.version.as_str() <= until);
+    }
     for s in skipped {
         tracing::warn!("{s}");
     }
@@ -191,6 +204,69 @@ pub async fn apply_migrations(
         );
     }
     Ok(applied)
+}
+
+/// Runs these migrations in order, each in its transaction and recorded as the CLI records it
+/// (`db push`): the session's settings are reset before each, as the CLI resets them, so that
+/// one migration's `set_config` does not leak into the next.
+pub async fn apply_these(c: &mut Client, migrations: &[&Migration]) -> Result<(), MigrateError> {
+    c.batch_execute(CREATE_HISTORY).await?;
+    for m in migrations {
+        c.batch_execute("RESET ALL").await?;
+        run_one(c, m).await?;
+    }
+    Ok(())
+}
+
+/// The seed files' hashes the database recorded, by path (none without the table).
+pub async fn seed_hashes(
+    c: &Client,
+) -> Result<std::collections::HashMap<String, String>, MigrateError> {
+    let exists: bool = c
+        .query_one(
+            "SELECT to_regclass('supabase_migrations.seed_files') IS NOT NULL",
+            &[],
+        )
+        .await?
+        .get(0);
+    if !exists {
+        return Ok(Default::default());
+    }
+    Ok(
+        c.query("SELECT path, hash FROM supabase_migrations.seed_files", &[])
+            .await?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect(),
+    )
+}
+
+/// Runs seed files and records their hashes, as `db push --include-seed` does: a `dirty` file
+/// (recorded before with another hash) only has its hash updated, never runs again.
+pub async fn seed_these(
+    c: &mut Client,
+    seeds: &[(&::project::SeedFile, bool)],
+) -> Result<(), MigrateError> {
+    c.batch_execute(CREATE_HISTORY).await?;
+    for (s, dirty) in seeds {
+        let tx = c.transaction().await?;
+        if !dirty && let Err(e) = tx.batch_execute(&s.sql).await {
+            let message = super::describe_db_error(&e, Some(&s.sql));
+            drop(tx);
+            return Err(MigrateError::Failed {
+                file: s.path.clone(),
+                message,
+            });
+        }
+        tx.execute(
+            "INSERT INTO supabase_migrations.seed_files (path, hash) VALUES ($1, $2)
+             ON CONFLICT (path) DO UPDATE SET hash = EXCLUDED.hash",
+            &[&s.path, &s.hash],
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(())
 }
 
 /// Runs the seed files (each in its own transaction) and records their hashes.

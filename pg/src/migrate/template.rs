@@ -200,11 +200,23 @@ async fn copy_served_locked(maint: &Client, to: &str) -> Result<(), MigrateError
 /// themselves. `slot`: realtime's replication slot is made at once, so no change committed
 /// before a gateway captures is lost.
 pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), MigrateError> {
+    reset_until(project, db, slot, None).await
+}
+
+/// `reset` with the project's migrations up to `until` only, when given (`migration down`):
+/// such a database is always built where it is served, and the template is left as it is.
+pub async fn reset_until(
+    project: &Project,
+    db: &Database,
+    slot: bool,
+    until: Option<&str>,
+) -> Result<(), MigrateError> {
     let maint = connect(&db.admin_on("template1"))
         .await
         .map_err(MigrateError::Other)?;
     let want = fingerprint(project)?;
-    let current = template_fingerprint(&maint).await?.as_deref() == Some(want.as_str());
+    let current =
+        until.is_none() && template_fingerprint(&maint).await?.as_deref() == Some(want.as_str());
     drop_database(&maint, SERVED).await?;
     if current {
         maint
@@ -219,7 +231,7 @@ pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), M
             .await?;
         let built = async {
             let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
-            super::migrate_in_place(&mut c, project, db, true).await
+            super::migrate_in_place_until(&mut c, project, db, true, until).await
         }
         .await;
         if let Err(e) = built {
@@ -230,7 +242,9 @@ pub async fn reset(project: &Project, db: &Database, slot: bool) -> Result<(), M
                 .await?;
             return Err(e);
         }
-        snapshot(&maint, &want).await?;
+        if until.is_none() {
+            snapshot(&maint, &want).await?;
+        }
         tracing::info!(
             "built the database and its template in {} ms",
             t0.elapsed().as_millis()
