@@ -14,7 +14,6 @@ pub mod jwt;
 pub mod keygen;
 pub mod limits;
 pub mod mfa;
-pub mod mfa_phone;
 pub mod mfa_webauthn;
 pub mod oauth_providers;
 pub mod oauth_server;

@@ -30,8 +30,7 @@ pub async fn enroll(
             "A factor with this phone number already exists",
         ));
     }
-    let id =
-        crate::mfa::insert_factor(c, (user_id, friendly_name), "phone", None, Some(number)).await?;
+    let id = super::insert_factor(c, (user_id, friendly_name), "phone", None, Some(number)).await?;
     Ok(json!({"id": id, "type": "phone", "friendly_name": friendly_name, "phone": number}))
 }
 

@@ -1,8 +1,10 @@
 //! MFA with TOTP, phone and WebAuthn factors, as GoTrue runs it: enroll (a TOTP secret, its
 //! `otpauth://` URI and a QR code as SVG; a phone number; or a WebAuthn factor to be bound to a
-//! credential), challenge (a phone factor's code is texted, [`crate::mfa_phone`]; a WebAuthn
+//! credential), challenge (a phone factor's code is texted, [`phone`]; a WebAuthn
 //! factor gets creation or request options, [`crate::mfa_webauthn`]), verify (the session becomes
 //! aal2), unenroll.
+
+pub mod phone;
 
 use crate::config::AuthConfig;
 use crate::error::ErrorCode;
@@ -137,7 +139,7 @@ pub async fn enroll(
         ));
     }
     if let Some(number) = number {
-        return crate::mfa_phone::enroll(c, user_id, friendly_name, &number).await;
+        return phone::enroll(c, user_id, friendly_name, &number).await;
     }
     if factor_type == "webauthn" {
         let id = insert_factor(c, (user_id, friendly_name), "webauthn", None, None).await?;
@@ -242,7 +244,7 @@ pub async fn challenge(
     let code: Option<String> = match factor_type.as_str() {
         "phone" => {
             let channel = crate::phone::Channel::parse(channel, cfg)?;
-            Some(crate::mfa_phone::text_code(c, cfg, (factor_id, channel), &number).await?)
+            Some(phone::text_code(c, cfg, (factor_id, channel), &number).await?)
         }
         "webauthn" => {
             let name: String = c
