@@ -9,7 +9,7 @@ pub enum SlotError {
     Db(#[from] tokio_postgres::Error),
     #[error(
         "cannot create the replication slot {slot}: {}",
-        crate::migrate::describe_db_error(source, None)
+        crate::error::describe_db_error(source, None)
     )]
     Create {
         slot: String,

@@ -39,49 +39,7 @@ pub struct Prepared {
 /// Arbitrary constant key of the advisory lock replicas serialise their migrations on.
 const LOCK_KEY: i64 = 7_354_321;
 
-/// Formats a PostgreSQL error with its detail, hint and, given the SQL, the line it points at.
-pub fn describe_db_error(e: &tokio_postgres::Error, sql: Option<&str>) -> String {
-    let Some(db) = e.as_db_error() else {
-        return e.to_string();
-    };
-    let mut s = format!("{} (SQLSTATE {})", db.message(), db.code().code());
-    if let (Some(tokio_postgres::error::ErrorPosition::Original(pos)), Some(sql)) =
-        (db.position(), sql)
-    {
-        // PostgreSQL counts characters, from 1.
-        let offset = sql
-            .char_indices()
-            .nth((*pos as usize).saturating_sub(1))
-            .map_or(sql.len(), |(i, _)| i);
-        let line = sql[..offset].matches('\n').count() + 1;
-        s.push_str(&format!("\n  at line {line}"));
-        let statements = ::project::sql::split(sql);
-        if let Some(st) = ::project::sql::statement_at(&statements, offset) {
-            let first: String = st
-                .text
-                .lines()
-                .next()
-                .unwrap_or("")
-                .chars()
-                .take(120)
-                .collect();
-            s.push_str(&format!(
-                ", in the statement starting on line {}: {first}",
-                st.line
-            ));
-        }
-    }
-    if let Some(d) = db.detail() {
-        s.push_str(&format!("\n  detail: {d}"));
-    }
-    if let Some(h) = db.hint() {
-        s.push_str(&format!("\n  hint: {h}"));
-    }
-    if let Some(hint) = extensions::missing_extension_hint(db.message(), db.detail()) {
-        s.push_str(&format!("\n  {hint}"));
-    }
-    s
-}
+pub use crate::error::describe_db_error;
 
 async fn with_lock<T>(
     c: &mut Client,
