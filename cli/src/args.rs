@@ -253,6 +253,10 @@ pub enum DbCommand {
     /// Pull schema from the remote database: what it has that the local migrations do not
     /// build, written as a new migration by the schema differ and recorded in its history.
     Pull(crate::commands::remote::PullArgs),
+    /// Checks database for security and performance issues: the dashboard's lints (missing
+    /// RLS policies, unindexed foreign keys, exposed auth.users, and more), with the same
+    /// names, levels and remediation links, printed as JSON.
+    Advisors(crate::commands::advisors::AdvisorsArgs),
 }
 
 /// Which database a migration command works on: the local one unless told otherwise.

@@ -1,5 +1,6 @@
 //! The commands of the binary, named as the Supabase CLI names them.
 
+pub mod advisors;
 pub mod codegen;
 pub mod db;
 pub mod diff;

@@ -1,6 +1,7 @@
 //! The gateway's integration tests, one binary (one link, one copy on disk) for every file:
 //! each test still starts its own gateway and its own database.
 
+mod advisors;
 mod attempts;
 mod auth;
 mod auth_hooks;

@@ -1,0 +1,80 @@
+//! `db advisors`, as the Supabase CLI's: the dashboard's lints (`workbench::advisors`, splinter's
+//! names and levels) run against the local database or `--db-url`'s, in one read-only
+//! transaction, printed as the CLI's JSON (or a table), `--fail-on` for CI.
+
+use super::migration::{on_target, target};
+use gateway::config::Config;
+use pg::Client;
+use workbench::advisors::{self, LEVELS, Lint, TYPES};
+
+/// Flags of `db advisors`.
+#[derive(clap::Args, Debug)]
+pub struct AdvisorsArgs {
+    /// Type of advisors to check: all, security, performance.
+    #[arg(long = "type", value_parser = TYPES, default_value = "all")]
+    pub kind: String,
+    /// Minimum issue level to display: info, warn, error.
+    #[arg(long, value_parser = LEVELS, default_value = "warn")]
+    pub level: String,
+    /// Issue level to exit with non-zero status: none, info, warn, error.
+    #[arg(long = "fail-on", value_parser = ["none", "info", "warn", "error"], default_value = "none")]
+    pub fail_on: String,
+    /// Output format: the CLI's JSON, or a table.
+    #[arg(short = 'o', long = "output", value_parser = ["json", "table"], default_value = "json")]
+    pub output: String,
+    #[command(flatten)]
+    pub target: crate::args::MigrationTarget,
+}
+
+/// Every rule of `kind` on `c`, in one read-only transaction.
+async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lint>, String> {
+    let managed: Vec<String> = advisors::MANAGED.iter().map(|s| s.to_string()).collect();
+    let tx = c
+        .build_transaction()
+        .read_only(true)
+        .start()
+        .await
+        .map_err(|e| format!("failed to begin transaction: {e}"))?;
+    tx.batch_execute("set local search_path = ''")
+        .await
+        .map_err(|e| format!("failed to prepare lint session: {e}"))?;
+    let mut lints = Vec::new();
+    for rule in advisors::rules_of(kind) {
+        let rows = tx
+            .query(rule.sql, &[&exposed, &managed])
+            .await
+            .map_err(|e| format!("failed to query lints ({}): {e}", rule.name))?;
+        for r in rows {
+            let meta: Option<String> = r.get(1);
+            lints.push(Lint::of(rule, r.get(0), meta.as_deref(), r.get(2)));
+        }
+    }
+    tx.rollback().await.map_err(|e| e.to_string())?;
+    Ok(lints)
+}
+
+pub async fn run(cfg: &Config, a: AdvisorsArgs) -> Result<(), String> {
+    let remote = target(cfg, a.target.db_url, a.target.linked)?;
+    let mut lints = Vec::new();
+    on_target(cfg, remote, async |c| {
+        lints = check(c, &a.kind, &cfg.schemas).await?;
+        Ok(())
+    })
+    .await?;
+    let lints = advisors::at_least(lints, &a.level);
+    if lints.is_empty() {
+        eprintln!("No issues found");
+        return Ok(());
+    }
+    match a.output.as_str() {
+        "table" => print!("{}", advisors::table(&lints)),
+        _ => println!(
+            "{}",
+            serde_json::to_string_pretty(&lints).map_err(|e| e.to_string())?
+        ),
+    }
+    match advisors::failure(&lints, &a.fail_on) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
