@@ -213,34 +213,6 @@ sql_function!(
 );
 
 sql_function!(
-    /// `vector_to_halfvec(vector, integer, boolean)`.
-    pg_finfo_vector_to_halfvec, vector_to_halfvec, |fc| {
-        let v = crate::vector::vector_arg(fc, 0);
-        check_dim(v.x.len() as i64);
-        check_expected_dim(arg_i32(fc, 1), v.x.len() as i32);
-        let (p, x) = new_halfvec(v.x.len());
-        for (o, f) in x.iter_mut().zip(v.x) {
-            *o = to_half(*f);
-        }
-        pg_sys::Datum::from(p)
-    }
-);
-
-sql_function!(
-    /// `sparsevec_to_halfvec(sparsevec, integer, boolean)`.
-    pg_finfo_sparsevec_to_halfvec, sparsevec_to_halfvec, |fc| {
-        let s = crate::sparsevec::sparsevec_arg(fc, 0);
-        check_dim(i64::from(s.dim));
-        check_expected_dim(arg_i32(fc, 1), s.dim);
-        let (p, x) = new_halfvec(s.dim as usize);
-        for (i, v) in s.indices.iter().zip(s.values) {
-            x[*i as usize] = to_half(*v);
-        }
-        pg_sys::Datum::from(p)
-    }
-);
-
-sql_function!(
     /// `l2_distance(halfvec, halfvec)`.
     pg_finfo_halfvec_l2_distance, halfvec_l2_distance, |fc| {
         let (a, b) = two(fc);

@@ -12,6 +12,7 @@
 
 pub mod am;
 pub mod bitvec;
+pub mod casts;
 pub mod fmgr;
 pub mod halfvec;
 pub mod hnsw;

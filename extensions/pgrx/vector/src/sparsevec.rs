@@ -4,13 +4,11 @@
 //! binary form (0-based), casts, distances and comparisons.
 
 use crate::fmgr::*;
-use crate::kernels::{self, Sparse, h2f, half_is_zero};
+use crate::kernels::{self, Sparse};
+pub use crate::text::{SPARSEVEC_MAX_DIM, check_sparse_dim as check_dim};
 use crate::text::{SPARSEVEC_MAX_NNZ, check_single, parse_sparse};
 use pgrx::pg_sys;
 use pgrx::pg_sys::errcodes::PgSqlErrorCode;
-
-/// The most dimensions a `sparsevec` has.
-pub const SPARSEVEC_MAX_DIM: i32 = 1_000_000_000;
 
 /// Bytes before the indices.
 const HEADER: usize = 16;
@@ -94,22 +92,6 @@ pub unsafe fn sparsevec_datum(
             val.add(k).write(v);
         }
         pg_sys::Datum::from(p)
-    }
-}
-
-/// Errors unless `dim` is between 1 and 1,000,000,000.
-pub fn check_dim(dim: i32) {
-    if dim < 1 {
-        raise(
-            PgSqlErrorCode::ERRCODE_DATA_EXCEPTION,
-            "sparsevec must have at least 1 dimension",
-        );
-    }
-    if dim > SPARSEVEC_MAX_DIM {
-        raise(
-            PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-            format!("sparsevec cannot have more than {SPARSEVEC_MAX_DIM} dimensions"),
-        );
     }
 }
 
@@ -284,42 +266,6 @@ sql_function!(
         let p = arg_varlena(fc, 0);
         check_expected_dim(arg_i32(fc, 1), sparsevec_at(p).dim);
         pg_sys::Datum::from(p)
-    }
-);
-
-sql_function!(
-    /// `vector_to_sparsevec(vector, integer, boolean)`.
-    pg_finfo_vector_to_sparsevec, vector_to_sparsevec, |fc| {
-        let v = crate::vector::vector_arg(fc, 0);
-        let dim = v.dim();
-        check_dim(dim);
-        check_expected_dim(arg_i32(fc, 1), dim);
-        let elements: Vec<(i32, f32)> = v
-            .x
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| **x != 0.0)
-            .map(|(i, x)| (i as i32, *x))
-            .collect();
-        sparsevec_datum(dim, elements.into_iter())
-    }
-);
-
-sql_function!(
-    /// `halfvec_to_sparsevec(halfvec, integer, boolean)`.
-    pg_finfo_halfvec_to_sparsevec, halfvec_to_sparsevec, |fc| {
-        let v = crate::halfvec::halfvec_arg(fc, 0);
-        let dim = v.x.len() as i32;
-        check_dim(dim);
-        check_expected_dim(arg_i32(fc, 1), dim);
-        let elements: Vec<(i32, f32)> = v
-            .x
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| !half_is_zero(**h))
-            .map(|(i, h)| (i as i32, h2f(*h)))
-            .collect();
-        sparsevec_datum(dim, elements.into_iter())
     }
 );
 

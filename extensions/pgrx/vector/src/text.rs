@@ -207,6 +207,25 @@ pub fn check_half(h: u16) {
 /// The most non-zero elements a sparse vector has.
 pub const SPARSEVEC_MAX_NNZ: usize = 16000;
 
+/// The most dimensions a `sparsevec` has.
+pub const SPARSEVEC_MAX_DIM: i32 = 1_000_000_000;
+
+/// Errors unless `dim` is between 1 and 1,000,000,000 (a `sparsevec`'s dimensions).
+pub fn check_sparse_dim(dim: i32) {
+    if dim < 1 {
+        raise(
+            PgSqlErrorCode::ERRCODE_DATA_EXCEPTION,
+            "sparsevec must have at least 1 dimension",
+        );
+    }
+    if dim > SPARSEVEC_MAX_DIM {
+        raise(
+            PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+            format!("sparsevec cannot have more than {SPARSEVEC_MAX_DIM} dimensions"),
+        );
+    }
+}
+
 /// Reads the form `{index:value,...}/dim` (`lit` with its NUL), 1-based indices, checked against
 /// `typmod`: the dimensions and the non-zero elements as sorted 0-based indices and values (not
 /// yet checked for bounds and duplicates: [`crate::sparsevec`] does that as it builds).
@@ -306,7 +325,7 @@ pub fn parse_sparse(lit: &[u8], typmod: i32) -> (i32, Vec<(i32, f32)>) {
         syntax_detail("Junk after closing.");
     }
     let dim = dim as i32;
-    crate::sparsevec::check_dim(dim);
+    check_sparse_dim(dim);
     check_expected_dim(typmod, dim);
     elements.sort_by_key(|e| e.0);
     (dim, elements)

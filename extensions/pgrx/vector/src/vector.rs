@@ -244,34 +244,6 @@ sql_function!(
 );
 
 sql_function!(
-    /// `halfvec_to_vector(halfvec, integer, boolean)`.
-    pg_finfo_halfvec_to_vector, halfvec_to_vector, |fc| {
-        let h = crate::halfvec::halfvec_arg(fc, 0);
-        check_dim(h.x.len() as i64);
-        check_expected_dim(arg_i32(fc, 1), h.x.len() as i32);
-        let (p, x) = new_vector(h.x.len());
-        for (o, v) in x.iter_mut().zip(h.x) {
-            *o = kernels::h2f(*v);
-        }
-        pg_sys::Datum::from(p)
-    }
-);
-
-sql_function!(
-    /// `sparsevec_to_vector(sparsevec, integer, boolean)`.
-    pg_finfo_sparsevec_to_vector, sparsevec_to_vector, |fc| {
-        let s = crate::sparsevec::sparsevec_arg(fc, 0);
-        check_dim(i64::from(s.dim));
-        check_expected_dim(arg_i32(fc, 1), s.dim);
-        let (p, x) = new_vector(s.dim as usize);
-        for (i, v) in s.indices.iter().zip(s.values) {
-            x[*i as usize] = *v;
-        }
-        pg_sys::Datum::from(p)
-    }
-);
-
-sql_function!(
     /// `l2_distance(vector, vector)`: Euclidean distance.
     pg_finfo_l2_distance, l2_distance, |fc| {
         let (a, b) = two(fc);
