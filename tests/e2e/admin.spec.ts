@@ -408,6 +408,79 @@ test('staff: an admin adds and revokes administrators, and the last one cannot b
   expect(shopAdmin('list')).not.toContain(colleague.email)
 })
 
+test('the owner sets the week in Settings: the site shows it, and the database refuses the day it closes', async ({ page, request }) => {
+  await signIn(page, ADMIN.email, ADMIN.password)
+  await expect(page).toHaveURL(/\/admin$/)
+  await gotoAndSettle(page, '/admin/settings')
+  const hours = page.getByRole('form', { name: 'Opening hours' })
+  await expect(hours.getByTestId('hours-Sunday')).toContainText('Closed')
+  // Open on Sundays 11 to 3, closed on Mondays.
+  await hours.getByRole('checkbox', { name: 'Open on Sundays' }).check()
+  await hours.getByLabel('Sunday opens at').fill('11:00')
+  await hours.getByLabel('Sunday closes at').fill('10:00')
+  await hours.getByRole('button', { name: 'Save opening hours' }).click()
+  await expect(hours.getByText('Closing time must be after opening time')).toBeVisible()
+  await hours.getByLabel('Sunday closes at').fill('15:00')
+  await hours.getByRole('checkbox', { name: 'Open on Mondays' }).uncheck()
+  await hours.getByRole('button', { name: 'Save opening hours' }).click()
+  await expect(toast(page, 'Opening hours saved')).toBeVisible()
+
+  await gotoAndSettle(page, '/contact')
+  await expect(page.getByTestId('opening-hours')).toContainText('MondayClosed')
+  await expect(page.getByTestId('opening-hours')).toContainText('Sunday11:00 AM – 3:00 PM')
+  await expect(page.getByTestId('footer-hours')).toContainText('MondayClosed')
+  await gotoAndSettle(page, '/build-bouquet')
+  await expect(page.locator('#date-note')).toContainText('We are closed on Mondays.')
+
+  const monday = new Date(Date.parse(`${shopDay(1)}T12:00:00Z`))
+  while (monday.getUTCDay() !== 1) monday.setUTCDate(monday.getUTCDate() + 1)
+  const refused = await service(request, 'post', '/rest/v1/bouquet_requests', {
+    size: 'good', colors: ['Pink'], design_style: 'modern', occasion: 'home', customer_name: 'Mo', customer_phone: '1',
+    customer_email: 'monday@example.com', fulfilment: 'pickup', wanted_on: monday.toISOString().slice(0, 10),
+  })
+  expect(refused.status()).toBe(400)
+  expect((await refused.json()).message).toBe('We are closed on Mondays. Please choose another date.')
+
+  // Back to the demo week.
+  await gotoAndSettle(page, '/admin/settings')
+  await hours.getByRole('checkbox', { name: 'Open on Mondays' }).check()
+  await hours.getByLabel('Monday opens at').fill('09:00')
+  await hours.getByLabel('Monday closes at').fill('18:00')
+  await hours.getByRole('checkbox', { name: 'Open on Sundays' }).uncheck()
+  await hours.getByRole('button', { name: 'Save opening hours' }).click()
+  await expect(toast(page, 'Opening hours saved')).toBeVisible()
+})
+
+for (const width of [1280, 375]) {
+  test(`a product created while its answer is lost is saved once: the form keeps everything, says so, and Try again finishes it at ${width} px`, async ({ page, request }) => {
+    await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
+    await signIn(page, ADMIN.email, ADMIN.password)
+    await expect(page).toHaveURL(/\/admin$/)
+    await gotoAndSettle(page, '/admin/products/new')
+    const sku = `LOST-${width}`
+    await page.getByLabel('Name').fill(`Lost Answer Lilies ${width}`)
+    await page.getByLabel('SKU').fill(sku)
+    await page.getByLabel('Price ($)').fill('31')
+    // The server saves the product, but its answer never arrives.
+    let cut = true
+    await page.route('**/rest/v1/rpc/save_product', async (route) => {
+      if (!cut) return route.continue()
+      await route.fetch()
+      await route.abort('connectionreset')
+    })
+    await page.getByRole('button', { name: 'Create Product' }).click()
+    const failure = page.getByRole('alert').filter({ hasText: 'The product was not saved' })
+    await expect(failure).toBeFocused()
+    await expect(failure).toContainText('The shop could not be reached')
+    await expect(page.getByLabel('SKU')).toHaveValue(sku)
+    cut = false
+    await failure.getByRole('button', { name: 'Try again' }).click()
+    await expect(toast(page, 'Product created successfully')).toBeVisible()
+    await expect(page).toHaveURL(/\/admin\/products$/)
+    expect(await restCount(request, `products?sku=eq.${sku}`)).toBe(1)
+  })
+}
+
 /** The admin screens, and a text each shows once loaded. */
 const adminScreens: [string, string][] = [
   ['/admin', 'Total Products'],
@@ -428,13 +501,20 @@ async function axeClean(page: Page, what: string) {
 }
 
 for (const width of [1280, 375]) {
-  test(`every admin screen passes axe at ${width} px`, async ({ page }) => {
+  test(`every admin screen passes axe at ${width} px`, async ({ page, request }) => {
     // An axe scan of each of the admin's screens in turn: near 30 s on a slow 2-core machine.
     test.slow()
     await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
     await signIn(page, ADMIN.email, ADMIN.password)
     await expect(page).toHaveURL(/\/admin$/)
-    for (const [path, text] of adminScreens) {
+    // A single request's page too.
+    const sent = await service(request, 'post', '/rest/v1/bouquet_requests', {
+      size: 'good', colors: ['Pink'], design_style: 'modern', occasion: 'home', customer_name: `Axe ${width}`, customer_phone: '1',
+      customer_email: `axe-${width}@example.com`, fulfilment: 'pickup', wanted_on: shopDay(),
+    })
+    expect(sent.status()).toBe(201)
+    const [row] = await sent.json()
+    for (const [path, text] of [...adminScreens, [`/admin/requests/${row.id}`, `Axe ${width}`]]) {
       await gotoAndSettle(page, path)
       await expect(page.getByText(text, { exact: false }).first()).toBeVisible()
       await axeClean(page, `${path} at ${width}`)

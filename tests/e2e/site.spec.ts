@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { APIRequestContext } from '@playwright/test'
 import { expect, fillBouquet, gotoAndSettle, shopDay, test } from './fixtures'
+import { nextSunday } from '../support/dates.mjs'
 
 /** A REST read with the site gateway's service key (past RLS). */
 function serviceGet(request: APIRequestContext, query: string) {
@@ -545,3 +546,82 @@ test.describe('at 375 px', () => {
     })
   }
 })
+
+/** Sums the page's layout shifts (not those right after input) from its start. */
+async function measureShifts(page: import('@playwright/test').Page) {
+  await page.addInitScript(() => {
+    ;(window as unknown as { cls: number }).cls = 0
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as (PerformanceEntry & { value: number; hadRecentInput: boolean })[]) {
+        if (!e.hadRecentInput) (window as unknown as { cls: number }).cls += e.value
+      }
+    }).observe({ type: 'layout-shift', buffered: true })
+  })
+  return () => page.evaluate(() => (window as unknown as { cls: number }).cls)
+}
+
+for (const width of [1280, 375]) {
+  test.describe(`at ${width} px`, () => {
+    test.use({ viewport: { width, height: width === 375 ? 812 : 800 } })
+
+    test('the shop’s week: on the contact page and in the footer; the form’s calendar greys out Sundays; a Sunday is refused by the form and by the database', async ({ page, request }) => {
+      await gotoAndSettle(page, '/contact')
+      const hours = page.getByTestId('opening-hours')
+      await expect(hours).toContainText('Monday – Friday9:00 AM – 6:00 PM')
+      await expect(hours).toContainText('Saturday10:00 AM – 4:00 PM')
+      await expect(hours).toContainText('SundayClosed')
+      await expect(page.getByTestId('footer-hours')).toContainText('SundayClosed')
+
+      await gotoAndSettle(page, '/build-bouquet')
+      await expect(page.locator('#date-note')).toContainText('We are closed on Sundays.')
+      const sunday = nextSunday()
+      const open = shopDay()
+      await page.getByRole('button', { name: 'Choose on the calendar' }).click()
+      const calendar = page.getByRole('group', { name: 'Delivery days' })
+      await expect(calendar).toBeVisible()
+      // The calendar opens on today's month: go to the Sunday's.
+      if (sunday.slice(0, 7) !== shopDay(0).slice(0, 7)) await calendar.getByRole('button', { name: 'Next month' }).click()
+      const closedDay = calendar.locator(`[data-day="${sunday}"]`)
+      await expect(closedDay).toHaveAttribute('aria-disabled', 'true')
+      await expect(closedDay).toHaveAccessibleName(/, closed$/)
+      await closedDay.click({ force: true })
+      await expect(page.getByLabel('Delivery date')).toHaveValue('')
+      if (open.slice(0, 7) !== sunday.slice(0, 7)) await calendar.getByRole('button', { name: open > sunday ? 'Next month' : 'Previous month' }).click()
+      await calendar.locator(`[data-day="${open}"]`).click()
+      await expect(page.getByLabel('Delivery date')).toHaveValue(open)
+      await expect(calendar).toHaveCount(0)
+
+      // Typed in anyway: the form says why before anything is sent.
+      await fillBouquet(page, { name: 'Sunday Sue', phone: '435-555-0177', email: `sunday-${width}@example.com` }, sunday)
+      await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
+      const summary = page.getByRole('alert').filter({ hasText: 'Please check' })
+      await expect(summary.getByRole('link', { name: 'Date: We are closed on Sundays. Please choose another date.' })).toBeVisible()
+      // And the database refuses it whoever sends it, in the same words.
+      const key = process.env.E2E_SITE_SERVICE_KEY!
+      const res = await request.post(`${process.env.E2E_SITE_URL}/rest/v1/bouquet_requests`, {
+        headers: { apikey: key, authorization: `Bearer ${key}` },
+        data: { size: 'good', colors: ['Pink'], design_style: 'modern', occasion: 'home', customer_name: 'Sue', customer_phone: '1',
+          customer_email: `sunday-db-${width}@example.com`, fulfilment: 'pickup', wanted_on: sunday },
+      })
+      expect(res.status()).toBe(400)
+      expect((await res.json()).message).toBe('We are closed on Sundays. Please choose another date.')
+    })
+
+    test('an unknown request reference says so, and how to reach the shop', async ({ page }) => {
+      await gotoAndSettle(page, '/build-bouquet/sent/0BADF00D')
+      await expect(page.getByRole('heading', { level: 1, name: 'Request Not Found' })).toBeVisible()
+      await expect(page.getByText('There is no request 0BADF00D sent from this browser.')).toBeVisible()
+      await expect(page.getByRole('link', { name: 'Call (435) 555-0148' })).toHaveAttribute('href', 'tel:+14355550148')
+      await expect(page.getByText('Request Received')).toHaveCount(0)
+      await gotoAndSettle(page, '/build-bouquet/sent/not-a-reference')
+      await expect(page.getByText('This is not a request reference.')).toBeVisible()
+    })
+
+    test('/flowers reserves its grid: layout shift below 0.1', async ({ page }) => {
+      const shifts = await measureShifts(page)
+      await gotoAndSettle(page, '/flowers')
+      await expect(page.getByTestId('product-grid')).toBeVisible()
+      expect(await shifts()).toBeLessThan(0.1)
+    })
+  })
+}

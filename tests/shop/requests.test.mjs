@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { expectDenied } from '@supagate/testing'
-import { onBranch, request, shopDay } from './support.mjs'
+import { nextSunday, onBranch, request, shopDay } from './support.mjs'
 
 const on = onBranch()
 
@@ -100,6 +100,35 @@ test('a request a florist can fulfil: delivery or pick-up, a day the shop takes 
   assert.equal((await on.admin.from('bouquet_requests').update({ notes: 'Quoted $70' }).eq('id', id)).error, null)
   const { data: noted } = await on.admin.from('bouquet_requests').select('notes').eq('id', id).single()
   assert.equal(noted.notes, 'Quoted $70')
+})
+
+test("the shop's week: no pick-up or delivery on a weekday it is closed; only admins change the week", async () => {
+  const sunday = nextSunday()
+  const monday = new Date(Date.parse(`${sunday}T12:00:00Z`) + 86400000).toISOString().slice(0, 10)
+  for (const fulfilment of ['pickup', 'delivery']) {
+    const { error, status } = await on.anon.from('bouquet_requests').insert(request({ fulfilment, wanted_on: sunday, recipient_name: 'Bo', delivery_address: '1 Main St' }))
+    assert.equal(status, 400)
+    assert.equal(error?.message, 'We are closed on Sundays. Please choose another date.', fulfilment)
+  }
+  // Everyone reads the week with the form's options.
+  const { data: options } = await on.anon.rpc('request_options')
+  assert.deepEqual(options.hours.map((d) => [d.weekday, d.opens, d.closes]), [
+    [1, '09:00', '18:00'], [2, '09:00', '18:00'], [3, '09:00', '18:00'], [4, '09:00', '18:00'],
+    [5, '09:00', '18:00'], [6, '10:00', '16:00'], [7, null, null]])
+  // Visitors cannot change it; the owner can, and the rules follow at once.
+  await expectDenied(on.anon.rpc('save_shop_hours', { week: options.hours }))
+  const week = options.hours.map((d) => (d.weekday === 7 ? { ...d, opens: '11:00', closes: '15:00' } : d.weekday === 1 ? { ...d, opens: null, closes: null } : d))
+  assert.equal((await on.admin.rpc('save_shop_hours', { week })).error, null)
+  // (From an address of its own: the other tests count the requests from this machine's.)
+  const sent = on.anon.from('bouquet_requests').insert(request({ wanted_on: sunday })).setHeader('x-forwarded-for', '198.51.100.1, 203.0.113.70')
+  assert.equal((await sent).error, null)
+  assert.equal((await on.anon.from('bouquet_requests').insert(request({ wanted_on: monday }))).error?.message,
+    'We are closed on Mondays. Please choose another date.')
+  // A week that does not name each day once, or closes before it opens, is refused.
+  assert.equal((await on.admin.rpc('save_shop_hours', { week: week.slice(1) })).error?.message, 'The week needs each of the seven days once')
+  const backwards = week.map((d) => (d.weekday === 2 ? { ...d, opens: '18:00', closes: '09:00' } : d))
+  assert.match((await on.admin.rpc('save_shop_hours', { week: backwards })).error?.message ?? '', /shop_hours_closes_after_opening/)
+  assert.equal((await on.admin.rpc('save_shop_hours', { week: options.hours })).error, null)
 })
 
 test('a filled honeypot is answered like a success and stores nothing', async () => {

@@ -3,7 +3,7 @@
 import { after, before } from 'node:test'
 import WebSocket from 'ws'
 import { branch, setClientDefaults } from '@supagate/testing'
-import { shopDay } from '../support/dates.mjs'
+import { nextSunday, shopDay } from '../support/dates.mjs'
 
 // Node 20 has no WebSocket of its own; supabase-js makes its realtime client eagerly.
 setClientDefaults({ realtime: { transport: WebSocket } })
@@ -14,7 +14,7 @@ export const DEMO_ADMIN = { email: 'admin@example.com', password: 'bloom-admin-1
 let n = 0
 export const uniqueEmail = (tag) => `${tag}-${Date.now()}-${n++}@example.com`
 
-export { shopDay }
+export { nextSunday, shopDay }
 
 /** A bouquet request as the form sends it (a pick-up in three days). */
 export const request = (over = {}) => ({

@@ -19,7 +19,6 @@ export interface SiteConfig {
   address: { street: string; city: string; region: string; postalCode: string; country: string }
   mapEmbedUrl: string
   mapLinkUrl: string
-  hours: { days: string; time: string }[]
   storeId: string
   storeScriptUrl: string
   owner: { name: string; title: string; image: string }
@@ -40,11 +39,6 @@ export const site: SiteConfig = {
   mapEmbedUrl:
     'https://www.openstreetmap.org/export/embed.html?bbox=-113.0675%2C37.6710%2C-113.0555%2C37.6810&layer=mapnik&marker=37.6760%2C-113.0615',
   mapLinkUrl: 'https://www.openstreetmap.org/?mlat=37.6760&mlon=-113.0615#map=17/37.6760/-113.0615',
-  hours: [
-    { days: 'Monday – Friday', time: '9:00 AM – 6:00 PM' },
-    { days: 'Saturday', time: '10:00 AM – 4:00 PM' },
-    { days: 'Sunday', time: 'Closed' },
-  ],
   storeId: '109876543',
   storeScriptUrl: 'https://app.ecwid.com/script.js',
   owner: { name: 'Marianne Holt', title: 'Owner & Lead Designer', image: '/demo/team-owner.svg' },

@@ -255,6 +255,24 @@ export type Database = {
         }
         Relationships: []
       }
+      shop_hours: {
+        Row: {
+          closes: string | null
+          opens: string | null
+          weekday: number
+        }
+        Insert: {
+          closes?: string | null
+          opens?: string | null
+          weekday: number
+        }
+        Update: {
+          closes?: string | null
+          opens?: string | null
+          weekday?: number
+        }
+        Relationships: []
+      }
       shop_settings: {
         Row: {
           id: boolean
@@ -362,6 +380,14 @@ export type Database = {
           sku: string | null
           updated_at: string
         }
+      }
+      save_shop_hours: {
+        Args: { week: Json }
+        Returns: {
+          closes: string | null
+          opens: string | null
+          weekday: number
+        }[]
       }
       unused_images: {
         Args: never

@@ -29,6 +29,9 @@ export function imageUrl(bucket: ImageBucket, value: string | null | undefined):
   return isObjectPath(value) ? supabase.storage.from(bucket).getPublicUrl(value).data.publicUrl : value
 }
 
+/** What the owner reads when the image function cannot run on this server. */
+export const UPLOADS_UNAVAILABLE = 'Photo uploads are not available on this server right now — the rest of the admin works.'
+
 /** Uploads an image through the shop-image Edge Function, which checks it by its content and
  * stores it; resolves to its object name, or throws with the function's message. */
 export async function uploadImage(bucket: ImageBucket, file: File): Promise<string> {
@@ -38,8 +41,11 @@ export async function uploadImage(bucket: ImageBucket, file: File): Promise<stri
   })
   if (error) {
     const answer = (error as { context?: Response }).context
-    const message = answer && typeof answer.json === 'function' ? ((await answer.json().catch(() => null)) as { message?: string } | null)?.message : null
-    throw new Error(message ?? error.message)
+    const body = answer && typeof answer.json === 'function' ? ((await answer.json().catch(() => null)) as { code?: string; message?: string } | null) : null
+    // The function could not start on this server (e.g. no Deno): the owner needs to know that
+    // photos wait, not the platform's "please check logs".
+    if (body?.code === 'BOOT_ERROR') throw new Error(UPLOADS_UNAVAILABLE)
+    throw new Error(body?.message ?? error.message)
   }
   return data!.name
 }

@@ -5,12 +5,14 @@ import { referenceOf, requestRow } from '@/features/bouquet/api'
 import { categorySchema, slugify } from '@/features/categories/schema'
 import { productDefaults, productSchema } from '@/features/products/schema'
 import { validateImageFile } from '@/lib/images'
+import { closedWeekdays, defaultWeek, opensOn, weekLines } from '@/features/hours/week'
+import { hoursForm, hoursSchema, weekOf } from '@/features/hours/schema'
 
 const messages = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
   r.success ? [] : r.error!.issues.map((i) => i.message)
 
 // The shop at 10:00 on June 1st 2026, closed on June 5th.
-const shop: RequestOptions = { today: '2026-06-01', minutes: 600, sameDayCutoff: '14:00', closed: [{ day: '2026-06-05', note: 'Inventory day' }] }
+const shop: RequestOptions = { today: '2026-06-01', minutes: 600, sameDayCutoff: '14:00', closed: [{ day: '2026-06-05', note: 'Inventory day' }], week: defaultWeek }
 const bouquetSchema = makeBouquetSchema(shop)
 const pickup = { fulfilment: 'pickup', wantedOn: '2026-06-02' }
 
@@ -56,10 +58,20 @@ describe('bouquet form', () => {
       ['2026-06-01', 14 * 60, 'Same-day orders must be placed before 2:00 PM. Please choose a later date or call us.'],
       ['2026-06-02', 23 * 60, null],
       ['2026-06-05', 600, 'We are closed that day (Inventory day). Please choose another date.'],
+      ['2026-06-07', 600, 'We are closed on Sundays. Please choose another date.'],
+      ['2026-06-06', 600, null],
       ['2027-06-01', 600, null],
       ['2027-06-02', 600, 'Please choose a date within the next year'],
     ]
     for (const [day, minutes, problem] of cases) expect(dateProblem(day, { ...shop, minutes })).toBe(problem)
+  })
+
+  it('follows the shop’s week: a weekday it closes is refused, whatever the week', () => {
+    const mondaysOff = defaultWeek.map((d) => (d.weekday === 1 ? { ...d, opens: null, closes: null } : d))
+    expect(dateProblem('2026-06-08', { ...shop, week: mondaysOff })).toBe('We are closed on Mondays. Please choose another date.')
+    expect(opensOn('2026-06-07', defaultWeek)).toBe(false)
+    expect(opensOn('2026-06-08', defaultWeek)).toBe(true)
+    expect(closedWeekdays(mondaysOff)).toEqual(['Mondays', 'Sundays'])
   })
 
   it('reads the shop’s clock in its own time zone', () => {
@@ -148,5 +160,28 @@ describe('image files', () => {
     expect(validateImageFile({ type: 'application/pdf', size: 10 })).toBe('Please upload an image file')
     expect(validateImageFile({ type: 'image/png', size: 5 * 1024 * 1024 })).toBe('File size must be less than 5MB')
     expect(validateImageFile({ type: 'image/gif', size: 10 })).toBe('Please upload a PNG, JPG or WEBP image')
+  })
+})
+
+describe('the shop’s week', () => {
+  it('is said in lines of days with the same hours', () => {
+    expect(weekLines(defaultWeek)).toEqual([
+      { days: 'Monday – Friday', time: '9:00 AM – 6:00 PM' },
+      { days: 'Saturday', time: '10:00 AM – 4:00 PM' },
+      { days: 'Sunday', time: 'Closed' },
+    ])
+    const split = defaultWeek.map((d) => (d.weekday === 3 ? { ...d, opens: null, closes: null } : d))
+    expect(weekLines(split).map((l) => l.days)).toEqual(['Monday – Tuesday', 'Wednesday', 'Thursday – Friday', 'Saturday', 'Sunday'])
+  })
+
+  it('is edited with the database’s rules, and saved as it stores it', () => {
+    const form = hoursForm(defaultWeek)
+    expect(hoursSchema.safeParse(form).success).toBe(true)
+    expect(weekOf(form)).toEqual(defaultWeek)
+    const bad = { days: form.days.map((d) => (d.weekday === 1 ? { ...d, closes: '08:00' } : d.weekday === 2 ? { ...d, opens: '' } : d)) }
+    expect(messages(hoursSchema.safeParse(bad))).toEqual(['Closing time must be after opening time', 'Choose an opening time'])
+    // A closed day needs no times.
+    const sunday = { days: form.days.map((d) => (d.weekday === 7 ? { ...d, open: false, opens: '', closes: '' } : d)) }
+    expect(hoursSchema.safeParse(sunday).success).toBe(true)
   })
 })

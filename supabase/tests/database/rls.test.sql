@@ -24,7 +24,8 @@ SELECT lives_ok($$
     customer_phone, customer_email, fulfilment, wanted_on)
   VALUES ('good', ARRAY['Pink'], 'modern', 'birthday', 'Ann', '801-555-0100', 'ann@test.local',
     'pickup', (SELECT d FROM generate_series(current_date + 2, current_date + 9, interval '1 day') d
-               WHERE d::date NOT IN (SELECT day FROM public.shop_closures) LIMIT 1))
+               WHERE d::date NOT IN (SELECT day FROM public.shop_closures)
+                 AND extract(isodow FROM d) IN (SELECT weekday FROM public.shop_hours WHERE opens IS NOT NULL) LIMIT 1))
 $$, 'anon sends a request');
 SELECT throws_ok($$
   INSERT INTO public.bouquet_requests (size, colors, design_style, occasion, customer_name,

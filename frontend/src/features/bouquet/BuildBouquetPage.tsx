@@ -2,8 +2,9 @@ import * as React from 'react'
 import { Controller, useForm, useWatch, type FieldErrors } from 'react-hook-form'
 import { zodResolver } from '@hookform/resolvers/zod'
 import { useNavigate } from 'react-router-dom'
-import { Phone, RotateCw, TriangleAlert } from 'lucide-react'
+import { CalendarDays, Phone, RotateCw, TriangleAlert } from 'lucide-react'
 import { Button } from '@/components/ui/button'
+import { Calendar } from '@/components/ui/calendar'
 import { Checkbox } from '@/components/ui/checkbox'
 import { FieldError } from '@/components/ui/field-error'
 import { Input } from '@/components/ui/input'
@@ -15,11 +16,12 @@ import { PageHero, Section } from '@/site/layout/PageHero'
 import { site } from '@/config/site'
 import { describeError } from '@/lib/errors'
 import { usePageMeta } from '@/lib/usePageMeta'
+import { closedWeekdays } from '@/features/hours/week'
 import { fetchRequestOptions, referenceOf, submitBouquetRequest } from './api'
 import { keepConfirmation } from './confirmation'
 import {
-  BOUQUET_LIMITS, bouquetColors, bouquetOccasions, bouquetSizes, cutoffLabel, defaultOptions, designStyles, fulfilments,
-  longDate, makeBouquetSchema, price, type BouquetRequest, type RequestOptions,
+  BOUQUET_LIMITS, addDays, bouquetColors, bouquetOccasions, bouquetSizes, cutoffLabel, defaultOptions, designStyles, fulfilments,
+  dateProblem, longDate, makeBouquetSchema, price, type BouquetRequest, type RequestOptions,
 } from './schema'
 
 export const BOUQUET_SUBMIT_DELAY_MS = 1000
@@ -120,7 +122,8 @@ export default function BuildBouquetPage() {
     register,
     control,
     handleSubmit,
-    formState: { errors, isSubmitting },
+    setValue,
+    formState: { errors, isSubmitting, isSubmitted },
   } = useForm<BouquetRequest>({
     resolver: zodResolver(schema),
     shouldFocusError: false,
@@ -130,6 +133,8 @@ export default function BuildBouquetPage() {
     },
   })
   const fulfilment = useWatch({ control, name: 'fulfilment' })
+  const wantedOn = useWatch({ control, name: 'wantedOn' })
+  const [calendarOpen, setCalendarOpen] = React.useState(false)
   const summaryRef = React.useRef<HTMLDivElement>(null)
   const failureRef = React.useRef<HTMLDivElement>(null)
   // One id per request: sending again after a lost answer cannot make a second request.
@@ -168,6 +173,21 @@ export default function BuildBouquetPage() {
   const submit = handleSubmit(onSubmit, () => setInvalidTries((n) => n + 1))
   const invalid = (name: keyof BouquetRequest) => (errors[name] ? true : undefined)
   const closedAhead = options.closed.slice(0, 3)
+  const closedDays = closedWeekdays(options.week)
+  const dateLabel = fulfilment === 'pickup' ? 'Pick-up date' : 'Delivery date'
+  // The calendar greys out what the database would refuse, and says why.
+  const unavailable = (day: string) => {
+    const problem = dateProblem(day, options)
+    if (!problem) return null
+    if (problem.startsWith('Same-day')) return `same-day orders close at ${cutoffLabel(options.sameDayCutoff)}`
+    const note = options.closed.find((c) => c.day === day)?.note
+    return note ? `closed (${note})` : 'closed'
+  }
+  const chooseDay = (day: string) => {
+    setValue('wantedOn', day, { shouldDirty: true, shouldValidate: isSubmitted })
+    setCalendarOpen(false)
+    document.getElementById('wantedOn')?.focus()
+  }
 
   return (
     <>
@@ -275,11 +295,20 @@ export default function BuildBouquetPage() {
               )}
             />
             <div className="space-y-2">
-              <Label htmlFor="wantedOn">{fulfilment === 'pickup' ? 'Pick-up date' : 'Delivery date'}</Label>
-              <Input id="wantedOn" type="date" min={options.today} className="max-w-xs" aria-invalid={invalid('wantedOn')} aria-describedby="date-note date-error" {...register('wantedOn')} />
+              <Label htmlFor="wantedOn">{dateLabel}</Label>
+              <div className="flex flex-wrap items-center gap-2">
+                <Input id="wantedOn" type="date" min={options.today} max={addDays(options.today, 365)} className="max-w-xs" aria-invalid={invalid('wantedOn')} aria-describedby="date-note date-error" {...register('wantedOn')} />
+                <Button type="button" variant="outline" aria-expanded={calendarOpen} aria-controls="wanted-calendar" onClick={() => setCalendarOpen((o) => !o)}>
+                  <CalendarDays aria-hidden="true" /> {calendarOpen ? 'Hide the calendar' : 'Choose on the calendar'}
+                </Button>
+              </div>
+              {calendarOpen && (
+                <Calendar id="wanted-calendar" label={fulfilment === 'pickup' ? 'Pick-up days' : 'Delivery days'} selected={wantedOn} onSelect={chooseDay} min={options.today} max={addDays(options.today, 365)} unavailable={unavailable} />
+              )}
               <p id="date-note" className="text-sm text-muted-foreground">
                 Same-day orders must be placed before {cutoffLabel(options.sameDayCutoff)} (Mountain Time).
-                {closedAhead.length > 0 && <> We are closed on {closedAhead.map((c) => `${longDate(c.day)} (${c.note})`).join(', ')}.</>}
+                {closedDays.length > 0 && <> We are closed on {closedDays.join(' and ')}.</>}
+                {closedAhead.length > 0 && <> We are {closedDays.length > 0 ? 'also ' : ''}closed on {closedAhead.map((c) => `${longDate(c.day)} (${c.note})`).join(', ')}.</>}
               </p>
               <FieldError id="date-error" message={errors.wantedOn?.message} />
             </div>

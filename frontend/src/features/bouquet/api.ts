@@ -4,6 +4,7 @@
  */
 import type { PostgrestError } from '@supabase/supabase-js'
 import { supabase } from '@/lib/supabase'
+import { rememberShopWeek, type WeekDay } from '@/features/hours/week'
 import { defaultOptions, shopClock, type BouquetRequest, type RequestOptions } from './schema'
 
 /** The row the form's fields become (snake_case; empty optional fields are null). `id` is made
@@ -47,6 +48,7 @@ interface OptionsRow {
   same_day_cutoff: string
   size_prices: Record<'good' | 'better' | 'best', number>
   closed: { day: string; note: string }[]
+  hours: WeekDay[]
 }
 
 /** The shop's dates and prices; its defaults when they cannot be read (the database checks the
@@ -55,5 +57,10 @@ export async function fetchRequestOptions(now = new Date()): Promise<RequestOpti
   const { data, error } = await supabase.rpc('request_options')
   if (error || !data) return defaultOptions(now)
   const o = data as unknown as OptionsRow
-  return { ...shopClock(o.time_zone, now), sameDayCutoff: o.same_day_cutoff, closed: o.closed, sizePrices: o.size_prices }
+  const base = defaultOptions(now)
+  if (o.hours?.length === 7) rememberShopWeek(o.hours)
+  return {
+    ...shopClock(o.time_zone, now), sameDayCutoff: o.same_day_cutoff, closed: o.closed, sizePrices: o.size_prices,
+    week: o.hours?.length === 7 ? o.hours : base.week,
+  }
 }

@@ -3,6 +3,7 @@
  * word for word, the database's check (supabase/migrations/*_bouquet_requests.sql).
  */
 import { z } from '@/lib/zod'
+import { defaultWeek, opensOn, weekdayNames, isoWeekday, type WeekDay } from '@/features/hours/week'
 
 export const bouquetSizes = [
   { value: 'good', label: 'Good', note: 'Classic' },
@@ -52,6 +53,8 @@ export interface RequestOptions {
   /** The same-day cut-off, "HH:MM" (24 h). */
   sameDayCutoff: string
   closed: { day: string; note: string }[]
+  /** The shop's week: a weekday it does not open takes no requests. */
+  week: WeekDay[]
   sizePrices?: Partial<Record<'good' | 'better' | 'best', number>>
 }
 
@@ -67,7 +70,7 @@ export function shopClock(timeZone: string, now = new Date()): { today: string; 
 
 /** The shop's defaults (Mountain time, 2 PM cut-off), for when its settings cannot be read. */
 export function defaultOptions(now = new Date()): RequestOptions {
-  return { ...shopClock('America/Denver', now), sameDayCutoff: '14:00', closed: [] }
+  return { ...shopClock('America/Denver', now), sameDayCutoff: '14:00', closed: [], week: defaultWeek }
 }
 
 /** "2:00 PM" from "14:00". */
@@ -76,7 +79,7 @@ export function cutoffLabel(hhmm: string): string {
   return `${((h + 11) % 12) + 1}:${String(m).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`
 }
 
-const addDays = (day: string, n: number) => {
+export const addDays = (day: string, n: number) => {
   const d = new Date(`${day}T12:00:00Z`)
   d.setUTCDate(d.getUTCDate() + n)
   return d.toISOString().slice(0, 10)
@@ -93,6 +96,7 @@ export function dateProblem(day: string | undefined, o: RequestOptions): string 
   }
   const closed = o.closed.find((c) => c.day === day)
   if (closed) return `We are closed that day (${closed.note}). Please choose another date.`
+  if (!opensOn(day, o.week)) return `We are closed on ${weekdayNames[isoWeekday(day) - 1]}s. Please choose another date.`
   return null
 }
 

@@ -7,7 +7,7 @@ import { PageHero, Section } from '@/site/layout/PageHero'
 import { site } from '@/config/site'
 import { usePageMeta } from '@/lib/usePageMeta'
 import type { Product } from './api'
-import { ProductCard } from './ProductList'
+import { ProductCard, ProductGridSkeleton } from './ProductList'
 import { useProductsForSlug } from './queries'
 
 /** Whether every word typed is in the product's name or description (accents and case aside). */
@@ -43,7 +43,10 @@ export default function ShopAllPage() {
           </div>
         </form>
         {isPending ? (
-          <p className="py-12 text-center text-muted-foreground" role="status">Loading products...</p>
+          <>
+            <p className="text-sm text-muted-foreground" aria-hidden="true">&nbsp;</p>
+            <ProductGridSkeleton />
+          </>
         ) : (
           <>
             <p className="text-sm text-muted-foreground" role="status" aria-live="polite">

@@ -13,7 +13,7 @@ import { Textarea } from '@/components/ui/textarea'
 import { toast } from '@/components/ui/use-toast'
 import { ImageUpload } from '@/admin/ImageUpload'
 import { useEditLoad } from '@/admin/useEditLoad'
-import { describeError } from '@/lib/errors'
+import { SaveFailure, useSave } from '@/admin/useSave'
 import { saveCategory, useCategoryForEdit } from './api'
 import { categoryDefaults, categorySchema, slugify, type CategoryForm } from './schema'
 
@@ -46,12 +46,11 @@ export default function CategoryFormPage() {
   )
 
   const name = register('name')
+  // A new category's id, made once: a create tried again after a lost answer saves the same one.
+  const newId = React.useRef(crypto.randomUUID())
+  const save = useSave()
   const onSubmit = async (form: CategoryForm) => {
-    const { error } = await saveCategory(form, editing, savedImage)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Error', description: describeError(error) })
-      return
-    }
+    if (!(await save.run(() => saveCategory(form, editing ?? { create: newId.current }, savedImage)))) return
     toast({ title: editing ? 'Category updated successfully' : 'Category created successfully' })
     await client.invalidateQueries({ queryKey: ['categories'] })
     void client.invalidateQueries({ queryKey: ['category-names'] })
@@ -101,6 +100,7 @@ export default function CategoryFormPage() {
             <Label htmlFor="c-available" className="flex items-center gap-3 self-end pb-2"><Switch id="c-available" checked={field.value} onCheckedChange={field.onChange} /> Available</Label>
           )} />
         </div>
+        <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} what={editing ? 'Your changes were' : 'The category was'} />
         <div className="flex gap-2">
           <Button type="submit" disabled={isSubmitting}>{isSubmitting ? 'Saving…' : editing ? 'Update Category' : 'Create Category'}</Button>
           <Button type="button" variant="outline" asChild><Link to="/admin/categories">Cancel</Link></Button>

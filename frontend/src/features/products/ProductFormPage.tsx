@@ -15,6 +15,7 @@ import { Textarea } from '@/components/ui/textarea'
 import { toast } from '@/components/ui/use-toast'
 import { ImageUpload } from '@/admin/ImageUpload'
 import { useEditLoad } from '@/admin/useEditLoad'
+import { SaveFailure, useSave } from '@/admin/useSave'
 import { describeError } from '@/lib/errors'
 import { saveProduct, useCategoryNames, useProductForEdit } from './api'
 import { productDefaults, productSchema, type ProductForm } from './schema'
@@ -55,12 +56,11 @@ export default function ProductFormPage() {
     { title: 'Failed to fetch products', back: '/admin/products' },
   )
 
+  // A new product's id, made once: a create tried again after a lost answer saves the same product.
+  const newId = React.useRef(crypto.randomUUID())
+  const save = useSave()
   const onSubmit = async (form: ProductForm) => {
-    const { error } = await saveProduct(form, editing, savedImage)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Error', description: describeError(error) })
-      return
-    }
+    if (!(await save.run(() => saveProduct(form, editing ?? { create: newId.current }, savedImage)))) return
     toast({ title: editing ? 'Product updated successfully' : 'Product created successfully' })
     await client.invalidateQueries({ queryKey: ['products'] })
     void client.invalidateQueries({ queryKey: ['dashboard'] })
@@ -147,6 +147,7 @@ export default function ProductFormPage() {
             <Label htmlFor="p-featured" className="flex items-center gap-3"><Switch id="p-featured" checked={field.value} onCheckedChange={field.onChange} /> Featured</Label>
           )} />
         </div>
+        <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} what={editing ? 'Your changes were' : 'The product was'} />
         <div className="flex gap-2">
           <Button type="submit" disabled={isSubmitting}>{isSubmitting ? 'Saving…' : editing ? 'Update Product' : 'Create Product'}</Button>
           <Button type="button" variant="outline" asChild><Link to="/admin/products">Cancel</Link></Button>

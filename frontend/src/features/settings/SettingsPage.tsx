@@ -1,7 +1,7 @@
 import * as React from 'react'
-import { useForm } from 'react-hook-form'
+import { Controller, useFieldArray, useForm, useWatch, type Control, type UseFormRegister } from 'react-hook-form'
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Trash2 } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { FieldError } from '@/components/ui/field-error'
@@ -9,10 +9,13 @@ import { Input } from '@/components/ui/input'
 import { Label } from '@/components/ui/label'
 import { toast } from '@/components/ui/use-toast'
 import { useFailureToast } from '@/admin/useFailureToast'
+import { SaveFailure, useSave } from '@/admin/useSave'
+import { Checkbox } from '@/components/ui/checkbox'
+import { readShopWeek, rememberShopWeek, weekdayNames } from '@/features/hours/week'
+import { hoursForm, hoursSchema, weekOf, type HoursForm } from '@/features/hours/schema'
 import { bouquetSizes, longDate } from '@/features/bouquet/schema'
-import { describeError } from '@/lib/errors'
 import { usePageMeta } from '@/lib/usePageMeta'
-import { addClosure, removeClosure, saveSettings, useClosures, useSettings } from './api'
+import { addClosure, removeClosure, saveHours, saveSettings, useClosures, useSettings } from './api'
 import { closureSchema, settingsSchema, type ClosureForm, type SettingsForm } from './schema'
 
 function Field({ id, label, error, hint, children }: { id: string; label: string; error?: string; hint?: string; children: React.ReactNode }) {
@@ -35,12 +38,10 @@ function ShopSettings() {
   React.useEffect(() => {
     if (current.data) reset(current.data)
   }, [current.data, reset])
+  const save = useSave()
   const onSubmit = async (s: SettingsForm) => {
-    const { error } = await saveSettings(s)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Error', description: describeError(error) })
-      return
-    }
+    if (!(await save.run(() => saveSettings(s)))) return
+    reset(s)
     toast({ title: 'Settings saved' })
     void client.invalidateQueries({ queryKey: ['settings'] })
   }
@@ -79,7 +80,101 @@ function ShopSettings() {
           ))}
         </div>
       </fieldset>
+      <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} />
       <Button type="submit" disabled={isSubmitting || !isDirty}>{isSubmitting ? 'Saving…' : 'Save settings'}</Button>
+    </form>
+  )
+}
+
+/** One weekday's row: open or closed, and from when to when. */
+function DayRow({ index, control, register, errors }: { index: number; control: Control<HoursForm>; register: UseFormRegister<HoursForm>; errors?: { opens?: { message?: string }; closes?: { message?: string } } }) {
+  const name = weekdayNames[index]
+  const open = useWatch({ control, name: `days.${index}.open` })
+  const opensError = errors?.opens?.message
+  const closesError = errors?.closes?.message
+  return (
+    <tr className="border-t align-top" data-testid={`hours-${name}`}>
+      <th scope="row" className="py-3 pr-4 text-left font-semibold">{name}</th>
+      <td className="py-3 pr-4">
+        <Controller
+          control={control}
+          name={`days.${index}.open`}
+          render={({ field }) => (
+            <Label htmlFor={`hours-${index}-open`} className="flex items-center gap-2 font-normal">
+              <Checkbox id={`hours-${index}-open`} checked={field.value} onCheckedChange={(v) => field.onChange(v === true)} aria-label={`Open on ${name}s`} />
+              Open
+            </Label>
+          )}
+        />
+      </td>
+      <td className="py-3 pr-4">
+        {open ? (
+          <div className="space-y-1">
+            <Input id={`hours-${index}-opens`} type="time" className="w-32" aria-label={`${name} opens at`} aria-invalid={opensError ? true : undefined} aria-describedby={`hours-${index}-opens-error`} {...register(`days.${index}.opens`)} />
+            <FieldError id={`hours-${index}-opens-error`} message={opensError} />
+          </div>
+        ) : (
+          <span className="text-muted-foreground">Closed</span>
+        )}
+      </td>
+      <td className="py-3">
+        {open && (
+          <div className="space-y-1">
+            <Input id={`hours-${index}-closes`} type="time" className="w-32" aria-label={`${name} closes at`} aria-invalid={closesError ? true : undefined} aria-describedby={`hours-${index}-closes-error`} {...register(`days.${index}.closes`)} />
+            <FieldError id={`hours-${index}-closes-error`} message={closesError} />
+          </div>
+        )}
+      </td>
+    </tr>
+  )
+}
+
+/** The shop's week: the site shows it, and no request is taken for a weekday it is closed. */
+function OpeningHours() {
+  const client = useQueryClient()
+  const week = useQuery({ queryKey: ['settings', 'hours'], queryFn: readShopWeek })
+  useFailureToast(week.error, 'Failed to fetch opening hours')
+  const { register, control, handleSubmit, reset, formState: { errors, isSubmitting, isDirty } } = useForm<HoursForm>({ resolver: zodResolver(hoursSchema) })
+  const { fields } = useFieldArray({ control, name: 'days', keyName: 'key' })
+  React.useEffect(() => {
+    if (week.data) reset(hoursForm(week.data))
+  }, [week.data, reset])
+  const save = useSave()
+  const onSubmit = async (f: HoursForm) => {
+    if (!(await save.run(() => saveHours(weekOf(f))))) return
+    rememberShopWeek(weekOf(f))
+    reset(f)
+    toast({ title: 'Opening hours saved' })
+    void client.invalidateQueries({ queryKey: ['settings', 'hours'] })
+  }
+  return (
+    <form onSubmit={handleSubmit(onSubmit)} noValidate className="space-y-4 rounded-lg border bg-card p-6" aria-labelledby="hours-heading">
+      <h2 id="hours-heading" className="font-display text-2xl font-semibold">Opening hours</h2>
+      <p className="text-sm text-muted-foreground">Shown on the contact page and in the footer (Mountain Time). No pick-up or delivery is taken for a day the shop is closed.</p>
+      {!week.data ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm">
+            <caption className="sr-only">Opening hours by weekday</caption>
+            <thead>
+              <tr className="text-left text-muted-foreground">
+                <th scope="col" className="pb-2 font-normal">Day</th>
+                <th scope="col" className="pb-2 font-normal">Open?</th>
+                <th scope="col" className="pb-2 font-normal">Opens</th>
+                <th scope="col" className="pb-2 font-normal">Closes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {fields.map((f, i) => (
+                <DayRow key={f.key} index={i} control={control} register={register} errors={errors.days?.[i]} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} />
+      <Button type="submit" disabled={isSubmitting || !isDirty}>{isSubmitting ? 'Saving…' : 'Save opening hours'}</Button>
     </form>
   )
 }
@@ -91,22 +186,22 @@ function Closures() {
   useFailureToast(closures.error, 'Failed to fetch closed days')
   const { register, handleSubmit, reset, formState: { errors, isSubmitting } } = useForm<ClosureForm>({ resolver: zodResolver(closureSchema), defaultValues: { day: '', note: '' } })
   const refresh = () => void client.invalidateQueries({ queryKey: ['settings', 'closures'] })
+  const save = useSave()
   const onSubmit = async (c: ClosureForm) => {
-    const { error } = await addClosure(c)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Error', description: describeError(error) })
-      return
-    }
+    if (!(await save.run(() => addClosure(c)))) return
     toast({ title: `Closed on ${longDate(c.day)}` })
     reset()
     refresh()
   }
+  const removal = useSave()
+  const [removing, setRemoving] = React.useState<string | null>(null)
+  const lastRemoved = React.useRef('')
   const remove = async (day: string) => {
-    const { error } = await removeClosure(day)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Error', description: describeError(error) })
-      return
-    }
+    lastRemoved.current = day
+    setRemoving(day)
+    const done = await removal.run(() => removeClosure(day))
+    setRemoving(null)
+    if (!done) return
     toast({ title: `Open on ${longDate(day)}` })
     refresh()
   }
@@ -118,11 +213,12 @@ function Closures() {
         {(closures.data ?? []).map((c) => (
           <li key={c.day} className="flex items-center justify-between gap-3 py-2">
             <span><time dateTime={c.day} className="font-semibold">{longDate(c.day)}</time> · {c.note}</span>
-            <Button variant="outline" size="sm" onClick={() => void remove(c.day)} aria-label={`Open on ${longDate(c.day)}`}><Trash2 aria-hidden="true" /> Remove</Button>
+            <Button variant="outline" size="sm" onClick={() => void remove(c.day)} disabled={removing === c.day} aria-label={`Remove ${longDate(c.day)}`}><Trash2 aria-hidden="true" /> Remove</Button>
           </li>
         ))}
         {closures.data?.length === 0 && <li className="py-2 text-muted-foreground">No closed days ahead</li>}
       </ul>
+      <SaveFailure message={removal.failure} onRetry={() => void remove(lastRemoved.current)} busy={removing !== null} what="The change was" />
       <form onSubmit={handleSubmit(onSubmit)} noValidate className="grid gap-4 sm:grid-cols-[auto_1fr_auto] sm:items-end">
         <Field id="closure-day" label="Date" error={errors.day?.message}>
           <Input id="closure-day" type="date" aria-invalid={errors.day ? true : undefined} aria-describedby="closure-day-error" {...register('day')} />
@@ -131,6 +227,9 @@ function Closures() {
           <Input id="closure-note" placeholder="Thanksgiving" aria-invalid={errors.note ? true : undefined} aria-describedby="closure-note-error" {...register('note')} />
         </Field>
         <Button type="submit" variant="outline" disabled={isSubmitting}>Add closed day</Button>
+        <div className="sm:col-span-3">
+          <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} what="The closed day was" />
+        </div>
       </form>
     </section>
   )
@@ -145,6 +244,7 @@ export default function SettingsPage() {
         <p className="mt-1 text-muted-foreground">How the shop signs its mail, what bouquets cost, and when it takes orders.</p>
       </div>
       <ShopSettings />
+      <OpeningHours />
       <Closures />
     </div>
   )

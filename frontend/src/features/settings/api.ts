@@ -1,6 +1,8 @@
 /** The shop's own settings (public.shop_settings) and the days it is closed (public.shop_closures). */
 import { useQuery } from '@tanstack/react-query'
+import type { Json } from '@/lib/database.types'
 import { supabase } from '@/lib/supabase'
+import type { WeekDay } from '@/features/hours/week'
 import type { ClosureForm, SettingsForm } from './schema'
 
 export function useSettings() {
@@ -59,4 +61,9 @@ export async function addClosure(c: ClosureForm) {
 
 export async function removeClosure(day: string) {
   return supabase.from('shop_closures').delete().eq('day', day)
+}
+
+/** Saves the whole week at once (public.save_shop_hours: seven days or none). */
+export async function saveHours(week: WeekDay[]) {
+  return supabase.rpc('save_shop_hours', { week: week as unknown as Json })
 }

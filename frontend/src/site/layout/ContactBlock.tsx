@@ -1,6 +1,7 @@
 import * as React from 'react'
 import { Clock, Mail, MapPin, Phone } from 'lucide-react'
 import { fullAddress, site } from '@/config/site'
+import { useShopWeek, weekLines } from '@/features/hours/week'
 
 /** The embedded map, shown once its host answers; when it cannot be reached (blocked, offline)
  * a card with the address and a link takes its place instead of a broken frame. */
@@ -45,6 +46,7 @@ function ShopMap() {
 
 /** Address, phones, e-mail, hours and the embedded map (the site still works when the map does not load). */
 export function ContactBlock({ heading = 'Visit the Shop' }: { heading?: string }) {
+  const hours = weekLines(useShopWeek())
   return (
     <div className="grid gap-8 lg:grid-cols-2">
       <div className="space-y-5">
@@ -73,8 +75,8 @@ export function ContactBlock({ heading = 'Visit the Shop' }: { heading?: string 
         </p>
         <div className="flex items-start gap-3">
           <Clock className="mt-1 size-5 shrink-0 text-rose-600" aria-hidden="true" />
-          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-            {site.hours.map((h) => (
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" aria-label="Opening hours" data-testid="opening-hours">
+            {hours.map((h) => (
               <div key={h.days} className="contents">
                 <dt className="font-semibold">{h.days}</dt>
                 <dd>{h.time}</dd>

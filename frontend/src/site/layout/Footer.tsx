@@ -1,5 +1,6 @@
 import { Link } from 'react-router-dom'
 import { fullAddress, site } from '@/config/site'
+import { useShopWeek, weekLines } from '@/features/hours/week'
 import { LogoMark } from './Logo'
 
 export const footerColumns = [
@@ -37,6 +38,7 @@ export const footerColumns = [
 ] as const
 
 export function Footer() {
+  const hours = weekLines(useShopWeek())
   return (
     <footer className="mt-16 bg-ink-900 text-cream-200">
       <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:grid-cols-2 lg:grid-cols-4">
@@ -54,6 +56,15 @@ export function Footer() {
             <br />
             <a href={`mailto:${site.email}`} className="hover:text-rose-200">{site.email}</a>
           </address>
+          <h2 className="mt-4 text-sm font-semibold text-white">Opening hours</h2>
+          <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 text-sm text-cream-200/90" data-testid="footer-hours">
+            {hours.map((h) => (
+              <div key={h.days} className="contents">
+                <dt>{h.days}</dt>
+                <dd>{h.time}</dd>
+              </div>
+            ))}
+          </dl>
         </div>
         {footerColumns.map((col) => (
           <nav key={col.title} aria-label={col.title}>
