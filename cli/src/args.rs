@@ -54,6 +54,10 @@ pub enum Command {
     /// Generate code from the database schema.
     #[command(subcommand)]
     Gen(GenCommand),
+    /// Tools to inspect your Supabase project: the database's reports (`inspect db <report>`)
+    /// as tables, or all of them as CSV files (`inspect report`).
+    #[command(subcommand)]
+    Inspect(crate::commands::inspect::InspectCommand),
     /// Users of the auth API (what GoTrue's admin API does).
     #[command(subcommand)]
     Users(UsersCommand),

@@ -7,6 +7,7 @@ pub mod diff;
 pub mod dump;
 pub mod functions;
 pub mod init;
+pub mod inspect;
 pub mod keys;
 pub mod lint;
 pub mod logs;

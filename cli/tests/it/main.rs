@@ -14,6 +14,7 @@ mod graphql;
 mod hardening;
 mod hardening_small;
 mod http_extension;
+mod inspect;
 mod links;
 mod pgsodium;
 mod pipeline;

@@ -1,0 +1,157 @@
+//! `inspect db <report>` and `inspect report`, as the Supabase CLI's: the reports of
+//! `workbench::inspect` run on the local database (or `--db-url`'s) in a read-only transaction,
+//! printed as a table, or all of them written as CSV files.
+
+use super::migration::{on_target, target};
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use gateway::config::Config;
+use pg::Client;
+use std::path::PathBuf;
+use workbench::inspect::{self, DEPRECATED, REPORTS, Report};
+
+/// The names `inspect db` takes, each with what it shows (the deprecated ones hidden).
+fn report_names() -> PossibleValuesParser {
+    let current = REPORTS
+        .iter()
+        .map(|r| PossibleValue::new(r.name).help(r.about));
+    let old = DEPRECATED
+        .iter()
+        .map(|(old, _)| PossibleValue::new(*old).hide(true));
+    PossibleValuesParser::new(current.chain(old))
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum InspectCommand {
+    /// Tools to inspect your Supabase database: one report, as a table.
+    Db {
+        /// The report.
+        #[arg(value_parser = report_names())]
+        report: String,
+        #[command(flatten)]
+        target: crate::args::MigrationTarget,
+    },
+    /// Generate a CSV output for all inspect commands: one file per report in
+    /// <output-dir>/<date>.
+    Report {
+        /// Path to save CSV files in.
+        #[arg(long = "output-dir", default_value = ".")]
+        output_dir: PathBuf,
+        #[command(flatten)]
+        target: crate::args::MigrationTarget,
+    },
+}
+
+/// A report's column names and rows, every value as text (NULL as empty).
+type Rows = (Vec<String>, Vec<Vec<String>>);
+
+/// Runs one report in a read-only transaction; `pg_stat_statements` is found in its schema.
+async fn run_report(c: &mut Client, r: &Report) -> Result<Rows, String> {
+    let managed: Vec<String> = workbench::advisors::MANAGED
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let tx = c
+        .build_transaction()
+        .read_only(true)
+        .start()
+        .await
+        .map_err(|e| e.to_string())?;
+    if r.needs_statements() {
+        let schema: Option<String> = tx
+            .query_opt(
+                "select n.nspname::text from pg_catalog.pg_extension e
+                   join pg_catalog.pg_namespace n on n.oid = e.extnamespace
+                  where e.extname = 'pg_stat_statements'",
+                &[],
+            )
+            .await
+            .map_err(|e| e.to_string())?
+            .map(|row| row.get(0));
+        let Some(schema) = schema else {
+            return Err(format!(
+                "{}: pg_stat_statements is not installed in this database (create extension \
+                 pg_stat_statements with schema extensions)",
+                r.name
+            ));
+        };
+        tx.execute(
+            "select pg_catalog.set_config('search_path', $1, true)",
+            &[&format!("{}, pg_catalog", pg::quote_ident(&schema))],
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    }
+    let stmt = tx
+        .prepare(r.sql)
+        .await
+        .map_err(|e| format!("{}: {}", r.name, pg::migrate::describe_db_error(&e, None)))?;
+    let names: Vec<String> = stmt
+        .columns()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let rows = tx
+        .query(&stmt, &[&managed])
+        .await
+        .map_err(|e| format!("{}: {}", r.name, pg::migrate::describe_db_error(&e, None)))?
+        .iter()
+        .map(|row| {
+            (0..row.len())
+                .map(|i| row.get::<_, Option<String>>(i).unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    tx.rollback().await.map_err(|e| e.to_string())?;
+    Ok((names, rows))
+}
+
+pub async fn run(cfg: &Config, command: InspectCommand) -> Result<(), String> {
+    match command {
+        InspectCommand::Db { report, target: t } => {
+            let (r, notice) =
+                inspect::find(&report).ok_or_else(|| format!("unknown report {report}"))?;
+            if let Some(n) = notice {
+                eprintln!("{n}");
+            }
+            let remote = target(cfg, t.db_url, t.linked)?;
+            let mut out = (Vec::new(), Vec::new());
+            on_target(cfg, remote, async |c| {
+                out = run_report(c, r).await?;
+                Ok(())
+            })
+            .await?;
+            print!("{}", workbench::report::table(r.columns, &out.1));
+            Ok(())
+        }
+        InspectCommand::Report {
+            output_dir,
+            target: t,
+        } => {
+            let dir = output_dir.join(chrono::Local::now().format("%Y-%m-%d").to_string());
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| format!("failed to create {}: {e}", dir.display()))?;
+            let remote = target(cfg, t.db_url, t.linked)?;
+            eprintln!("Running queries...");
+            on_target(cfg, remote, async |c| {
+                for r in REPORTS {
+                    let (names, rows) = match run_report(c, r).await {
+                        Ok(got) => got,
+                        Err(e) if r.needs_statements() => {
+                            eprintln!("WARN: skipped {e}");
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    let header: Vec<&str> = names.iter().map(String::as_str).collect();
+                    let path = dir.join(format!("{}.csv", r.file));
+                    std::fs::write(&path, workbench::report::csv(&header, &rows))
+                        .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
+                }
+                Ok(())
+            })
+            .await?;
+            eprintln!("Reports saved to {}", dir.display());
+            Ok(())
+        }
+    }
+}
