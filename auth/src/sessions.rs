@@ -10,15 +10,12 @@ use crate::{hooks, users};
 use base64::Engine;
 use rand::RngCore;
 use serde_json::{Value, json};
-use sha2::Digest;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
+/// The SHA-256 of a text in lower-case hex (how GoTrue keeps tokens' hashes).
 pub fn sha256_hex(s: &str) -> String {
-    sha2::Sha256::digest(s.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    project::sha256_hex(s.as_bytes())
 }
 
 /// An opaque refresh token (or code): 32 random bytes, URL-safe.

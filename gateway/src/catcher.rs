@@ -153,13 +153,6 @@ async fn purge_mailbox(catcher: web::Data<Catcher>, name: web::Path<String>) -> 
     Ok(HttpResponse::Ok().body("OK"))
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn page(title: &str, body: &str) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
@@ -173,7 +166,7 @@ fn page(title: &str, body: &str) -> HttpResponse {
              td,th{{padding:.4rem .6rem;border-bottom:1px solid #ddd;text-align:left}}tr.unread td{{font-weight:600}}\
              a{{color:#8a1c4a}}iframe{{width:100%;height:60vh;border:1px solid #ccc}}pre{{white-space:pre-wrap}}</style>\
              </head><body>{body}</body></html>",
-            escape(title)
+            mail::escape_html(title)
         ))
 }
 
@@ -191,13 +184,13 @@ async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
         .map(|t| {
             format!(
                 "<tr><td>+{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&t.to),
+                mail::escape_html(&t.to),
                 if t.channel == "whatsapp" {
                     "WhatsApp"
                 } else {
                     "SMS"
                 },
-                escape(&t.body),
+                mail::escape_html(&t.body),
                 t.created.format("%Y-%m-%d %H:%M:%S UTC")
             )
         })
@@ -208,9 +201,9 @@ async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
             format!(
                 "<tr class=\"{}\"><td>{}</td><td><a href=\"/view/{}\">{}</a></td><td>{}</td></tr>",
                 if m.read { "" } else { "unread" },
-                escape(&m.to),
+                mail::escape_html(&m.to),
                 m.id,
-                escape(&m.subject),
+                mail::escape_html(&m.subject),
                 m.created.format("%Y-%m-%d %H:%M:%S UTC")
             )
         })
@@ -225,7 +218,7 @@ async fn index(catcher: web::Data<Catcher>, q: web::Query<Page>) -> Reply {
              <h2>Text messages</h2><p>The newest 50 codes the auth API sent by text or WhatsApp (JSON: \
              <a href=\"/api/v1/sms\">/api/v1/sms?phone=</a>).</p>\
              <table><thead><tr><th>To</th><th>By</th><th>Message</th><th>Sent</th></tr></thead><tbody>{texts}</tbody></table>",
-            escape(q.query.as_deref().unwrap_or(""))
+            mail::escape_html(q.query.as_deref().unwrap_or(""))
         ),
     ))
 }
@@ -239,13 +232,13 @@ async fn view(catcher: web::Data<Catcher>, id: web::Path<String>) -> Reply {
         &format!(
             "<p><a href=\"/\">← All mail</a></p><h1>{}</h1><p>From {} &lt;{}&gt; to {} · {}</p>\
              <h2>HTML</h2><iframe sandbox srcdoc=\"{}\" title=\"HTML body\"></iframe><h2>Text</h2><pre>{}</pre>",
-            escape(&m.subject),
-            escape(&m.sender_name),
-            escape(&m.sender),
-            escape(&m.to),
+            mail::escape_html(&m.subject),
+            mail::escape_html(&m.sender_name),
+            mail::escape_html(&m.sender),
+            mail::escape_html(&m.to),
             m.created.format("%Y-%m-%d %H:%M:%S UTC"),
-            escape(&m.html),
-            escape(&m.text)
+            mail::escape_html(&m.html),
+            mail::escape_html(&m.text)
         ),
     ))
 }

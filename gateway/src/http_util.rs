@@ -13,12 +13,10 @@ pub fn query_pairs(query: &str) -> Vec<(String, String)> {
     // Most query strings have nothing to decode: one vectorised search says so for every part.
     let escaped = memchr::memchr2(b'+', b'%', query.as_bytes()).is_some();
     let dec = |s: &str| {
-        if !escaped || !s.bytes().any(|b| b == b'+' || b == b'%') {
+        if !escaped {
             return s.to_string();
         }
-        percent_decode_str(&s.replace('+', " "))
-            .decode_utf8_lossy()
-            .into_owned()
+        form_decode(s)
     };
     query
         .split('&')
@@ -32,6 +30,17 @@ pub fn query_pairs(query: &str) -> Vec<(String, String)> {
             (dec(k), dec(v))
         })
         .collect()
+}
+
+/// One query-string component form-decoded: `+` is a space, `%XX` a byte (invalid UTF-8
+/// replaced).
+pub fn form_decode(s: &str) -> String {
+    if !s.bytes().any(|b| b == b'+' || b == b'%') {
+        return s.to_string();
+    }
+    percent_decode_str(&s.replace('+', " "))
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Whether a header value is printable ASCII with no `"` or `\\`: text as it is, and a JSON

@@ -12,7 +12,7 @@ use pg::{Login, Pool};
 use project::Project;
 use std::collections::HashMap;
 use std::time::Duration;
-pub use template::{Kind, MailJob, TemplateError, render};
+pub use template::{Kind, MailJob, TemplateError, escape_html, render};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MailError {

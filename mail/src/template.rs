@@ -157,7 +157,10 @@ fn text(v: Option<&Value>) -> String {
     }
 }
 
-fn escape(s: &str) -> String {
+/// Text made safe inside HTML, in elements and quoted attributes alike, as Go's html/template
+/// writes it (GoTrue's mail templates; `&#34;` and `&#39;` for the quotes). Every HTML page
+/// supagate writes escapes with this one.
+pub fn escape_html(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -232,7 +235,11 @@ pub fn render(
         } else if action.starts_with('.') {
             if writing(&stack) {
                 let v = text(lookup(vars, action));
-                out.push_str(&if escape_html { escape(&v) } else { v });
+                out.push_str(&if escape_html {
+                    self::escape_html(&v)
+                } else {
+                    v
+                });
             }
         } else {
             return Err(TemplateError(format!(

@@ -44,13 +44,6 @@ pub struct Chosen {
     pub avatar_url: Option<String>,
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn title(provider: &str) -> String {
     let mut c = provider.chars();
     c.next()
@@ -129,13 +122,17 @@ impl Auth {
                 .collect())
             })
             .await?;
-        let name = escape(&title(provider));
-        let action = format!("{}/local-oauth/{}", self.cfg.issuer, escape(provider));
-        let state = escape(state);
+        let name = mail::escape_html(&title(provider));
+        let action = format!(
+            "{}/local-oauth/{}",
+            self.cfg.issuer,
+            mail::escape_html(provider)
+        );
+        let state = mail::escape_html(state);
         let accounts: String = known
             .iter()
             .map(|d| {
-                let text = |k: &str| escape(d[k].as_str().unwrap_or(""));
+                let text = |k: &str| mail::escape_html(d[k].as_str().unwrap_or(""));
                 format!(
                     "<li><form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"state\" \
                      value=\"{state}\"><input type=\"hidden\" name=\"sub\" value=\"{}\"><button>{} \

@@ -13,7 +13,8 @@
 //! A name names a secret when one of its words (split at punctuation and camelCase) is a short
 //! secret word (`code`, `key`, `otp`…) or contains a long one (`token`, `password`, `secret`…).
 
-use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
+use crate::http_util::{form_decode, query_pairs};
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 use serde_json::Value;
 
 pub const REDACTED: &str = "[redacted]";
@@ -83,12 +84,6 @@ const QUERY_VALUE: &AsciiSet = &CONTROLS
     .add(b'<')
     .add(b'>');
 
-fn decode(s: &str) -> String {
-    percent_decode_str(&s.replace('+', " "))
-        .decode_utf8_lossy()
-        .into_owned()
-}
-
 /// One request's secrets, and how to blank them.
 #[derive(Debug, Default)]
 pub struct Redactor {
@@ -100,9 +95,7 @@ impl Redactor {
     /// The secrets of a request's query string and headers.
     pub fn of(query: &str, headers: &actix_web::http::header::HeaderMap) -> Redactor {
         let mut r = Redactor::default();
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let (k, v) = (decode(k), decode(v));
+        for (k, v) in query_pairs(query) {
             if sensitive(&k) {
                 r.filter_value(&v);
             } else if is_tree(&k) {
@@ -160,12 +153,12 @@ impl Redactor {
                 let Some((k, v)) = pair.split_once('=') else {
                     return pair.to_string();
                 };
-                let key = decode(k);
+                let key = form_decode(k);
                 if sensitive(&key) {
                     format!("{k}={REDACTED}")
                 } else if is_tree(&key) {
                     let mut found = Vec::new();
-                    let redacted = tree(&decode(v), &mut found);
+                    let redacted = tree(&form_decode(v), &mut found);
                     if found.is_empty() {
                         pair.to_string()
                     } else {
