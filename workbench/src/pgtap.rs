@@ -82,6 +82,22 @@ pub struct Run<'a> {
     pub psql: &'a Path,
     /// File names are printed relative to this folder (the project's).
     pub root: &'a Path,
+    /// psql's working folder for every file (`working_dir`): a file's `\i other.sql` is
+    /// found from there, as in the CLI's container.
+    pub cwd: &'a Path,
+}
+
+/// The folder the CLI runs pg_prove in: the first path given, or its folder when it names a
+/// file (by its extension, as the CLI tells them apart); the tests folder by default.
+pub fn working_dir(paths: &[PathBuf]) -> Option<PathBuf> {
+    let first = paths.first()?;
+    Some(if first.extension().is_some() {
+        first
+            .parent()
+            .map_or_else(|| first.clone(), Path::to_path_buf)
+    } else {
+        first.clone()
+    })
 }
 
 /// Enables pgTAP as the CLI does; returns whether it was added (and so is removed after).
@@ -118,7 +134,7 @@ async fn run_file(run: &Run<'_>, file: &Path) -> Result<Verdict, TestDbError> {
     ])
     .arg(file)
     .arg(run.db_url)
-    .current_dir(file.parent().unwrap_or(run.root))
+    .current_dir(run.cwd)
     .stdin(std::process::Stdio::null())
     .kill_on_drop(true);
     let out = tokio::time::timeout(FILE_TIMEOUT, cmd.output())
@@ -193,4 +209,23 @@ pub async fn run_all(run: &Run<'_>, files: &[PathBuf]) -> Result<bool, TestDbErr
     }
     print!("{}", tap::summary(&verdicts, t0.elapsed().as_secs_f64()));
     Ok(verdicts.iter().all(Verdict::passed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn psql_works_where_the_cli_runs_pg_prove() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(
+            working_dir(&[p("/w/supabase/tests")]),
+            Some(p("/w/supabase/tests"))
+        );
+        assert_eq!(
+            working_dir(&[p("/w/supabase/tests/db/a.sql"), p("/w/other")]),
+            Some(p("/w/supabase/tests/db"))
+        );
+        assert_eq!(working_dir(&[]), None);
+    }
 }

@@ -22,12 +22,14 @@ pub async fn run(cfg: &Config, paths: Vec<PathBuf>, watch: bool) -> Result<(), S
             .collect()
     };
     let psql = super::pg_programs(cfg).join("psql");
+    let cwd = pgtap::working_dir(&paths).unwrap_or_else(|| root.clone());
     with_database(cfg, Prepare::UnlessRunning, async |db| {
         let run = pgtap::Run {
             admin: &db.admin,
             db_url: &db.db_url,
             psql: &psql,
             root: &root,
+            cwd: &cwd,
         };
         let mut passed = once(&run, &paths).await?;
         if !watch {

@@ -27,6 +27,7 @@ mod rest;
 mod storage;
 mod studio;
 mod support;
+mod test_db;
 mod tls;
 mod vector;
 mod workflow;
