@@ -38,6 +38,25 @@ test('save_product writes the product and its categories together, or neither', 
   assert.equal((await on.anon.rpc('save_product', { product: row, category_ids: [] })).status, 401)
 })
 
+test('a create sent again after its answer was lost saves onto the product it made, never a second one', async () => {
+  const id = crypto.randomUUID()
+  const row = { id, name: 'Retry Roses', sku: 'RETRY-1', base_price: 30 }
+  const first = await on.admin.rpc('save_product', { product: row, category_ids: [] })
+  assert.equal(first.error, null)
+  assert.equal(first.data.id, id)
+  const again = await on.admin.rpc('save_product', { product: { ...row, base_price: 32 }, category_ids: [] })
+  assert.equal(again.error, null)
+  const { data } = await on.admin.from('products').select('id, base_price').eq('sku', 'RETRY-1')
+  assert.deepEqual(data, [{ id, base_price: 32 }])
+  // A category's create with its id, sent twice: one category, the second answer its key.
+  const cat = { id: crypto.randomUUID(), name: 'Retry Days', slug: 'retry-days' }
+  assert.equal((await on.admin.from('categories').insert(cat)).error, null)
+  const twice = await on.admin.from('categories').insert(cat)
+  assert.equal(twice.error?.code, '23505')
+  assert.match(twice.error.message, /categories_pkey/)
+  assert.equal((await on.admin.from('categories').select('id').eq('slug', 'retry-days')).data.length, 1)
+})
+
 test('apply_import reports each row and applies the found ones in one go', async () => {
   const { data, error } = await on.admin.rpc('apply_import', {
     rows: [
