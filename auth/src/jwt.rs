@@ -8,8 +8,9 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
+use parking_lot::Mutex;
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The Supabase CLI's well-known local development secret.
 pub const DEMO_JWT_SECRET: &str = "super-secret-jwt-token-with-at-least-32-characters-long";
@@ -230,21 +231,13 @@ impl JwtKeys {
 
     /// [`JwtKeys::verify`], the claims shared with the cache of verified tokens.
     pub fn verify_shared(&self, token: &str) -> Result<Arc<Claims>, JwtError> {
-        let kept = self
-            .verified
-            .lock()
-            .expect("token cache")
-            .get(token)
-            .cloned();
+        let kept = self.verified.lock().get(token).cloned();
         let claims = match kept {
             Some(c) => c,
             None => {
                 let c = Arc::new(Claims::new(self.verify_signature(token)?));
                 if token.len() <= VERIFIED_TOKEN_BYTES {
-                    self.verified
-                        .lock()
-                        .expect("token cache")
-                        .put(token.to_string(), c.clone());
+                    self.verified.lock().put(token.to_string(), c.clone());
                 }
                 c
             }

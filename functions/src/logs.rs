@@ -1,8 +1,8 @@
 //! The recent output of the project's functions (what Studio's function logs show): the last
 //! lines each process printed, oldest first, bounded in count and length.
 
+use parking_lot::Mutex;
 use std::collections::VecDeque;
-use std::sync::Mutex;
 
 /// Lines kept in all (the oldest go first).
 pub const KEPT_LINES: usize = 2000;
@@ -27,7 +27,7 @@ pub struct LogBook {
 
 impl LogBook {
     pub fn push(&self, function: &str, stream: &'static str, line: &str) {
-        let mut g = self.inner.lock().expect("log lock");
+        let mut g = self.inner.lock();
         g.0 += 1;
         let seq = g.0;
         if g.1.len() == KEPT_LINES {
@@ -45,7 +45,7 @@ impl LogBook {
     /// The lines after `after` (0: all kept), of one function or all, at most `limit`, the
     /// newest ones when there are more.
     pub fn since(&self, after: u64, function: Option<&str>, limit: usize) -> Vec<LogLine> {
-        let g = self.inner.lock().expect("log lock");
+        let g = self.inner.lock();
         let mut found: Vec<LogLine> =
             g.1.iter()
                 .rev()

@@ -8,10 +8,11 @@ use crate::{FunctionsSettings, command};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::UnixStream;
@@ -64,16 +65,16 @@ struct Process {
 
 impl Process {
     fn alive(&self) -> bool {
-        matches!(self.child.lock().expect("child lock").try_wait(), Ok(None))
+        matches!(self.child.lock().try_wait(), Ok(None))
     }
 
     fn kill(&self) {
-        let _ = self.child.lock().expect("child lock").start_kill();
+        let _ = self.child.lock().start_kill();
     }
 
     /// CPU time the process has used so far (user and system, all its threads).
     fn cpu(&self) -> Option<Duration> {
-        let pid = self.child.lock().expect("child lock").id()?;
+        let pid = self.child.lock().id()?;
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // Fields after the command name (which may hold spaces) in parentheses.
         let rest = stat.rsplit_once(')')?.1;
@@ -144,7 +145,7 @@ impl Functions {
                 ["127.0.0.1", "localhost", "0.0.0.0", "[::1]"].map(|h| format!("{h}:{p}"))
             })
             .collect();
-        *self.denied.write().unwrap_or_else(|e| e.into_inner()) = addresses;
+        *self.denied.write() = addresses;
     }
 
     /// What the functions printed lately.
@@ -153,7 +154,7 @@ impl Functions {
     }
 
     pub fn catalog(&self) -> Arc<Catalog> {
-        self.catalog.read().expect("catalog lock").clone()
+        self.catalog.read().clone()
     }
 
     /// The function `slug`; the folder is read again (at most once a second) for a name not
@@ -163,14 +164,14 @@ impl Functions {
             return Some(f.clone());
         }
         {
-            let mut at = self.discovered.lock().expect("discovery lock");
+            let mut at = self.discovered.lock();
             if at.elapsed() < REDISCOVER {
                 return None;
             }
             *at = Instant::now();
         }
         let found = Arc::new(catalog::discover(&self.project));
-        *self.catalog.write().expect("catalog lock") = found.clone();
+        *self.catalog.write() = found.clone();
         found.functions.get(slug).cloned()
     }
 
@@ -195,13 +196,7 @@ impl Functions {
                 keep: Box::new(process),
             });
         }
-        let slot = self
-            .warm
-            .lock()
-            .expect("workers lock")
-            .entry(f.slug.clone())
-            .or_default()
-            .clone();
+        let slot = self.warm.lock().entry(f.slug.clone()).or_default().clone();
         let mut held = slot.lock().await;
         let fresh = match held.as_mut() {
             Some(r) => {
@@ -323,7 +318,7 @@ impl Functions {
                 &self.project.supabase_dir.join("functions"),
                 &self.boot,
                 &self.sockets,
-                &self.denied.read().unwrap_or_else(|e| e.into_inner()),
+                &self.denied.read(),
             ))
             .env_clear()
             .envs(env)
@@ -427,7 +422,7 @@ impl Functions {
                 tracing::info!(target: "functions", function = %f.slug, "booted in {} ms", t0.elapsed().as_millis());
                 return Ok(r);
             }
-            let exited = r.process.child.lock().expect("child lock").try_wait();
+            let exited = r.process.child.lock().try_wait();
             if let Ok(Some(status)) = exited {
                 tracing::error!(target: "functions", function = %f.slug, "failed to boot ({status})");
                 self.logs

@@ -98,7 +98,7 @@ pub struct Branches {
     cluster: Cluster,
     served: tokio::sync::Mutex<HashMap<String, Arc<Served>>>,
     /// Made by this gateway: dropped when it stops.
-    made_here: std::sync::Mutex<HashSet<String>>,
+    made_here: parking_lot::Mutex<HashSet<String>>,
 }
 
 impl Branches {
@@ -120,10 +120,7 @@ impl Branches {
             .create(name)
             .await
             .map_err(|e| with_name(name, e))?;
-        self.made_here
-            .lock()
-            .expect("branches lock")
-            .insert(name.to_string());
+        self.made_here.lock().insert(name.to_string());
         Ok(took)
     }
 
@@ -161,7 +158,7 @@ impl Branches {
     pub async fn remove(&self, name: &str) -> Result<(), BranchError> {
         self.ensure_exists(name).await?;
         self.stop_serving(name).await;
-        self.made_here.lock().expect("branches lock").remove(name);
+        self.made_here.lock().remove(name);
         self.cluster
             .remove(name)
             .await
@@ -190,12 +187,7 @@ impl Branches {
 
     /// Drops the branches this gateway made (as it stops).
     pub async fn drop_all(&self) {
-        let names: Vec<String> = self
-            .made_here
-            .lock()
-            .expect("branches lock")
-            .drain()
-            .collect();
+        let names: Vec<String> = self.made_here.lock().drain().collect();
         for name in names {
             self.stop_serving(&name).await;
             if let Err(e) = self.cluster.remove(&name).await {

@@ -5,11 +5,12 @@
 use crate::error::DbError;
 use crate::login::Login;
 use deadpool_postgres::{Manager, ManagerConfig, Object, RecyclingMethod, Runtime, Timeouts};
+use parking_lot::RwLock;
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
@@ -141,12 +142,12 @@ impl RoleSettings {
             .into_iter()
             .map(|(role, s)| (role, applied(s)))
             .collect();
-        *self.by_role.write().expect("settings lock") = (by_role, none);
+        *self.by_role.write() = (by_role, none);
     }
 
     /// The settings to apply for `role` (shared: made once per schema cache load).
     pub fn of(&self, role: &str) -> Settings {
-        let by_role = self.by_role.read().expect("settings lock");
+        let by_role = self.by_role.read();
         by_role.0.get(role).unwrap_or(&by_role.1).clone()
     }
 }

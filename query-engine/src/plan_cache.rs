@@ -27,8 +27,9 @@ use crate::plan::{EngineConfig, Input, Outcome};
 use crate::render::Statement;
 use crate::request::{Method, Preferences, QueryParams, Resource, parse_query};
 use crate::schema::SchemaCache;
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Shapes kept per schema cache.
 pub const SHAPES: usize = 512;
@@ -75,23 +76,22 @@ impl Clone for PlanCache {
 
 impl std::fmt::Debug for PlanCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.0.lock().map(|m| m.len()).unwrap_or(0);
+        let n = self.0.lock().len();
         write!(f, "PlanCache({n} shapes)")
     }
 }
 
 impl PlanCache {
     fn get(&self, shape: &Shape) -> Option<Option<Arc<Template>>> {
-        self.0.lock().ok()?.get(shape).cloned()
+        self.0.lock().get(shape).cloned()
     }
 
     fn put(&self, shape: Shape, template: Option<Arc<Template>>) {
-        if let Ok(mut map) = self.0.lock() {
-            if map.len() >= SHAPES {
-                map.clear();
-            }
-            map.insert(shape, template);
+        let mut map = self.0.lock();
+        if map.len() >= SHAPES {
+            map.clear();
         }
+        map.insert(shape, template);
     }
 }
 
@@ -339,7 +339,7 @@ mod tests {
     }
 
     fn shapes(cache: &SchemaCache) -> Vec<bool> {
-        let map = cache.plans.0.lock().unwrap();
+        let map = cache.plans.0.lock();
         let mut v: Vec<bool> = map.values().map(Option::is_some).collect();
         v.sort();
         v

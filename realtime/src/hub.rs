@@ -3,9 +3,10 @@
 
 use super::filters::Filter;
 use super::protocol::{Broadcast, Frame, Vsn};
+use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::{Notify, mpsc};
 
 /// Frames and bytes a socket may have waiting before it counts as not reading.
@@ -122,7 +123,7 @@ pub struct Channel {
 
 impl Channel {
     pub fn access(&self) -> Access {
-        self.access.read().expect("access lock").clone()
+        self.access.read().clone()
     }
 
     pub fn push(&self, event: &str, payload: &serde_json::Value) -> bool {
@@ -177,11 +178,10 @@ impl Hub {
 
     pub fn add(&self, ch: Arc<Channel>) {
         if !ch.bindings.is_empty() {
-            self.changes.write().expect("hub lock").push(ch.clone());
+            self.changes.write().push(ch.clone());
         }
         self.topics
             .write()
-            .expect("hub lock")
             .entry((ch.sub_topic.clone(), ch.private))
             .or_default()
             .push(ch);
@@ -189,12 +189,9 @@ impl Hub {
 
     pub fn remove(&self, ch: &Channel) {
         if !ch.bindings.is_empty() {
-            self.changes
-                .write()
-                .expect("hub lock")
-                .retain(|c| c.id != ch.id);
+            self.changes.write().retain(|c| c.id != ch.id);
         }
-        let mut topics = self.topics.write().expect("hub lock");
+        let mut topics = self.topics.write();
         let key = (ch.sub_topic.clone(), ch.private);
         if let Some(list) = topics.get_mut(&key) {
             list.retain(|c| c.id != ch.id);
@@ -207,7 +204,6 @@ impl Hub {
     fn on_topic(&self, sub_topic: &str, private: bool) -> Vec<Arc<Channel>> {
         self.topics
             .read()
-            .expect("hub lock")
             .get(&(sub_topic.to_string(), private))
             .cloned()
             .unwrap_or_default()
@@ -215,17 +211,14 @@ impl Hub {
 
     /// The channels joined on this gateway, by topic (Studio's live view).
     pub fn channels(&self) -> Vec<ChannelSummary> {
-        let topics = self.topics.read().expect("hub lock");
+        let topics = self.topics.read();
         let mut list: Vec<ChannelSummary> = topics
             .iter()
             .map(|((topic, private), chans)| ChannelSummary {
                 topic: topic.clone(),
                 private: *private,
                 joined: chans.len(),
-                presences: chans
-                    .iter()
-                    .filter(|c| c.tracked.lock().expect("presence lock").is_some())
-                    .count(),
+                presences: chans.iter().filter(|c| c.tracked.lock().is_some()).count(),
                 roles: {
                     let mut r: Vec<String> = chans.iter().map(|c| c.access().role).collect();
                     r.sort();
@@ -257,11 +250,11 @@ impl Hub {
 
     /// Channels with `postgres_changes` bindings.
     pub fn has_change_listeners(&self) -> bool {
-        !self.changes.read().expect("hub lock").is_empty()
+        !self.changes.read().is_empty()
     }
 
     pub fn change_listeners(&self) -> Vec<Arc<Channel>> {
-        self.changes.read().expect("hub lock").clone()
+        self.changes.read().clone()
     }
 
     /// Delivers a broadcast to this gateway's channels on the topic (not to `except`).

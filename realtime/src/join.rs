@@ -226,7 +226,7 @@ impl Session {
             presence_enabled: AtomicBool::new(presence_enabled),
             tracked: Default::default(),
             bindings,
-            access: std::sync::RwLock::new(access(&who, broadcast_read, presence_read)),
+            access: parking_lot::RwLock::new(access(&who, broadcast_read, presence_read)),
         });
         self.rt.hub.add(ch.clone());
         self.channels.insert(m.topic.clone(), ch.clone());

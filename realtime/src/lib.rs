@@ -27,8 +27,9 @@ mod values;
 
 use auth::jwt::JwtKeys;
 pub use error::RealtimeError;
+use parking_lot::{Mutex, RwLock};
 use pg::{Login, Pool};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, watch};
 
@@ -160,15 +161,15 @@ impl Realtime {
     }
 
     pub fn changes_status(&self) -> ChangesStatus {
-        self.changes.read().expect("status lock").clone()
+        self.changes.read().clone()
     }
 
     fn set_changes_status(&self, s: ChangesStatus) {
-        *self.changes.write().expect("status lock") = s;
+        *self.changes.write() = s;
     }
 
     fn note_changes_join(&self) {
-        *self.last_changes_join.lock().expect("join lock") = Some(Instant::now());
+        *self.last_changes_join.lock() = Some(Instant::now());
         self.wake_delivery.notify_one();
     }
 
@@ -184,7 +185,7 @@ impl Realtime {
         if self.started.elapsed() >= self.settings.resume_grace {
             return true;
         }
-        matches!(*self.last_changes_join.lock().expect("join lock"),
+        matches!(*self.last_changes_join.lock(),
             Some(t) if t.elapsed() >= RESUME_SETTLE)
     }
 

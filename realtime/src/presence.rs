@@ -56,7 +56,7 @@ pub async fn state(rt: &Realtime, sub_topic: &str, private: bool) -> Result<Valu
 
 /// Tracks `payload` for the channel (replacing what it tracked); unchanged payloads are no-ops.
 pub async fn track(rt: &Realtime, ch: &Channel, payload: Value) -> Result<(), RealtimeError> {
-    let old = ch.tracked.lock().expect("tracked lock").clone();
+    let old = ch.tracked.lock().clone();
     if old.as_ref().is_some_and(|(_, p)| *p == payload) {
         return Ok(());
     }
@@ -79,7 +79,7 @@ pub async fn track(rt: &Realtime, ch: &Channel, payload: Value) -> Result<(), Re
     )
     .await
     ?;
-    *ch.tracked.lock().expect("tracked lock") = Some((new, payload));
+    *ch.tracked.lock() = Some((new, payload));
     let leaves = old.map(|(r, p)| (ch.presence_key.clone(), with_ref(&p, &r, None)));
     let diff = json!({
         "joins": group([(ch.presence_key.clone(), meta)]),
@@ -98,7 +98,7 @@ pub async fn track(rt: &Realtime, ch: &Channel, payload: Value) -> Result<(), Re
 
 /// Stops tracking what the channel tracks.
 pub async fn untrack(rt: &Realtime, ch: &Channel) -> Result<(), RealtimeError> {
-    let Some((r, p)) = ch.tracked.lock().expect("tracked lock").take() else {
+    let Some((r, p)) = ch.tracked.lock().take() else {
         return Ok(());
     };
     let c = rt.db.get().await?;

@@ -18,8 +18,9 @@
 //! on another lane's, so the shares are of the whole pool. The shares are per process: each
 //! replica protects its own pool.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -91,7 +92,7 @@ impl Drop for Slot {
             return;
         };
         {
-            let mut s = owner.state.lock().expect("slots lock");
+            let mut s = owner.state.lock();
             if let Some(n) = s.by_client.get_mut(&client) {
                 *n -= 1;
                 if *n == 0 {
@@ -161,7 +162,7 @@ impl ClientSlots {
     }
 
     fn try_start(self: &Arc<Self>, client: &str, own: Lane) -> Option<Slot> {
-        let mut s = self.state.lock().expect("slots lock");
+        let mut s = self.state.lock();
         let mine = s.by_client.get(client).copied().unwrap_or(0);
         if mine >= self.per_client || (mine > 0 && s.busy >= self.total / 2) {
             return None;
@@ -205,7 +206,7 @@ impl ClientSlots {
 
     #[cfg(test)]
     fn tracked(&self) -> (usize, usize, usize) {
-        let s = self.state.lock().unwrap();
+        let s = self.state.lock();
         (s.by_client.len(), s.busy, s.reserved)
     }
 }

@@ -11,11 +11,12 @@ mod openapi;
 mod result;
 pub mod schema_cache;
 
+use parking_lot::RwLock;
 use pg::pipeline::{self, Epoch};
 use pg::{DbError, Login, Pool, RequestContext, RoleSettings};
 use query_engine::request::{Method, Resource, parse_prefer};
 use query_engine::{ApiError, EngineConfig, Input, SchemaCache};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What config.toml and the flags say about the REST API.
@@ -168,14 +169,14 @@ impl Rest {
     }
 
     pub fn schema(&self) -> Arc<SchemaCache> {
-        self.schema.read().expect("schema lock").clone()
+        self.schema.read().clone()
     }
 
     /// Replaces the schema cache (and the role settings read with it); statements prepared
     /// before are dropped on next use, as their plans may name dropped objects.
     fn set_schema(&self, cache: SchemaCache) {
         self.role_settings.set(cache.all_role_settings().clone());
-        *self.schema.write().expect("schema lock") = Arc::new(cache);
+        *self.schema.write() = Arc::new(cache);
         self.epoch.bump();
     }
 

@@ -75,7 +75,7 @@ async fn fetch(url: &str) -> Result<Value, String> {
 impl Auth {
     /// The provider's key set, from its discovery document (kept for [`KEYS_TTL`]).
     async fn provider_keys(&self, issuer: &str) -> Result<JwkSet, AuthError> {
-        if let Some((at, keys)) = self.oidc_keys.lock().expect("keys lock").get(issuer)
+        if let Some((at, keys)) = self.oidc_keys.lock().get(issuer)
             && at.elapsed() < KEYS_TTL
         {
             return Ok(keys.clone());
@@ -93,7 +93,6 @@ impl Auth {
             serde_json::from_value(fetch(jwks_uri).await.map_err(bad_token)?).map_err(bad_token)?;
         self.oidc_keys
             .lock()
-            .expect("keys lock")
             .insert(issuer.to_string(), (Instant::now(), keys.clone()));
         Ok(keys)
     }

@@ -58,7 +58,7 @@ pub struct Auth {
     role_settings: RoleSettings,
     mailer: Arc<Mailer>,
     /// OpenID providers' key sets by issuer, with when they were fetched (`id_token`).
-    oidc_keys: std::sync::Mutex<
+    oidc_keys: parking_lot::Mutex<
         std::collections::HashMap<String, (std::time::Instant, jsonwebtoken::jwk::JwkSet)>,
     >,
 }
