@@ -58,6 +58,9 @@ pub enum Command {
     /// as tables, or all of them as CSV files (`inspect report`).
     #[command(subcommand)]
     Inspect(crate::commands::inspect::InspectCommand),
+    /// Seed a Supabase project from supabase/config.toml.
+    #[command(subcommand)]
+    Seed(crate::commands::seed::SeedCommand),
     /// Users of the auth API (what GoTrue's admin API does).
     #[command(subcommand)]
     Users(UsersCommand),
@@ -261,6 +264,9 @@ pub enum DbCommand {
     /// RLS policies, unindexed foreign keys, exposed auth.users, and more), with the same
     /// names, levels and remediation links, printed as JSON.
     Advisors(crate::commands::advisors::AdvisorsArgs),
+    /// Execute a SQL query against the database: the local one (or --db-url's), its rows as a
+    /// table, JSON or CSV.
+    Query(crate::commands::query::QueryArgs),
 }
 
 /// Which database a migration command works on: the local one unless told otherwise.

@@ -144,6 +144,8 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
         Command::Db(DbCommand::Pull(a)) => commands::remote::pull(&cfg, a).await,
         Command::Db(DbCommand::Advisors(a)) => commands::advisors::run(&cfg, a).await,
         Command::Inspect(c) => commands::inspect::run(&cfg, c).await,
+        Command::Db(DbCommand::Query(a)) => commands::query::run(&cfg, a).await,
+        Command::Seed(c) => commands::seed::run(&cfg, c).await,
         Command::Migration(MigrationCommand::Down(a)) => commands::remote::down(&cfg, a).await,
         Command::Migration(MigrationCommand::New { name }) => {
             commands::db::new_migration(&cfg, &name)

@@ -21,6 +21,7 @@ mod pipeline;
 mod postgrest;
 mod privileges;
 mod project;
+mod query_seed;
 mod realtime;
 mod renders;
 mod rest;

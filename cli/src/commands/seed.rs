@@ -1,0 +1,57 @@
+//! `seed buckets`, as the Supabase CLI's: the buckets `[storage.buckets.*]` declares created
+//! or updated in the local project, and the files under each one's `objects_path` uploaded
+//! (what `start` and `db reset` do for a new database, run on its own).
+
+use super::{Prepare, with_database};
+use gateway::config::Config;
+
+#[derive(clap::Subcommand, Debug)]
+pub enum SeedCommand {
+    /// Seed buckets declared in [storage.buckets]: each created or updated, and the files
+    /// under its objects_path uploaded.
+    Buckets {
+        /// Seeds the local database (the only one it works on).
+        #[arg(long)]
+        local: bool,
+    },
+}
+
+pub async fn run(cfg: &Config, command: SeedCommand) -> Result<(), String> {
+    let SeedCommand::Buckets { local: _ } = command;
+    let buckets = &cfg.project.config.storage.buckets;
+    if buckets.is_empty() {
+        eprintln!("No buckets are declared in [storage.buckets] of supabase/config.toml.");
+        return Ok(());
+    }
+    with_database(cfg, Prepare::UnlessRunning, async |db| {
+        let c = pg::connect(&db.admin).await?;
+        let existing: Vec<String> = c
+            .query("select id from storage.buckets", &[])
+            .await
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        for name in buckets.keys() {
+            if existing.contains(name) {
+                eprintln!("Updating Storage bucket: {name}");
+            } else {
+                eprintln!("Creating Storage bucket: {name}");
+            }
+        }
+        pg::migrate::project::sync_buckets(&c, &cfg.project)
+            .await
+            .map_err(|e| e.to_string())?;
+        drop(c);
+        let store = super::start::open_store(cfg)?;
+        for (name, b) in buckets {
+            if let Some(path) = &b.objects_path {
+                eprintln!("Uploading objects of {name} from supabase/{path}...");
+            }
+        }
+        super::start::upload_seed_objects(cfg, db, store.as_ref()).await
+    })
+    .await?;
+    println!("Finished supagate seed buckets.");
+    Ok(())
+}
