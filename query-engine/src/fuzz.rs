@@ -172,7 +172,7 @@ fn fuzz_the_grammar_and_planner() {
         // Small on purpose: the recursion bound must hold with room to spare.
         .stack_size(512 * 1024)
         .spawn(move || {
-            let cache = fixture::shop();
+            let cache = crate::plan_cache::Compiled::new(fixture::shop());
             let cfg = EngineConfig {
                 max_rows: Some(1000),
                 schemas: vec!["public".into()],

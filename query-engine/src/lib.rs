@@ -19,6 +19,6 @@ pub mod schema;
 pub use compile::{Plan, plan};
 pub use error::ApiError;
 pub use plan::{EngineConfig, Input};
-pub use plan_cache::plan_cached;
+pub use plan_cache::{Compiled, plan_cached};
 pub use render::Statement;
 pub use schema::SchemaCache;

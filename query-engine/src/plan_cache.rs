@@ -65,12 +65,29 @@ struct Template {
 }
 
 #[derive(Default)]
-pub struct PlanCache(Mutex<HashMap<Shape, Option<Arc<Template>>, foldhash::fast::RandomState>>);
+struct PlanCache(Mutex<HashMap<Shape, Option<Arc<Template>>, foldhash::fast::RandomState>>);
 
-impl Clone for PlanCache {
-    /// A copy of a schema cache starts with no plans.
-    fn clone(&self) -> Self {
-        PlanCache::default()
+/// A schema cache with the reads compiled against it, by shape: made anew (with no plans) when
+/// the schema is reloaded, so a plan never outlives the schema it was compiled against. It is
+/// the schema cache for everything else (it dereferences to it).
+pub struct Compiled {
+    schema: SchemaCache,
+    plans: PlanCache,
+}
+
+impl Compiled {
+    pub fn new(schema: SchemaCache) -> Self {
+        Compiled {
+            schema,
+            plans: PlanCache::default(),
+        }
+    }
+}
+
+impl std::ops::Deref for Compiled {
+    type Target = SchemaCache;
+    fn deref(&self) -> &SchemaCache {
+        &self.schema
     }
 }
 
@@ -95,20 +112,21 @@ impl PlanCache {
     }
 }
 
-/// [`crate::plan`], through the cache of `cache` for requests to tables.
+/// [`crate::plan`], through the plans of `compiled` for requests to tables.
 pub fn plan_cached(
     input: &Input,
-    cache: &SchemaCache,
+    compiled: &Compiled,
     cfg: &EngineConfig,
 ) -> Result<Plan, ApiError> {
+    let cache = &compiled.schema;
     let Some((shape, values)) = shape_of(input) else {
         return plan_parsed(input, cache, cfg, None);
     };
-    let template = match cache.plans.get(&shape) {
+    let template = match compiled.plans.get(&shape) {
         Some(t) => t,
         None => {
             let t = template(input, &shape, cache, cfg).map(Arc::new);
-            cache.plans.put(shape, t.clone());
+            compiled.plans.put(shape, t.clone());
             t
         }
     };
@@ -307,7 +325,11 @@ fn other_body(array: bool, keys: &[String], rows: &str) -> String {
 mod tests {
     use super::*;
     use crate::request::parse_prefer;
-    use crate::schema::fixture::shop;
+
+    /// The shop's schema, with no plans yet.
+    fn shop() -> Compiled {
+        Compiled::new(crate::schema::fixture::shop())
+    }
 
     fn cfg() -> EngineConfig {
         EngineConfig {
@@ -317,7 +339,7 @@ mod tests {
     }
 
     /// Plans `query` on products through the cache and directly.
-    fn both(cache: &SchemaCache, query: &[(&str, &str)], prefer: &str) -> (Plan, Plan) {
+    fn both(cache: &Compiled, query: &[(&str, &str)], prefer: &str) -> (Plan, Plan) {
         let query: Vec<(String, String)> = query
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -338,7 +360,7 @@ mod tests {
         (cached, direct)
     }
 
-    fn shapes(cache: &SchemaCache) -> Vec<bool> {
+    fn shapes(cache: &Compiled) -> Vec<bool> {
         let map = cache.plans.0.lock();
         let mut v: Vec<bool> = map.values().map(Option::is_some).collect();
         v.sort();
@@ -415,7 +437,7 @@ mod tests {
 
     /// Plans a write to products through the cache and directly.
     fn write(
-        cache: &SchemaCache,
+        cache: &Compiled,
         method: Method,
         query: &[(&str, &str)],
         body: &str,

@@ -244,8 +244,6 @@ pub struct SchemaCache {
     role_settings: HashMap<String, Vec<(String, String)>>,
     /// The login role's `pgrst.*` settings, without the prefix (`db_tx_end` → `commit`).
     db_config: HashMap<String, String>,
-    /// Reads compiled against this cache, by shape.
-    pub(crate) plans: crate::plan_cache::PlanCache,
 }
 
 impl SchemaCache {
@@ -273,7 +271,6 @@ impl SchemaCache {
             list.push((rs.key, rs.value));
         }
         Ok(SchemaCache {
-            plans: Default::default(),
             role_settings,
             db_config: raw
                 .db_config

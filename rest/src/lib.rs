@@ -15,7 +15,7 @@ use parking_lot::RwLock;
 use pg::pipeline::{self, Epoch};
 use pg::{DbError, Login, Pool, RequestContext, RoleSettings};
 use query_engine::request::{Method, Resource, parse_prefer};
-use query_engine::{ApiError, EngineConfig, Input, SchemaCache};
+use query_engine::{ApiError, Compiled, EngineConfig, Input, SchemaCache};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -82,7 +82,8 @@ pub struct Rest {
     extra_search_path: Vec<String>,
     /// Each exposed schema's search_path, made once.
     search_paths: Vec<(String, String)>,
-    schema: RwLock<Arc<SchemaCache>>,
+    /// The schema cache, with the plans compiled against it.
+    schema: RwLock<Arc<Compiled>>,
     /// Pipelined connections in lanes, one per HTTP worker: a thread uses its own lane's while
     /// one is free, so that a request and its connection usually stay on one thread.
     lanes: Vec<(pipeline::Pool, fairness::Lane)>,
@@ -151,7 +152,7 @@ impl Rest {
             },
             search_paths,
             extra_search_path: s.extra_search_path,
-            schema: RwLock::new(Arc::new(cache)),
+            schema: RwLock::new(Arc::new(Compiled::new(cache))),
             slots: fairness::ClientSlots::new(
                 s.max_client_queries,
                 lanes.iter().map(|(_, l)| *l).collect(),
@@ -168,7 +169,7 @@ impl Rest {
         }))
     }
 
-    pub fn schema(&self) -> Arc<SchemaCache> {
+    pub fn schema(&self) -> Arc<Compiled> {
         self.schema.read().clone()
     }
 
@@ -176,7 +177,7 @@ impl Rest {
     /// before are dropped on next use, as their plans may name dropped objects.
     fn set_schema(&self, cache: SchemaCache) {
         self.role_settings.set(cache.all_role_settings().clone());
-        *self.schema.write() = Arc::new(cache);
+        *self.schema.write() = Arc::new(Compiled::new(cache));
         self.epoch.bump();
     }
 
