@@ -1,7 +1,7 @@
 /** Hide/show and delete for the admin lists of products and categories, with the toasts of SPEC.md §8. */
 import { useQueryClient } from '@tanstack/react-query'
 import { toast } from '@/components/ui/use-toast'
-import { describeError } from '@/lib/errors'
+import { describeError, isUnreachable, type ServiceError } from '@/lib/errors'
 import { removeImages, type ImageBucket } from '@/lib/images'
 import { supabase } from '@/lib/supabase'
 
@@ -23,10 +23,15 @@ export function useRowMutations(table: Table) {
     void client.invalidateQueries({ queryKey: [table] })
     void client.invalidateQueries({ queryKey: ['dashboard'] })
   }
+  // An unreachable server: the open page's queries are asked again, so the outage banner shows.
+  const failed = (error: ServiceError, title: string) => {
+    toast({ variant: 'destructive', title, description: describeError(error) })
+    if (isUnreachable(error)) void client.refetchQueries({ type: 'active' })
+  }
   const toggle = async (row: Row) => {
     const { error } = await supabase.from(table).update({ is_available: !row.is_available }).eq('id', row.id)
     if (error) {
-      toast({ variant: 'destructive', title: `Failed to update ${noun[table]}`, description: describeError(error) })
+      failed(error, `Failed to update ${noun[table]}`)
       return
     }
     toast({ title: `${label[table]} ${row.is_available ? 'disabled' : 'enabled'}`, description: row.name })
@@ -35,7 +40,7 @@ export function useRowMutations(table: Table) {
   const remove = async (row: Row & { image?: string | null }) => {
     const { error } = await supabase.from(table).delete().eq('id', row.id)
     if (error) {
-      toast({ variant: 'destructive', title: `Failed to delete ${noun[table]}`, description: describeError(error) })
+      failed(error, `Failed to delete ${noun[table]}`)
       return
     }
     toast({ title: `${label[table]} deleted` })

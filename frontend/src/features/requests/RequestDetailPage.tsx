@@ -12,6 +12,7 @@ import { Textarea } from '@/components/ui/textarea'
 import { fulfilmentLabel, longDate, occasionLabel, price, sizeLabel, styleLabel } from '@/features/bouquet/schema'
 import { site } from '@/config/site'
 import { describeError } from '@/lib/errors'
+import { SaveFailure, useSave } from '@/admin/useSave'
 import { deleteRequest, markRead, receivedAgo, requestStatuses, saveNotes, setStatus, useRequest, type RequestRow, type RequestStatus } from './api'
 import { StatusBadge } from './RequestsPage'
 
@@ -19,14 +20,12 @@ import { StatusBadge } from './RequestsPage'
 function Notes({ r, onSaved }: { r: RequestRow; onSaved: () => void }) {
   const [text, setText] = React.useState(r.notes ?? '')
   const [saving, setSaving] = React.useState(false)
+  const attempt = useSave('Failed to save notes')
   const save = async () => {
     setSaving(true)
-    const { error } = await saveNotes(r.id, text)
+    const done = await attempt.run(() => saveNotes(r.id, text))
     setSaving(false)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Failed to save notes', description: describeError(error) })
-      return
-    }
+    if (!done) return
     toast({ title: 'Notes saved' })
     onSaved()
   }
@@ -35,6 +34,7 @@ function Notes({ r, onSaved }: { r: RequestRow; onSaved: () => void }) {
       <h2 id="notes-heading" className="font-display text-2xl font-semibold">Notes</h2>
       <Label htmlFor="request-notes" className="sr-only">Notes</Label>
       <Textarea id="request-notes" rows={4} maxLength={4000} value={text} onChange={(e) => setText(e.target.value)} placeholder="Quoted $70 with delivery; called Tuesday…" />
+      <SaveFailure message={attempt.failure} onRetry={() => void save()} busy={saving} what="Your notes were" />
       <Button onClick={save} disabled={saving || text === (r.notes ?? '')}>{saving ? 'Saving…' : 'Save notes'}</Button>
     </section>
   )

@@ -14,6 +14,7 @@ import { AdminTable, type Column } from '@/admin/AdminTable'
 import { useFailureToast } from '@/admin/useFailureToast'
 import { useAuth } from '@/features/auth/session'
 import { describeError } from '@/lib/errors'
+import { SaveFailure, useSave } from '@/admin/useSave'
 import { grantAdmin, revokeAdmin, saveNotifyEmail, useAdmins, useNotifyEmail } from './api'
 import { grantSchema, notifySchema, type GrantForm, type NotifyForm } from './schema'
 
@@ -26,12 +27,9 @@ function GrantAdmin({ onDone }: { onDone: () => void }) {
     resolver: zodResolver(grantSchema),
     defaultValues: { email: '' },
   })
+  const save = useSave('Could not add the administrator')
   const onSubmit = async ({ email }: GrantForm) => {
-    const { error } = await grantAdmin(email)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Could not add the administrator', description: describeError(error) })
-      return
-    }
+    if (!(await save.run(() => grantAdmin(email)))) return
     toast({ title: 'Administrator added', description: `${email} can now use the admin panel.` })
     reset()
     onDone()
@@ -50,6 +48,7 @@ function GrantAdmin({ onDone }: { onDone: () => void }) {
         </div>
         <Button type="submit" disabled={isSubmitting}><UserPlus aria-hidden="true" /> {isSubmitting ? 'Adding…' : 'Make administrator'}</Button>
       </div>
+      <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} what="The administrator was" />
     </form>
   )
 }
@@ -64,12 +63,9 @@ function NotifyEmail() {
   React.useEffect(() => {
     if (current.data !== undefined) reset({ notify_email: current.data })
   }, [current.data, reset])
+  const save = useSave()
   const onSubmit = async ({ notify_email }: NotifyForm) => {
-    const { error } = await saveNotifyEmail(notify_email)
-    if (error) {
-      toast({ variant: 'destructive', title: 'Error', description: describeError(error) })
-      return
-    }
+    if (!(await save.run(() => saveNotifyEmail(notify_email)))) return
     toast({ title: notify_email ? `New requests are e-mailed to ${notify_email}` : 'New requests are no longer e-mailed' })
     void client.invalidateQueries({ queryKey: ['settings'] })
   }
@@ -85,6 +81,7 @@ function NotifyEmail() {
         </div>
         <Button type="submit" variant="outline" disabled={isSubmitting || !isDirty}>Save</Button>
       </div>
+      <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} />
     </form>
   )
 }
