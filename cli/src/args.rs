@@ -343,15 +343,16 @@ pub enum RepairStatus {
 
 #[derive(Subcommand, Debug)]
 pub enum GenCommand {
-    /// TypeScript types, as `supabase gen types typescript --local` prints them.
+    /// Generate types from Postgres schema: TypeScript, as `supabase gen types typescript
+    /// --local` prints them, or Go structs (`go`).
     Types {
-        #[arg(value_parser = ["typescript"])]
+        #[arg(value_parser = ["typescript", "go"])]
         lang: Option<String>,
         /// Accepted for compatibility with the Supabase CLI (the database is always the local one).
         #[arg(long)]
         local: bool,
-        /// Accepted for compatibility: `--lang typescript`.
-        #[arg(long = "lang", value_parser = ["typescript"])]
+        /// Output language of the generated types.
+        #[arg(long = "lang", value_parser = ["typescript", "go"])]
         lang_flag: Option<String>,
         /// Schemas to include (default: public and the API's schemas).
         #[arg(short = 's', long = "schema", value_delimiter = ',')]

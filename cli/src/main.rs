@@ -174,8 +174,14 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             let remote = commands::migration::target(&cfg, target.db_url, target.linked)?;
             commands::migration::squash(&cfg, remote, version).await
         }
-        Command::Gen(GenCommand::Types { schemas, .. }) => {
-            commands::codegen::types(&cfg, schemas).await
+        Command::Gen(GenCommand::Types {
+            schemas,
+            lang,
+            lang_flag,
+            ..
+        }) => {
+            let lang = lang.or(lang_flag).unwrap_or_else(|| "typescript".into());
+            commands::codegen::types(&cfg, schemas, &lang).await
         }
         Command::Gen(GenCommand::BearerJwt {
             role,

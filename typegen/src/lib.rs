@@ -1,6 +1,7 @@
 //! `supagate gen types typescript`: the `Database` type of the schemas, as the Supabase CLI
-//! generates it, read straight from the database.
+//! generates it, read straight from the database; `--lang go`: postgres-meta's Go structs.
 
+pub mod go;
 mod introspect;
 mod render;
 mod types;
@@ -21,4 +22,14 @@ pub async fn generate(
     let row = c.query_one(introspect::SQL, &[&schemas]).await?;
     let catalog: introspect::Catalog = serde_json::from_str(&row.get::<_, String>(0))?;
     Ok(render::render(&catalog, schemas))
+}
+
+/// The Go structs for `schemas` (`gen types --lang go`).
+pub async fn generate_go(
+    c: &tokio_postgres::Client,
+    schemas: &[String],
+) -> Result<String, TypegenError> {
+    let row = c.query_one(introspect::SQL, &[&schemas]).await?;
+    let catalog: introspect::Catalog = serde_json::from_str(&row.get::<_, String>(0))?;
+    Ok(go::render(&catalog, schemas))
 }

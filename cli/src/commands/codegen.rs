@@ -1,10 +1,10 @@
-//! `gen types typescript` and `gen bearer-jwt`.
+//! `gen types typescript|go` and `gen bearer-jwt`.
 
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use pg::connect;
 
-pub async fn types(cfg: &Config, schemas: Vec<String>) -> Result<(), String> {
+pub async fn types(cfg: &Config, schemas: Vec<String>, lang: &str) -> Result<(), String> {
     // As the CLI: public and the API's schemas unless told which.
     let schemas = if schemas.is_empty() {
         let mut s = vec!["public".to_string()];
@@ -15,6 +15,13 @@ pub async fn types(cfg: &Config, schemas: Vec<String>) -> Result<(), String> {
     };
     with_database(cfg, Prepare::UnlessRunning, async |db| {
         let c = connect(&db.admin).await?;
+        if lang == "go" {
+            let go = typegen::generate_go(&c, &schemas)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("{go}");
+            return Ok(());
+        }
         let ts = typegen::generate(&c, &schemas)
             .await
             .map_err(|e| e.to_string())?;

@@ -57,6 +57,35 @@ async fn db_query_and_seed_buckets() {
         stdout(&q(&[sql, "-o", "csv"])),
         "id,body,done,meta\n1,\"a, \"\"quoted\"\" one\",t,\"{\"\"k\"\": [1]}\"\n2,,f,\n"
     );
+    // gen types go: postgres-meta's structs.
+    let go = "package database
+
+type PublicNotesSelect struct {
+  Body *string     `json:\"body\"`
+  Done *bool       `json:\"done\"`
+  Id   int32       `json:\"id\"`
+  Meta interface{} `json:\"meta\"`
+}
+
+type PublicNotesInsert struct {
+  Body *string     `json:\"body\"`
+  Done *bool       `json:\"done\"`
+  Id   int32       `json:\"id\"`
+  Meta interface{} `json:\"meta\"`
+}
+
+type PublicNotesUpdate struct {
+  Body *string     `json:\"body\"`
+  Done *bool       `json:\"done\"`
+  Id   *int32      `json:\"id\"`
+  Meta interface{} `json:\"meta\"`
+}
+";
+    assert_eq!(stdout(&gw.command(&dir, &["gen", "types", "go"])), go);
+    assert_eq!(
+        stdout(&gw.command(&dir, &["gen", "types", "--lang", "go", "--local"])),
+        go
+    );
     // A statement without rows prints its tag; a script prints its last result.
     assert_eq!(
         stdout(&q(&["insert into public.notes (id) values (3), (4)"])),
