@@ -2,7 +2,7 @@
 //! `/user/identities/authorize`), the local stand-in's sign-in page (`/local-oauth/{provider}`)
 //! and `/callback`, which sends the browser back to the app.
 
-use crate::auth_api::{caller, fail, query, raw_body, request, see_other, segment};
+use crate::auth_http::{caller, fail, query, raw_body, request, see_other, segment};
 use crate::error::GatewayError;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};

@@ -3,6 +3,7 @@
 //! shape. Nothing here talks SQL or keeps state of its own beyond the services' handles.
 
 mod auth_api;
+mod auth_http;
 pub mod branches;
 pub mod catcher;
 pub mod config;

@@ -2,7 +2,7 @@
 //! dynamic client registration and the server's metadata. While the server is off they answer
 //! as routes GoTrue does not have (404).
 
-use crate::auth_api::{
+use crate::auth_http::{
     body, caller, fail, query, raw_body, reply, request, require_admin, segment, unhandled,
 };
 use crate::error::GatewayError;

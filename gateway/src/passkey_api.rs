@@ -1,7 +1,7 @@
 //! `/auth/v1` routes of passkeys (`[auth.passkey]`): registration and sign-in ceremonies, the
 //! caller's passkeys, and the admin API's view of a user's.
 
-use crate::auth_api::{body, caller, fail, reply, request, require_admin, segment};
+use crate::auth_http::{body, caller, fail, reply, request, require_admin, segment};
 use crate::error::GatewayError;
 use actix_web::{HttpRequest, HttpResponse, web};
 use auth::service::PasskeyVerifyParams;
