@@ -344,15 +344,15 @@ pub enum RepairStatus {
 #[derive(Subcommand, Debug)]
 pub enum GenCommand {
     /// Generate types from Postgres schema: TypeScript, as `supabase gen types typescript
-    /// --local` prints them, or Go structs (`go`).
+    /// --local` prints them, Go structs (`go`) or Python models (`python`).
     Types {
-        #[arg(value_parser = ["typescript", "go"])]
+        #[arg(value_parser = ["typescript", "go", "python"])]
         lang: Option<String>,
         /// Accepted for compatibility with the Supabase CLI (the database is always the local one).
         #[arg(long)]
         local: bool,
         /// Output language of the generated types.
-        #[arg(long = "lang", value_parser = ["typescript", "go"])]
+        #[arg(long = "lang", value_parser = ["typescript", "go", "python"])]
         lang_flag: Option<String>,
         /// Schemas to include (default: public and the API's schemas).
         #[arg(short = 's', long = "schema", value_delimiter = ',')]

@@ -1,8 +1,10 @@
 //! `supagate gen types typescript`: the `Database` type of the schemas, as the Supabase CLI
-//! generates it, read straight from the database; `--lang go`: postgres-meta's Go structs.
+//! generates it, read straight from the database; `--lang go|python`: postgres-meta's Go
+//! structs and Python models.
 
 pub mod go;
 mod introspect;
+pub mod python;
 mod render;
 mod types;
 
@@ -24,12 +26,16 @@ pub async fn generate(
     Ok(render::render(&catalog, schemas))
 }
 
-/// The Go structs for `schemas` (`gen types --lang go`).
-pub async fn generate_go(
+/// The Go structs (`lang` `go`) or Python models (`python`) for `schemas` (`gen types --lang`).
+pub async fn generate_lang(
     c: &tokio_postgres::Client,
     schemas: &[String],
+    lang: &str,
 ) -> Result<String, TypegenError> {
     let row = c.query_one(introspect::SQL, &[&schemas]).await?;
     let catalog: introspect::Catalog = serde_json::from_str(&row.get::<_, String>(0))?;
-    Ok(go::render(&catalog, schemas))
+    Ok(match lang {
+        "python" => python::render(&catalog, schemas),
+        _ => go::render(&catalog, schemas),
+    })
 }

@@ -1,4 +1,4 @@
-//! `gen types typescript|go` and `gen bearer-jwt`.
+//! `gen types typescript|go|python` and `gen bearer-jwt`.
 
 use super::{Prepare, with_database};
 use gateway::config::Config;
@@ -15,11 +15,11 @@ pub async fn types(cfg: &Config, schemas: Vec<String>, lang: &str) -> Result<(),
     };
     with_database(cfg, Prepare::UnlessRunning, async |db| {
         let c = connect(&db.admin).await?;
-        if lang == "go" {
-            let go = typegen::generate_go(&c, &schemas)
+        if lang != "typescript" {
+            let out = typegen::generate_lang(&c, &schemas, lang)
                 .await
                 .map_err(|e| e.to_string())?;
-            println!("{go}");
+            println!("{out}");
             return Ok(());
         }
         let ts = typegen::generate(&c, &schemas)

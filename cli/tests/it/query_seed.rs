@@ -86,6 +86,27 @@ type PublicNotesUpdate struct {
         stdout(&gw.command(&dir, &["gen", "types", "--lang", "go", "--local"])),
         go
     );
+    // gen types python: postgres-meta's pydantic models.
+    let py = stdout(&gw.command(&dir, &["gen", "types", "--lang", "python"]));
+    assert!(
+        py.starts_with("from __future__ import annotations\n"),
+        "{py}"
+    );
+    for want in [
+        "class PublicNotes(BaseModel):
+    body: Optional[str] = Field(alias=\"body\")
+    done: Optional[bool] = Field(alias=\"done\")
+    id: int = Field(alias=\"id\")
+    meta: Optional[Json[Any]] = Field(alias=\"meta\")
+",
+        "class PublicNotesInsert(TypedDict):
+    body: NotRequired[Annotated[Optional[str], Field(alias=\"body\")]]
+    done: NotRequired[Annotated[Optional[bool], Field(alias=\"done\")]]
+    id: Annotated[int, Field(alias=\"id\")]
+",
+    ] {
+        assert!(py.contains(want), "no {want} in {py}");
+    }
     // A statement without rows prints its tag; a script prints its last result.
     assert_eq!(
         stdout(&q(&["insert into public.notes (id) values (3), (4)"])),
