@@ -344,16 +344,20 @@ pub enum RepairStatus {
 #[derive(Subcommand, Debug)]
 pub enum GenCommand {
     /// Generate types from Postgres schema: TypeScript, as `supabase gen types typescript
-    /// --local` prints them, Go structs (`go`) or Python models (`python`).
+    /// --local` prints them, Go structs (`go`), Swift types (`swift`) or Python models
+    /// (`python`), as postgres-meta generates them.
     Types {
-        #[arg(value_parser = ["typescript", "go", "python"])]
+        #[arg(value_parser = ["typescript", "go", "swift", "python"])]
         lang: Option<String>,
         /// Accepted for compatibility with the Supabase CLI (the database is always the local one).
         #[arg(long)]
         local: bool,
         /// Output language of the generated types.
-        #[arg(long = "lang", value_parser = ["typescript", "go", "python"])]
+        #[arg(long = "lang", value_parser = ["typescript", "go", "swift", "python"])]
         lang_flag: Option<String>,
+        /// Access control for Swift generated types.
+        #[arg(long = "swift-access-control", value_parser = ["internal", "public", "private", "package"], default_value = "internal")]
+        swift_access_control: String,
         /// Schemas to include (default: public and the API's schemas).
         #[arg(short = 's', long = "schema", value_delimiter = ',')]
         schemas: Vec<String>,

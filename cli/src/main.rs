@@ -178,10 +178,11 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             schemas,
             lang,
             lang_flag,
+            swift_access_control,
             ..
         }) => {
             let lang = lang.or(lang_flag).unwrap_or_else(|| "typescript".into());
-            commands::codegen::types(&cfg, schemas, &lang).await
+            commands::codegen::types(&cfg, schemas, &lang, &swift_access_control).await
         }
         Command::Gen(GenCommand::BearerJwt {
             role,

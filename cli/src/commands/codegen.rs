@@ -1,10 +1,15 @@
-//! `gen types typescript|go|python` and `gen bearer-jwt`.
+//! `gen types typescript|go|swift|python` and `gen bearer-jwt`.
 
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use pg::connect;
 
-pub async fn types(cfg: &Config, schemas: Vec<String>, lang: &str) -> Result<(), String> {
+pub async fn types(
+    cfg: &Config,
+    schemas: Vec<String>,
+    lang: &str,
+    access_control: &str,
+) -> Result<(), String> {
     // As the CLI: public and the API's schemas unless told which.
     let schemas = if schemas.is_empty() {
         let mut s = vec!["public".to_string()];
@@ -16,7 +21,7 @@ pub async fn types(cfg: &Config, schemas: Vec<String>, lang: &str) -> Result<(),
     with_database(cfg, Prepare::UnlessRunning, async |db| {
         let c = connect(&db.admin).await?;
         if lang != "typescript" {
-            let out = typegen::generate_lang(&c, &schemas, lang)
+            let out = typegen::generate_lang(&c, &schemas, lang, access_control)
                 .await
                 .map_err(|e| e.to_string())?;
             println!("{out}");

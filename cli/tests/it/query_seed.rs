@@ -107,6 +107,28 @@ type PublicNotesUpdate struct {
     ] {
         assert!(py.contains(want), "no {want} in {py}");
     }
+    // gen types swift: postgres-meta's Swift types.
+    let swift = stdout(&gw.command(
+        &dir,
+        &["gen", "types", "swift", "--swift-access-control", "public"],
+    ));
+    assert!(
+        swift.starts_with("import Foundation\nimport Supabase\n\npublic enum GraphqlPublicSchema {\n}\npublic enum PublicSchema {\n"),
+        "{swift}"
+    );
+    assert!(
+        swift.contains(
+            "  public struct NotesSelect: Codable, Hashable, Sendable {
+    public let body: String?
+    public let done: Bool?
+    public let id: Int32
+    public let meta: AnyJSON?
+    public enum CodingKeys: String, CodingKey {
+      case body = \"body\"
+"
+        ),
+        "{swift}"
+    );
     // A statement without rows prints its tag; a script prints its last result.
     assert_eq!(
         stdout(&q(&["insert into public.notes (id) values (3), (4)"])),
