@@ -581,6 +581,8 @@ for (const width of [1280, 375]) {
       await expect(calendar).toBeVisible()
       // The calendar opens on today's month: go to the Sunday's.
       if (sunday.slice(0, 7) !== shopDay(0).slice(0, 7)) await calendar.getByRole('button', { name: 'Next month' }).click()
+      const axe = await new AxeBuilder({ page }).include('#wanted-calendar').analyze()
+      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([])
       const closedDay = calendar.locator(`[data-day="${sunday}"]`)
       await expect(closedDay).toHaveAttribute('aria-disabled', 'true')
       await expect(closedDay).toHaveAccessibleName(/, closed$/)
