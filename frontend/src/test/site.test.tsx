@@ -125,3 +125,32 @@ describe('route error boundary', () => {
     spy.mockRestore()
   })
 })
+
+describe('the calendar of the request form', () => {
+  it('greys out what cannot be chosen, chooses with a click, and moves by keyboard across months', async () => {
+    const { Calendar } = await import('@/components/ui/calendar')
+    const { fireEvent } = await import('@testing-library/react')
+    const chosen: string[] = []
+    render(
+      <Calendar label="Delivery days" min="2026-06-01" max="2026-08-31" onSelect={(d) => chosen.push(d)}
+        unavailable={(d) => (new Date(`${d}T12:00:00Z`).getUTCDay() === 0 ? 'closed' : null)} />,
+    )
+    expect(screen.getByText('June 2026')).toBeInTheDocument()
+    const sunday = screen.getByRole('button', { name: 'Sunday, June 7, 2026, closed' })
+    expect(sunday).toHaveAttribute('aria-disabled', 'true')
+    fireEvent.click(sunday)
+    expect(chosen).toEqual([])
+    fireEvent.click(screen.getByRole('button', { name: 'Monday, June 8, 2026' }))
+    expect(chosen).toEqual(['2026-06-08'])
+    // Before min: not available; the previous month cannot be opened.
+    expect(screen.getByRole('button', { name: 'Previous month' })).toBeDisabled()
+    // The arrows move the focus day by day and week by week, into the next month.
+    const june30 = screen.getByRole('button', { name: 'Tuesday, June 30, 2026' })
+    fireEvent.click(june30)
+    fireEvent.keyDown(june30, { key: 'ArrowRight' })
+    expect(screen.getByText('July 2026')).toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Wednesday, July 1, 2026' })).toHaveFocus()
+    fireEvent.keyDown(screen.getByRole('button', { name: 'Wednesday, July 1, 2026' }), { key: 'ArrowDown' })
+    expect(screen.getByRole('button', { name: 'Wednesday, July 8, 2026' })).toHaveFocus()
+  })
+})
