@@ -170,6 +170,36 @@ async fn push_pull_and_down_against_a_stand_in_project() {
         "{}",
         text(&out)
     );
+    // Custom roles from supabase/roles.sql, run before the migrations (none pending here).
+    std::fs::write(
+        dir.join("supabase/roles.sql"),
+        "create role app_reader nologin;\n",
+    )
+    .unwrap();
+    let out = on_remote(&["db", "push", "--include-roles", "--dry-run"]);
+    assert!(
+        out.status.success()
+            && text(&out).contains("Would create custom roles supabase/roles.sql..."),
+        "{}",
+        text(&out)
+    );
+    let out = on_remote(&["db", "push", "--include-roles"]);
+    assert!(
+        out.status.success()
+            && text(&out).contains("Seeding globals from roles.sql...")
+            && text(&out).contains("Schema migrations are up to date."),
+        "{}",
+        text(&out)
+    );
+    let role: i64 = hosted_db
+        .query_one(
+            "select count(*) from pg_roles where rolname = 'app_reader'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(role, 1);
     // A changed seed file only has its hash updated.
     std::fs::write(dir.join("supabase/seed.sql"), format!("{SEED}-- changed\n")).unwrap();
     let out = on_remote(&["db", "push", "--include-seed"]);
