@@ -3,7 +3,7 @@
 //! `{statusCode,code,error,message}` or Realtime `{message}` (with `errors` for invalid input).
 
 use actix_web::{HttpResponse, ResponseError, http::StatusCode};
-use query_engine::ApiError;
+use query_engine::{ApiError, Pgrst};
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]
@@ -140,7 +140,7 @@ impl ResponseError for GatewayError {
 }
 
 fn www_authenticate(e: &ApiError) -> String {
-    if e.code == "PGRST301" || e.code == "PGRST303" {
+    if e.code == Pgrst::InvalidJwt.code() || e.code == Pgrst::JwtClaims.code() {
         format!(
             "Bearer error=\"invalid_token\", error_description=\"{}\"",
             e.message.replace('"', "'")

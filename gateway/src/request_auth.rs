@@ -4,6 +4,7 @@
 use actix_web::HttpRequest;
 use auth::jwt::{API_ROLES, CLI_PUBLISHABLE_KEY, CLI_SECRET_KEY, Claims, JwtError, JwtKeys};
 use query_engine::ApiError;
+use query_engine::Pgrst;
 use std::sync::{Arc, LazyLock};
 
 #[derive(Debug, Clone)]
@@ -44,9 +45,9 @@ fn header(req: &HttpRequest, name: impl actix_web::http::header::AsHeaderName) -
 pub fn jwt_error(e: JwtError) -> ApiError {
     match e {
         JwtError::Expired | JwtError::NotYetValid | JwtError::IssuedInFuture => {
-            ApiError::new(401, "PGRST303", e.to_string())
+            ApiError::pgrst(Pgrst::JwtClaims, e.to_string())
         }
-        _ => ApiError::new(401, "PGRST301", e.to_string()),
+        _ => ApiError::pgrst(Pgrst::InvalidJwt, e.to_string()),
     }
 }
 
@@ -76,7 +77,7 @@ pub fn claimed(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Id
             }
             Some(k) if local_keys && k == CLI_PUBLISHABLE_KEY => return Ok(Identity::anon()),
             Some(k) if k.starts_with("sb_") => {
-                return Err(ApiError::new(401, "PGRST301", "Invalid API key"));
+                return Err(ApiError::pgrst(Pgrst::InvalidJwt, "Invalid API key"));
             }
             Some(k) => Some(k),
             None => None,
@@ -87,9 +88,8 @@ pub fn claimed(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Id
     };
     let claims = keys.verify_shared(token).map_err(jwt_error)?;
     if let Some(None) = claims.role {
-        return Err(ApiError::new(
-            401,
-            "PGRST301",
+        return Err(ApiError::pgrst(
+            Pgrst::InvalidJwt,
             "JWT role claim must be a string",
         ));
     }

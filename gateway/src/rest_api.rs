@@ -7,6 +7,7 @@ use crate::http_util::{BodyError, client_ip, header, headers_json, query_pairs, 
 use crate::request_auth::identify;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use query_engine::ApiError;
+use query_engine::Pgrst;
 use query_engine::request::Method;
 
 pub async fn handle(
@@ -40,9 +41,8 @@ async fn serve(
     profile: Option<&str>,
 ) -> Result<HttpResponse, GatewayError> {
     let Some(method) = Method::parse(req.method().as_str()) else {
-        return Err(ApiError::new(
-            405,
-            "PGRST117",
+        return Err(ApiError::pgrst(
+            Pgrst::UnsupportedMethod,
             format!("Unsupported HTTP method: {}", req.method()),
         )
         .into());
@@ -57,16 +57,16 @@ async fn serve(
         bytes::Bytes::new()
     } else {
         read_body(payload, limit).await.map_err(|e| match e {
-            BodyError::TooLarge => ApiError::new(
-                413,
-                "PGRST413",
+            BodyError::TooLarge => ApiError::pgrst(
+                Pgrst::BodyTooLarge,
                 format!("Request body is larger than {limit} bytes"),
             ),
             BodyError::TimedOut => {
-                ApiError::new(408, "PGRST000", "The request body did not arrive in time")
+                ApiError::pgrst(Pgrst::Connection, "The request body did not arrive in time")
+                    .with_status(408)
             }
             BodyError::Broken => {
-                ApiError::new(400, "PGRST102", "The request body could not be read")
+                ApiError::pgrst(Pgrst::InvalidBody, "The request body could not be read")
             }
         })?
     };

@@ -16,7 +16,154 @@ pub struct ApiError {
     pub hint: Option<String>,
 }
 
+/// PostgREST's error codes (its "Error codes" reference), each with the HTTP status it answers
+/// with; the message (and details, hint) say what went wrong in the request at hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pgrst {
+    /// PGRST000: The database cannot be reached (supagate also answers a body that did not arrive in time with it, as 408).
+    Connection,
+    /// PGRST001: The database connection failed while in use.
+    ConnectionLost,
+    /// PGRST003: No connection of the pool was free in time.
+    PoolTimeout,
+    /// PGRST100: The query string, a filter or `select` does not parse.
+    Parse,
+    /// PGRST101: A function called with a method it does not take.
+    InvalidRpcMethod,
+    /// PGRST102: The body is not valid JSON, or not the JSON the request needs.
+    InvalidBody,
+    /// PGRST103: A range (or offset) that cannot be satisfied.
+    InvalidRange,
+    /// PGRST105: A PUT that is not an upsert of one row by its primary key.
+    InvalidPut,
+    /// PGRST106: A schema that is not exposed.
+    SchemaNotExposed,
+    /// PGRST107: No media type the client accepts is available.
+    NotAcceptable,
+    /// PGRST108: A filter, order or limit on a relation that is not embedded.
+    FilterNotEmbedded,
+    /// PGRST114: A PUT with limit or offset.
+    PutWithLimit,
+    /// PGRST115: A PUT whose body's primary key differs from the filter's.
+    PutKeyMismatch,
+    /// PGRST116: A singular response (`vnd.pgrst.object`) with other than one row.
+    Singular,
+    /// PGRST117: An HTTP method PostgREST does not take.
+    UnsupportedMethod,
+    /// PGRST122: Preferences that `handling=strict` refuses.
+    InvalidPreferences,
+    /// PGRST123: Aggregate functions while they are disabled.
+    AggregatesDisabled,
+    /// PGRST124: More rows affected than `max-affected` allows.
+    MaxAffected,
+    /// PGRST125: A path that names nothing.
+    InvalidPath,
+    /// PGRST128: A function call that affected more rows than `max-affected` allows.
+    MaxAffectedRpc,
+    /// PGRST200: An embedding with no relationship between the tables.
+    NoRelationship,
+    /// PGRST201: An embedding that more than one relationship could mean.
+    AmbiguousRelationship,
+    /// PGRST202: A function not in the schema cache.
+    FunctionNotFound,
+    /// PGRST203: A call that more than one overload of a function could mean.
+    AmbiguousFunction,
+    /// PGRST204: A column not in the schema cache.
+    ColumnNotFound,
+    /// PGRST205: A table not in the schema cache.
+    TableNotFound,
+    /// PGRST301: A JWT that cannot be decoded or whose signature is wrong.
+    InvalidJwt,
+    /// PGRST303: A JWT whose claims are refused (expired, wrong audience, …).
+    JwtClaims,
+    /// PGRST413: A body larger than supagate takes (supagate's own code).
+    BodyTooLarge,
+}
+
+impl Pgrst {
+    /// The code, as the body's `code`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Pgrst::Connection => "PGRST000",
+            Pgrst::ConnectionLost => "PGRST001",
+            Pgrst::PoolTimeout => "PGRST003",
+            Pgrst::Parse => "PGRST100",
+            Pgrst::InvalidRpcMethod => "PGRST101",
+            Pgrst::InvalidBody => "PGRST102",
+            Pgrst::InvalidRange => "PGRST103",
+            Pgrst::InvalidPut => "PGRST105",
+            Pgrst::SchemaNotExposed => "PGRST106",
+            Pgrst::NotAcceptable => "PGRST107",
+            Pgrst::FilterNotEmbedded => "PGRST108",
+            Pgrst::PutWithLimit => "PGRST114",
+            Pgrst::PutKeyMismatch => "PGRST115",
+            Pgrst::Singular => "PGRST116",
+            Pgrst::UnsupportedMethod => "PGRST117",
+            Pgrst::InvalidPreferences => "PGRST122",
+            Pgrst::AggregatesDisabled => "PGRST123",
+            Pgrst::MaxAffected => "PGRST124",
+            Pgrst::InvalidPath => "PGRST125",
+            Pgrst::MaxAffectedRpc => "PGRST128",
+            Pgrst::NoRelationship => "PGRST200",
+            Pgrst::AmbiguousRelationship => "PGRST201",
+            Pgrst::FunctionNotFound => "PGRST202",
+            Pgrst::AmbiguousFunction => "PGRST203",
+            Pgrst::ColumnNotFound => "PGRST204",
+            Pgrst::TableNotFound => "PGRST205",
+            Pgrst::InvalidJwt => "PGRST301",
+            Pgrst::JwtClaims => "PGRST303",
+            Pgrst::BodyTooLarge => "PGRST413",
+        }
+    }
+
+    /// The HTTP status PostgREST answers it with.
+    pub fn status(self) -> u16 {
+        match self {
+            Pgrst::Connection => 503,
+            Pgrst::ConnectionLost => 503,
+            Pgrst::PoolTimeout => 504,
+            Pgrst::Parse => 400,
+            Pgrst::InvalidRpcMethod => 405,
+            Pgrst::InvalidBody => 400,
+            Pgrst::InvalidRange => 416,
+            Pgrst::InvalidPut => 405,
+            Pgrst::SchemaNotExposed => 406,
+            Pgrst::NotAcceptable => 406,
+            Pgrst::FilterNotEmbedded => 400,
+            Pgrst::PutWithLimit => 400,
+            Pgrst::PutKeyMismatch => 400,
+            Pgrst::Singular => 406,
+            Pgrst::UnsupportedMethod => 405,
+            Pgrst::InvalidPreferences => 400,
+            Pgrst::AggregatesDisabled => 400,
+            Pgrst::MaxAffected => 400,
+            Pgrst::InvalidPath => 404,
+            Pgrst::MaxAffectedRpc => 400,
+            Pgrst::NoRelationship => 400,
+            Pgrst::AmbiguousRelationship => 300,
+            Pgrst::FunctionNotFound => 404,
+            Pgrst::AmbiguousFunction => 300,
+            Pgrst::ColumnNotFound => 400,
+            Pgrst::TableNotFound => 404,
+            Pgrst::InvalidJwt => 401,
+            Pgrst::JwtClaims => 401,
+            Pgrst::BodyTooLarge => 413,
+        }
+    }
+}
+
 impl ApiError {
+    /// The error `code` stands for, with its status.
+    pub fn pgrst(code: Pgrst, message: impl Into<String>) -> Self {
+        ApiError::new(code.status(), code.code(), message)
+    }
+
+    /// The same error answered with another status than its code's usual one.
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+
     pub fn new(status: u16, code: &str, message: impl Into<String>) -> Self {
         ApiError {
             status,
@@ -57,7 +204,7 @@ impl ApiError {
 
 impl From<crate::parser::ParseError> for ApiError {
     fn from(e: crate::parser::ParseError) -> Self {
-        ApiError::new(400, "PGRST100", e.to_string()).details(e.details)
+        ApiError::pgrst(Pgrst::Parse, e.to_string()).details(e.details)
     }
 }
 
@@ -143,9 +290,8 @@ mod tests {
 
     #[test]
     fn body_has_all_four_keys() {
-        let e = ApiError::new(
-            404,
-            "PGRST205",
+        let e = ApiError::pgrst(
+            Pgrst::TableNotFound,
             "Could not find the table 'public.x' in the schema cache",
         );
         assert_eq!(

@@ -17,7 +17,7 @@ pub mod response;
 pub mod schema;
 
 pub use compile::{Plan, plan};
-pub use error::ApiError;
+pub use error::{ApiError, Pgrst};
 pub use plan::{EngineConfig, Input};
 pub use plan_cache::{Compiled, plan_cached};
 pub use render::Statement;

@@ -1,5 +1,6 @@
 //! Turns the main statement's one result row into status, headers and body, as PostgREST does.
 
+use crate::error::Pgrst;
 use bytes::Bytes;
 
 use crate::error::ApiError;
@@ -56,9 +57,8 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
     // fails and rolls back, whatever `return=` asked for (a write is never wider than asked).
     let wants_single = o.media.is_singular();
     if wants_single && row.page_total != 1 && !matches!(o.kind, Kind::Call { void: true }) {
-        return Err(ApiError::new(
-            406,
-            "PGRST116",
+        return Err(ApiError::pgrst(
+            Pgrst::Singular,
             "Cannot coerce the result to a single JSON object",
         )
         .details(format!("The result contains {} rows", row.page_total)));
@@ -69,9 +69,8 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         && matches!(o.kind, Kind::Update | Kind::Delete | Kind::Call { .. })
         && row.page_total > limit
     {
-        return Err(ApiError::new(
-            400,
-            "PGRST124",
+        return Err(ApiError::pgrst(
+            Pgrst::MaxAffected,
             "Query result exceeds max-affected preference constraint",
         )
         .details(format!("The query affects {} rows", row.page_total)));
@@ -93,14 +92,14 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
                 && o.offset > 0
                 && o.offset as i64 > t
             {
-                return Err(
-                    ApiError::new(416, "PGRST103", "Requested range not satisfiable").details(
-                        format!(
-                            "An offset of {} was requested, but there are only {} rows.",
-                            o.offset, t
-                        ),
-                    ),
-                );
+                return Err(ApiError::pgrst(
+                    Pgrst::InvalidRange,
+                    "Requested range not satisfiable",
+                )
+                .details(format!(
+                    "An offset of {} was requested, but there are only {} rows.",
+                    o.offset, t
+                )));
             }
             headers.push((
                 "Content-Range".into(),
@@ -137,9 +136,8 @@ pub fn build(o: &Outcome, row: ResultRow) -> Result<Response, ApiError> {
         // differs from the URL's wrote nothing (PGRST115, rolled back).
         Kind::Put => {
             if row.page_total != 1 {
-                return Err(ApiError::new(
-                    400,
-                    "PGRST115",
+                return Err(ApiError::pgrst(
+                    Pgrst::PutKeyMismatch,
                     "Payload values do not match URL in primary key column(s)",
                 ));
             }

@@ -14,6 +14,7 @@ pub mod schema_cache;
 use parking_lot::RwLock;
 use pg::pipeline::{self, Epoch};
 use pg::{DbError, Login, Pool, RequestContext, RoleSettings};
+use query_engine::Pgrst;
 use query_engine::request::{Method, Resource, parse_prefer};
 use query_engine::{ApiError, Compiled, EngineConfig, Input, SchemaCache};
 use std::sync::Arc;
@@ -216,9 +217,8 @@ impl Rest {
         let resource = match path.strip_prefix("rpc/") {
             Some(f) => Resource::Rpc(f.to_string()),
             None if path.contains('/') => {
-                return Err(ApiError::new(
-                    404,
-                    "PGRST125",
+                return Err(ApiError::pgrst(
+                    Pgrst::InvalidPath,
                     format!("Invalid path specified in request URL: /{path}"),
                 ));
             }
@@ -329,9 +329,8 @@ impl Rest {
     /// `GET /rest/v1/`: the OpenAPI description of the schema the profile names.
     fn root(&self, r: &RestRequest<'_>) -> Result<RestResponse, ApiError> {
         if !r.method.is_read() {
-            return Err(ApiError::new(
-                405,
-                "PGRST117",
+            return Err(ApiError::pgrst(
+                Pgrst::UnsupportedMethod,
                 format!("Unsupported HTTP method: {}", r.method_name),
             ));
         }
@@ -346,9 +345,8 @@ impl Rest {
             })
             .to_string();
         if !self.engine.schemas.contains(&schema_name) {
-            return Err(ApiError::new(
-                406,
-                "PGRST106",
+            return Err(ApiError::pgrst(
+                Pgrst::SchemaNotExposed,
                 format!("Invalid schema: {schema_name}"),
             ));
         }
@@ -402,14 +400,12 @@ fn server_error(
 /// A database failure as PostgREST reports it.
 pub fn db_error(e: DbError, is_anon: bool) -> ApiError {
     match e {
-        DbError::PoolTimeout => ApiError::new(
-            504,
-            "PGRST003",
+        DbError::PoolTimeout => ApiError::pgrst(
+            Pgrst::PoolTimeout,
             "Timed out acquiring connection from connection pool.",
         ),
-        DbError::Unavailable(m) => ApiError::new(
-            503,
-            "PGRST001",
+        DbError::Unavailable(m) => ApiError::pgrst(
+            Pgrst::ConnectionLost,
             "Database client error. Retrying the connection.",
         )
         .details(m),
@@ -424,9 +420,8 @@ pub fn db_error(e: DbError, is_anon: bool) -> ApiError {
             ),
             None => {
                 tracing::warn!("database connection error: {e}");
-                ApiError::new(
-                    503,
-                    "PGRST001",
+                ApiError::pgrst(
+                    Pgrst::ConnectionLost,
                     "Database client error. Retrying the connection.",
                 )
                 .details(e.to_string())

@@ -5,6 +5,7 @@ use super::read::{attach_query, page, select_tree};
 use super::tree::{CallArgs, CallPlan};
 use super::{EngineConfig, Input};
 use crate::error::ApiError;
+use crate::error::Pgrst;
 use crate::request::*;
 use crate::schema::{Function, SchemaCache};
 use serde_json::Value;
@@ -84,9 +85,7 @@ fn resolve_function<'f>(
             })
             .collect();
         let list = list.join(", ");
-        ApiError::new(
-            300,
-            "PGRST203",
+        ApiError::pgrst(Pgrst::AmbiguousFunction,
             format!("Could not choose the best candidate function between: {list}"),
         )
         .hint("Try renaming the parameters or the function itself in the database so function overloading can be resolved")
@@ -127,7 +126,7 @@ fn no_function(schema: &str, name: &str, given: &[&str], content: Content) -> Ap
         Content::Query => (named, with_params),
     };
     let message = format!("Could not find the function {func}{named} in the schema cache");
-    ApiError::new(404, "PGRST202", message).details(format!(
+    ApiError::pgrst(Pgrst::FunctionNotFound, message).details(format!(
         "Searched for the function {func}{searched}, but no matches were found in the schema cache."
     ))
 }
@@ -215,7 +214,7 @@ pub(super) fn plan<'c>(
                 whole_body = Some(other);
                 serde_json::Map::new()
             }
-            Err(_) => return Err(ApiError::new(400, "PGRST102", "Empty or invalid json")),
+            Err(_) => return Err(ApiError::pgrst(Pgrst::InvalidBody, "Empty or invalid json")),
         },
     };
     let given: Vec<&str> = args.keys().map(String::as_str).collect();
@@ -223,18 +222,22 @@ pub(super) fn plan<'c>(
     let func = resolve_function(&candidates, schema, name, &given, content).map_err(|e| {
         match no_function_hint(cache, schema, name, &given, overloads) {
             // With a raw body PostgREST gives no hint.
-            Some(h) if e.code == "PGRST202" && !matches!(content, Content::Raw(_)) => e.hint(h),
+            Some(h)
+                if e.code == Pgrst::FunctionNotFound.code()
+                    && !matches!(content, Content::Raw(_)) =>
+            {
+                e.hint(h)
+            }
             _ => e,
         }
     })?;
     let unnamed = func.args.len() == 1 && func.args[0].name.is_empty() && !given.contains(&"");
     if whole_body.is_some() && !unnamed && !matches!(whole_body, Some(Value::Object(_))) {
-        return Err(ApiError::new(400, "PGRST102", "Empty or invalid json"));
+        return Err(ApiError::pgrst(Pgrst::InvalidBody, "Empty or invalid json"));
     }
     if input.prefer.affected_limit().is_some() && !func.returns_set {
-        return Err(ApiError::new(
-            400,
-            "PGRST128",
+        return Err(ApiError::pgrst(
+            Pgrst::MaxAffectedRpc,
             "Function must return SETOF or TABLE when max-affected preference is used with handling=strict",
         ));
     }
@@ -243,7 +246,7 @@ pub(super) fn plan<'c>(
         CallArgs::Whole(match content {
             Content::Raw("bytea") => format!("\\x{}", hex_encode(input.body)),
             _ => std::str::from_utf8(input.body)
-                .map_err(|_| ApiError::new(400, "PGRST102", "The body is not valid UTF-8"))?
+                .map_err(|_| ApiError::pgrst(Pgrst::InvalidBody, "The body is not valid UTF-8"))?
                 .to_string(),
         })
     } else if args.is_empty() {

@@ -10,6 +10,7 @@ pub mod tree;
 pub(crate) mod write;
 
 use crate::error::ApiError;
+use crate::error::Pgrst;
 use crate::request::*;
 use crate::schema::{SchemaCache, Table};
 use tree::ActionPlan;
@@ -112,7 +113,7 @@ fn resolve_schema(cfg: &EngineConfig, profile: Option<&str>) -> Result<(String, 
         )),
         Some(p) if cfg.schemas.iter().any(|s| s == p) => Ok((p.to_string(), true)),
         Some(p) => Err(
-            ApiError::new(406, "PGRST106", format!("Invalid schema: {p}")).hint(format!(
+            ApiError::pgrst(Pgrst::SchemaNotExposed, format!("Invalid schema: {p}")).hint(format!(
                 "Only the following schemas are exposed: {}",
                 cfg.schemas.join(", ")
             )),
@@ -126,9 +127,8 @@ fn table_or_404<'c>(
     name: &str,
 ) -> Result<&'c Table, ApiError> {
     cache.table(schema, name).ok_or_else(|| {
-        let e = ApiError::new(
-            404,
-            "PGRST205",
+        let e = ApiError::pgrst(
+            Pgrst::TableNotFound,
             format!("Could not find the table '{schema}.{name}' in the schema cache"),
         );
         match cache.closest_table(schema, name) {
@@ -163,9 +163,8 @@ pub(crate) fn action_parsed<'c>(
             e.target_media()
         }
         MediaType::Plan(_) => {
-            return Err(ApiError::new(
-                406,
-                "PGRST107",
+            return Err(ApiError::pgrst(
+                Pgrst::NotAcceptable,
                 format!(
                     "None of these media types are available: {}",
                     input.accept.unwrap_or_default()
@@ -217,9 +216,8 @@ pub(crate) fn action_parsed<'c>(
         }
         Resource::Rpc(name) => {
             if !matches!(input.method, Method::Get | Method::Head | Method::Post) {
-                return Err(ApiError::new(
-                    405,
-                    "PGRST101",
+                return Err(ApiError::pgrst(
+                    Pgrst::InvalidRpcMethod,
                     format!("Cannot use the {} method on RPC", input.method.name()),
                 ));
             }

@@ -5,6 +5,7 @@ use super::tree::{Child, Node, ReadPlan};
 use super::{Aliases, EngineConfig, Input, relationships};
 use crate::ast::{Field, SelectItem};
 use crate::error::ApiError;
+use crate::error::Pgrst;
 use crate::request::*;
 use crate::schema::{SchemaCache, Table};
 
@@ -31,9 +32,8 @@ pub(super) fn build_node<'c>(
         match item {
             SelectItem::Embed(e) => {
                 let Some(parent) = table else {
-                    return Err(ApiError::new(
-                        400,
-                        "PGRST200",
+                    return Err(ApiError::pgrst(
+                        Pgrst::NoRelationship,
                         format!(
                             "Could not find a relationship for '{}' in the schema cache",
                             e.relation
@@ -110,9 +110,8 @@ pub(super) fn select_tree<'c>(
 ) -> Result<Node<'c>, ApiError> {
     let mut root = build_node(cache, table, alias, select, &mut Aliases::default(), 0)?;
     if root.uses_aggregates() && cache.db_setting("db_aggregates_enabled") != Some("true") {
-        return Err(ApiError::new(
-            400,
-            "PGRST123",
+        return Err(ApiError::pgrst(
+            Pgrst::AggregatesDisabled,
             "Use of aggregate functions is not allowed",
         ));
     }
@@ -129,9 +128,8 @@ fn node_at<'n, 'c>(node: &'n mut Node<'c>, path: &[String]) -> Result<&'n mut No
         .iter()
         .position(|c| c.label == *first)
         .ok_or_else(|| {
-            ApiError::new(
-                400,
-                "PGRST108",
+            ApiError::pgrst(
+                Pgrst::FilterNotEmbedded,
                 format!("'{first}' is not an embedded resource in this request"),
             )
             .hint(format!(

@@ -5,6 +5,7 @@
 use super::tree::Rel;
 use crate::ast::Embed;
 use crate::error::ApiError;
+use crate::error::Pgrst;
 use crate::schema::{ForeignKey, SchemaCache, Table};
 use serde_json::Value;
 
@@ -203,9 +204,7 @@ pub(super) fn find<'c>(
         .collect();
     match candidates.len() {
         0 => {
-            let e = ApiError::new(
-                400,
-                "PGRST200",
+            let e = ApiError::pgrst(Pgrst::NoRelationship,
                 format!(
                     "Could not find a relationship between '{}' and '{}' in the schema cache",
                     parent.name, embed.relation
@@ -249,9 +248,7 @@ pub(super) fn find<'c>(
                     format!("'{}!{via}'", c.target.name)
                 })
                 .collect();
-            Err(ApiError::new(
-                300,
-                "PGRST201",
+            Err(ApiError::pgrst(Pgrst::AmbiguousRelationship,
                 format!(
                     "Could not embed because more than one relationship was found for '{}' and '{}'",
                     parent.name, embed.relation

@@ -6,6 +6,7 @@ use super::tree::{Conflict, MutatePlan, Node, Write};
 use super::{Aliases, Input, Kind};
 use crate::ast::{CmpOp, Condition, Filter, Operation};
 use crate::error::ApiError;
+use crate::error::Pgrst;
 use crate::request::*;
 use crate::schema::{SchemaCache, Table};
 use serde::de::{MapAccess, SeqAccess};
@@ -18,9 +19,8 @@ pub(super) fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), Ap
         Method::Put => {
             // As PostgREST: a PUT writes the one row its primary key filters name.
             if q.limit.iter().chain(&q.offset).any(|(p, _)| p.is_empty()) {
-                return Err(ApiError::new(
-                    400,
-                    "PGRST114",
+                return Err(ApiError::pgrst(
+                    Pgrst::PutWithLimit,
                     "limit/offset querystring parameters are not allowed for PUT",
                 ));
             }
@@ -35,9 +35,8 @@ pub(super) fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), Ap
             .iter()
             .find_map(|(n, set)| set.then_some(*n))
             {
-                return Err(ApiError::new(
-                    400,
-                    "PGRST100",
+                return Err(ApiError::pgrst(
+                    Pgrst::Parse,
                     format!("the {what} querystring parameter only applies to writes"),
                 ));
             }
@@ -46,9 +45,8 @@ pub(super) fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), Ap
     };
     let top_level = |v: &[(EmbedPath, u64)]| v.iter().any(|(p, _)| p.is_empty());
     if top_level(&q.limit) || top_level(&q.offset) {
-        return Err(ApiError::new(
-            400,
-            "PGRST114",
+        return Err(ApiError::pgrst(
+            Pgrst::PutWithLimit,
             format!("limit/offset querystring parameters are not allowed for {name}"),
         )
         .details(
@@ -57,9 +55,8 @@ pub(super) fn refuse_unapplied(method: Method, q: &QueryParams) -> Result<(), Ap
         .hint("Narrow the write with filters, e.g. on the primary key."));
     }
     if method != Method::Post && q.on_conflict.is_some() {
-        return Err(ApiError::new(
-            400,
-            "PGRST100",
+        return Err(ApiError::pgrst(
+            Pgrst::Parse,
             format!("the on_conflict querystring parameter only applies to POST, not {name}"),
         ));
     }
@@ -102,7 +99,7 @@ pub(crate) struct Body {
 /// Reads a write's JSON body: an object, or (as `rows` allows) an array of objects, all with the
 /// same keys unless `?columns=` names the columns.
 pub(crate) fn read_body(body: &[u8], rows: Rows, columns_given: bool) -> Result<Body, ApiError> {
-    let invalid = || ApiError::new(400, "PGRST102", "Empty or invalid json");
+    let invalid = || ApiError::pgrst(Pgrst::InvalidBody, "Empty or invalid json");
     let text = std::str::from_utf8(body).map_err(|_| invalid())?;
     let top: Top = serde_json::from_str(text).map_err(|_| invalid())?;
     match top {
@@ -124,7 +121,10 @@ pub(crate) fn read_body(body: &[u8], rows: Rows, columns_given: bool) -> Result<
                     let mut k = item.ok_or_else(invalid)?;
                     k.sort();
                     if k != sorted {
-                        return Err(ApiError::new(400, "PGRST102", "All object keys must match"));
+                        return Err(ApiError::pgrst(
+                            Pgrst::InvalidBody,
+                            "All object keys must match",
+                        ));
                     }
                 }
             }
@@ -255,9 +255,8 @@ fn body_rows(
     let columns = q.columns.clone().unwrap_or(keys);
     for c in &columns {
         if table.column(c).is_none() {
-            return Err(ApiError::new(
-                400,
-                "PGRST204",
+            return Err(ApiError::pgrst(
+                Pgrst::ColumnNotFound,
                 format!(
                     "Could not find the '{c}' column of '{}' in the schema cache",
                     table.name
@@ -310,9 +309,8 @@ fn put_filters(
     named.dedup();
     pk.sort();
     if !all_eq || pk.is_empty() || named != pk {
-        return Err(ApiError::new(
-            405,
-            "PGRST105",
+        return Err(ApiError::pgrst(
+            Pgrst::InvalidPut,
             "Filters must include all and only primary key columns with 'eq' operators",
         ));
     }
@@ -366,11 +364,11 @@ pub(super) fn plan<'c>(
                         .clone()
                         .unwrap_or_else(|| table.primary_key.clone());
                     if keys.is_empty() {
-                        return Err(ApiError::new(
-                            405,
-                            "PGRST103",
+                        return Err(ApiError::pgrst(
+                            Pgrst::InvalidRange,
                             "Upsert needs a primary key or the on_conflict parameter",
-                        ));
+                        )
+                        .with_status(405));
                     }
                     Some(Conflict { resolution, keys })
                 }

@@ -2,6 +2,7 @@
 //! and EXPLAIN's options for `application/vnd.pgrst.plan`.
 
 use crate::ApiError;
+use crate::error::Pgrst;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaType {
@@ -191,9 +192,8 @@ pub fn negotiate(accept: Option<&str>, allow_openapi: bool) -> Result<MediaType,
             return Ok(m);
         }
     }
-    Err(ApiError::new(
-        406,
-        "PGRST107",
+    Err(ApiError::pgrst(
+        Pgrst::NotAcceptable,
         format!("None of these media types are available: {accept}"),
     ))
 }

@@ -3,6 +3,7 @@
 
 use crate::ast::*;
 use crate::error::ApiError;
+use crate::error::Pgrst;
 use crate::parser;
 
 mod media;
@@ -100,9 +101,8 @@ impl Preferences {
     /// PGRST122 when `handling=strict` meets a preference PostgREST does not know.
     pub fn check_strict(&self) -> Result<(), ApiError> {
         if self.strict && !self.invalid.is_empty() {
-            return Err(ApiError::new(
-                400,
-                "PGRST122",
+            return Err(ApiError::pgrst(
+                Pgrst::InvalidPreferences,
                 "Invalid preferences given with handling=strict",
             )
             .details(format!("Invalid preferences: {}", self.invalid.join(", "))));
@@ -235,9 +235,8 @@ pub struct QueryParams {
 
 fn parse_u64(what: &str, v: &str) -> Result<u64, ApiError> {
     v.trim().parse().map_err(|_| {
-        ApiError::new(
-            400,
-            "PGRST100",
+        ApiError::pgrst(
+            Pgrst::Parse,
             format!("\"failed to parse {what} parameter ({v})\" (line 1, column 1)"),
         )
         .details(format!(
