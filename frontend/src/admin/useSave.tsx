@@ -12,16 +12,28 @@ import { describeError, isUnreachable, type ServiceError } from '@/lib/errors'
  * until the server answers. A refusal (a rule, a duplicate) is a toast titled `title`, as before.
  * Resolves to whether the save happened.
  */
+/** How long a save may go unanswered before the form says it did not happen. */
+export const SAVE_TIMEOUT_MS = 15_000
+
 export function useSave(title = 'Error') {
   const client = useQueryClient()
   const [failure, setFailure] = React.useState<string | null>(null)
   const run = React.useCallback(
     async (save: () => Promise<{ error: ServiceError | null }>): Promise<boolean> => {
       setFailure(null)
-      const error = await save().then(
-        (r) => r.error,
-        (e: unknown): ServiceError => ({ message: e instanceof Error ? e.message : String(e) }),
-      )
+      // A server that takes the connection but never answers counts as unreachable after a
+      // while: every admin save may be sent again (creates carry their id), so a late answer
+      // does no harm.
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const error = await Promise.race([
+        save().then(
+          (r) => r.error,
+          (e: unknown): ServiceError => ({ message: e instanceof Error ? e.message : String(e) }),
+        ),
+        new Promise<ServiceError>((resolve) => {
+          timer = setTimeout(() => resolve({ message: 'The request timed out' }), SAVE_TIMEOUT_MS)
+        }),
+      ]).finally(() => clearTimeout(timer))
       if (!error) return true
       if (isUnreachable(error)) {
         setFailure(describeError(error))

@@ -41,7 +41,7 @@ export function isUnreachable(e: unknown): boolean {
   if (!e || typeof e !== 'object') return false
   const { message, status, code } = e as { message?: string; status?: number; code?: string }
   return (
-    /Failed to fetch|NetworkError|Load failed|fetch failed|ERR_CONNECTION|ECONNREFUSED/i.test(message ?? '') ||
+    /Failed to fetch|NetworkError|Load failed|fetch failed|ERR_CONNECTION|ECONNREFUSED|timed out/i.test(message ?? '') ||
     status === 502 || status === 503 || status === 504 || code === 'PGRST003'
   )
 }

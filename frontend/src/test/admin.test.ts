@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { importSummary, missingColumnsMessage, parseImportCsv, statusLabel, type ImportResult } from '@/features/import/csv'
 import { SIDEBAR_COOKIE_MAX_AGE, isToggleShortcut, readSidebarCookie, sidebarCookie } from '@/admin/sidebarState'
 import { signUpErrorMessage } from '@/features/auth/AuthPage'
@@ -103,5 +103,35 @@ describe('import results and service errors', () => {
     expect(receivedAgo('2026-11-22T09:00:00Z', now)).toBe('3 hours ago')
     expect(receivedAgo('2026-11-21T10:00:00Z', now)).toBe('yesterday')
     expect(receivedAgo('2026-11-01T10:00:00Z', now)).toMatch(/Nov 1, 2026/)
+  })
+})
+
+describe('admin saves', () => {
+  it('say a save that never gets an answer did not happen, as an unreachable server', async () => {
+    const { renderHook, act } = await import('@testing-library/react')
+    const { createElement } = await import('react')
+    const { QueryClient, QueryClientProvider } = await import('@tanstack/react-query')
+    const { useSave, SAVE_TIMEOUT_MS } = await import('@/admin/useSave')
+    const client = new QueryClient()
+    vi.useFakeTimers()
+    try {
+      const { result } = renderHook(() => useSave(), { wrapper: ({ children }) => createElement(QueryClientProvider, { client }, children) })
+      let done: Promise<boolean> = Promise.resolve(true)
+      act(() => {
+        done = result.current.run(() => new Promise(() => {}))
+      })
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(SAVE_TIMEOUT_MS)
+      })
+      expect(await done).toBe(false)
+      expect(result.current.failure).toBe('The shop could not be reached. Check your connection and try again.')
+      // A refusal is not an outage: no failure box (a toast says why).
+      await act(async () => {
+        expect(await result.current.run(async () => ({ error: { message: 'duplicate', code: '23505' } }))).toBe(false)
+      })
+      expect(result.current.failure).toBeNull()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
