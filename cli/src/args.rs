@@ -319,8 +319,9 @@ pub enum MigrationCommand {
         #[command(flatten)]
         target: MigrationTarget,
     },
-    /// Resets applied migrations up to the last n versions: the local database rebuilt from
-    /// the migrations before them (and the seed), after a confirmation.
+    /// Resets applied migrations up to the last n versions: the database rebuilt from the
+    /// migrations before them (and the seed), after a confirmation; the local one unless
+    /// --db-url or --linked.
     Down(crate::commands::remote::DownArgs),
     /// Squash migrations to a single file: the schema the migrations up to --version build
     /// (written over the last of them, the others removed). Data the migrations insert is not

@@ -65,7 +65,14 @@ pub struct DownArgs {
     /// Reset up to the last n migration versions.
     #[arg(long, default_value_t = 1)]
     pub last: u32,
-    /// Resets applied migrations on the local database (the only one it works on).
+    /// Resets applied migrations on the database specified by the connection string (must be
+    /// percent-encoded).
+    #[arg(long = "db-url", value_name = "URL", conflicts_with_all = ["linked", "local"])]
+    pub db_url: Option<String>,
+    /// Resets applied migrations on the linked project.
+    #[arg(long, conflicts_with = "local")]
+    pub linked: bool,
+    /// Resets applied migrations on the local database (the default).
     #[arg(long)]
     pub local: bool,
 }
@@ -384,6 +391,9 @@ pub fn down_to(applied: &[String], last: u32) -> Result<&str, String> {
 /// `migration down --last n`: the local database rebuilt with its migrations up to n versions
 /// back (and the seed), after a confirmation.
 pub async fn down(cfg: &Config, a: DownArgs) -> Result<(), String> {
+    if let Some(login) = super::migration::target(cfg, a.db_url.clone(), a.linked)? {
+        return down_remote(cfg, &a, &login).await;
+    }
     if !cfg.embedded() {
         return Err(
             "migration down rebuilds the embedded database; it never touches a DATABASE_URL \
@@ -399,15 +409,7 @@ pub async fn down(cfg: &Config, a: DownArgs) -> Result<(), String> {
                 .map_err(|e| e.to_string())?
         };
         let version = down_to(&applied, a.last)?.to_string();
-        let reverted = &applied[applied.len() - a.last as usize..];
-        let question = format!(
-            "Do you want to revert the following migrations?\n{}WARNING: you will lose all data \
-             in this database.",
-            bullets(reverted.iter().map(String::as_str))
-        );
-        if !prompt(&question, false) {
-            return Err("context canceled".into());
-        }
+        confirm_down(&applied, a.last)?;
         eprintln!("Resetting database to version: {version}");
         pg::migrate::template::reset_until(&cfg.project, db, cfg.realtime_enabled, Some(&version))
             .await
@@ -418,6 +420,45 @@ pub async fn down(cfg: &Config, a: DownArgs) -> Result<(), String> {
         Ok(())
     })
     .await?;
+    println!("Finished supagate migration down.");
+    Ok(())
+}
+
+/// Asks before the last `last` of `applied` are reverted (no answer: no).
+fn confirm_down(applied: &[String], last: u32) -> Result<(), String> {
+    let reverted = &applied[applied.len() - last as usize..];
+    let question = format!(
+        "Do you want to revert the following migrations?\n{}WARNING: you will lose all data in \
+         this database.",
+        bullets(reverted.iter().map(String::as_str))
+    );
+    if prompt(&question, false) {
+        Ok(())
+    } else {
+        Err("context canceled".into())
+    }
+}
+
+/// `migration down` on another server, as the CLI resets a remote database: the project's
+/// objects and data dropped, then its migrations up to the version and its seed run again.
+async fn down_remote(cfg: &Config, a: &DownArgs, login: &Login) -> Result<(), String> {
+    let mut c = connect(login).await?;
+    let applied = history::applied_versions(&c)
+        .await
+        .map_err(|e| e.to_string())?;
+    let version = down_to(&applied, a.last)?.to_string();
+    confirm_down(&applied, a.last)?;
+    eprintln!("Resetting database to version: {version}");
+    let ran = history::reset_remote(&mut c, &cfg.project, &version, workbench::advisors::MANAGED)
+        .await
+        .map_err(|e| e.to_string())?;
+    for m in ran {
+        eprintln!(
+            "Applying migration {}...",
+            m.rsplit('/').next().unwrap_or(&m)
+        );
+    }
+    let _ = c.batch_execute("NOTIFY pgrst, 'reload schema'").await;
     println!("Finished supagate migration down.");
     Ok(())
 }

@@ -324,6 +324,61 @@ async fn push_pull_and_down_against_a_stand_in_project() {
         text(&out)
     );
 
+    // `migration down` on the hosted project: its objects and data dropped, the migrations up
+    // to the one before the last run again, and the seed; the platform's schemas stay.
+    let schemas = async || -> Vec<String> {
+        hosted_db
+            .query("select nspname::text from pg_namespace order by 1", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    let before = schemas().await;
+    let out = answering(
+        &gw,
+        &dir,
+        &["migration", "down", "--db-url", url.as_str()],
+        "y\n",
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("Resetting database to version: 20240102000000"),
+        "{}",
+        text(&out)
+    );
+    let versions: Vec<String> = history().await.into_iter().map(|h| h.0).collect();
+    assert_eq!(versions, ["20240101000000", "20240102000000"]);
+    let state = hosted_db
+        .query_one(
+            "select to_regclass('public.remote_only') is null, to_regclass('public.late') is null,
+                    (select body from public.notes where id = 1),
+                    (select count(*) from public.notes),
+                    (select count(*) from pg_policies where tablename = 'notes')",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(
+        state.get::<_, bool>(0) && state.get::<_, bool>(1),
+        "dropped"
+    );
+    assert_eq!(state.get::<_, String>(2), "seeded");
+    assert_eq!(
+        state.get::<_, i64>(3),
+        1,
+        "the data went, the seed came back"
+    );
+    assert_eq!(state.get::<_, i64>(4), 1);
+    assert_eq!(schemas().await, before, "the platform's schemas stay");
+    let api = crate::support::Api::service(&hosted);
+    let got = api.get("/rest/v1/notes?select=body").await;
+    assert_eq!(
+        (got.status, got.json()),
+        (200, serde_json::json!([{"body": "seeded"}]))
+    );
+
     // `migration down` on the local database: asked first (no answer: nothing happens), then
     // rebuilt with the migrations up to the one before the last applied.
     let applied = async || -> Vec<String> {

@@ -269,6 +269,83 @@ pub async fn seed_these(
     Ok(())
 }
 
+/// What `migration down` on another server removes before the migrations run again, as the
+/// CLI's reset of a remote database removes it: every schema the project made (not Supabase's,
+/// not an extension's), the extensions a new project does not have, everything in `public`,
+/// every policy, the project's publications; the auth tables, webhooks' and the migration
+/// history emptied. Roles stay. `$1`: the schemas Supabase manages.
+const DROP_PROJECT: &str = r#"
+DO $$
+DECLARE
+  r record;
+  managed text[] := string_to_array(current_setting('supagate.managed_schemas'), ',');
+BEGIN
+  FOR r IN SELECT n.nspname FROM pg_namespace n
+            WHERE n.nspname <> ALL (managed) AND n.nspname <> 'public'
+              AND n.nspname NOT LIKE 'pg\_%' AND n.nspname <> 'information_schema'
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_namespace'::regclass
+                                AND d.objid = n.oid AND d.deptype = 'e')
+  LOOP EXECUTE format('DROP SCHEMA IF EXISTS %I CASCADE', r.nspname); END LOOP;
+  FOR r IN SELECT extname FROM pg_extension
+            WHERE extname NOT IN ('pg_graphql', 'pg_net', 'pg_stat_statements', 'pgcrypto', 'pgjwt',
+                                  'pgsodium', 'plpgsql', 'supabase_vault', 'uuid-ossp')
+  LOOP EXECUTE format('DROP EXTENSION IF EXISTS %I CASCADE', r.extname); END LOOP;
+  FOR r IN SELECT p.oid::regprocedure AS f FROM pg_proc p
+            WHERE p.pronamespace = 'public'::regnamespace
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
+  LOOP EXECUTE format('DROP ROUTINE IF EXISTS %s CASCADE', r.f); END LOOP;
+  FOR r IN SELECT c.relname, c.relkind FROM pg_class c
+            WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('v', 'm', 'r', 'p', 'f', 'S')
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'e')
+            ORDER BY c.relkind = 'S', c.relkind NOT IN ('v', 'm')
+  LOOP
+    EXECUTE format(CASE r.relkind WHEN 'v' THEN 'DROP VIEW IF EXISTS public.%I CASCADE'
+                                  WHEN 'm' THEN 'DROP MATERIALIZED VIEW IF EXISTS public.%I CASCADE'
+                                  WHEN 'f' THEN 'DROP FOREIGN TABLE IF EXISTS public.%I CASCADE'
+                                  WHEN 'S' THEN 'DROP SEQUENCE IF EXISTS public.%I CASCADE'
+                                  ELSE 'DROP TABLE IF EXISTS public.%I CASCADE' END, r.relname);
+  END LOOP;
+  FOR r IN SELECT t.typname FROM pg_type t
+            WHERE t.typnamespace = 'public'::regnamespace AND t.typtype IN ('c', 'd', 'e', 'r')
+              AND (t.typrelid = 0 OR (SELECT relkind FROM pg_class WHERE oid = t.typrelid) = 'c')
+              AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = t.oid AND d.deptype = 'e')
+  LOOP EXECUTE format('DROP TYPE IF EXISTS public.%I CASCADE', r.typname); END LOOP;
+  FOR r IN SELECT policyname, schemaname, tablename FROM pg_policies
+  LOOP EXECUTE format('DROP POLICY IF EXISTS %I ON %I.%I', r.policyname, r.schemaname, r.tablename); END LOOP;
+  FOR r IN SELECT pubname FROM pg_publication
+            WHERE pubname NOT LIKE 'supabase\_realtime%' AND pubname NOT LIKE 'realtime\_messages%'
+  LOOP EXECUTE format('DROP PUBLICATION IF EXISTS %I', r.pubname); END LOOP;
+  FOR r IN SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind = 'r' AND ((n.nspname = 'auth' AND c.relname <> 'schema_migrations')
+               OR (n.nspname = 'supabase_functions' AND c.relname <> 'migrations')
+               OR n.nspname = 'supabase_migrations')
+  LOOP EXECUTE format('TRUNCATE %I.%I CASCADE', r.nspname, r.relname); END LOOP;
+END $$"#;
+
+/// Resets another server's database to the project's migrations up to `until` and its seed
+/// (`migration down --db-url`): the project's objects dropped (`DROP_PROJECT`), then the
+/// migrations run and the seed files, each recorded. `managed`: the schemas Supabase manages.
+pub async fn reset_remote(
+    c: &mut Client,
+    project: &Project,
+    until: &str,
+    managed: &[&str],
+) -> Result<Vec<String>, MigrateError> {
+    c.execute(
+        "SELECT set_config('supagate.managed_schemas', $1, false)",
+        &[&managed.join(",")],
+    )
+    .await?;
+    c.batch_execute(DROP_PROJECT).await?;
+    c.batch_execute("RESET ALL").await?;
+    super::platform::vault_secrets(c, project).await?;
+    let applied = apply_migrations_until(c, project, Some(until)).await?;
+    if project.config.db.seed_enabled {
+        seed(c, project).await?;
+    }
+    Ok(applied)
+}
+
 /// Runs the seed files (each in its own transaction) and records their hashes.
 pub async fn seed(c: &mut Client, project: &Project) -> Result<Vec<String>, MigrateError> {
     let (seeds, notes) = project.seed_files()?;
