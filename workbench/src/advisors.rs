@@ -163,8 +163,10 @@ macro_rules! params {
 /// Whether relation `c` (in namespace `n`) is readable by the API's roles.
 macro_rules! api_readable {
     () => {
-        "(pg_catalog.has_table_privilege('anon', c.oid, 'SELECT') \
-          or pg_catalog.has_table_privilege('authenticated', c.oid, 'SELECT'))"
+        "(case when exists (select 1 from pg_catalog.pg_roles where rolname = 'anon')
+               then pg_catalog.has_table_privilege('anon', c.oid, 'SELECT') else false end
+          or case when exists (select 1 from pg_catalog.pg_roles where rolname = 'authenticated')
+               then pg_catalog.has_table_privilege('authenticated', c.oid, 'SELECT') else false end)"
     };
 }
 
@@ -213,8 +215,10 @@ pub static RULES: &[Rule] = &[
             "select format('View/Materialized View \"%s\" in the public schema may expose `auth.users` data to anon or authenticated roles.', c.relname),
                     jsonb_build_object('schema', n.nspname, 'name', c.relname, 'type', 'view',
                       'exposed_to', array_remove(array[
-                        case when pg_catalog.has_table_privilege('anon', c.oid, 'SELECT') then 'anon' end,
-                        case when pg_catalog.has_table_privilege('authenticated', c.oid, 'SELECT') then 'authenticated' end], null))::text,
+                        case when not exists (select 1 from pg_catalog.pg_roles where rolname = 'anon') then null
+                             when pg_catalog.has_table_privilege('anon', c.oid, 'SELECT') then 'anon' end,
+                        case when not exists (select 1 from pg_catalog.pg_roles where rolname = 'authenticated') then null
+                             when pg_catalog.has_table_privilege('authenticated', c.oid, 'SELECT') then 'authenticated' end], null))::text,
                     format('auth_users_exposed_%s_%s', n.nspname, c.relname)
                from pg_catalog.pg_class c
                join pg_catalog.pg_namespace n on n.oid = c.relnamespace, p
@@ -557,7 +561,8 @@ pub static RULES: &[Rule] = &[
                join pg_catalog.pg_namespace n on n.oid = f.pronamespace
                join pg_catalog.pg_language l on l.oid = f.prolang, p
               where f.prosecdef and n.nspname <> all(p.managed)
-                and pg_catalog.has_function_privilege('anon', f.oid, 'EXECUTE')
+                and case when exists (select 1 from pg_catalog.pg_roles where rolname = 'anon')
+                         then pg_catalog.has_function_privilege('anon', f.oid, 'EXECUTE') else false end
               order by 1"
         ),
     },
@@ -578,7 +583,8 @@ pub static RULES: &[Rule] = &[
                join pg_catalog.pg_namespace n on n.oid = f.pronamespace
                join pg_catalog.pg_language l on l.oid = f.prolang, p
               where f.prosecdef and n.nspname <> all(p.managed)
-                and pg_catalog.has_function_privilege('authenticated', f.oid, 'EXECUTE')
+                and case when exists (select 1 from pg_catalog.pg_roles where rolname = 'authenticated')
+                         then pg_catalog.has_function_privilege('authenticated', f.oid, 'EXECUTE') else false end
               order by 1"
         ),
     },

@@ -2,7 +2,7 @@
 //! names and levels) run against the local database or `--db-url`'s, in one read-only
 //! transaction, printed as the CLI's JSON (or a table), `--fail-on` for CI.
 
-use super::migration::{on_target, target};
+use super::migration::{on_database, target};
 use gateway::config::Config;
 use pg::Client;
 use workbench::advisors::{self, LEVELS, Lint, TYPES};
@@ -43,7 +43,13 @@ async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lin
         let rows = tx
             .query(rule.sql, &[&exposed, &managed])
             .await
-            .map_err(|e| format!("failed to query lints ({}): {e}", rule.name))?;
+            .map_err(|e| {
+                format!(
+                    "failed to query lints ({}): {}",
+                    rule.name,
+                    pg::migrate::describe_db_error(&e, Some(rule.sql))
+                )
+            })?;
         for r in rows {
             let meta: Option<String> = r.get(1);
             lints.push(Lint::of(rule, r.get(0), meta.as_deref(), r.get(2)));
@@ -56,7 +62,7 @@ async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lin
 pub async fn run(cfg: &Config, a: AdvisorsArgs) -> Result<(), String> {
     let remote = target(cfg, a.target.db_url, a.target.linked)?;
     let mut lints = Vec::new();
-    on_target(cfg, remote, async |c| {
+    on_database(cfg, remote, async |c| {
         lints = check(c, &a.kind, &cfg.schemas).await?;
         Ok(())
     })

@@ -44,6 +44,27 @@ where
     }
 }
 
+/// Runs `f` on a session of the target database, a local one nobody set up yet set up first
+/// (as `start` would): what `db advisors`, `db query` and `inspect` look at.
+pub async fn on_database<F>(cfg: &Config, remote: Option<Login>, f: F) -> Result<(), String>
+where
+    F: AsyncFnOnce(&mut Client) -> Result<(), String>,
+{
+    match remote {
+        Some(login) => {
+            let mut c = connect(&login).await?;
+            f(&mut c).await
+        }
+        None => {
+            with_database(cfg, Prepare::UnlessRunning, async move |db| {
+                let mut c = connect(&db.admin).await?;
+                f(&mut c).await
+            })
+            .await
+        }
+    }
+}
+
 /// `20240101123456` as the CLI shows it, `2024-01-01 12:34:56`; a version that is not such a
 /// timestamp as it is.
 pub fn version_time(v: &str) -> String {

@@ -245,3 +245,24 @@ async fn advisors_report_the_dashboards_lints() {
     assert!(text(&out).contains("No issues found"), "{}", text(&out));
     gw.stop();
 }
+
+/// With no gateway running and a data directory nobody set up, the database is built first
+/// (as `start` would) and then checked.
+#[test]
+fn advisors_set_up_a_new_local_database_first() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"fresh\"\n"),
+        (
+            "supabase/migrations/20240101000000_t.sql",
+            "create table public.loose (a int);",
+        ),
+    ]);
+    let data = support::scratch_dir("advisors-fresh");
+    let out = support::run_cli(&dir, &data, &["db", "advisors", "--level", "info"]);
+    let all = lints(&out);
+    assert!(
+        all.iter().any(|l| l["name"] == "no_primary_key"
+            && l["detail"] == "Table `public.loose` does not have a primary key"),
+        "{all:#?}"
+    );
+}
