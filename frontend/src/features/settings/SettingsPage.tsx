@@ -94,8 +94,8 @@ function DayRow({ index, control, register, errors }: { index: number; control: 
   const closesError = errors?.closes?.message
   return (
     <tr className="border-t align-top" data-testid={`hours-${name}`}>
-      <th scope="row" className="py-3 pr-4 text-left font-semibold">{name}</th>
-      <td className="py-3 pr-4">
+      <th scope="row" className="py-3 pr-2 sm:pr-4 text-left font-semibold">{name}</th>
+      <td className="py-3 pr-2 sm:pr-4">
         <Controller
           control={control}
           name={`days.${index}.open`}
@@ -107,22 +107,21 @@ function DayRow({ index, control, register, errors }: { index: number; control: 
           )}
         />
       </td>
-      <td className="py-3 pr-4">
+      <td className="py-3">
         {open ? (
-          <div className="space-y-1">
-            <Input id={`hours-${index}-opens`} type="time" className="w-32" aria-label={`${name} opens at`} aria-invalid={opensError ? true : undefined} aria-describedby={`hours-${index}-opens-error`} {...register(`days.${index}.opens`)} />
-            <FieldError id={`hours-${index}-opens-error`} message={opensError} />
+          <div className="flex flex-wrap items-start gap-x-2 gap-y-1">
+            <div className="space-y-1">
+              <Input id={`hours-${index}-opens`} type="time" className="w-28 px-2" aria-label={`${name} opens at`} aria-invalid={opensError ? true : undefined} aria-describedby={`hours-${index}-opens-error`} {...register(`days.${index}.opens`)} />
+              <FieldError id={`hours-${index}-opens-error`} message={opensError} />
+            </div>
+            <span className="py-2 text-muted-foreground" aria-hidden="true">to</span>
+            <div className="space-y-1">
+              <Input id={`hours-${index}-closes`} type="time" className="w-28 px-2" aria-label={`${name} closes at`} aria-invalid={closesError ? true : undefined} aria-describedby={`hours-${index}-closes-error`} {...register(`days.${index}.closes`)} />
+              <FieldError id={`hours-${index}-closes-error`} message={closesError} />
+            </div>
           </div>
         ) : (
           <span className="text-muted-foreground">Closed</span>
-        )}
-      </td>
-      <td className="py-3">
-        {open && (
-          <div className="space-y-1">
-            <Input id={`hours-${index}-closes`} type="time" className="w-32" aria-label={`${name} closes at`} aria-invalid={closesError ? true : undefined} aria-describedby={`hours-${index}-closes-error`} {...register(`days.${index}.closes`)} />
-            <FieldError id={`hours-${index}-closes-error`} message={closesError} />
-          </div>
         )}
       </td>
     </tr>
@@ -161,8 +160,7 @@ function OpeningHours() {
               <tr className="text-left text-muted-foreground">
                 <th scope="col" className="pb-2 font-normal">Day</th>
                 <th scope="col" className="pb-2 font-normal">Open?</th>
-                <th scope="col" className="pb-2 font-normal">Opens</th>
-                <th scope="col" className="pb-2 font-normal">Closes</th>
+                <th scope="col" className="pb-2 font-normal">Hours</th>
               </tr>
             </thead>
             <tbody>
