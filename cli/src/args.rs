@@ -57,10 +57,10 @@ pub enum Command {
     /// Tools to inspect your Supabase project: the database's reports (`inspect db <report>`)
     /// as tables, or all of them as CSV files (`inspect report`).
     #[command(subcommand)]
-    Inspect(crate::commands::inspect::InspectCommand),
+    Inspect(crate::workflow_args::InspectCommand),
     /// Seed a Supabase project from supabase/config.toml.
     #[command(subcommand)]
-    Seed(crate::commands::seed::SeedCommand),
+    Seed(crate::workflow_args::SeedCommand),
     /// Users of the auth API (what GoTrue's admin API does).
     #[command(subcommand)]
     Users(UsersCommand),
@@ -256,17 +256,17 @@ pub enum DbCommand {
     /// Push new migrations to the remote database: the local migrations it has not recorded
     /// in supabase_migrations.schema_migrations, each applied and recorded as the CLI records
     /// it (the linked project unless --db-url or --local).
-    Push(crate::commands::remote::PushArgs),
+    Push(crate::workflow_args::PushArgs),
     /// Pull schema from the remote database: what it has that the local migrations do not
     /// build, written as a new migration by the schema differ and recorded in its history.
-    Pull(crate::commands::remote::PullArgs),
+    Pull(crate::workflow_args::PullArgs),
     /// Checks database for security and performance issues: the dashboard's lints (missing
     /// RLS policies, unindexed foreign keys, exposed auth.users, and more), with the same
     /// names, levels and remediation links, printed as JSON.
-    Advisors(crate::commands::advisors::AdvisorsArgs),
+    Advisors(crate::workflow_args::AdvisorsArgs),
     /// Execute a SQL query against the database: the local one (or --db-url's), its rows as a
     /// table, JSON or CSV.
-    Query(crate::commands::query::QueryArgs),
+    Query(crate::workflow_args::QueryArgs),
 }
 
 /// Which database a migration command works on: the local one unless told otherwise.
@@ -322,7 +322,7 @@ pub enum MigrationCommand {
     /// Resets applied migrations up to the last n versions: the database rebuilt from the
     /// migrations before them (and the seed), after a confirmation; the local one unless
     /// --db-url or --linked.
-    Down(crate::commands::remote::DownArgs),
+    Down(crate::workflow_args::DownArgs),
     /// Squash migrations to a single file: the schema the migrations up to --version build
     /// (written over the last of them, the others removed). Data the migrations insert is not
     /// kept, as in the CLI. With --db-url, that database's history is baselined to the version.

@@ -8,6 +8,7 @@ mod args;
 mod commands;
 mod config;
 mod services;
+mod workflow_args;
 
 use args::{
     Cli, Command, DbCommand, FunctionsCommand, GenCommand, MigrationCommand, TestCommand,

@@ -3,28 +3,10 @@
 //! transaction, printed as the CLI's JSON (or a table), `--fail-on` for CI.
 
 use super::migration::{on_database, target};
+use crate::workflow_args::AdvisorsArgs;
 use gateway::config::Config;
 use pg::Client;
-use workbench::advisors::{self, LEVELS, Lint, TYPES};
-
-/// Flags of `db advisors`.
-#[derive(clap::Args, Debug)]
-pub struct AdvisorsArgs {
-    /// Type of advisors to check: all, security, performance.
-    #[arg(long = "type", value_parser = TYPES, default_value = "all")]
-    pub kind: String,
-    /// Minimum issue level to display: info, warn, error.
-    #[arg(long, value_parser = LEVELS, default_value = "warn")]
-    pub level: String,
-    /// Issue level to exit with non-zero status: none, info, warn, error.
-    #[arg(long = "fail-on", value_parser = ["none", "info", "warn", "error"], default_value = "none")]
-    pub fail_on: String,
-    /// Output format: the CLI's JSON, or a table.
-    #[arg(short = 'o', long = "output", value_parser = ["json", "table"], default_value = "json")]
-    pub output: String,
-    #[command(flatten)]
-    pub target: crate::args::MigrationTarget,
-}
+use workbench::advisors::{self, Lint};
 
 /// Every rule of `kind` on `c`, in one read-only transaction.
 async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lint>, String> {

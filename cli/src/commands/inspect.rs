@@ -3,43 +3,10 @@
 //! printed as a table, or all of them written as CSV files.
 
 use super::migration::{on_database, target};
-use clap::builder::{PossibleValue, PossibleValuesParser};
+use crate::workflow_args::InspectCommand;
 use gateway::config::Config;
 use pg::Client;
-use std::path::PathBuf;
-use workbench::inspect::{self, DEPRECATED, REPORTS, Report};
-
-/// The names `inspect db` takes, each with what it shows (the deprecated ones hidden).
-fn report_names() -> PossibleValuesParser {
-    let current = REPORTS
-        .iter()
-        .map(|r| PossibleValue::new(r.name).help(r.about));
-    let old = DEPRECATED
-        .iter()
-        .map(|(old, _)| PossibleValue::new(*old).hide(true));
-    PossibleValuesParser::new(current.chain(old))
-}
-
-#[derive(clap::Subcommand, Debug)]
-pub enum InspectCommand {
-    /// Tools to inspect your Supabase database: one report, as a table.
-    Db {
-        /// The report.
-        #[arg(value_parser = report_names())]
-        report: String,
-        #[command(flatten)]
-        target: crate::args::MigrationTarget,
-    },
-    /// Generate a CSV output for all inspect commands: one file per report in
-    /// <output-dir>/<date>.
-    Report {
-        /// Path to save CSV files in.
-        #[arg(long = "output-dir", default_value = ".")]
-        output_dir: PathBuf,
-        #[command(flatten)]
-        target: crate::args::MigrationTarget,
-    },
-}
+use workbench::inspect::{self, REPORTS, Report};
 
 /// A report's column names and rows, every value as text (NULL as empty).
 type Rows = (Vec<String>, Vec<Vec<String>>);

@@ -5,37 +5,16 @@
 //! JSON columns their own types, read from the statement's column types when it has one.
 
 use super::migration::{on_database, target};
+use crate::workflow_args::QueryArgs;
 use gateway::config::Config;
 use pg::Client;
 use serde_json::{Map, Value};
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
 use tokio_postgres::SimpleQueryMessage;
 use tokio_postgres::types::Type;
 
 /// The largest SQL text read.
 const MAX_SQL: u64 = 16 * 1024 * 1024;
-
-/// Flags of `db query`.
-#[derive(clap::Args, Debug)]
-pub struct QueryArgs {
-    /// The SQL to run (else --file, else standard input).
-    #[arg(value_name = "SQL")]
-    pub sql: Option<String>,
-    /// Path to a SQL file to execute.
-    #[arg(
-        short = 'f',
-        long = "file",
-        value_name = "PATH",
-        conflicts_with = "sql"
-    )]
-    pub file: Option<PathBuf>,
-    /// Output format: table, json, or csv.
-    #[arg(short = 'o', long = "output", value_parser = ["table", "json", "csv"], default_value = "table")]
-    pub output: String,
-    #[command(flatten)]
-    pub target: crate::args::MigrationTarget,
-}
 
 /// What a statement that returns no rows reports, as PostgreSQL tags it (`INSERT 0 1`,
 /// `UPDATE 2`, `CREATE TABLE`), from its text and the rows it touched.

@@ -9,73 +9,8 @@ use gateway::config::Config;
 use pg::migrate::project as history;
 use pg::{Login, connect};
 
+use crate::workflow_args::{DownArgs, PullArgs, PushArgs};
 use project::Migration;
-
-/// Flags of `db push`.
-#[derive(clap::Args, Debug)]
-pub struct PushArgs {
-    /// Include all migrations not found on remote history table.
-    #[arg(long)]
-    pub include_all: bool,
-    /// Include custom roles from supabase/roles.sql.
-    #[arg(long)]
-    pub include_roles: bool,
-    /// Include seed data from your config.
-    #[arg(long)]
-    pub include_seed: bool,
-    /// Print the migrations that would be applied, but don't actually apply them.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Pushes to the database specified by the connection string (must be percent-encoded).
-    #[arg(long = "db-url", value_name = "URL", conflicts_with_all = ["linked", "local"])]
-    pub db_url: Option<String>,
-    /// Pushes to the linked project (the default: supabase/.temp/project-ref, the password in
-    /// SUPABASE_DB_PASSWORD).
-    #[arg(long, conflicts_with = "local")]
-    pub linked: bool,
-    /// Pushes to the local database.
-    #[arg(long)]
-    pub local: bool,
-}
-
-/// Flags of `db pull`.
-#[derive(clap::Args, Debug)]
-pub struct PullArgs {
-    /// Name of the migration file to write (default: remote_schema).
-    #[arg(value_name = "MIGRATION NAME")]
-    pub name: Option<String>,
-    /// Comma separated list of schema to include.
-    #[arg(short = 's', long = "schema", value_delimiter = ',')]
-    pub schema: Vec<String>,
-    /// Pulls from the database specified by the connection string (must be percent-encoded).
-    #[arg(long = "db-url", value_name = "URL", conflicts_with_all = ["linked", "local"])]
-    pub db_url: Option<String>,
-    /// Pulls from the linked project (the default: supabase/.temp/project-ref, the password in
-    /// SUPABASE_DB_PASSWORD).
-    #[arg(long, conflicts_with = "local")]
-    pub linked: bool,
-    /// Pulls from the local database.
-    #[arg(long)]
-    pub local: bool,
-}
-
-/// Flags of `migration down`.
-#[derive(clap::Args, Debug)]
-pub struct DownArgs {
-    /// Reset up to the last n migration versions.
-    #[arg(long, default_value_t = 1)]
-    pub last: u32,
-    /// Resets applied migrations on the database specified by the connection string (must be
-    /// percent-encoded).
-    #[arg(long = "db-url", value_name = "URL", conflicts_with_all = ["linked", "local"])]
-    pub db_url: Option<String>,
-    /// Resets applied migrations on the linked project.
-    #[arg(long, conflicts_with = "local")]
-    pub linked: bool,
-    /// Resets applied migrations on the local database (the default).
-    #[arg(long)]
-    pub local: bool,
-}
 
 /// Where `db push` and `db pull` go: `--db-url`'s database, the local one with `--local`, else
 /// the linked project (the CLI's default). `None`: the local database.

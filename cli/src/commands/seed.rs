@@ -3,18 +3,8 @@
 //! (what `start` and `db reset` do for a new database, run on its own).
 
 use super::{Prepare, with_database};
+use crate::workflow_args::SeedCommand;
 use gateway::config::Config;
-
-#[derive(clap::Subcommand, Debug)]
-pub enum SeedCommand {
-    /// Seed buckets declared in [storage.buckets]: each created or updated, and the files
-    /// under its objects_path uploaded.
-    Buckets {
-        /// Seeds the local database (the only one it works on).
-        #[arg(long)]
-        local: bool,
-    },
-}
 
 pub async fn run(cfg: &Config, command: SeedCommand) -> Result<(), String> {
     let SeedCommand::Buckets { local: _ } = command;
