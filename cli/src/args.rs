@@ -197,6 +197,18 @@ pub enum DbCommand {
         #[arg(long)]
         local: bool,
     },
+    /// Applies the declared schema files to the local database as they change.
+    ///
+    /// The files (`[db.migrations] schema_paths`, else supabase/schemas/**/*.sql) are built
+    /// into a copy of the platform, compared with the local database, and the difference is
+    /// run there in one transaction: an edit is live in the running gateway without a
+    /// migration or a reset (`db diff -f` then writes the migration). A file that does not
+    /// apply changes nothing and is reported.
+    Watch {
+        /// Applies the files once, as they are, and exits (non-zero when they do not apply).
+        #[arg(long)]
+        once: bool,
+    },
     /// Checks local database for typing error: plpgsql_check over every PL/pgSQL function of
     /// the project's schemas (nothing is left in the database), issues printed as JSON.
     Lint {

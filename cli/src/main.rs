@@ -100,6 +100,7 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             db_url,
             local: _,
         }) => commands::diff::run(&cfg, file, schema, linked, db_url).await,
+        Command::Db(DbCommand::Watch { once }) => commands::watch::run(&cfg, once).await,
         Command::Db(DbCommand::Lint {
             schema,
             level,

@@ -21,6 +21,7 @@ pub mod status;
 mod tables;
 pub mod test_db;
 pub mod users;
+pub mod watch;
 
 use gateway::config::Config;
 use pg::embedded::StopGuard;

@@ -911,3 +911,108 @@ async fn migration_fetch_writes_the_history_back_as_files() {
     );
     assert!(!dir.join("x.sql").exists());
 }
+
+/// Reads `child`'s stderr lines on a thread; each line arrives on the returned channel.
+fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits (at most 60 s) for a line containing `want`; the lines seen, when it never comes.
+fn wait_for_line(rx: &std::sync::mpsc::Receiver<String>, want: &str) -> Result<(), Vec<String>> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) if line.contains(want) => return Ok(()),
+            Ok(line) => seen.push(line),
+            Err(_) => break,
+        }
+    }
+    Err(seen)
+}
+
+#[tokio::test]
+async fn declared_schema_edits_are_live_with_db_watch() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"watched\"\n"),
+        (
+            "supabase/schemas/notes.sql",
+            "create table public.notes (id bigint primary key, body text not null);",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    let columns = async || {
+        gw.sql(
+            "select string_agg(column_name, ',' order by ordinal_position)
+               from information_schema.columns where table_schema = 'public' and table_name = 'notes'",
+        )
+        .await[0][0]
+            .clone()
+    };
+    // Once: the files as they are, applied to the running database.
+    let out = gw.command(&dir, &["db", "watch", "--once"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("Applied 2 statements"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(columns().await.as_deref(), Some("id,body"));
+    let out = gw.command(&dir, &["db", "watch", "--once"]);
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
+
+    // Watching: an edit is applied as it is saved; a broken one changes nothing.
+    let mut child = gw
+        .command_for(&dir, &["db", "watch"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn db watch");
+    let lines = stderr_lines(&mut child);
+    wait_for_line(&lines, "No schema changes found").expect("the first look");
+    std::fs::write(
+        dir.join("supabase/schemas/notes.sql"),
+        "create table public.notes (id bigint primary key, body text not null,
+           pinned boolean not null default false);",
+    )
+    .unwrap();
+    wait_for_line(&lines, "Applied 1 statement").expect("the edit applied");
+    assert_eq!(columns().await.as_deref(), Some("id,body,pinned"));
+    std::fs::write(
+        dir.join("supabase/schemas/notes.sql"),
+        "create table public.notes (id bigint primary key);\ncreate tabel oops;",
+    )
+    .unwrap();
+    wait_for_line(&lines, "Not applied: supabase/schemas/notes.sql failed").expect("the refusal");
+    assert_eq!(columns().await.as_deref(), Some("id,body,pinned"));
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // The migration for what the files declared.
+    std::fs::write(
+        dir.join("supabase/schemas/notes.sql"),
+        "create table public.notes (id bigint primary key, body text not null,
+           pinned boolean not null default false);",
+    )
+    .unwrap();
+    let out = gw.command(&dir, &["db", "diff", "-f", "notes"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let migration = created(&dir, &out);
+    assert!(migration.contains("\"pinned\" boolean"), "{migration}");
+}

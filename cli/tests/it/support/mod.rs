@@ -432,17 +432,24 @@ impl Gateway {
     /// Runs the binary's other commands (status, gen types, db reset…) against this gateway's
     /// project and data directory.
     pub fn command(&self, workdir: &Path, args: &[&str]) -> std::process::Output {
-        Command::new(env!("CARGO_BIN_EXE_supagate"))
-            .arg("--workdir")
+        self.command_for(workdir, args)
+            .output()
+            .expect("run supagate")
+    }
+
+    /// The command [`Gateway::command`] runs, to be spawned (a long-running one, e.g.
+    /// `db watch`).
+    pub fn command_for(&self, workdir: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_supagate"));
+        c.arg("--workdir")
             .arg(workdir)
             .arg("--data-dir")
             .arg(&self.data_dir)
             .args(args)
             .env_remove("DATABASE_URL")
             .env("RUST_LOG", "warn")
-            .env("SUPAGATE_CACHE_DIR", pg_cache())
-            .output()
-            .expect("run supagate")
+            .env("SUPAGATE_CACHE_DIR", pg_cache());
+        c
     }
 }
 
