@@ -5,7 +5,7 @@
 
 use super::{Prepare, with_database};
 use gateway::config::Config;
-use pg::migrate::{self, shadow};
+use pg::migrate::shadow;
 use pg::{Database, Login, connect};
 use schema_diff::{Catalog, Scope};
 use std::time::Instant;
@@ -134,20 +134,8 @@ pub async fn compare(
     let scope = Scope::named(schemas);
     let keep_templates = cfg.embedded();
     let mut statements = Vec::new();
-    with_database(cfg, Prepare::Never, async |db| {
+    with_database(cfg, Prepare::IfFresh, async |db| {
         let t0 = Instant::now();
-        {
-            // A database nobody set up yet is set up first, as every command does.
-            let c = connect(&db.admin).await?;
-            if migrate::platform::is_fresh(&c)
-                .await
-                .map_err(|e| e.to_string())?
-            {
-                migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
-                    .await
-                    .map_err(|e| e.to_string())?;
-            }
-        }
         if keep_templates {
             shadow::sweep(db).await.map_err(|e| e.to_string())?;
         }

@@ -34,6 +34,9 @@ pub enum Prepare {
     /// Unless a running gateway already did (it migrated and seeded when it started).
     UnlessRunning,
     Always,
+    /// Only a database nobody set up yet (the platform not installed), quietly: the command
+    /// then compares or changes its schema as it is.
+    IfFresh,
 }
 
 /// Runs `f` against the project's database: the cluster a running gateway owns as it is, or the
@@ -46,7 +49,17 @@ where
     let db = open_database(cfg, false).await?;
     let _guard = db.embedded.as_ref().map(StopGuard);
     let running = cfg.embedded() && db.embedded.is_none();
-    if prepare == Prepare::Always || (prepare == Prepare::UnlessRunning && !running) {
+    if prepare == Prepare::IfFresh {
+        let c = pg::connect(&db.admin).await?;
+        if migrate::platform::is_fresh(&c)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            migrate::prepare(&cfg.project, &db, cfg.realtime_enabled)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    } else if prepare == Prepare::Always || (prepare == Prepare::UnlessRunning && !running) {
         let p = migrate::prepare(&cfg.project, &db, cfg.realtime_enabled)
             .await
             .map_err(|e| e.to_string())?;

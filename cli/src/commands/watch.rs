@@ -21,19 +21,7 @@ const POLL: Duration = Duration::from_millis(300);
 /// Runs `db watch`; with `once`, applies the files as they are and returns (an error when they
 /// do not apply).
 pub async fn run(cfg: &Config, once: bool) -> Result<(), String> {
-    with_database(cfg, Prepare::Never, async |db| {
-        {
-            // A database nobody set up yet is set up first, as every command does.
-            let c = connect(&db.admin).await?;
-            if migrate::platform::is_fresh(&c)
-                .await
-                .map_err(|e| e.to_string())?
-            {
-                migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
-                    .await
-                    .map_err(|e| e.to_string())?;
-            }
-        }
+    with_database(cfg, Prepare::IfFresh, async |db| {
         if !once {
             eprintln!(
                 "Watching the declared schema files; each change is applied to the local \
