@@ -282,19 +282,7 @@ pub enum DbCommand {
 }
 
 /// Which database a migration command works on: the local one unless told otherwise.
-#[derive(Args, Debug, Clone, Default)]
-pub struct MigrationTarget {
-    /// Works on the database specified by the connection string (must be percent-encoded).
-    #[arg(long = "db-url", value_name = "URL", conflicts_with_all = ["linked", "local"])]
-    pub db_url: Option<String>,
-    /// Works on the linked project (supabase/.temp/project-ref, the password in
-    /// SUPABASE_DB_PASSWORD).
-    #[arg(long, conflicts_with = "local")]
-    pub linked: bool,
-    /// Works on the local database (the default).
-    #[arg(long)]
-    pub local: bool,
-}
+pub use crate::workflow_args::Target as MigrationTarget;
 
 #[derive(Subcommand, Debug)]
 pub enum MigrationCommand {
