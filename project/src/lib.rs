@@ -3,6 +3,7 @@
 //! gateway applies them to a database.
 
 pub mod config;
+pub mod env;
 pub mod init;
 pub mod size;
 pub mod sql;
@@ -19,6 +20,8 @@ pub enum ProjectError {
     Io(PathBuf, std::io::Error),
     #[error("{0}")]
     Invalid(String),
+    #[error(transparent)]
+    Env(#[from] env::EnvError),
 }
 
 /// A project: the folder holding `supabase/` and what its config.toml says.
@@ -32,6 +35,8 @@ pub struct Project {
     pub config: Config,
     /// Keys of config.toml supagate does not implement yet (and the user changed).
     pub ignored_keys: Vec<String>,
+    /// The process environment over the `.env` files the CLI loads.
+    pub env: env::Environment,
 }
 
 /// One migration file.
@@ -116,15 +121,8 @@ impl Project {
         }
         let supabase_dir = root.join("supabase");
         let file = supabase_dir.join("config.toml");
-        let dotenv = read_dotenv(&supabase_dir.join(".env"));
-        let env = |name: &str| {
-            std::env::var(name).ok().or_else(|| {
-                dotenv
-                    .iter()
-                    .find(|(k, _)| k == name)
-                    .map(|(_, v)| v.clone())
-            })
-        };
+        let environment = env::Environment::load(&root, &supabase_dir)?;
+        let env = |name: &str| environment.get(name);
         let (config_file, config, ignored_keys) = if file.is_file() {
             let loaded = Config::load(&file, &env)?;
             (Some(file), loaded.config, loaded.ignored)
@@ -137,6 +135,7 @@ impl Project {
             config_file,
             config,
             ignored_keys,
+            env: environment,
         })
     }
 

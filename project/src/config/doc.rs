@@ -3,7 +3,7 @@
 
 use super::ConfigError;
 use crate::size::parse_size;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use toml::Value;
 
@@ -13,6 +13,8 @@ pub(crate) struct Doc<'a> {
     pub(crate) root: toml::Table,
     pub(crate) used: BTreeSet<Vec<String>>,
     pub(crate) env: &'a dyn Fn(&str) -> Option<String>,
+    /// Leaves a `SUPABASE_<PATH>` variable set, with the variable's name.
+    pub(crate) overridden: BTreeMap<Vec<String>, String>,
 }
 
 fn key_of(path: &[&str]) -> String {
@@ -23,7 +25,10 @@ impl Doc<'_> {
     /// A bad value's error; one that came from `env(NAME)` says so, or that NAME is not set.
     pub(crate) fn err(&self, path: &[&str], reason: impl Into<String>) -> ConfigError {
         let mut reason = reason.into();
-        if let Some(Value::String(raw)) = self.lookup(path)
+        let owned: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+        if let Some(var) = self.overridden.get(&owned) {
+            reason.push_str(&format!(" (from the environment variable {var})"));
+        } else if let Some(Value::String(raw)) = self.lookup(path)
             && let Some(name) = env_reference(raw)
         {
             match (self.env)(name) {
@@ -80,7 +85,8 @@ impl Doc<'_> {
         match self.take(path) {
             None => Ok(default),
             Some(Value::Boolean(b)) => Ok(b),
-            Some(Value::String(s)) if s == "true" || s == "false" => Ok(s == "true"),
+            // Strings as Go's strconv.ParseBool reads them (environment variables are strings).
+            Some(Value::String(s)) if parse_bool(&s).is_some() => Ok(parse_bool(&s) == Some(true)),
             Some(other) => Err(self.err(path, format!("expected true or false, got {other}"))),
         }
     }
@@ -136,6 +142,13 @@ impl Doc<'_> {
     ) -> Result<Vec<String>, ConfigError> {
         match self.take(path) {
             None => Ok(default.to_vec()),
+            // A string is a comma-separated list, as the CLI's decoder splits it (how a
+            // `SUPABASE_API_SCHEMAS=public,api` variable gives a list).
+            Some(Value::String(s)) => Ok(s
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect()),
             Some(Value::Array(items)) => items
                 .into_iter()
                 .map(|v| match v {
@@ -214,6 +227,108 @@ impl Doc<'_> {
             }
         }
     }
+}
+
+/// `1`, `t`, `true`, `0`, `f`, `false` in the cases Go's strconv.ParseBool accepts.
+fn parse_bool(s: &str) -> Option<bool> {
+    match s.trim() {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// The variable that overrides a key, as the CLI's viper binds it: `SUPABASE_` and the path
+/// joined by `_`, upper-cased (`auth.site_url` → `SUPABASE_AUTH_SITE_URL`).
+pub(crate) fn override_var(path: &[String]) -> String {
+    format!("SUPABASE_{}", path.join("_").to_uppercase())
+}
+
+/// Sets, in `root`, every key a `SUPABASE_<PATH>` variable gives a value: the keys of the CLI's
+/// config structs (`patterns`, `*` standing for the names the document has there) and every
+/// leaf the document has. Paths under `skip` (a remote block's keys, which the CLI sets above
+/// the environment) and the `remotes` blocks are left alone. Returns the leaves set, with
+/// their variables.
+pub(crate) fn apply_env_overrides(
+    root: &mut toml::Table,
+    patterns: &[&str],
+    env: &dyn Fn(&str) -> Option<String>,
+    skip: &BTreeSet<Vec<String>>,
+) -> BTreeMap<Vec<String>, String> {
+    let mut candidates: BTreeSet<Vec<String>> = BTreeSet::new();
+    let whole = Value::Table(root.clone());
+    for pattern in patterns {
+        let parts: Vec<&str> = pattern.split('.').collect();
+        expand(&whole, &parts, Vec::new(), &mut candidates);
+    }
+    let mut leaves = Vec::new();
+    for (k, v) in root.iter() {
+        collect_leaves(v, vec![k.clone()], &mut leaves);
+    }
+    candidates.extend(leaves.into_iter().map(|(p, _)| p));
+    let mut out = BTreeMap::new();
+    for path in candidates {
+        if path.first().is_some_and(|p| p == "remotes") || skip.contains(&path) {
+            continue;
+        }
+        let var = override_var(&path);
+        let Some(value) = env(&var) else { continue };
+        if set_leaf(root, &path, Value::String(value)) {
+            out.insert(path, var);
+        }
+    }
+    out
+}
+
+/// The paths `parts` names in `at`, `*` taking each name present there.
+fn expand(at: &Value, parts: &[&str], path: Vec<String>, out: &mut BTreeSet<Vec<String>>) {
+    let Some((first, rest)) = parts.split_first() else {
+        out.insert(path);
+        return;
+    };
+    let names: Vec<String> = if *first == "*" {
+        match at {
+            Value::Table(t) => t.keys().cloned().collect(),
+            _ => return,
+        }
+    } else {
+        vec![first.to_string()]
+    };
+    for name in names {
+        let next = match at {
+            Value::Table(t) => t
+                .get(&name)
+                .cloned()
+                .unwrap_or(Value::Table(Default::default())),
+            _ => Value::Table(Default::default()),
+        };
+        let mut p = path.clone();
+        p.push(name);
+        expand(&next, rest, p, out);
+    }
+}
+
+/// Puts `value` at `path`, making the tables on the way; false when a value that is not a
+/// table is in the way, or the leaf is a table.
+fn set_leaf(root: &mut toml::Table, path: &[String], value: Value) -> bool {
+    let Some((last, parents)) = path.split_last() else {
+        return false;
+    };
+    let mut table = root;
+    for p in parents {
+        let entry = table
+            .entry(p.clone())
+            .or_insert_with(|| Value::Table(Default::default()));
+        match entry {
+            Value::Table(t) => table = t,
+            _ => return false,
+        }
+    }
+    if matches!(table.get(last), Some(Value::Table(_))) {
+        return false;
+    }
+    table.insert(last.clone(), value);
+    true
 }
 
 /// `env(NAME)` → NAME.

@@ -7,11 +7,12 @@ mod auth;
 mod doc;
 mod external;
 mod functions;
+mod keys;
 mod sms;
 mod webauthn;
 
 pub use auth::*;
-use doc::{Doc, collect_leaves, matches, starts_with};
+use doc::{Doc, apply_env_overrides, collect_leaves, matches, starts_with};
 pub use external::External;
 pub use functions::{EdgeRuntime, FunctionConfig, Policy};
 pub use sms::{OtherProvider, Sms, Twilio};
@@ -38,6 +39,10 @@ pub enum ConfigError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub project_id: Option<String>,
+    /// `[remotes.<name>]`: the hosted projects' references by block name. A block applies
+    /// (over the rest of the file) only to the project whose `project_id` it names, as the
+    /// CLI merges it; locally it is read, checked and otherwise left alone.
+    pub remotes: BTreeMap<String, String>,
     pub api: Api,
     pub db: Db,
     pub auth: Auth,
@@ -119,6 +124,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             project_id: None,
+            remotes: BTreeMap::new(),
             api: Api {
                 enabled: true,
                 port: 54321,
@@ -295,17 +301,20 @@ impl Config {
         text: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Loaded, ConfigError> {
-        let root: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| ConfigError::Syntax {
-                file: file.into(),
-                message: e.to_string().trim().to_string(),
-            })?;
+        let mut root: toml::Table =
+            text.parse()
+                .map_err(|e: toml::de::Error| ConfigError::Syntax {
+                    file: file.into(),
+                    message: e.to_string().trim().to_string(),
+                })?;
+        let (remotes, remote_keys) = read_remotes(file, &mut root, env)?;
+        let overridden = apply_env_overrides(&mut root, keys::CLI_KEYS, env, &remote_keys);
         let mut doc = Doc {
             file,
             root,
             used: BTreeSet::new(),
             env,
+            overridden,
         };
         let d = Config::default();
         let port = |doc: &mut Doc, path: &[&str], default: u16| {
@@ -374,6 +383,7 @@ impl Config {
         Ok(Loaded {
             config: Config {
                 project_id,
+                remotes,
                 api,
                 db,
                 auth,
@@ -387,6 +397,100 @@ impl Config {
             ignored,
         })
     }
+}
+
+/// Paths of leaves in the document.
+type Leaves = BTreeSet<Vec<String>>;
+
+/// Reads `[remotes.<name>]` blocks as the CLI does: each names a hosted project by a 20-letter
+/// `project_id`, no two the same; the block whose `project_id` is this file's own (after its
+/// `SUPABASE_PROJECT_ID` override) is merged over the file, `db.seed.enabled` false unless it
+/// says otherwise. Returns the references and the leaves a merged block set.
+fn read_remotes(
+    file: &Path,
+    root: &mut toml::Table,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(BTreeMap<String, String>, Leaves), ConfigError> {
+    let bad = |key: String, reason: &str| ConfigError::Value {
+        file: file.into(),
+        key,
+        reason: reason.into(),
+    };
+    let mut refs = BTreeMap::new();
+    let blocks = match root.get("remotes") {
+        None => return Ok((refs, BTreeSet::new())),
+        Some(Value::Table(t)) => t.clone(),
+        Some(_) => return Err(bad("remotes".into(), "expected [remotes.NAME] tables")),
+    };
+    let mut by_ref: BTreeMap<String, String> = BTreeMap::new();
+    for (name, block) in &blocks {
+        let Value::Table(block) = block else {
+            return Err(bad(format!("remotes.{name}"), "expected a table"));
+        };
+        let reference = match block.get("project_id") {
+            Some(Value::String(s)) => match doc::env_reference(s) {
+                Some(var) => env(var).unwrap_or_default(),
+                None => s.clone(),
+            },
+            _ => String::new(),
+        };
+        if reference.len() != 20 || !reference.bytes().all(|b| b.is_ascii_lowercase()) {
+            return Err(bad(
+                format!("remotes.{name}.project_id"),
+                "Invalid config: must be like abcdefghijklmnopqrst",
+            ));
+        }
+        if let Some(other) = by_ref.insert(reference.clone(), name.clone()) {
+            return Err(bad(
+                format!("remotes.{name}.project_id"),
+                &format!("duplicate project_id for [remotes.{name}] and [remotes.{other}]"),
+            ));
+        }
+        refs.insert(name.clone(), reference);
+    }
+    let own = env("SUPABASE_PROJECT_ID").or_else(|| match root.get("project_id") {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    });
+    let mut set = BTreeSet::new();
+    if let Some(name) = own.as_ref().and_then(|id| by_ref.get(id))
+        && let Some(Value::Table(block)) = blocks.get(name)
+    {
+        let mut leaves = Vec::new();
+        for (k, v) in block {
+            collect_leaves(v, vec![k.clone()], &mut leaves);
+        }
+        let leaves: Vec<(Vec<String>, Value)> =
+            leaves.into_iter().map(|(p, v)| (p, v.clone())).collect();
+        for (path, value) in leaves {
+            merge_leaf(root, &path, value);
+            set.insert(path);
+        }
+        let seed = vec!["db".to_string(), "seed".into(), "enabled".into()];
+        if !set.contains(&seed) {
+            merge_leaf(root, &seed, Value::Boolean(false));
+            set.insert(seed);
+        }
+    }
+    Ok((refs, set))
+}
+
+fn merge_leaf(root: &mut toml::Table, path: &[String], value: Value) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut table = root;
+    for p in parents {
+        let entry = table
+            .entry(p.clone())
+            .or_insert_with(|| Value::Table(Default::default()));
+        if !entry.is_table() {
+            *entry = Value::Table(Default::default());
+        }
+        let Value::Table(t) = entry else { return };
+        table = t;
+    }
+    table.insert(last.clone(), value);
 }
 
 fn read_buckets(doc: &mut Doc) -> Result<BTreeMap<String, Bucket>, ConfigError> {
@@ -660,6 +764,97 @@ mod tests {
         }
         let e = parse("[api\nport = 1").unwrap_err().to_string();
         assert!(e.contains("not valid TOML"), "{e}");
+    }
+
+    #[test]
+    fn supabase_variables_override_every_key() {
+        let vars = [
+            ("SUPABASE_AUTH_SITE_URL", "https://env.example"),
+            ("SUPABASE_DB_PORT", "6543"),
+            ("SUPABASE_API_SCHEMAS", "public,api"),
+            ("SUPABASE_AUTH_ENABLE_SIGNUP", "F"),
+            ("SUPABASE_AUTH_EXTERNAL_GITHUB_CLIENT_ID", "gh-id"),
+            ("SUPABASE_STORAGE_BUCKETS_IMAGES_PUBLIC", "true"),
+            ("SUPABASE_API_PORT", "not-a-port"),
+            ("SITE", "https://site.example"),
+        ];
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name && *n != "SUPABASE_API_PORT")
+                .map(|(_, v)| v.to_string())
+        };
+        let text = r#"
+            [auth]
+            site_url = "env(SITE)"
+            [auth.external.github]
+            enabled = true
+            client_id = "file-id"
+            secret = "s"
+            [storage.buckets.images]
+            public = false
+        "#;
+        let l = Config::parse(Path::new("supabase/config.toml"), text, &env).unwrap();
+        let c = l.config;
+        assert_eq!(c.auth.site_url, "https://env.example");
+        assert_eq!(c.db.port, 6543);
+        assert_eq!(c.api.schemas, ["public", "api"]);
+        assert!(!c.auth.enable_signup);
+        assert_eq!(c.auth.external["github"].client_id, "gh-id");
+        assert_eq!(c.storage.buckets["images"].public, Some(true));
+        assert!(l.ignored.is_empty(), "{:?}", l.ignored);
+        // A bad value names its variable.
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        };
+        let e = Config::parse(Path::new("supabase/config.toml"), "", &env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("api.port") && e.contains("environment variable SUPABASE_API_PORT"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn remotes_are_read_and_checked_and_apply_only_to_their_project() {
+        let text = r#"
+            project_id = "shop"
+            [db.seed]
+            enabled = true
+            [remotes.staging]
+            project_id = "abcdefghijklmnopqrst"
+            [remotes.staging.auth]
+            site_url = "https://staging.example"
+        "#;
+        let l = parse(text).unwrap();
+        assert_eq!(l.config.remotes["staging"], "abcdefghijklmnopqrst");
+        assert_eq!(l.config.auth.site_url, "http://127.0.0.1:3000");
+        assert!(l.config.db.seed_enabled);
+        assert!(l.ignored.is_empty(), "{:?}", l.ignored);
+        // The linked project's own id: its block is merged, the seed off unless it says so.
+        let merged = Config::parse(Path::new("supabase/config.toml"), text, &|n| {
+            (n == "SUPABASE_PROJECT_ID").then(|| "abcdefghijklmnopqrst".to_string())
+        })
+        .unwrap()
+        .config;
+        assert_eq!(merged.auth.site_url, "https://staging.example");
+        assert!(!merged.db.seed_enabled);
+        let cases = [
+            (
+                "[remotes.a]\nproject_id = \"short\"",
+                "must be like abcdefghijklmnopqrst",
+            ),
+            (
+                "[remotes.a]\nproject_id = \"abcdefghijklmnopqrst\"\n[remotes.b]\nproject_id = \"abcdefghijklmnopqrst\"",
+                "duplicate project_id for [remotes.b] and [remotes.a]",
+            ),
+        ];
+        for (text, says) in cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(says), "{text} → {e}");
+        }
     }
 
     #[test]
