@@ -1,7 +1,7 @@
 //! The command line: commands named as the Supabase CLI names them, and flags (each with an
 //! environment variable) that override what the project's config.toml says.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -16,6 +16,59 @@ pub struct Cli {
     pub flags: Flags,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Flags every command's help shows; the others are the server's, shown by `start` and `exec`
+/// (still accepted anywhere, before or after the command, with their environment variables).
+const SHOWN_EVERYWHERE: [&str; 2] = ["workdir", "data_dir"];
+
+/// The server's flags as a help section: `long` for `--help`, else `-h`'s one line each.
+fn server_options(long: bool) -> clap::builder::StyledStr {
+    let mut c = Flags::augment_args(clap::Command::new("supagate"))
+        .disable_help_flag(true)
+        .help_template("Server options (given before or after the command):\n{options}")
+        .mut_args(|a| {
+            let hide = SHOWN_EVERYWHERE.contains(&a.get_id().as_str()) || a.is_hide_set();
+            a.global(false).hide(hide)
+        });
+    if long {
+        c.render_long_help()
+    } else {
+        c.render_help()
+    }
+}
+
+/// The command line: each command's help shows its own options and the global ones it uses;
+/// the server's options are listed by `start`, `exec` and the default command's help only.
+pub fn command() -> clap::Command {
+    let server: Vec<String> = Flags::augment_args(clap::Command::new("flags"))
+        .get_arguments()
+        .map(|a| a.get_id().to_string())
+        .filter(|id| !SHOWN_EVERYWHERE.contains(&id.as_str()))
+        .collect();
+    let with_server = |c: clap::Command| {
+        c.after_help(server_options(false))
+            .after_long_help(server_options(true))
+    };
+    Cli::command()
+        .mut_args(|a| {
+            if server.iter().any(|id| id == a.get_id().as_str()) {
+                a.hide(true)
+            } else {
+                a
+            }
+        })
+        .after_help(
+            "Server options (--port, --db-port, --host, --jwt-secret, …): `supagate start --help`.",
+        )
+        .mut_subcommand("start", with_server)
+        .mut_subcommand("exec", with_server)
+}
+
+/// Parses the process's arguments (exits with clap's message on a bad one, or after help).
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 #[derive(Subcommand, Debug)]

@@ -14,7 +14,6 @@ use args::{
     Cli, Command, DbCommand, FunctionsCommand, GenCommand, MigrationCommand, TestCommand,
     UsersCommand,
 };
-use clap::Parser;
 use std::process::ExitCode;
 
 /// mimalloc instead of glibc's malloc: a request allocates and frees a few hundred small blocks,
@@ -250,7 +249,7 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     raise_open_file_limit();
-    match run(Cli::parse()).await {
+    match run(args::parse()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -6,6 +6,7 @@ mod attempts;
 mod auth;
 mod auth_hooks;
 mod borrowed_powers;
+mod cli_help;
 mod env_rules;
 mod extensions;
 mod external_recovery;

@@ -1,0 +1,78 @@
+//! The command line's manners: each command's help shows its own options (and the global
+//! --workdir and --data-dir), the server's options only on `start` and `exec`, and the server's
+//! flags are still accepted wherever they were.
+
+use std::process::Command;
+
+fn supagate(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_supagate"))
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("run supagate")
+}
+
+/// The commands a help text lists under "Commands:".
+fn commands_in(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect()
+}
+
+#[test]
+fn every_command_helps_with_its_own_options() {
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
+    let mut seen = 0;
+    while let Some(path) = todo.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let out = supagate(&args);
+        assert!(out.status.success(), "{args:?}");
+        let help = String::from_utf8_lossy(&out.stdout).to_string();
+        seen += 1;
+        for c in commands_in(&help) {
+            let mut p = path.clone();
+            p.push(c);
+            todo.push(p);
+        }
+        let server = matches!(path.as_slice(), [c] if c == "start" || c == "exec");
+        assert_eq!(help.contains("--db-pool <DB_POOL>"), server, "{args:?}:\n{help}");
+        assert_eq!(help.contains("--db-port <DB_PORT>"), server, "{args:?}:\n{help}");
+        if !server {
+            // `-h`: one line per option (`--help` adds each value's description).
+            args.pop();
+            args.push("-h");
+            let short = String::from_utf8_lossy(&supagate(&args).stdout).to_string();
+            let lines = short.lines().count();
+            assert!(lines < 40, "{args:?}: {lines} lines:\n{short}");
+        }
+        assert!(help.contains("--workdir"), "{args:?}");
+    }
+    assert!(seen > 20, "{seen} help texts");
+}
+
+#[test]
+fn server_flags_are_still_accepted_before_and_after_a_command() {
+    let dir = crate::support::scratch_project(&[("supabase/config.toml", "")]);
+    let dir = dir.to_str().unwrap();
+    for args in [
+        vec!["--workdir", dir, "--port", "0", "--db-port", "0", "status"],
+        vec![
+            "--workdir",
+            dir,
+            "status",
+            "--port",
+            "0",
+            "--jwt-expiry",
+            "600",
+        ],
+    ] {
+        let out = supagate(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not running"), "{args:?}: {err}");
+    }
+}
