@@ -40,8 +40,16 @@ fn every_command_helps_with_its_own_options() {
             todo.push(p);
         }
         let server = matches!(path.as_slice(), [c] if c == "start" || c == "exec");
-        assert_eq!(help.contains("--db-pool <DB_POOL>"), server, "{args:?}:\n{help}");
-        assert_eq!(help.contains("--db-port <DB_PORT>"), server, "{args:?}:\n{help}");
+        assert_eq!(
+            help.contains("--db-pool <DB_POOL>"),
+            server,
+            "{args:?}:\n{help}"
+        );
+        assert_eq!(
+            help.contains("--db-port <DB_PORT>"),
+            server,
+            "{args:?}:\n{help}"
+        );
         if !server {
             // `-h`: one line per option (`--help` adds each value's description).
             args.pop();
@@ -75,4 +83,35 @@ fn server_flags_are_still_accepted_before_and_after_a_command() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("is not running"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_database_port_in_use_is_named_with_how_to_change_it() {
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port().to_string();
+    let dir = crate::support::scratch_project(&[("supabase/config.toml", "")]);
+    let data = dir.join("data");
+    let out = Command::new(env!("CARGO_BIN_EXE_supagate"))
+        .arg("--workdir")
+        .arg(&dir)
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["--port", "0", "--mail-port", "0", "--studio-port", "0"])
+        .args(["--db-port", &port, "start"])
+        .env_remove("DATABASE_URL")
+        .env("RUST_LOG", "error")
+        .env("SUPAGATE_CACHE_DIR", crate::support::pg_cache())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said = err.lines().find(|l| l.starts_with("error:")).unwrap_or("");
+    assert!(
+        said.contains(&format!("the database port {port} is already in use"))
+            && said.contains("[db] port")
+            && said.contains("--db-port"),
+        "{err}"
+    );
+    assert!(!err.contains("pg_ctl"), "{err}");
+    drop(holder);
 }

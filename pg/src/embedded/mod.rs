@@ -34,6 +34,12 @@ pub enum EmbeddedError {
     VaultKey(String),
     #[error("{0} failed: {1}")]
     Command(String, String),
+    #[error(
+        "the database port {0} is already in use (another supagate, PostgreSQL or Supabase \
+         stack?): choose another with [db] port in supabase/config.toml or --db-port (0: a unix \
+         socket only)"
+    )]
+    PortInUse(u16),
     #[error("cannot prepare the data directory {0}: {1}")]
     Io(PathBuf, std::io::Error),
 }
@@ -337,6 +343,13 @@ impl EmbeddedPg {
             if let Some(user) = &self.run_as {
                 chown(user, &self.socket_dir)?;
             }
+        }
+        // A port another program holds: said in one line rather than pg_ctl's log.
+        if self.tcp_port != 0
+            && let Err(e) = std::net::TcpListener::bind(("127.0.0.1", self.tcp_port))
+            && e.kind() == std::io::ErrorKind::AddrInUse
+        {
+            return Err(EmbeddedError::PortInUse(self.tcp_port));
         }
         let listen = if self.tcp_port == 0 {
             "''".to_string()
