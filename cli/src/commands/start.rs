@@ -48,6 +48,40 @@ pub fn warn_ignored_keys(cfg: &Config) {
     }
 }
 
+/// The Deno `program` names, found as a shell finds it: a path as it is, a bare name on PATH.
+pub fn find_deno(program: &std::path::Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.components().count() > 1 {
+        return runnable(program).then(|| program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| runnable(p))
+}
+
+/// A project whose functions need Deno is told at start when there is none, with how to get it
+/// (its functions would otherwise answer BOOT_ERROR on every call).
+fn warn_missing_deno(cfg: &Config) {
+    if !cfg.project.config.edge_runtime.enabled {
+        return;
+    }
+    let catalog = functions::catalog::discover(&cfg.project);
+    if catalog.functions.is_empty() || find_deno(&cfg.deno).is_some() {
+        return;
+    }
+    tracing::warn!(
+        "supabase/functions has {} function(s) but Deno ({}) was not found, so each would \
+         answer BOOT_ERROR: install it with `npm install -g deno` (the npm deno package) or \
+         from https://deno.com, or point DENO_BIN (--deno) at it",
+        catalog.functions.len(),
+        cfg.deno.display()
+    );
+}
+
 /// The public demo secret signs anyone's service_role token: it stays on loopback unless the
 /// operator insists.
 fn check_exposure(cfg: &Config) -> Result<(), String> {
@@ -88,6 +122,7 @@ pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32
     let t0 = Instant::now();
     check_exposure(&cfg)?;
     warn_ignored_keys(&cfg);
+    warn_missing_deno(&cfg);
     let db = super::open_database(&cfg, true).await?;
     // Stops the embedded cluster on every way out of here, panics included.
     let _guard = db.embedded.as_ref().map(StopGuard);

@@ -115,3 +115,38 @@ fn a_database_port_in_use_is_named_with_how_to_change_it() {
     assert!(!err.contains("pg_ctl"), "{err}");
     drop(holder);
 }
+
+#[test]
+fn functions_without_deno_are_told_at_start() {
+    let dir = crate::support::scratch_project(&[
+        ("supabase/config.toml", ""),
+        (
+            "supabase/functions/hello/index.ts",
+            "Deno.serve(() => new Response('hi'));\n",
+        ),
+    ]);
+    let run = |deno: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_supagate"))
+            .arg("--workdir")
+            .arg(&dir)
+            .args(["exec", "--fresh", "--", "true"])
+            .env_remove("DATABASE_URL")
+            .env("DENO_BIN", deno)
+            .env("RUST_LOG", "warn")
+            .env("SUPAGATE_CACHE_DIR", crate::support::pg_cache())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let err = run("/nonexistent/deno");
+    assert!(
+        err.contains("1 function(s) but Deno (/nonexistent/deno) was not found")
+            && err.contains("npm install -g deno")
+            && err.contains("DENO_BIN"),
+        "{err}"
+    );
+    // A Deno that is there: no such warning.
+    let err = run("/bin/true");
+    assert!(!err.contains("was not found"), "{err}");
+}
