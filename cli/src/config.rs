@@ -146,8 +146,15 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
     // where requests may go, from settings only a superuser can change; given last, so that
     // --net-local decides them.
     let allow = if net_local { "on" } else { "off" };
+    // [db.settings] first, so that --pg-settings (given later on the server's command line)
+    // overrides them.
+    let db_settings: String =
+        p.db.settings
+            .iter()
+            .map(|(k, v)| format!("{k}={v} "))
+            .collect();
     let pg_settings = format!(
-        "{} http.supagate_allow_local={allow} http.supagate_api_port={port} wrappers.supagate_allow_local={allow}",
+        "{db_settings}{} http.supagate_allow_local={allow} http.supagate_api_port={port} wrappers.supagate_allow_local={allow}",
         flags.pg_settings,
     );
     Ok(Config {

@@ -100,6 +100,8 @@ pub struct Db {
     pub seed_enabled: bool,
     /// Seed files or glob patterns, relative to the `supabase/` folder.
     pub seed_paths: Vec<String>,
+    /// `[db.settings]`: PostgreSQL settings (name, value) for the server, in name order.
+    pub settings: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -141,6 +143,7 @@ impl Default for Config {
                 schema_paths: Vec::new(),
                 seed_enabled: true,
                 seed_paths: vec!["./seed.sql".into()],
+                settings: Vec::new(),
             },
             auth: Auth::default(),
             storage: Storage {
@@ -351,6 +354,7 @@ impl Config {
             schema_paths: doc.strings(&["db", "migrations", "schema_paths"], &[])?,
             seed_enabled: doc.bool(&["db", "seed", "enabled"], true)?,
             seed_paths: doc.strings(&["db", "seed", "sql_paths"], &d.db.seed_paths)?,
+            settings: read_db_settings(&mut doc)?,
         };
         let auth = auth::read(&mut doc)?;
         let inbucket = auth::read_inbucket(&mut doc)?;
@@ -397,6 +401,112 @@ impl Config {
             ignored,
         })
     }
+}
+
+/// How a `[db.settings]` value is written.
+enum Setting {
+    /// A whole number (the CLI's uint).
+    Count,
+    /// A PostgreSQL value with its unit ("128MB", "8s", "-1").
+    Text,
+    Bool,
+    /// `session_replication_role`.
+    Role,
+}
+
+/// The PostgreSQL settings the CLI's `[db.settings]` accepts.
+const DB_SETTINGS: &[(&str, Setting)] = {
+    use Setting::*;
+    &[
+        ("effective_cache_size", Text),
+        ("logical_decoding_work_mem", Text),
+        ("maintenance_work_mem", Text),
+        ("max_connections", Count),
+        ("max_locks_per_transaction", Count),
+        ("max_parallel_maintenance_workers", Count),
+        ("max_parallel_workers", Count),
+        ("max_parallel_workers_per_gather", Count),
+        ("max_replication_slots", Count),
+        ("max_slot_wal_keep_size", Text),
+        ("max_standby_archive_delay", Text),
+        ("max_standby_streaming_delay", Text),
+        ("max_wal_size", Text),
+        ("max_wal_senders", Count),
+        ("max_worker_processes", Count),
+        ("session_replication_role", Role),
+        ("shared_buffers", Text),
+        ("statement_timeout", Text),
+        ("track_activity_query_size", Text),
+        ("track_commit_timestamp", Bool),
+        ("wal_keep_size", Text),
+        ("wal_sender_timeout", Text),
+        ("work_mem", Text),
+    ]
+};
+
+/// `[db.settings]`, checked: only the CLI's settings, values PostgreSQL could take (letters,
+/// digits, `.`, `_`, `-`: they are passed on the server's command line).
+fn read_db_settings(doc: &mut Doc) -> Result<Vec<(String, String)>, ConfigError> {
+    let names: Vec<String> = match doc.lookup(&["db", "settings"]) {
+        None => return Ok(Vec::new()),
+        Some(Value::Table(t)) => t.keys().cloned().collect(),
+        Some(other) => {
+            return Err(doc.err(
+                &["db", "settings"],
+                format!("expected a table, got {other}"),
+            ));
+        }
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let path = ["db", "settings", name.as_str()];
+        let Some((_, kind)) = DB_SETTINGS.iter().find(|(n, _)| *n == name) else {
+            let known: Vec<&str> = DB_SETTINGS.iter().map(|(n, _)| *n).collect();
+            return Err(doc.err(
+                &path,
+                format!(
+                    "not a setting the CLI accepts (use one of {})",
+                    known.join(", ")
+                ),
+            ));
+        };
+        let value = match kind {
+            Setting::Count => doc.int(&path, 0, 0, i32::MAX as i64)?.to_string(),
+            Setting::Bool => if doc.bool(&path, false)? { "on" } else { "off" }.to_string(),
+            Setting::Role => {
+                let v = doc.string(&path, "")?;
+                if !["origin", "replica", "local"].contains(&v.as_str()) {
+                    return Err(doc.err(&path, "must be one of [origin replica local]"));
+                }
+                v
+            }
+            Setting::Text => {
+                let v = match doc.take(&path) {
+                    Some(Value::String(s)) => s.trim().to_string(),
+                    Some(Value::Integer(i)) => i.to_string(),
+                    other => {
+                        let got = other.map(|v| v.to_string()).unwrap_or_default();
+                        return Err(doc.err(&path, format!("expected a string, got {got}")));
+                    }
+                };
+                let ok = !v.is_empty()
+                    && v.len() <= 64
+                    && v.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+                if !ok {
+                    return Err(doc.err(
+                        &path,
+                        format!(
+                            "\"{v}\" is not a PostgreSQL value (write it like \"128MB\" or \"8s\")"
+                        ),
+                    ));
+                }
+                v
+            }
+        };
+        out.push((name, value));
+    }
+    Ok(out)
 }
 
 /// Paths of leaves in the document.
@@ -854,6 +964,65 @@ mod tests {
         for (text, says) in cases {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(says), "{text} → {e}");
+        }
+    }
+
+    #[test]
+    fn db_settings_are_the_clis_postgresql_settings() {
+        let l = parse(
+            r#"
+            [db.settings]
+            max_wal_size = "2GB"
+            max_connections = 200
+            track_commit_timestamp = true
+            session_replication_role = "origin"
+            statement_timeout = "8s"
+            "#,
+        )
+        .unwrap();
+        let got: Vec<(&str, &str)> = l
+            .config
+            .db
+            .settings
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("max_connections", "200"),
+                ("max_wal_size", "2GB"),
+                ("session_replication_role", "origin"),
+                ("statement_timeout", "8s"),
+                ("track_commit_timestamp", "on"),
+            ]
+        );
+        assert!(l.ignored.is_empty(), "{:?}", l.ignored);
+        let cases = [
+            (
+                "[db.settings]\nfsync = false",
+                "db.settings.fsync",
+                "not a setting",
+            ),
+            (
+                "[db.settings]\nwork_mem = \"4MB; rm\"",
+                "db.settings.work_mem",
+                "not a PostgreSQL value",
+            ),
+            (
+                "[db.settings]\nmax_connections = -1",
+                "db.settings.max_connections",
+                "whole number",
+            ),
+            (
+                "[db.settings]\nsession_replication_role = \"x\"",
+                "session_replication_role",
+                "origin",
+            ),
+        ];
+        for (text, key, says) in cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains(says), "{text} → {e}");
         }
     }
 
