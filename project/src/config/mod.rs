@@ -1026,6 +1026,95 @@ mod tests {
         }
     }
 
+    /// Every key of the CLI's config structs, set to a value other than its default, is read
+    /// by supagate (used, or refused with its name), or named in the not-implemented warning,
+    /// or out of scope by design: never dropped without a word.
+    #[test]
+    fn every_cli_key_is_read_named_or_out_of_scope() {
+        let candidates = [
+            "true",
+            "false",
+            "7",
+            "\"7s\"",
+            "\"x\"",
+            "[\"x\"]",
+            "\"https://x.example\"",
+        ];
+        let (mut read, mut named, mut out) = (Vec::new(), Vec::new(), Vec::new());
+        for pattern in keys::CLI_KEYS {
+            let key = pattern.replace("*", "x");
+            let path: Vec<String> = key.split('.').map(String::from).collect();
+            if path[0] == "remotes" || OUT_OF_SCOPE.iter().any(|o| starts_with(o, &path)) {
+                out.push(key);
+                continue;
+            }
+            let (table, leaf) = key.rsplit_once('.').unwrap_or(("", &key));
+            let mut verdict = None;
+            for (switched, value) in [true, false]
+                .into_iter()
+                .flat_map(|s| candidates.iter().map(move |v| (s, *v)))
+            {
+                if verdict.is_some() && !switched {
+                    break;
+                }
+                // A feature's keys are read when it is switched on, as in the CLI.
+                let switch = pattern
+                    .rsplit_once('.')
+                    .map(|(t, _)| format!("{t}.enabled"))
+                    .filter(|k| {
+                        switched && leaf != "enabled" && keys::CLI_KEYS.contains(&k.as_str())
+                    })
+                    .map(|_| "enabled = true\n")
+                    .unwrap_or("");
+                let text = if table.is_empty() {
+                    format!("{leaf} = {value}\n")
+                } else {
+                    format!("[{table}]\n{switch}{leaf} = {value}\n")
+                };
+                match parse(&text) {
+                    // Refused, naming the key (or its table: an unknown template name).
+                    Err(e)
+                        if (2..=path.len()).any(|n| {
+                            e.to_string()
+                                .contains(&format!(": {}:", path[..n].join(".")))
+                        }) =>
+                    {
+                        verdict = Some(true)
+                    }
+                    Err(_) => {}
+                    Ok(l) => {
+                        let reported = l.ignored.iter().any(|i| starts_with(i, &path));
+                        verdict = Some(!reported);
+                        if !reported {
+                            break;
+                        }
+                    }
+                }
+            }
+            match verdict {
+                Some(true) => read.push(key),
+                Some(false) => named.push(key),
+                None => panic!("{key}: no value parsed, and no error named it"),
+            }
+        }
+        eprintln!(
+            "{} keys: {} read, {} named as not implemented, {} out of scope\nnamed: {named:?}",
+            keys::CLI_KEYS.len(),
+            read.len(),
+            named.len(),
+            out.len()
+        );
+        assert_eq!(read.len() + named.len() + out.len(), keys::CLI_KEYS.len());
+        for key in [
+            "auth.site_url",
+            "db.settings.max_wal_size",
+            "db.port",
+            "api.schemas",
+        ] {
+            assert!(read.contains(&key.to_string()), "{key}");
+        }
+    }
+
     #[test]
     fn only_changed_unimplemented_keys_are_reported() {
         let l = parse(
