@@ -146,6 +146,8 @@ fn functions_without_deno_are_told_at_start() {
             && err.contains("DENO_BIN"),
         "{err}"
     );
+    // Written to a pipe: no colour codes.
+    assert!(!err.contains('\u{1b}'), "{err:?}");
     // A Deno that is there: no such warning.
     let err = run("/bin/true");
     assert!(!err.contains("was not found"), "{err}");
