@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "supagate",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SUPAGATE_COMMIT"), ")"),
     about = "Supabase-compatible REST, Auth and Storage over PostgreSQL, in one binary. \
              Runs a project's supabase/ folder like `supabase start`."
 )]

@@ -152,3 +152,19 @@ fn functions_without_deno_are_told_at_start() {
     let err = run("/bin/true");
     assert!(!err.contains("was not found"), "{err}");
 }
+
+#[test]
+fn the_version_names_the_commit() {
+    let out = supagate(&["--version"]);
+    let v = String::from_utf8_lossy(&out.stdout);
+    let commit = v
+        .trim()
+        .strip_prefix(&format!("supagate {} (", env!("CARGO_PKG_VERSION")))
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{v}"));
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{v}"
+    );
+}
