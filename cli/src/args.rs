@@ -137,6 +137,12 @@ pub enum Command {
     /// database. Restoring takes a fraction of a second.
     #[command(subcommand)]
     Snapshot(SnapshotCommand),
+    /// Prints a shell completion script: `source <(supagate completion bash)`, or into zsh's
+    /// `fpath` as `_supagate`, or fish's completions folder.
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Starts the project, runs COMMAND with its URLs and keys in the environment (the names
     /// `status -o env` prints, plus SUPABASE_URL, SUPABASE_ANON_KEY, SUPABASE_SERVICE_ROLE_KEY
     /// and SUPABASE_DB_URL), stops it, and exits with the command's exit code.

@@ -30,6 +30,15 @@ fn free_port() -> Result<u16, String> {
 }
 
 async fn run(mut cli: Cli) -> Result<(), String> {
+    // Completions need no project.
+    if let Some(Command::Completion { shell }) = &cli.command {
+        let mut cmd = args::command();
+        let mut script = Vec::new();
+        clap_complete::generate(*shell, &mut cmd, "supagate", &mut script);
+        // A reader that stops early (`| head`) is no error.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
+        return Ok(());
+    }
     // `init` makes the project the other commands need, where it is asked to.
     if let Some(Command::Init { force }) = &cli.command {
         return commands::init::run(cli.flags.workdir.as_deref(), *force);
@@ -91,6 +100,7 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
         Command::Stop => commands::status::stop(&cfg),
         Command::Status { output } => commands::status::status(&cfg, output),
         Command::Init { force } => commands::init::run(Some(&cfg.project.root), force),
+        Command::Completion { .. } => Ok(()),
         Command::Db(DbCommand::Reset) => commands::db::reset(&cfg).await,
         Command::Db(DbCommand::Diff {
             file,

@@ -168,3 +168,21 @@ fn the_version_names_the_commit() {
         "{v}"
     );
 }
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for (shell, says) in [
+        ("bash", "complete -F _supagate"),
+        ("zsh", "#compdef supagate"),
+        ("fish", "complete -c supagate"),
+    ] {
+        let out = supagate(&["completion", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            script.contains(says) && script.contains("migration"),
+            "{shell}"
+        );
+    }
+    assert!(!supagate(&["completion", "tcsh"]).status.success());
+}
