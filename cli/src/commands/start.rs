@@ -121,6 +121,15 @@ pub enum Mode {
 pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32, String> {
     let t0 = Instant::now();
     check_exposure(&cfg)?;
+    // A second start of a running project says where it runs (and leaves it alone).
+    if let Ok(values) = status::running_values(&cfg) {
+        let api = values.get("API_URL").cloned().unwrap_or_default();
+        return Err(format!(
+            "supagate is already running for {} (API {api}): `supagate status` shows its \
+             URLs and keys, `supagate stop` stops it",
+            cfg.project.root.display()
+        ));
+    }
     warn_ignored_keys(&cfg);
     warn_missing_deno(&cfg);
     let db = super::open_database(&cfg, true).await?;

@@ -186,3 +186,21 @@ fn completions_for_bash_zsh_and_fish() {
     }
     assert!(!supagate(&["completion", "tcsh"]).status.success());
 }
+
+#[test]
+fn a_second_start_says_where_the_project_runs() {
+    let dir = crate::support::scratch_project(&[("supabase/config.toml", "")]);
+    let gw = crate::support::start_project(&dir, &[]);
+    let out = gw.command(&dir, &["--port", "0", "--db-port", "0", "start"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is already running for") && err.contains(&format!("(API {})", gw.url)),
+        "{err}"
+    );
+    // The first one still serves.
+    let rows = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(gw.sql("select 1"));
+    assert_eq!(rows[0][0].as_deref(), Some("1"));
+}
