@@ -2,6 +2,7 @@
 //! names and levels) run against the local database or `--db-url`'s, in one read-only
 //! transaction, printed as the CLI's JSON (or a table), `--fail-on` for CI.
 
+use super::Prepare;
 use super::migration::{on_database, target};
 use crate::workflow_args::AdvisorsArgs;
 use gateway::config::Config;
@@ -44,7 +45,7 @@ async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lin
 pub async fn run(cfg: &Config, a: AdvisorsArgs) -> Result<(), String> {
     let remote = target(cfg, a.target.db_url, a.target.linked)?;
     let mut lints = Vec::new();
-    on_database(cfg, remote, async |c| {
+    on_database(cfg, remote, Prepare::UnlessRunning, async |c| {
         lints = check(c, &a.kind, &cfg.schemas).await?;
         Ok(())
     })

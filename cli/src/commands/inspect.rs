@@ -2,6 +2,7 @@
 //! `workbench::inspect` run on the local database (or `--db-url`'s) in a read-only transaction,
 //! printed as a table, or all of them written as CSV files.
 
+use super::Prepare;
 use super::migration::{on_database, target};
 use crate::workflow_args::InspectCommand;
 use gateway::config::Config;
@@ -82,7 +83,7 @@ pub async fn run(cfg: &Config, command: InspectCommand) -> Result<(), String> {
             }
             let remote = target(cfg, t.db_url, t.linked)?;
             let mut out = (Vec::new(), Vec::new());
-            on_database(cfg, remote, async |c| {
+            on_database(cfg, remote, Prepare::UnlessRunning, async |c| {
                 out = run_report(c, r).await?;
                 Ok(())
             })
@@ -99,7 +100,7 @@ pub async fn run(cfg: &Config, command: InspectCommand) -> Result<(), String> {
                 .map_err(|e| format!("failed to create {}: {e}", dir.display()))?;
             let remote = target(cfg, t.db_url, t.linked)?;
             eprintln!("Running queries...");
-            on_database(cfg, remote, async |c| {
+            on_database(cfg, remote, Prepare::UnlessRunning, async |c| {
                 for r in REPORTS {
                     let (names, rows) = match run_report(c, r).await {
                         Ok(got) => got,

@@ -24,8 +24,15 @@ pub fn target(cfg: &Config, db_url: Option<String>, linked: bool) -> Result<Opti
         .transpose()
 }
 
-/// Runs `f` on a session of the target database.
-pub async fn on_target<F>(cfg: &Config, remote: Option<Login>, f: F) -> Result<(), String>
+/// Runs `f` on a session of the target database: `remote`'s, else the local one, brought up to
+/// date first as `prepare` says (`Prepare::Never` for the history commands, which look at it as
+/// it is; `Prepare::UnlessRunning` for `db advisors`, `db query` and `inspect`).
+pub async fn on_database<F>(
+    cfg: &Config,
+    remote: Option<Login>,
+    prepare: Prepare,
+    f: F,
+) -> Result<(), String>
 where
     F: AsyncFnOnce(&mut Client) -> Result<(), String>,
 {
@@ -35,28 +42,7 @@ where
             f(&mut c).await
         }
         None => {
-            with_database(cfg, Prepare::Never, async move |db| {
-                let mut c = connect(&db.admin).await?;
-                f(&mut c).await
-            })
-            .await
-        }
-    }
-}
-
-/// Runs `f` on a session of the target database, a local one nobody set up yet set up first
-/// (as `start` would): what `db advisors`, `db query` and `inspect` look at.
-pub async fn on_database<F>(cfg: &Config, remote: Option<Login>, f: F) -> Result<(), String>
-where
-    F: AsyncFnOnce(&mut Client) -> Result<(), String>,
-{
-    match remote {
-        Some(login) => {
-            let mut c = connect(&login).await?;
-            f(&mut c).await
-        }
-        None => {
-            with_database(cfg, Prepare::UnlessRunning, async move |db| {
+            with_database(cfg, prepare, async move |db| {
                 let mut c = connect(&db.admin).await?;
                 f(&mut c).await
             })
@@ -191,7 +177,7 @@ pub async fn list(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
         .into_iter()
         .map(|m| m.version)
         .collect();
-    on_target(cfg, remote, async |c| {
+    on_database(cfg, remote, Prepare::Never, async |c| {
         let applied = history::applied_versions(c)
             .await
             .map_err(|e| e.to_string())?;
@@ -252,7 +238,7 @@ pub async fn repair(
         RepairStatus::Applied => history::Repair::Applied(&files),
         RepairStatus::Reverted => history::Repair::Reverted(&versions),
     };
-    on_target(cfg, remote, async |c| {
+    on_database(cfg, remote, Prepare::Never, async |c| {
         history::repair(c, all, what)
             .await
             .map_err(|e| format!("failed to update migration table: {e}"))
@@ -440,7 +426,7 @@ pub async fn fetch(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
         return Err("context canceled".into());
     }
     let mut rows = Vec::new();
-    on_target(cfg, remote, async |c| {
+    on_database(cfg, remote, Prepare::Never, async |c| {
         rows = history::history(c).await.map_err(|e| e.to_string())?;
         Ok(())
     })

@@ -4,6 +4,7 @@
 //! script of several statements runs as psql would run it); JSON gives numbers, booleans and
 //! JSON columns their own types, read from the statement's column types when it has one.
 
+use super::Prepare;
 use super::migration::{on_database, target};
 use crate::workflow_args::QueryArgs;
 use gateway::config::Config;
@@ -186,7 +187,7 @@ pub async fn run(cfg: &Config, a: QueryArgs) -> Result<(), String> {
     let sql = read_sql(&a)?;
     let remote = target(cfg, a.target.db_url.clone(), a.target.linked)?;
     let mut outcome = None;
-    on_database(cfg, remote, async |c| {
+    on_database(cfg, remote, Prepare::UnlessRunning, async |c| {
         outcome = Some(run_sql(c, &sql).await?);
         Ok(())
     })

@@ -3,7 +3,7 @@
 //! and whether two histories agree are pure functions below; running and recording them is
 //! `pg::migrate::project`'s, the schema a pull writes is `db diff`'s.
 
-use super::migration::{on_target, prompt};
+use super::migration::{on_database, prompt};
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use pg::migrate::project as history;
@@ -258,7 +258,7 @@ pub async fn push(cfg: &Config, a: PushArgs) -> Result<(), String> {
         println!("Finished supagate db push.");
         Ok(())
     };
-    on_target(cfg, target, push_to).await
+    on_database(cfg, target, Prepare::Never, push_to).await
 }
 
 /// `db pull`: the remote database's schema, as the differ sees it against what the local
@@ -269,7 +269,7 @@ pub async fn pull(cfg: &Config, a: PullArgs) -> Result<(), String> {
     project::Project::check_migration_name(&name).map_err(|e| e.to_string())?;
     let target = destination(cfg, a.db_url, a.local)?;
     let mut remote = Vec::new();
-    on_target(cfg, target.clone(), async |c| {
+    on_database(cfg, target.clone(), Prepare::Never, async |c| {
         remote = history::applied_versions(c)
             .await
             .map_err(|e| e.to_string())?;
@@ -296,7 +296,7 @@ pub async fn pull(cfg: &Config, a: PullArgs) -> Result<(), String> {
             .iter()
             .find(|m| m.version == stamp)
             .ok_or_else(|| format!("{} disappeared", cfg.project.relative(&path)))?;
-        on_target(cfg, target, async |c| {
+        on_database(cfg, target, Prepare::Never, async |c| {
             history::repair(c, false, history::Repair::Applied(&[m]))
                 .await
                 .map_err(|e| format!("failed to update migration table: {e}"))
