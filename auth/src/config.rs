@@ -3,12 +3,8 @@
 use crate::jwt::JwtKeys;
 use crate::password::Policy;
 
-/// A `pg-functions://` hook: the function the auth admin role calls.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HookFn {
-    pub schema: String,
-    pub function: String,
-}
+/// A hook: a `pg-functions://` function the auth admin role calls, or an HTTP endpoint.
+pub use project::config::Hook as HookFn;
 
 #[derive(Clone, Default)]
 pub struct Hooks {

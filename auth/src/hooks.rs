@@ -1,5 +1,6 @@
-//! Auth hooks as `pg-functions://` URIs name them: the function gets one JSON argument and
-//! returns JSON, called as the auth admin role within the flow's transaction (2 s at most).
+//! Auth hooks. A `pg-functions://` function gets one JSON argument and returns JSON, called as
+//! the auth admin role within the flow's transaction (2 s at most); an `http(s)://` hook is
+//! posted the same JSON ([`crate::hook_http`]).
 //! `{"error": {"http_code": …, "message": …}}` fails the flow with that status and message.
 
 use crate::config::HookFn;
@@ -23,6 +24,34 @@ fn metadata(name: &str) -> Value {
 
 /// Calls the hook and returns its output (or the error it reports).
 pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Result<Value> {
+    let out = match hook {
+        HookFn::Postgres { schema, function } => call_pg(c, schema, function, input).await?,
+        HookFn::Http { uri, secrets } => crate::hook_http::call(uri, secrets, input).await?,
+    };
+    if let Some(message) = out["error"]["message"].as_str().filter(|m| !m.is_empty()) {
+        let status = out["error"]["http_code"]
+            .as_u64()
+            .filter(|s| (100..600).contains(s))
+            .unwrap_or(500) as u16;
+        return Err(AuthError::Api {
+            status,
+            code: if status == 500 {
+                ErrorCode::UnexpectedFailure
+            } else {
+                ErrorCode::Unknown
+            },
+            message: message.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+async fn call_pg(
+    c: &impl GenericClient,
+    schema: &str,
+    function: &str,
+    input: &Value,
+) -> Result<Value> {
     let before: String = c
         .query_one(
             "SELECT current_setting('statement_timeout'), set_config('statement_timeout', '2000', true)",
@@ -32,8 +61,8 @@ pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Resul
         .get(0);
     let sql = format!(
         "SELECT {}.{}($1::jsonb)::text",
-        quote(&hook.schema),
-        quote(&hook.function)
+        quote(schema),
+        quote(function)
     );
     let out: Option<String> = c
         .query_one(&sql, &[input])
@@ -42,10 +71,7 @@ pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Resul
             api(
                 500,
                 ErrorCode::UnexpectedFailure,
-                format!(
-                    "Error running hook URI: pg-functions://postgres/{}/{}: {e}",
-                    hook.schema, hook.function
-                ),
+                format!("Error running hook URI: pg-functions://postgres/{schema}/{function}: {e}"),
             )
         })?
         .get(0);
@@ -66,18 +92,6 @@ pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Resul
             )
         })?
         .unwrap_or(Value::Null);
-    if let Some(message) = out["error"]["message"].as_str().filter(|m| !m.is_empty()) {
-        let status = out["error"]["http_code"].as_u64().unwrap_or(500) as u16;
-        return Err(AuthError::Api {
-            status,
-            code: if status == 500 {
-                ErrorCode::UnexpectedFailure
-            } else {
-                ErrorCode::Unknown
-            },
-            message: message.to_string(),
-        });
-    }
     Ok(out)
 }
 

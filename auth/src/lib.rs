@@ -9,6 +9,7 @@
 pub mod config;
 pub mod email;
 pub mod error;
+pub mod hook_http;
 pub mod hooks;
 pub mod jwt;
 pub mod keygen;

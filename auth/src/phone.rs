@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(ok(&cfg, Some("whatsapp")), Some(Channel::Whatsapp));
         assert_eq!(ok(&cfg, Some("fax")), None);
         cfg.sms.twilio_verify = None;
-        cfg.hooks.send_sms = Some(crate::config::HookFn {
+        cfg.hooks.send_sms = Some(crate::config::HookFn::Postgres {
             schema: "public".into(),
             function: "send_sms".into(),
         });

@@ -83,12 +83,7 @@ fn sms_catch(a: &project::config::Auth, local_dev: bool) -> bool {
 
 pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::AuthConfig {
     let a = &config.auth;
-    let hook = |name: &str| {
-        a.hooks.get(name).map(|h| auth::config::HookFn {
-            schema: h.schema.clone(),
-            function: h.function.clone(),
-        })
-    };
+    let hook = |name: &str| a.hooks.get(name).cloned();
     auth::AuthConfig {
         keys: keys.clone(),
         jwt_expiry: a.jwt_expiry,
@@ -440,7 +435,7 @@ mod tests {
         assert!(sms_catch(&a, true));
         a.hooks.insert(
             "send_sms".into(),
-            project::config::Hook {
+            project::config::Hook::Postgres {
                 schema: "public".into(),
                 function: "send_sms".into(),
             },

@@ -5,6 +5,7 @@ mod advisors;
 mod attempts;
 mod auth;
 mod auth_hooks;
+mod auth_standins;
 mod borrowed_powers;
 mod cli_help;
 mod env_rules;

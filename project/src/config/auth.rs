@@ -127,11 +127,29 @@ pub struct Mfa {
     pub web_authn_verify: bool,
 }
 
-/// `[auth.hook.NAME]`: a `pg-functions://DATABASE/SCHEMA/FUNCTION` URI.
+/// `[auth.hook.NAME]`: a `pg-functions://DATABASE/SCHEMA/FUNCTION` URI, or an `http(s)://`
+/// endpoint called with Standard Webhooks signatures.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hook {
-    pub schema: String,
-    pub function: String,
+pub enum Hook {
+    Postgres {
+        schema: String,
+        function: String,
+    },
+    Http {
+        uri: String,
+        /// `v1,whsec_<base64>` secrets (`secrets` split at `|`): each signs every call.
+        secrets: Vec<String>,
+    },
+}
+
+/// Whether a hook secret has the form the CLI requires: `v1,whsec_` and 32 to 88 base64
+/// characters.
+fn hook_secret_ok(secret: &str) -> bool {
+    secret.strip_prefix("v1,whsec_").is_some_and(|b| {
+        (32..=88).contains(&b.len())
+            && b.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"+/=".contains(&c))
+    })
 }
 
 /// `[inbucket]`: the local mail catcher.
@@ -332,28 +350,55 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             continue;
         }
         let uri_key = [&base[..], &["uri"]].concat();
+        let secrets_key = [&base[..], &["secrets"]].concat();
         let uri = doc.string(&uri_key, "")?;
-        let parts: Vec<&str> = uri
-            .strip_prefix("pg-functions://")
-            .map(|r| r.split('/').collect())
-            .unwrap_or_default();
-        let [_db, schema, function] = parts[..] else {
-            return Err(doc.err(
-                &uri_key,
-                format!(
-                    "\"{uri}\" is not a pg-functions://DATABASE/SCHEMA/FUNCTION URI (HTTP hooks \
-                     cannot be reached by supagate)"
-                ),
-            ));
+        let secrets = doc.string(&secrets_key, "")?;
+        let scheme = uri.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+        let hook = match scheme.as_deref() {
+            Some("pg-functions") => {
+                let parts: Vec<&str> = uri["pg-functions://".len()..].split('/').collect();
+                let [_db, schema, function] = parts[..] else {
+                    return Err(doc.err(
+                        &uri_key,
+                        format!("\"{uri}\" is not a pg-functions://DATABASE/SCHEMA/FUNCTION URI"),
+                    ));
+                };
+                if !secrets.is_empty() {
+                    return Err(doc.err(&secrets_key, "unsupported for a pg-functions URI"));
+                }
+                Hook::Postgres {
+                    schema: schema.to_string(),
+                    function: function.to_string(),
+                }
+            }
+            Some("http" | "https") => {
+                let host = uri.split_once("://").map_or("", |(_, r)| {
+                    r.split(['/', '?', '#']).next().unwrap_or_default()
+                });
+                if host.is_empty() || host.contains(char::is_whitespace) {
+                    return Err(doc.err(&uri_key, format!("\"{uri}\" is not a URL")));
+                }
+                if secrets.is_empty() {
+                    return Err(doc.err(&secrets_key, "required for an HTTP hook"));
+                }
+                let secrets: Vec<String> = secrets.split('|').map(str::to_string).collect();
+                if !secrets.iter().all(|s| hook_secret_ok(s)) {
+                    return Err(doc.err(
+                        &secrets_key,
+                        "must be formatted as \"v1,whsec_<base64_encoded_secret>\" with a \
+                         minimum length of 32 characters",
+                    ));
+                }
+                Hook::Http { uri, secrets }
+            }
+            _ => {
+                return Err(doc.err(
+                    &uri_key,
+                    format!("\"{uri}\" should be a HTTP, HTTPS, or pg-functions URI"),
+                ));
+            }
         };
-        let _ = doc.take(&[&base[..], &["secrets"]].concat());
-        hooks.insert(
-            name.clone(),
-            Hook {
-                schema: schema.to_string(),
-                function: function.to_string(),
-            },
-        );
+        hooks.insert(name.clone(), hook);
     }
     let m = |path: &[&'static str], default: bool, doc: &mut Doc| {
         doc.bool(&[&["auth", "mfa"][..], path].concat(), default)
