@@ -92,7 +92,17 @@ pub enum Command {
         state: StateFolders,
     },
     /// Stop the supagate running this project.
-    Stop,
+    Stop {
+        /// Stop every project supagate runs on this machine (those `supagate list` shows).
+        #[arg(long)]
+        all: bool,
+    },
+    /// List every project supagate runs on this machine, with its URLs.
+    List {
+        /// `json`: an array of objects (project, data_dir, pid and the URLs).
+        #[arg(short = 'o', long = "output", value_enum, default_value = "pretty")]
+        output: ListOutput,
+    },
     /// Show the URLs and keys of the running project.
     Status {
         #[arg(short = 'o', long = "output", value_enum, default_value = "pretty")]
@@ -468,6 +478,22 @@ pub enum Output {
     Yaml,
 }
 
+/// How `list` prints.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListOutput {
+    Pretty,
+    Json,
+}
+
+/// Where a project's ports come from.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortsMode {
+    /// config.toml's ports (the CLI's defaults: 54321…).
+    Config,
+    /// Ports of the project folder's own (see `--ports`).
+    Auto,
+}
+
 /// Flags override config.toml, which overrides the CLI's defaults.
 #[derive(Args, Debug, Clone)]
 pub struct Flags {
@@ -498,6 +524,12 @@ pub struct Flags {
     /// config.toml [inbucket] port, 54324).
     #[arg(long, env = "SUPAGATE_MAIL_PORT", global = true)]
     pub mail_port: Option<u16>,
+    /// `auto`: ports of the project's own for every port no flag names (API, database, Studio,
+    /// mail catcher: a block of ten from a hash of the project folder, checked free and kept in
+    /// the data directory), so several projects or worktrees run side by side and each keeps
+    /// its ports across restarts. `config` (default): config.toml's ports.
+    #[arg(long, env = "SUPAGATE_PORTS", value_enum, global = true)]
+    pub ports: Option<PortsMode>,
     /// Port of Studio, the dashboard; 0 picks a free one (default: config.toml [studio] port,
     /// 54323). It listens on 127.0.0.1 only.
     #[arg(long, env = "SUPAGATE_STUDIO_PORT", global = true)]

@@ -65,12 +65,19 @@ fn pgrst_settings(vars: impl Iterator<Item = (String, String)>) -> Vec<(String, 
     out
 }
 
-pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
-    let p = &project.config;
+/// The project's data directory: --data-dir, else `supabase/.temp/supagate` in the project
+/// folder (so each checkout or git worktree of a repository has data of its own).
+pub fn data_dir(flags: &Flags, project: &Project) -> std::path::PathBuf {
     let data_dir = flags
         .data_dir
+        .clone()
         .unwrap_or_else(|| project.supabase_dir.join(".temp/supagate"));
-    let data_dir = std::path::absolute(&data_dir).unwrap_or(data_dir);
+    std::path::absolute(&data_dir).unwrap_or(data_dir)
+}
+
+pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
+    let p = &project.config;
+    let data_dir = data_dir(&flags, &project);
     let list = |s: &str| -> Vec<String> {
         s.split(',')
             .map(|s| s.trim().to_string())

@@ -7,6 +7,7 @@
 mod args;
 mod commands;
 mod config;
+mod ports;
 mod services;
 mod workflow_args;
 
@@ -39,6 +40,12 @@ async fn run(mut cli: Cli) -> Result<(), String> {
         let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
         return Ok(());
     }
+    // `list` and `stop --all` are about every project, not one.
+    match &cli.command {
+        Some(Command::List { output }) => return commands::running::list(*output),
+        Some(Command::Stop { all: true }) => return commands::running::stop_all(),
+        _ => {}
+    }
     // `init` makes the project the other commands need, where it is asked to.
     if let Some(Command::Init { force }) = &cli.command {
         return commands::init::run(cli.flags.workdir.as_deref(), *force);
@@ -66,6 +73,23 @@ async fn run(mut cli: Cli) -> Result<(), String> {
             Some(p) => Some(p),
             None => Some(free_port()?),
         };
+    }
+    // `--ports auto` (for what serves): the project folder's own ports where no flag names one.
+    let serves = matches!(
+        cli.command,
+        None | Some(Command::Start { .. }) | Some(Command::Exec { fresh: false, .. })
+    );
+    if serves && cli.flags.ports == Some(args::PortsMode::Auto) {
+        let data_dir = config::data_dir(&cli.flags, &project);
+        // A project already running keeps its ports (start then says where it runs).
+        if pg::database::owner_pid(&data_dir).is_none() {
+            let p = ports::choose(&project.root, &data_dir)?;
+            let f = &mut cli.flags;
+            f.port = f.port.or(Some(p.api));
+            f.db_port = f.db_port.or(Some(p.db));
+            f.studio_port = f.studio_port.or(Some(p.studio));
+            f.mail_port = f.mail_port.or(Some(p.mail));
+        }
     }
     let cfg = config::resolve(cli.flags, project)?;
     let command = cli.command.unwrap_or(Command::Start {
@@ -97,7 +121,8 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
         }
         Command::Snapshot(c) => commands::snapshot::run(&cfg, c).await,
         Command::Logs { follow, json } => commands::logs::follow(&cfg, follow, json).await,
-        Command::Stop => commands::status::stop(&cfg),
+        Command::Stop { .. } => commands::status::stop(&cfg),
+        Command::List { output } => commands::running::list(output),
         Command::Status { output } => commands::status::status(&cfg, output),
         Command::Init { force } => commands::init::run(Some(&cfg.project.root), force),
         Command::Completion { .. } => Ok(()),

@@ -37,4 +37,44 @@ Deno.listen = (options) => {
   }
   return listen(options)
 }
+// A request reaches the function over the unix socket, so Deno names it
+// `http+unix://<Host>/<slug>/…` (and `new URL(req.url).origin` is "null"): the function sees it
+// at the API's public address instead, `http://127.0.0.1:54321/<slug>/…` (SUPABASE_URL, which is
+// API_EXTERNAL_URL when set), with the path as the CLI's runtime gives it.
+const publicOrigin = (() => {
+  try {
+    const origin = new URL(Deno.env.get('SUPABASE_URL') ?? '').origin
+    return origin === 'null' ? null : origin
+  } catch {
+    return null
+  }
+})()
+const publicRequest = (req) => {
+  const url = req.url
+  if (publicOrigin === null || !url.startsWith('http+unix://')) {
+    return req
+  }
+  const path = url.indexOf('/', 'http+unix://'.length)
+  const clone = req.clone.bind(req)
+  Object.defineProperty(req, 'url', {
+    value: publicOrigin + (path < 0 ? '/' : url.slice(path)),
+    enumerable: true,
+  })
+  Object.defineProperty(req, 'clone', { value: () => publicRequest(clone()) })
+  return req
+}
+const withPublicUrl = (handler) =>
+  typeof handler === 'function' ? (req, info) => handler(publicRequest(req), info) : handler
+const serve = Deno.serve
+// Deno.serve(handler), Deno.serve(options, handler) and Deno.serve({ handler, … }).
+Deno.serve = function (...args) {
+  if (typeof args[0] === 'function') {
+    args[0] = withPublicUrl(args[0])
+  } else if (typeof args[1] === 'function') {
+    args[1] = withPublicUrl(args[1])
+  } else if (args[0] !== null && typeof args[0]?.handler === 'function') {
+    args[0] = { ...args[0], handler: withPublicUrl(args[0].handler) }
+  }
+  return serve.apply(this, args)
+}
 await import(Deno.args[0])

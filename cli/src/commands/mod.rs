@@ -14,6 +14,7 @@ pub mod logs;
 pub mod migration;
 pub mod query;
 pub mod remote;
+pub mod running;
 pub mod seed;
 pub mod snapshot;
 pub mod start;

@@ -136,6 +136,7 @@ pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32
     // Stops the embedded cluster on every way out of here, panics included.
     let _guard = db.embedded.as_ref().map(StopGuard);
     let result = serve(&cfg, &db, t0, mode, &folders).await;
+    super::running::unregister(&cfg.data_dir);
     status::remove_state(&cfg.data_dir);
     remove_pid(&cfg.data_dir);
     tracing::info!("stopped");
@@ -149,12 +150,16 @@ async fn wait_for_shutdown(stdin_close: bool) {
         if !stdin_close {
             return std::future::pending::<()>().await;
         }
-        let mut buf = [0u8; 256];
-        let mut stdin = tokio::io::stdin();
-        while tokio::io::AsyncReadExt::read(&mut stdin, &mut buf)
-            .await
-            .is_ok_and(|n| n > 0)
-        {}
+        // Read on a thread of its own: tokio's stdin is a blocking task the runtime waits for
+        // when it shuts down, so a gateway stopped by a signal would hang with its stdin open.
+        let (closed, on_close) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 256];
+            let mut stdin = std::io::stdin();
+            while std::io::Read::read(&mut stdin, &mut buf).is_ok_and(|n| n > 0) {}
+            let _ = closed.send(());
+        });
+        let _ = on_close.await;
     };
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {},
@@ -350,6 +355,7 @@ async fn serve_api(
         },
     );
     status::write_state(&cfg.data_dir, &values)?;
+    super::running::register(&cfg.project.root, &cfg.data_dir);
     let output = match &mode {
         Mode::Serve { output } => *output,
         Mode::Exec { .. } => None,

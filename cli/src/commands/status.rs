@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// Name → value, with the CLI's names (API_URL, DB_URL, ANON_KEY, …).
 pub type Values = BTreeMap<String, String>;
 
-fn state_file(data: &Path) -> PathBuf {
+pub fn state_file(data: &Path) -> PathBuf {
     data.join("supagate-status.json")
 }
 
@@ -228,6 +228,14 @@ pub fn stop(cfg: &Config) -> Result<(), String> {
         );
         return Ok(());
     };
+    signal_stop(pid)?;
+    wait_stopped(pid)?;
+    println!("Stopped supagate for {}.", cfg.project.root.display());
+    Ok(())
+}
+
+/// Asks the gateway `pid` to stop (SIGTERM: it stops its cluster and removes its state).
+pub fn signal_stop(pid: u32) -> Result<(), String> {
     let sent = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
@@ -235,6 +243,11 @@ pub fn stop(cfg: &Config) -> Result<(), String> {
     if !sent.success() {
         return Err(format!("cannot signal supagate (pid {pid})"));
     }
+    Ok(())
+}
+
+/// Waits until the gateway `pid` ended (up to a minute).
+pub fn wait_stopped(pid: u32) -> Result<(), String> {
     let t0 = Instant::now();
     while pg::embedded::process_alive(pid, "supagate") {
         if t0.elapsed() > Duration::from_secs(60) {
@@ -242,6 +255,5 @@ pub fn stop(cfg: &Config) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    println!("Stopped supagate for {}.", cfg.project.root.display());
     Ok(())
 }

@@ -72,6 +72,28 @@ async fn warm_functions_follow_their_files_and_new_ones_are_found() {
     assert_eq!(text, "v2");
 }
 
+#[tokio::test]
+async fn a_function_sees_its_request_at_the_api_s_address() {
+    let dir = scratch_project(&[
+        ("supabase/config.toml", ""),
+        (
+            "supabase/functions/where/index.ts",
+            "Deno.serve((req) => Response.json({ origin: new URL(req.url).origin, url: req.url, \
+             clone: req.clone().url }))\n",
+        ),
+    ]);
+    let gw = start_project(&dir, &[]);
+    let reply = Api::anon(&gw)
+        .send("GET", "/functions/v1/where/a/b?c=1", &[], None)
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let v = reply.json();
+    assert_eq!(v["origin"], gw.url.as_str(), "{v}");
+    let url = format!("{}/where/a/b?c=1", gw.url);
+    assert_eq!(v["url"], url.as_str());
+    assert_eq!(v["clone"], url.as_str());
+}
+
 /// Deno processes whose command line names `needle`.
 fn processes_running(needle: &str) -> usize {
     std::fs::read_dir("/proc")

@@ -28,6 +28,7 @@ mod query_seed;
 mod realtime;
 mod renders;
 mod rest;
+mod stacks;
 mod storage;
 mod studio;
 mod support;
