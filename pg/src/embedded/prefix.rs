@@ -132,8 +132,71 @@ fn common_prefix(paths: &[&Path]) -> PathBuf {
     common.iter().collect()
 }
 
+/// Whether an extension's scripts (`NAME--*.sql` in `dir`) run without a library of their own:
+/// none names `MODULE_PATHNAME` or `$libdir`.
+fn sql_only(dir: &Path, name: &str) -> Option<Vec<PathBuf>> {
+    let prefix = format!("{name}--");
+    let mut files = vec![dir.join(format!("{name}.control"))];
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let file = e.file_name().to_string_lossy().to_string();
+        if file.starts_with(&prefix) && file.ends_with(".sql") {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            if text.contains("MODULE_PATHNAME") || text.contains("$libdir") {
+                return None;
+            }
+            files.push(e.path());
+        }
+    }
+    Some(files)
+}
+
+/// The files of the extensions written only in SQL (pgTAP, pg_partman, …) that the system's
+/// installations of other majors have and PostgreSQL `major`'s may lack (npm's builds carry
+/// none of the distribution's): (file name, where it is), the newest major's first. Installed
+/// into `major`'s private installation where it has no extension of that name.
+pub fn portable_extensions(major: u32) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = Vec::new();
+    for other in super::binaries::system_installations() {
+        if other.major == major {
+            continue;
+        }
+        let Some(layout) = Layout::of(&other) else {
+            continue;
+        };
+        let dir = layout.share.join("extension");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .strip_suffix(".control")
+                    .map(str::to_string)
+            })
+            .collect();
+        names.sort();
+        for name in names {
+            let control = format!("{name}.control");
+            if out.iter().any(|(f, _)| *f == control) {
+                continue;
+            }
+            for path in sql_only(&dir, &name).unwrap_or_default() {
+                let file = path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .to_string();
+                out.push((file, path));
+            }
+        }
+    }
+    out
+}
+
 /// What the private installation is made from: it is made again when this changes.
-fn fingerprint(system: &Layout, major: &str) -> String {
+fn fingerprint(system: &Layout, major: &str, portable: &[(String, PathBuf)]) -> String {
     let stamp = |p: &Path| {
         std::fs::metadata(p)
             .and_then(|m| {
@@ -148,7 +211,8 @@ fn fingerprint(system: &Layout, major: &str) -> String {
             .unwrap_or_default()
     };
     // v2: the library folder is a folder of links (it was one link to the system's).
-    let mut all = format!("v2\n{system:?}\n");
+    // v3: other majors' SQL-only extensions are linked in.
+    let mut all = format!("v3\n{system:?}\n");
     for p in [
         system.bin.join("postgres"),
         system.share.join("extension"),
@@ -163,6 +227,10 @@ fn fingerprint(system: &Layout, major: &str) -> String {
     }
     if let Some((_, digest)) = PGRX_DIGEST.iter().find(|(m, _)| *m == major) {
         all.push_str(&format!("pgrx {major} {digest}\n"));
+    }
+    for (_, path) in portable {
+        all.push_str(&stamp(path));
+        all.push('\n');
     }
     sha2_hex(all.as_bytes())
 }
@@ -218,7 +286,12 @@ fn write_over(path: &Path, bytes: &[u8]) -> Result<(), EmbeddedError> {
     std::fs::write(path, bytes).map_err(io(path))
 }
 
-fn build(system: &Layout, into: &Layout, major: &str) -> Result<(), EmbeddedError> {
+fn build(
+    system: &Layout,
+    into: &Layout,
+    major: &str,
+    portable: &[(String, PathBuf)],
+) -> Result<(), EmbeddedError> {
     std::fs::create_dir_all(&into.bin).map_err(io(&into.bin))?;
     for p in PROGRAMS {
         link_or_copy(&system.bin.join(p), &into.bin.join(p))?;
@@ -240,6 +313,26 @@ fn build(system: &Layout, into: &Layout, major: &str) -> Result<(), EmbeddedErro
     }
     let system_ext = system.share.join("extension");
     link_entries(&system_ext, &ext)?;
+    // Other majors' SQL-only extensions, where this one has none of that name.
+    let mut skipped = Vec::new();
+    for (file, path) in portable {
+        let name = file
+            .split("--")
+            .next()
+            .unwrap_or(file)
+            .trim_end_matches(".control");
+        if skipped.contains(&name) {
+            continue;
+        }
+        if file.ends_with(".control") && ext.join(file).exists() {
+            skipped.push(name);
+            continue;
+        }
+        let target = ext.join(file);
+        if !target.exists() {
+            std::os::unix::fs::symlink(path, &target).map_err(io(&target))?;
+        }
+    }
     // supagate's own come last: where the system has an extension of the same name, the one
     // supagate's gateways work with is installed (but not one that only says it is missing).
     let unavailable_here = |name: &str| {
@@ -290,7 +383,8 @@ pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, Embedd
         return Ok(None);
     };
     let major = system.major.to_string();
-    let want = fingerprint(&layout, &major);
+    let portable = portable_extensions(system.major);
+    let want = fingerprint(&layout, &major, &portable);
     let root = cache.join(format!("postgres-{}-{}", system.major, &want[..16]));
     let stamp = root.join("fingerprint");
     let private = layout.under(&root);
@@ -303,7 +397,7 @@ pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, Embedd
     std::fs::create_dir_all(cache).map_err(io(cache))?;
     let tmp = cache.join(format!(".building-{}-{}", std::process::id(), &want[..16]));
     let _ = std::fs::remove_dir_all(&tmp);
-    build(&layout, &layout.under(&tmp), &major)?;
+    build(&layout, &layout.under(&tmp), &major, &portable)?;
     std::fs::write(tmp.join("fingerprint"), &want).map_err(io(&tmp))?;
     if std::fs::rename(&tmp, &root).is_err() {
         // Made meanwhile by another process, or a broken one is in the way.
@@ -409,7 +503,7 @@ mod tests {
                 std::fs::write(system.share.join("extension/plv8.control"), "system").unwrap();
             }
             let into = system.under(&root.join(format!("private-{system_plv8}")));
-            build(&system, &into, "15").unwrap();
+            build(&system, &into, "15", &[]).unwrap();
             assert!(!is_link(&into.lib) && into.lib.is_dir());
             assert!(is_link(&into.lib.join("plpgsql.so")) && is_link(&into.lib.join("bitcode")));
             let ext = into.share.join("extension");
@@ -456,5 +550,37 @@ mod tests {
             .find(|(n, _)| n == "pgmq--1.4.4.sql")
             .expect("pgmq 1.4.4");
         assert!(v144.1.contains("create function pgmq.send("));
+    }
+
+    #[test]
+    fn an_extension_travels_to_another_major_only_without_a_library() {
+        let root = std::env::temp_dir().join(format!("supagate-portable-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let ext = root.as_path();
+        for (file, text) in [
+            ("tap.control", "default_version = '1.0'"),
+            (
+                "tap--1.0.sql",
+                "create function ok(bool) returns text language sql as $$ select 'ok' $$;",
+            ),
+            ("tap--0.9--1.0.sql", "select 1;"),
+            ("native.control", "module_pathname = '$libdir/native'"),
+            (
+                "native--1.0.sql",
+                "create function f() returns int as 'MODULE_PATHNAME' language c;",
+            ),
+        ] {
+            std::fs::write(ext.join(file), text).unwrap();
+        }
+        let mut tap: Vec<String> = sql_only(ext, "tap")
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+            .collect();
+        tap.sort();
+        assert_eq!(tap, ["tap--0.9--1.0.sql", "tap--1.0.sql", "tap.control"]);
+        assert!(sql_only(ext, "native").is_none());
+        let _ = std::fs::remove_dir_all(&root);
     }
 }
