@@ -77,9 +77,10 @@ INSERT INTO public.user_roles (user_id, role) VALUES ('b1ebe11a-0000-4000-8000-0
 -- New bouquet requests are mailed to the shop (the demo catches them: see the mail catcher).
 UPDATE public.shop_settings SET notify_email = 'hello@bluebellandsage.com';
 
--- The shop's mail comes from its own name and address and links to the admin panel; the shop is
--- closed on Christmas Day and New Year's Day.
-UPDATE public.shop_settings SET shop_email = 'hello@bluebellandsage.com', site_url = 'http://127.0.0.1:54321';
+-- The shop's mail comes from its own name and address and links to the admin panel (at the
+-- address the server is configured with: see public.site_address()); the shop is closed on
+-- Christmas Day and New Year's Day.
+UPDATE public.shop_settings SET shop_email = 'hello@bluebellandsage.com';
 INSERT INTO public.shop_closures (day, note)
 SELECT make_date(y, 12, 25), 'Christmas Day' FROM generate_series(extract(year FROM now())::int, extract(year FROM now())::int + 1) y
 UNION ALL

@@ -215,6 +215,35 @@ pub struct Built {
     pub tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
+/// The site's address, handed to every API session as `supagate.site_url` (SQL that builds
+/// links in mail reads `current_setting('supagate.site_url', true)`): the gateway's external
+/// URL when it serves the site (`--site-dir`), else `[auth] site_url`. An address the startup
+/// options cannot carry (whitespace, backslashes, over 1000 bytes) is left out, with a warning.
+fn with_site_url(
+    cfg: &Config,
+    api_url: &str,
+    admin: pg::Login,
+    api: pg::Login,
+) -> (pg::Login, pg::Login) {
+    let site_url = if cfg.site_dir.is_some() {
+        api_url
+    } else {
+        cfg.auth.site_url.as_str()
+    };
+    let site_url = site_url.trim_end_matches('/');
+    let set = |l: &pg::Login| l.with_setting("supagate.site_url", site_url);
+    match (set(&admin), set(&api)) {
+        (Some(admin), Some(api)) => (admin, api),
+        _ => {
+            tracing::warn!(
+                "the site address {site_url:?} cannot be handed to the database \
+                 (supagate.site_url is unset): no whitespace or backslashes, at most 1000 bytes"
+            );
+            (admin, api)
+        }
+    }
+}
+
 /// Builds REST, realtime, mail, auth and storage on `target`'s database (`functions`, one set
 /// of Deno processes, are shared).
 pub async fn build(
@@ -225,6 +254,7 @@ pub async fn build(
     functions: Option<Arc<functions::Functions>>,
 ) -> Result<Built, String> {
     let Target { admin, api, branch } = target;
+    let (admin, api) = with_site_url(cfg, api_url, admin, api);
     let pool = |main: usize| if branch { 2 } else { main };
     let timeout = std::time::Duration::from_secs(cfg.db_pool_timeout);
     let role_settings = pg::RoleSettings::new(cfg.statement_timeout_ms);

@@ -224,6 +224,31 @@ impl Login {
         l
     }
 
+    /// The same login with a setting every session it opens starts with (`-c name=value` in the
+    /// startup options, after those it had). None when the value cannot be given so: empty,
+    /// longer than 1000 bytes, or with whitespace, a backslash or a control character (the
+    /// options' own syntax).
+    pub fn with_setting(&self, name: &str, value: &str) -> Option<Login> {
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 1000
+                && !s
+                    .chars()
+                    .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
+        };
+        if !plain(name) || !plain(value) || name.contains('=') {
+            return None;
+        }
+        let mut l = self.clone();
+        let option = format!("-c {name}={value}");
+        let options = match self.config.get_options() {
+            Some(o) if !o.trim().is_empty() => format!("{o} {option}"),
+            _ => option,
+        };
+        l.config.options(&options);
+        Some(l)
+    }
+
     pub fn with_application_name(&self, name: &str) -> Login {
         let mut l = self.clone();
         l.config.application_name(name);

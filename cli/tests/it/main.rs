@@ -28,6 +28,7 @@ mod query_seed;
 mod realtime;
 mod renders;
 mod rest;
+mod site;
 mod stacks;
 mod storage;
 mod studio;

@@ -389,6 +389,7 @@ export type Database = {
           weekday: number
         }[]
       }
+      site_address: { Args: never; Returns: string }
       unused_images: {
         Args: never
         Returns: {

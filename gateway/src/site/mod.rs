@@ -2,13 +2,15 @@
 //! `_redirects` file (rewrites, redirects, a real 404 for paths the app does not know, rewrites
 //! to this gateway's Edge Functions), else `index.html` for every other page path (the SPA
 //! fallback), long caching for hashed assets, and the headers the site's own `_headers` file
-//! sets (its Content-Security-Policy, framing rules).
+//! sets (its Content-Security-Policy, framing rules). Its `_exists` file names the pages that
+//! show one row (`/product/:id`): they answer 404 when `anon` cannot read that row.
 //!
 //! The site reads the API URL and anon key from `/__supagate/config.js`, a same-origin script
 //! the index page loads first, so one build works behind any gateway and a strict CSP needs no
 //! inline script. `%SITE_URL%` in the index page becomes the gateway's external URL (for the
 //! absolute addresses of Open Graph tags and structured data).
 
+mod exists;
 mod files;
 mod headers;
 mod redirects;
@@ -28,6 +30,7 @@ pub struct Site {
     index: Option<String>,
     rules: Vec<headers::Rule>,
     redirects: Vec<redirects::Rule>,
+    exists: Vec<exists::Rule>,
     config_js: String,
 }
 
@@ -47,12 +50,14 @@ impl Site {
             });
         let rules = control_file(dir, "_headers", headers::parse);
         let redirects = control_file(dir, "_redirects", redirects::parse);
+        let exists = control_file(dir, "_exists", exists::parse);
         let cfg = serde_json::json!({ "url": public_url, "anonKey": anon_key });
         Site {
             dir: dir.to_path_buf(),
             index,
             rules,
             redirects,
+            exists,
             config_js: format!("window.__SUPAGATE__={cfg};\n"),
         }
     }
@@ -106,7 +111,7 @@ fn control_file<R>(dir: &Path, name: &str, parse: fn(&str) -> (Vec<R>, Vec<Strin
 }
 
 /// The site's own control files, never served.
-const CONTROL_FILES: [&str; 2] = ["_headers", "_redirects"];
+const CONTROL_FILES: [&str; 3] = ["_headers", "_redirects", "_exists"];
 
 impl Site {
     /// The index page with `status`, or the site's note that it is not built.
@@ -196,7 +201,7 @@ pub async fn serve(
                 *res.status_mut() = status;
                 return res;
             }
-            return site.with_headers(path, site.index_page(status));
+            return site.with_headers(path, site.page(&req, &state, path, status).await);
         }
         None => {}
     }
@@ -210,7 +215,99 @@ pub async fn serve(
     if looks_like_file || path.starts_with("/assets/") || CONTROL_FILES.contains(&last) {
         return not_found();
     }
-    site.with_headers(path, site.index_page(StatusCode::OK))
+    site.with_headers(path, site.page(&req, &state, path, StatusCode::OK).await)
+}
+
+impl Site {
+    /// The index page for a page path: with 404 in place of 200 when an `_exists` rule names
+    /// a row `anon` cannot read.
+    async fn page(
+        &self,
+        req: &HttpRequest,
+        state: &crate::branches::State,
+        path: &str,
+        status: StatusCode,
+    ) -> HttpResponse {
+        if status != StatusCode::OK || self.index.is_none() {
+            return self.index_page(status);
+        }
+        let missing = match exists::check(&self.exists, path) {
+            None => false,
+            Some(exists::Check::Missing) => true,
+            Some(exists::Check::Read { path: table, query }) => {
+                read_finds_nothing(req, state, &table, &query).await
+            }
+        };
+        self.index_page(if missing {
+            StatusCode::NOT_FOUND
+        } else {
+            status
+        })
+    }
+}
+
+/// Whether `anon` reads no row at `table` with `query` (an error that is no answer — the
+/// database away, a table anon may not read — is logged and counts as found: the page is
+/// served as without the rule).
+async fn read_finds_nothing(
+    req: &HttpRequest,
+    state: &crate::branches::State,
+    table: &str,
+    query: &[(String, String)],
+) -> bool {
+    let client = crate::http_util::client_ip(
+        req,
+        state.config.rate_limit_ip_header.as_deref(),
+        state.config.trusted_proxy_hops,
+    );
+    let anon = crate::request_auth::Identity::anon();
+    let read = state
+        .rest
+        .handle(rest::RestRequest {
+            method: query_engine::request::Method::Get,
+            method_name: "GET",
+            path: table,
+            query,
+            accept: Some("application/json"),
+            prefer: Vec::new(),
+            range: None,
+            accept_profile: None,
+            content_profile: None,
+            content_type: None,
+            body: &[],
+            role: anon.role(),
+            claims: &anon.claims.text,
+            client: &client,
+            request_path: req.path(),
+            headers_json: crate::http_util::headers_json(req, &client),
+            host: &state.api_host,
+        })
+        .await;
+    match read {
+        Ok(r) if r.status == 200 => r
+            .body
+            .as_deref()
+            .and_then(|b| serde_json::from_slice::<Vec<serde_json::Value>>(b).ok())
+            .is_some_and(|rows| rows.is_empty()),
+        Ok(r) => {
+            tracing::warn!(
+                "_exists: reading {table} for {} answered {}",
+                req.path(),
+                r.status
+            );
+            false
+        }
+        Err(e) if exists::names_no_row(&e.code) => true,
+        Err(e) => {
+            tracing::warn!(
+                "_exists: reading {table} for {} failed: {} {}",
+                req.path(),
+                e.code,
+                e.message
+            );
+            false
+        }
+    }
 }
 
 #[cfg(test)]
