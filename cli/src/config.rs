@@ -75,9 +75,64 @@ pub fn data_dir(flags: &Flags, project: &Project) -> std::path::PathBuf {
     std::path::absolute(&data_dir).unwrap_or(data_dir)
 }
 
+/// `[api.tls]`'s certificate and key: the files it names (relative to `supabase/`), else a
+/// certificate of the project's own for localhost, 127.0.0.1 and ::1, made once and kept in the
+/// data directory (trusted once, it stays valid across restarts).
+fn api_tls(
+    project: &Project,
+    data_dir: &std::path::Path,
+) -> Result<Option<gateway::config::TlsPem>, String> {
+    let tls = &project.config.api.tls;
+    if !tls.enabled {
+        return Ok(None);
+    }
+    let read = |key: &str, path: &std::path::Path| {
+        std::fs::read(path)
+            .map_err(|e| format!("[api.tls] {key}: cannot read {}: {e}", path.display()))
+    };
+    if let (Some(cert), Some(key)) = (&tls.cert_path, &tls.key_path) {
+        return Ok(Some(gateway::config::TlsPem {
+            cert: read("cert_path", &project.supabase_dir.join(cert))?,
+            key: read("key_path", &project.supabase_dir.join(key))?,
+        }));
+    }
+    let dir = data_dir.join("api-tls");
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    if !cert.is_file() || !key.is_file() {
+        let made = rcgen::generate_simple_self_signed(
+            ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec(),
+        )
+        .map_err(|e| format!("[api.tls]: cannot make a certificate: {e}"))?;
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&cert, made.cert.pem()))
+            .and_then(|()| {
+                use std::io::Write;
+                use std::os::unix::fs::OpenOptionsExt;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .mode(0o600)
+                    .open(&key)?
+                    .write_all(made.signing_key.serialize_pem().as_bytes())
+            })
+            .map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+        tracing::info!(
+            "[api.tls]: made a certificate for localhost in {} (trust it to call the API \
+             without warnings)",
+            cert.display()
+        );
+    }
+    Ok(Some(gateway::config::TlsPem {
+        cert: read("cert_path", &cert)?,
+        key: read("key_path", &key)?,
+    }))
+}
+
 pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
     let p = &project.config;
     let data_dir = data_dir(&flags, &project);
+    let api_tls = api_tls(&project, &data_dir)?;
     let list = |s: &str| -> Vec<String> {
         s.split(',')
             .map(|s| s.trim().to_string())
@@ -179,7 +234,10 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
             .filter(|s| !s.is_empty())
             .or_else(|| p.auth.jwt_secret.clone())
             .filter(|s| s != auth::jwt::DEMO_JWT_SECRET),
-        api_external_url: flags.api_external_url,
+        api_external_url: flags
+            .api_external_url
+            .or_else(|| p.api.external_url.clone()),
+        api_tls,
         site_dir: flags.site_dir,
         schemas,
         extra_search_path: match &flags.db_extra_search_path {

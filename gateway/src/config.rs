@@ -4,6 +4,19 @@
 use project::Project;
 use std::path::PathBuf;
 
+/// A certificate chain and its private key, PEM.
+#[derive(Clone)]
+pub struct TlsPem {
+    pub cert: Vec<u8>,
+    pub key: Vec<u8>,
+}
+
+impl std::fmt::Debug for TlsPem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TlsPem { .. }")
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub project: Project,
@@ -19,6 +32,8 @@ pub struct Config {
     /// None: the Supabase CLI's public demo secret.
     pub jwt_secret: Option<String>,
     pub api_external_url: Option<String>,
+    /// `[api.tls]`: the API's certificate chain and private key (PEM); None: plain HTTP.
+    pub api_tls: Option<TlsPem>,
     pub site_dir: Option<PathBuf>,
     pub schemas: Vec<String>,
     pub extra_search_path: Vec<String>,

@@ -131,7 +131,37 @@ pub fn serve(
     .h1_allow_half_closed(false)
     // Open sockets are closed by realtime's own shutdown; nothing else waits this long.
     .shutdown_timeout(5)
-    .disable_signals()
-    .listen(listener)?;
+    .disable_signals();
+    let server = match &state.config.api_tls {
+        Some(pem) => server.listen_rustls_0_23(listener, tls_config(pem)?)?,
+        None => server.listen(listener)?,
+    };
     Ok(server.run())
+}
+
+/// The API's TLS settings (`[api.tls]`) from its PEM certificate chain and key.
+pub fn tls_config(pem: &crate::config::TlsPem) -> std::io::Result<rustls::ServerConfig> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let bad = |what: &str, e: &dyn std::fmt::Display| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("[api.tls] {what}: {e}"),
+        )
+    };
+    let certs = CertificateDer::pem_slice_iter(&pem.cert)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad("certificate", &e))?;
+    if certs.is_empty() {
+        return Err(bad("certificate", &"no CERTIFICATE block in the file"));
+    }
+    let key = PrivateKeyDer::from_pem_slice(&pem.key).map_err(|e| bad("key", &e))?;
+    rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| bad("protocols", &e))?
+    .with_no_client_auth()
+    .with_single_cert(certs, key)
+    .map_err(|e| bad("certificate and key", &e))
 }

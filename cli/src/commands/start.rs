@@ -30,7 +30,12 @@ pub fn api_url(cfg: &Config, port: u16) -> String {
         Ok(std::net::IpAddr::V6(ip)) => format!("[{ip}]"),
         _ => cfg.host.clone(),
     };
-    format!("http://{host}:{port}")
+    let scheme = if cfg.api_tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    format!("{scheme}://{host}:{port}")
 }
 
 /// One warning line naming the config.toml keys supagate ignores.

@@ -2,6 +2,7 @@
 //! each test still starts its own gateway and its own database.
 
 mod advisors;
+mod api_tls;
 mod attempts;
 mod auth;
 mod auth_hooks;

@@ -83,6 +83,20 @@ pub struct Api {
     pub max_rows: u64,
     /// Whether tables `postgres` creates in `public` are granted to the API roles by default.
     pub auto_expose_new_tables: bool,
+    /// `[api.tls]`: HTTPS on the API port.
+    pub tls: ApiTls,
+    /// `[api] external_url`: the URL clients reach the API at (None: the bound address, with
+    /// `https` when TLS is on).
+    pub external_url: Option<String>,
+}
+
+/// `[api.tls]`: the certificate and key files (PEM, relative to `supabase/`); without them a
+/// certificate of the project's own is made for localhost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ApiTls {
+    pub enabled: bool,
+    pub cert_path: Option<String>,
+    pub key_path: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -134,6 +148,8 @@ impl Default for Config {
                 extra_search_path: vec!["public".into(), "extensions".into()],
                 max_rows: 1000,
                 auto_expose_new_tables: true,
+                tls: ApiTls::default(),
+                external_url: None,
             },
             db: Db {
                 port: 54322,
@@ -320,6 +336,12 @@ impl Config {
             overridden,
         };
         let d = Config::default();
+        let optional = |doc: &mut Doc, path: &[&str]| -> Result<Option<String>, ConfigError> {
+            match doc.lookup(path) {
+                Some(_) => Ok(Some(doc.string(path, "")?).filter(|s| !s.is_empty())),
+                None => Ok(None),
+            }
+        };
         let port = |doc: &mut Doc, path: &[&str], default: u16| {
             doc.int(path, default as i64, 1, 65535).map(|p| p as u16)
         };
@@ -335,7 +357,28 @@ impl Config {
                 .strings(&["api", "extra_search_path"], &d.api.extra_search_path)?,
             max_rows: doc.int(&["api", "max_rows"], d.api.max_rows as i64, 0, i64::MAX)? as u64,
             auto_expose_new_tables: doc.bool(&["api", "auto_expose_new_tables"], true)?,
+            tls: ApiTls {
+                enabled: doc.bool(&["api", "tls", "enabled"], false)?,
+                cert_path: optional(&mut doc, &["api", "tls", "cert_path"])?,
+                key_path: optional(&mut doc, &["api", "tls", "key_path"])?,
+            },
+            external_url: optional(&mut doc, &["api", "external_url"])?,
         };
+        if let Some(u) = &api.external_url
+            && !(u.starts_with("http://") || u.starts_with("https://"))
+        {
+            return Err(doc.err(
+                &["api", "external_url"],
+                format!("\"{u}\" is not an http:// or https:// URL"),
+            ));
+        }
+        if api.tls.cert_path.is_some() != api.tls.key_path.is_some() {
+            return Err(doc.err(
+                &["api", "tls"],
+                "cert_path and key_path go together (or neither, for a certificate of the \
+                 project's own)",
+            ));
+        }
         for s in api.schemas.iter().chain(&api.extra_search_path) {
             if s.is_empty() || s.len() > 63 {
                 return Err(doc.err(&["api", "schemas"], format!("\"{s}\" is not a schema name")));
