@@ -19,16 +19,16 @@ ensure_postgres() {
 }
 
 # Extensions from the distribution for the newest PostgreSQL installed, those a Supabase database
-# has that Debian packages: PostGIS, pg_cron, pgTAP (database tests as `supabase test db` runs
-# them), plpgsql_check, HypoPG, pg_repack, RUM, pg_partman, pgAudit, pgRouting and wal2json (a
-# logical decoding plugin: a library, no control file). (The contrib set comes with the server.)
-# Those apt does not know are left out.
+# has that Debian packages: PostGIS, pgTAP (database tests as `supabase test db` runs them),
+# plpgsql_check, HypoPG, pg_repack, RUM, pg_partman, pgAudit, pgRouting and wal2json (a logical
+# decoding plugin: a library, no control file). (The contrib set comes with the server; pg_cron
+# is supagate's own, extensions/pg_cron--1.6.sql.) Those apt does not know are left out.
 ensure_pg_extensions() {
   local bin major missing=() ext pkg file
   bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   [ -n "$bin" ] || return 0
   major=$(basename "$(dirname "$bin")")
-  for ext in postgis:postgis-3 pg_cron:cron pgtap:pgtap plpgsql_check:plpgsql-check hypopg:hypopg \
+  for ext in postgis:postgis-3 pgtap:pgtap plpgsql_check:plpgsql-check hypopg:hypopg \
     pg_repack:repack rum:rum pg_partman:partman pgaudit:pgaudit pgrouting:pgrouting wal2json.so:wal2json; do
     pkg="postgresql-$major-${ext#*:}"
     case ${ext%%:*} in

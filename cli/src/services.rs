@@ -325,7 +325,7 @@ pub async fn build(
         cfg.jwt_keys(),
         role_settings,
     ));
-    let tasks = vec![
+    let mut tasks = vec![
         rest.spawn_listener(api),
         spawn_rate_limit_pruner(admin.clone()),
         mail::outbox::spawn(mailer.clone(), admin.clone()),
@@ -337,6 +337,11 @@ pub async fn build(
             },
         ),
     ];
+    // pg_cron's jobs run for the project's database only: a branch is a copy whose jobs name
+    // the project's database, and would run twice there.
+    if !branch {
+        tasks.push(workers::cron::spawn(admin.clone(), auth::jwt::clock_offset));
+    }
     Ok(Built {
         services: state::Services {
             rest,
@@ -388,7 +393,6 @@ pub fn branches(
         factory,
         workbench::branch::Cluster {
             db: db.clone_logins(),
-            cron: db.embedded.clone().filter(|pg| pg.runs_cron()),
             slot: cfg.realtime_enabled,
         },
     )

@@ -18,8 +18,6 @@ pub struct DbSettings<'a> {
     pub pg_settings: &'a str,
     /// `[db] major_version`: the PostgreSQL to run when several are installed.
     pub major_version: Option<u32>,
-    /// The project uses pg_cron: the embedded cluster preloads it.
-    pub cron: bool,
     /// Where private installations of PostgreSQL are kept (shared by every project).
     pub cache_dir: &'a Path,
 }
@@ -97,7 +95,7 @@ impl Database {
                 data.display()
             ));
         }
-        pg.install(s.cache_dir, s.cron).map_err(|e| e.to_string())?;
+        pg.install(s.cache_dir).map_err(|e| e.to_string())?;
         pg.start().await.map_err(|e| e.to_string())?;
         if serving {
             write_pid(data)?;
@@ -124,34 +122,6 @@ impl Database {
             embedded: Some(pg),
             db_url,
         })
-    }
-
-    /// Restarts the embedded cluster a running gateway owns, when it runs pg_cron: its
-    /// scheduler ends for good with the database it serves, so a database made anew (a
-    /// `db reset`) needs the cluster restarted. The cluster is stopped here and started again
-    /// by the owner's supervisor (one starter, no race); this waits until it is back.
-    pub async fn restart_for_cron(s: &DbSettings<'_>, running: &Login) -> Result<(), String> {
-        if s.database_url.is_some() || !s.cron {
-            return Ok(());
-        }
-        let data = s.data_dir;
-        let bin =
-            embedded::find_binaries(s.pg_bin_dir, s.major_version, EmbeddedPg::data_major(data))
-                .map_err(|e| e.to_string())?;
-        let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
-        pg.install(s.cache_dir, true).map_err(|e| e.to_string())?;
-        if !pg.runs_cron() {
-            return Ok(());
-        }
-        pg.stop().await.map_err(|e| e.to_string())?;
-        let t0 = std::time::Instant::now();
-        while crate::connect(running).await.is_err() {
-            if t0.elapsed() > std::time::Duration::from_secs(60) {
-                return Err("the gateway did not start PostgreSQL again within 60 s".into());
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        Ok(())
     }
 
     /// `db_url` naming database `name` instead (for tools such as pg_restore).

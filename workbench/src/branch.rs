@@ -15,9 +15,6 @@ pub const PREFIX: &str = "supagate_branch_";
 pub struct Cluster {
     /// The served database's logins.
     pub db: Database,
-    /// The embedded cluster, when pg_cron runs in it: its scheduler ends when its database is
-    /// copied, so the cluster is stopped after a copy and its supervisor starts it again.
-    pub cron: Option<pg::embedded::EmbeddedPg>,
     /// Realtime is on: a branch gets its own replication slot.
     pub slot: bool,
 }
@@ -38,20 +35,6 @@ impl Cluster {
         .to_string();
         copies::save(&self.db, &Self::database(name), &meta, true).await?;
         let took = t0.elapsed();
-        if let Some(pg) = &self.cron {
-            pg.stop()
-                .await
-                .map_err(|e| SnapshotError::Database(e.to_string()))?;
-            let t = Instant::now();
-            while pg::connect(&self.db.admin).await.is_err() {
-                if t.elapsed() > Duration::from_secs(60) {
-                    return Err(SnapshotError::Database(
-                        "PostgreSQL did not start again within 60 s".into(),
-                    ));
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
         if self.slot {
             let c = pg::connect(&self.db.admin_on(&Self::database(name)))
                 .await

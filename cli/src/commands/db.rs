@@ -2,7 +2,6 @@
 
 use super::{Prepare, with_database};
 use gateway::config::Config;
-use pg::Database;
 use pg::migrate::template;
 use std::time::Instant;
 
@@ -18,11 +17,6 @@ pub async fn reset(cfg: &Config) -> Result<(), String> {
         template::reset(&cfg.project, db, cfg.realtime_enabled)
             .await
             .map_err(|e| e.to_string())?;
-        // A cluster started for this command stops after it; one a gateway runs is restarted
-        // when pg_cron's scheduler must start again on the new database.
-        if db.embedded.is_none() {
-            Database::restart_for_cron(&super::db_settings(cfg), &db.admin).await?;
-        }
         // Bytes of the old database's objects mean nothing now.
         if cfg.storage_backend == "file" {
             let versions = cfg.data_dir.join("storage/versions");

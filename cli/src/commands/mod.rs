@@ -92,7 +92,6 @@ pub fn db_settings(cfg: &Config) -> DbSettings<'_> {
         db_port: cfg.db_port,
         pg_settings: &cfg.pg_settings,
         major_version: cfg.project.config.db.major_version,
-        cron: cfg.project.mentions("pg_cron"),
         cache_dir: &cfg.cache_dir,
     }
 }

@@ -349,9 +349,6 @@ pub async fn down(cfg: &Config, a: DownArgs) -> Result<(), String> {
         pg::migrate::template::reset_until(&cfg.project, db, cfg.realtime_enabled, Some(&version))
             .await
             .map_err(|e| e.to_string())?;
-        if db.embedded.is_none() {
-            pg::Database::restart_for_cron(&super::db_settings(cfg), &db.admin).await?;
-        }
         Ok(())
     })
     .await?;

@@ -30,24 +30,13 @@ pub async fn run(cfg: &Config, command: SnapshotCommand) -> Result<(), String> {
         let s = state(cfg, db);
         let t0 = Instant::now();
         let ms = || t0.elapsed().as_millis();
-        // pg_cron's scheduler ends when its database is copied or replaced: a running gateway's
-        // cluster is restarted for it, as after `db reset`.
-        let restart = async || {
-            if db.embedded.is_none() {
-                Database::restart_for_cron(&super::db_settings(cfg), &db.admin).await
-            } else {
-                Ok(())
-            }
-        };
         match command {
             SnapshotCommand::Save { name } => {
                 s.save(&name).await.map_err(|e| e.to_string())?;
-                restart().await?;
                 println!("Saved snapshot {name} in {} ms.", ms());
             }
             SnapshotCommand::Restore { name } => {
                 s.restore(&name).await.map_err(|e| e.to_string())?;
-                restart().await?;
                 println!("Restored snapshot {name} in {} ms.", ms());
             }
             SnapshotCommand::Delete { name } => {
@@ -74,7 +63,6 @@ pub async fn run(cfg: &Config, command: SnapshotCommand) -> Result<(), String> {
             }
             SnapshotCommand::Import { dir } => {
                 s.import(&dir).await.map_err(|e| e.to_string())?;
-                restart().await?;
                 println!("Imported {} in {} ms.", dir.display(), ms());
             }
         }

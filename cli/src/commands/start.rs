@@ -217,12 +217,6 @@ async fn serve(
             .import(dir)
             .await
             .map_err(|e| format!("cannot import {}: {e}", dir.display()))?;
-        // pg_cron's scheduler ends with the database it served.
-        if let Some(pg) = &db.embedded
-            && pg.runs_cron()
-        {
-            pg.restart().await.map_err(|e| e.to_string())?;
-        }
         prepared.fresh = false;
         tracing::info!(
             "imported {} in {} ms",

@@ -9,6 +9,7 @@ mod auth_hooks;
 mod auth_standins;
 mod borrowed_powers;
 mod cli_help;
+mod cron;
 mod env_rules;
 mod extensions;
 mod external_recovery;

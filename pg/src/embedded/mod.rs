@@ -48,15 +48,12 @@ pub enum EmbeddedError {
 pub const SUPERUSER_PASSWORD: &str = "postgres";
 
 /// Libraries a Supabase database preloads, where the installation has them: query statistics,
-/// plans and audit logging (inert until configured), and pg_cron when the project uses it.
-fn preload(lib: &Path, cron: bool) -> Vec<&'static str> {
+/// plans and audit logging (inert until configured). pg_cron is supagate's own (its jobs run
+/// by the gateway, `workers::cron`): nothing of it is preloaded.
+fn preload(lib: &Path) -> Vec<&'static str> {
     // pgaudit as in Supabase's image: its extension cannot be created unless preloaded (and it
     // logs nothing until pgaudit.log is set).
-    let mut names = vec!["pg_stat_statements", "auto_explain", "pgaudit"];
-    if cron {
-        names.push("pg_cron");
-    }
-    names
+    ["pg_stat_statements", "auto_explain", "pgaudit"]
         .into_iter()
         .filter(|n| {
             ["so", "dylib"]
@@ -102,8 +99,6 @@ pub struct EmbeddedPg {
     bin: PathBuf,
     /// The installation's library folder.
     lib: Option<PathBuf>,
-    /// The project uses pg_cron: it is preloaded, for the served database.
-    cron: bool,
     pgdata: PathBuf,
     socket_dir: PathBuf,
     tcp_port: u16,
@@ -126,7 +121,6 @@ impl EmbeddedPg {
         Self {
             bin: system.dir.clone(),
             lib: None,
-            cron: false,
             system,
             pgdata,
             socket_dir,
@@ -151,9 +145,8 @@ impl EmbeddedPg {
 
     /// Runs the cluster from a private installation (in `cache`, shared by every cluster of
     /// the same PostgreSQL) that has supagate's extensions besides the system's (see
-    /// [`prefix`]); `cron`: the project uses pg_cron, which is then preloaded. Call before
-    /// [`EmbeddedPg::start`].
-    pub fn install(&mut self, cache: &Path, cron: bool) -> Result<(), EmbeddedError> {
+    /// [`prefix`]). Call before [`EmbeddedPg::start`].
+    pub fn install(&mut self, cache: &Path) -> Result<(), EmbeddedError> {
         // Readable by everyone (the server only reads and runs it): no change of owner, only
         // a way in for the user PostgreSQL runs as.
         if let Some(layout) = prefix::prepare(&self.system, cache)? {
@@ -165,7 +158,6 @@ impl EmbeddedPg {
         } else {
             self.lib = prefix::Layout::of(&self.system).map(|l| l.lib);
         }
-        self.cron = cron;
         Ok(())
     }
 
@@ -365,11 +357,7 @@ impl EmbeddedPg {
             self.socket_dir.display(),
             self.port()
         );
-        let libraries = self
-            .lib
-            .as_deref()
-            .map(|l| preload(l, self.cron))
-            .unwrap_or_default();
+        let libraries = self.lib.as_deref().map(preload).unwrap_or_default();
         if !libraries.is_empty() {
             opts.push_str(&format!(
                 " -c shared_preload_libraries={}",
@@ -382,13 +370,6 @@ impl EmbeddedPg {
             .and_then(|l| output_plugins(&self.bin, l))
         {
             opts.push_str(&format!(" -c output_plugin_libraries={plugins}"));
-        }
-        if libraries.contains(&"pg_cron") {
-            // Jobs run in the database the API serves, in background workers (no login needed).
-            opts.push_str(
-                " -c cron.database_name=postgres -c cron.use_background_workers=on \
-                 -c max_worker_processes=20",
-            );
         }
         for s in &self.settings {
             opts.push_str(&format!(" -c {s}"));
@@ -483,23 +464,6 @@ impl EmbeddedPg {
                 }
             }
         })
-    }
-
-    /// Stops and starts the cluster (sessions end; pools reconnect by themselves): pg_cron's
-    /// scheduler, which ends with the database it serves, runs again on the new one.
-    pub async fn restart(&self) -> Result<(), EmbeddedError> {
-        self.stop().await?;
-        self.launch().await
-    }
-
-    /// Whether pg_cron's scheduler runs in this cluster: it ends for good when the database it
-    /// serves is dropped, so a database made again needs the cluster restarted.
-    pub fn runs_cron(&self) -> bool {
-        self.cron
-            && self
-                .lib
-                .as_deref()
-                .is_some_and(|l| preload(l, true).contains(&"pg_cron"))
     }
 
     /// Fast shutdown: disconnects clients, checkpoints, exits.

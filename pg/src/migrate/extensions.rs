@@ -109,7 +109,7 @@ fn extension_source(name: &str, major: &str) -> Option<String> {
     if packaged.is_some() {
         return packaged;
     }
-    if ["pg_net", "supabase_vault", "pgjwt", "pgmq"].contains(&name) {
+    if ["pg_net", "pg_cron", "supabase_vault", "pgjwt", "pgmq"].contains(&name) {
         return Some(
             "supagate brings it to the PostgreSQL cluster it runs itself (without DATABASE_URL); \
              this server does not have it"
@@ -134,7 +134,6 @@ const PACKAGED: &[(&str, &str, bool)] = &[
     ("postgis_tiger_geocoder", "postgis-3", true),
     ("address_standardizer", "postgis-3", true),
     ("vector", "pgvector", false),
-    ("pg_cron", "cron", true),
     ("pgtap", "pgtap", true),
     ("http", "http", false),
     ("hypopg", "hypopg", true),
@@ -214,7 +213,6 @@ const HOMEBREW: &[(&str, &str)] = &[
     ("postgis", "postgis"),
     ("postgis_raster", "postgis"),
     ("postgis_topology", "postgis"),
-    ("pg_cron", "pg_cron"),
 ];
 
 /// The PostgreSQL project's RPM names (Fedora/RHEL), without the `_<major>` suffix.
@@ -223,7 +221,6 @@ const PGDG_RPM: &[(&str, &str)] = &[
     ("postgis", "postgis35"),
     ("postgis_raster", "postgis35"),
     ("postgis_topology", "postgis35"),
-    ("pg_cron", "pg_cron"),
     ("http", "pgsql_http"),
     ("hypopg", "hypopg"),
     ("plpgsql_check", "plpgsql_check"),

@@ -67,11 +67,6 @@ pub async fn prepare(
         if platform::is_fresh(&c).await? {
             drop(c);
             template::reset(project, db, slot).await?;
-            if let Some(pg) = db.embedded.as_ref().filter(|pg| pg.runs_cron()) {
-                pg.restart()
-                    .await
-                    .map_err(|e| MigrateError::Other(e.to_string()))?;
-            }
             return Ok(Prepared {
                 fresh: true,
                 applied: Vec::new(),

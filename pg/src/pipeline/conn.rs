@@ -357,6 +357,88 @@ impl Conn {
     }
 }
 
+/// What a script run with the simple query protocol said: each statement's command tag
+/// (`SELECT 1`, `INSERT 0 1`) and notice in order, and the error that ended it.
+#[derive(Debug, Default)]
+pub struct Said {
+    pub tags: Vec<String>,
+    pub notices: Vec<Notice>,
+    pub error: Option<Notice>,
+    /// The script asked to copy data in or out, which a script cannot do here.
+    pub copy: bool,
+}
+
+/// An error or notice with the `CONTEXT` it happened in (the function and statement).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub severity: String,
+    pub message: String,
+    pub detail: Option<String>,
+    pub hint: Option<String>,
+    pub context: Option<String>,
+}
+
+impl Notice {
+    fn read(mut fields: postgres_protocol::message::backend::ErrorFields<'_>) -> Notice {
+        let mut e = Notice::default();
+        while let Ok(Some(f)) = fields.next() {
+            let v = String::from_utf8_lossy(f.value_bytes()).into_owned();
+            match f.type_() {
+                b'V' => e.severity = v,
+                b'S' if e.severity.is_empty() => e.severity = v,
+                b'M' => e.message = v,
+                b'D' => e.detail = Some(v),
+                b'H' => e.hint = Some(v),
+                b'W' => e.context = Some(v),
+                _ => {}
+            }
+        }
+        e
+    }
+}
+
+impl Conn {
+    /// The server process's id.
+    pub fn backend_pid(&self) -> i32 {
+        self.cancel.process_id
+    }
+
+    /// Runs `sql` (one statement or several, in one implicit transaction unless they say
+    /// otherwise) with the simple query protocol and says what the server answered. COPY is
+    /// refused (a COPY FROM STDIN fails; the rows of a COPY TO STDOUT are dropped).
+    pub async fn script(&mut self, sql: &str) -> Result<Said, PgError> {
+        self.busy = true;
+        frontend::query(sql, &mut self.wbuf)?;
+        self.flush().await?;
+        let mut said = Said::default();
+        loop {
+            match self.read().await? {
+                Message::CommandComplete(c) => {
+                    said.tags.push(c.tag().unwrap_or_default().to_string());
+                }
+                Message::ErrorResponse(e) => {
+                    let e = Notice::read(e.fields());
+                    said.error.get_or_insert(e);
+                }
+                Message::NoticeResponse(n) => said.notices.push(Notice::read(n.fields())),
+                Message::CopyInResponse(_) => {
+                    said.copy = true;
+                    frontend::copy_fail("COPY not supported", &mut self.wbuf)?;
+                    self.flush().await?;
+                }
+                Message::CopyOutResponse(_) => said.copy = true,
+                Message::ReadyForQuery(r) => {
+                    self.status = r.status();
+                    break;
+                }
+                _ => {}
+            }
+        }
+        self.busy = false;
+        Ok(said)
+    }
+}
+
 /// A prepared statement's name on the server: `s<id>`.
 fn statement_name(id: u64) -> String {
     let mut name = String::with_capacity(12);

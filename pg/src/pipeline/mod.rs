@@ -10,7 +10,7 @@ mod error;
 mod startup;
 mod stream;
 
-pub use conn::{Conn, Row, Step};
+pub use conn::{Conn, Notice, Row, Said, Step};
 pub use error::{PgError, ServerError};
 pub use stream::CancelTarget;
 

@@ -45,7 +45,7 @@ impl Cluster {
         let mut pg = EmbeddedPg::new(bin, &dir.join("data"), 0, "");
         pg.ensure_initialized().await.unwrap();
         let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache");
-        pg.install(&cache, false).unwrap();
+        pg.install(&cache).unwrap();
         pg.start().await.unwrap();
         let cluster = Cluster {
             pg,
