@@ -3,9 +3,10 @@
 //! schedules included, each run recorded as pg_cron records it; a job never runs twice at once;
 //! unscheduled jobs stop; users see and change only their own jobs; the extension's schedule
 //! check agrees with the runner's parser; `db diff` rebuilds the migrations in a database of
-//! its own and `db reset` needs no restart for the jobs to run again.
+//! its own and `db reset` needs no restart for the jobs to run again; jobs keep the workbench's
+//! clock.
 
-use crate::support::{self, Gateway};
+use crate::support::{self, Api, Gateway};
 use std::time::{Duration, Instant};
 
 const MIGRATION: &str = "
@@ -291,6 +292,43 @@ async fn scheduled_jobs_run_as_pg_cron_runs_them() {
         )
         .await,
         "0"
+    );
+}
+
+/// The scheduler keeps the clock the workbench sets: a nightly job runs when that clock says.
+#[tokio::test]
+async fn jobs_follow_the_workbench_clock() {
+    let dir = support::scratch_project(&[(
+        "supabase/migrations/20240101000000_cron.sql",
+        "create extension if not exists pg_cron;
+         create table public.runs (at timestamptz default now());
+         select cron.schedule('nightly', '0 3 * * *', 'insert into public.runs default values');",
+    )]);
+    let gw = support::start_project(&dir, &[]);
+    let now = chrono::Utc::now();
+    let mut next = now.date_naive().and_hms_opt(3, 0, 0).unwrap().and_utc();
+    if next <= now + chrono::Duration::seconds(30) {
+        next += chrono::Duration::days(1);
+    }
+    let offset = (next - now).num_seconds() - 3;
+    let body = serde_json::json!({ "offset_seconds": offset }).to_string();
+    let r = Api::service(&gw)
+        .send("PUT", "/_supagate/v1/clock", &[], Some(&body))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    until(
+        &gw,
+        "select count(*) = 1 from public.runs",
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(
+        one(
+            &gw,
+            "select status || ' ' || return_message from cron.job_run_details"
+        )
+        .await,
+        "succeeded INSERT 0 1"
     );
 }
 

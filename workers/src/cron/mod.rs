@@ -164,7 +164,8 @@ impl Scheduler {
                         if task.pending == 0
                             && task
                                 .last_start
-                                .is_none_or(|t| second - t >= i64::from(*every))
+                                // The clock set back: the interval starts again.
+                                .is_none_or(|t| second - t >= i64::from(*every) || second < t)
                         {
                             task.pending += 1;
                         }
