@@ -11,6 +11,12 @@ Two runs, as auth-js's own CI makes them: the suite started from its own project
 (`packages/core/auth-js/test/supabase`, the Supabase CLI's configuration), and its docker-tests
 against project folders generated from `infra/docker-compose.yml`'s GoTrue containers (see
 compose.py), with the docker URL constants pointed at supagate's /auth/v1 (restored afterwards).
+Where the suite generates its RSA signing keys at test time (`test/generate-signing-keys.js`,
+CI's `test:generate-keys` step, written to `test/supabase/signing_keys.json` that config.toml's
+`signing_keys_path` names), they are generated before each run, as CI does. A checkout with a
+`pnpm-lock.yaml` is installed with pnpm 10 (run through npx; pnpm 11 needs Node 22) and its
+`packageManager` version switch turned off; one with a `package-lock.json` with `npm ci`
+(without install scripts).
 Prints passed/failed per run and each failing test, then one summary line. Not part of CI.
 """
 
@@ -47,6 +53,24 @@ def jest(pkg: Path, config: str) -> dict:
     return result
 
 
+def install(src: Path) -> None:
+    """Installs the monorepo's packages with the package manager its lockfile belongs to."""
+    if (src / "pnpm-lock.yaml").exists():
+        run(["npx", "-y", "pnpm@10", "install", "--frozen-lockfile",
+             "--config.manage-package-manager-versions=false"], cwd=src)
+    else:
+        # Without install scripts: puppeteer's and the supabase CLI's download from GitHub,
+        # and jest needs neither.
+        run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=src)
+
+
+def generate_signing_keys(pkg: Path) -> None:
+    """CI's `test:generate-keys`: the suite's RSA signing keys, when it makes them itself."""
+    script = pkg / "test/generate-signing-keys.js"
+    if script.exists():
+        run(["node", str(script)], cwd=pkg)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     where = ap.add_mutually_exclusive_group(required=True)
@@ -63,13 +87,14 @@ def main() -> int:
         src = WORK / "src"
         shutil.rmtree(src, ignore_errors=True)
         run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(src)], cwd=WORK)
-        run(["npm", "ci", "--no-audit", "--no-fund"], cwd=src)
+        install(src)
     else:
         src = args.checkout.resolve()
     pkg = src / "packages/core/auth-js"
 
     results = {}
     print("\n==> auth-js, from its own project folder", flush=True)
+    generate_signing_keys(pkg)
     gate = Supagate(binary, pkg / "test", WORK / "data/auth-js")
     try:
         results["auth-js"] = jest(pkg, "jest.config.cli.js")
@@ -79,6 +104,7 @@ def main() -> int:
     print("\n==> auth-js docker-tests, from infra/docker-compose.yml", flush=True)
     clients = pkg / CLIENTS
     original = clients.read_text()
+    generate_signing_keys(pkg)
     gates = start_gotrue_containers(pkg / "infra/docker-compose.yml", WORK, binary)
     try:
         point([clients], r"'(http://localhost:\d+)'", r"'\1/auth/v1'")

@@ -18,7 +18,9 @@ then runs each package's pytest suite against supagate:
 - the packages without server tests (functions, supabase) run as they are.
 
 Prints, per package, passed/failed/skipped and each failing test, then one summary line.
-Not part of CI: it needs the fetched tree and PyPI for the suites' dependencies.
+Not part of CI: it needs the fetched tree and PyPI for the suites' dependencies. The suites are
+a uv workspace, so uv must be on PATH (`pip install uv` is enough); the script itself runs under
+plain `python3` with PyYAML too.
 """
 
 from __future__ import annotations
@@ -142,6 +144,8 @@ def main() -> int:
     args.packages = args.packages or PACKAGES
     if unknown := [p for p in args.packages if p not in SUITES]:
         ap.error(f"unknown package {unknown[0]!r}; choose from {', '.join(PACKAGES)}")
+    if shutil.which("uv") is None:
+        ap.error("uv is not on PATH: the suites are a uv workspace (`pip install uv` installs it)")
     if not args.supagate.exists():
         run(["cargo", "build", "--bin", "supagate"], cwd=ROOT)
     WORK.mkdir(parents=True, exist_ok=True)
