@@ -479,6 +479,125 @@ async fn row_level_security_is_decided_for_many_identities_at_once() {
     }
 }
 
+/// Realtime's RLS decision for many identities (one statement per role where the policies read
+/// the caller only through auth's claim functions, per identity otherwise) against the truth:
+/// what a SELECT of the committed row returns to each identity, under each kind of policy.
+#[tokio::test]
+async fn row_level_security_for_many_identities_agrees_with_a_select_as_each() {
+    let gw = &support::shop().await;
+    gw.sql(
+        "create table public.members (user_id uuid, team int);
+         alter table public.members enable row level security;
+         create policy own on public.members for select using (user_id = auth.uid());
+         create function public.is_me(u uuid) returns boolean language sql stable
+           as $$ select u = auth.uid() $$;
+         create function public.claims_sub() returns text language sql stable
+           as $$ select current_setting('request.jwt.claims', true)::jsonb ->> 'sub' $$;
+         create table public.t (id int primary key, owner uuid, team int, label text, email text);
+         alter table public.t enable row level security;
+         grant select on public.t, public.members to anon, authenticated;
+         -- The truth: the row as a SELECT shows it to an identity; null where the SELECT fails
+         -- (then either answer is right: PostgreSQL may fold the other side of an OR first).
+         create function public.sees(claims text, r text, row_id int) returns boolean
+           language plpgsql as $$
+         begin
+           perform set_config('request.jwt.claims', claims, true), set_config('role', r, true);
+           return (select count(*) = 1 from public.t where t.id = row_id);
+         exception when others then
+           return null;
+         end $$;",
+    )
+    .await;
+    let (u1, u2, u3) = (
+        uuid::Uuid::new_v4(),
+        uuid::Uuid::new_v4(),
+        uuid::Uuid::new_v4(),
+    );
+    gw.sql(&format!(
+        "insert into public.members values ('{u1}', 1), ('{u2}', 2);
+         insert into public.t values
+           (1, '{u1}', 1, 'plain', 'a@x.org'),
+           (2, '{u2}', 2, 'auth.uid()', 'b@x.org'),
+           (3, null, 2, 'it''s', 'c@x.org');"
+    ))
+    .await;
+    let identities = [
+        ("anon", json!({"role": "anon"})),
+        (
+            "authenticated",
+            json!({"sub": u1, "role": "authenticated", "email": "a@x.org"}),
+        ),
+        (
+            "authenticated",
+            json!({"sub": u2, "role": "authenticated", "email": "b@x.org", "team": 2}),
+        ),
+        (
+            "authenticated",
+            json!({"sub": u3, "role": "authenticated", "email": "c@x.org"}),
+        ),
+        ("authenticated", json!({"role": "authenticated"})),
+        ("authenticated", json!({"sub": "not-a-uuid"})),
+        ("service_role", json!({"role": "service_role"})),
+    ];
+    let as_json = Value::Array(
+        identities
+            .iter()
+            .map(|(role, claims)| json!({"role": role, "claims": claims}))
+            .collect(),
+    )
+    .to_string();
+    // Each kind of policy: the claim functions only (one statement per role), a literal that
+    // spells a claim function, a function of the project's, another table under RLS, the
+    // session's settings read directly, a restrictive policy beside a permissive one.
+    let policies = [
+        "create policy p on public.t for select using (owner = (select auth.uid()))",
+        "create policy p on public.t for select to authenticated using (label <> 'auth.uid()' and owner = auth.uid() or label = 'it''s')",
+        "create policy p on public.t for select using (public.is_me(owner))",
+        "create policy p on public.t for select using (team in (select m.team from public.members m))",
+        "create policy p on public.t for select using (owner::text = public.claims_sub() or (current_setting('request.jwt.claims', true)::jsonb ->> 'team')::int = team)",
+        "create policy p on public.t for select using (auth.role() = 'authenticated' and email = auth.email());
+         create policy r on public.t as restrictive for select using ((auth.jwt() ->> 'team') is null or team = (auth.jwt() ->> 'team')::int)",
+    ];
+    for policy in policies {
+        gw.sql(&format!(
+            "drop policy if exists p on public.t; drop policy if exists r on public.t; {policy}"
+        ))
+        .await;
+        for id in 1..=3 {
+            let row = gw
+                .sql(&format!(
+                    "select to_jsonb(t)::text from public.t where id = {id}"
+                ))
+                .await[0][0]
+                .clone()
+                .unwrap();
+            let got = gw
+                .sql(&format!(
+                    "select array_to_string(realtime.supagate_visible('public.t', 'UPDATE', $r${row}$r$, $i${as_json}$i$), ',')"
+                ))
+                .await[0][0]
+                .clone()
+                .unwrap_or_default();
+            for (i, (role, claims)) in identities.iter().enumerate() {
+                let seen = gw
+                    .sql(&format!(
+                        "begin; select public.sees($c${claims}$c$, '{role}', {id}); rollback;"
+                    ))
+                    .await[0][0]
+                    .clone();
+                let decided = got.split(',').any(|v| v == i.to_string());
+                if let Some(seen) = seen {
+                    assert_eq!(
+                        decided,
+                        seen == "t",
+                        "{policy}\nrow {id}, identity #{i} {role} {claims}: the SELECT said {seen}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A socket subscribed to category inserts on `topic`, which has heard one ("Before").
 async fn watching(gw: &Gateway, topic: &str) -> Phx {
     let mut ws = Phx::connect(gw).await;
