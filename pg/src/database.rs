@@ -18,6 +18,9 @@ pub struct DbSettings<'a> {
     pub pg_settings: &'a str,
     /// `[db] major_version`: the PostgreSQL to run when several are installed.
     pub major_version: Option<u32>,
+    /// The extensions the project creates: a wanted major that lacks one gives way to an
+    /// installation that has them all.
+    pub extensions: Vec<String>,
     /// Where private installations of PostgreSQL are kept (shared by every project).
     pub cache_dir: &'a Path,
 }
@@ -72,9 +75,13 @@ impl Database {
             return Self::external(url);
         }
         let data = s.data_dir;
-        let bin =
-            embedded::find_binaries(s.pg_bin_dir, s.major_version, EmbeddedPg::data_major(data))
-                .map_err(|e| e.to_string())?;
+        let bin = embedded::find_binaries_for(
+            s.pg_bin_dir,
+            s.major_version,
+            EmbeddedPg::data_major(data),
+            &s.extensions,
+        )
+        .map_err(|e| e.to_string())?;
         std::fs::create_dir_all(data)
             .map_err(|e| format!("cannot create {}: {e}", data.display()))?;
         let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);

@@ -92,18 +92,30 @@ pub fn db_settings(cfg: &Config) -> DbSettings<'_> {
         db_port: cfg.db_port,
         pg_settings: &cfg.pg_settings,
         major_version: cfg.project.config.db.major_version,
+        extensions: cfg.project.created_extensions(),
         cache_dir: &cfg.cache_dir,
     }
 }
 
 /// The folder of PostgreSQL's programs (psql, pg_dump, pg_restore) of the version the project
-/// runs on; the programs on PATH when none is found.
+/// runs on; where that installation has none (npm's builds carry only the server), the newest
+/// installation's that has them (psql talks to any later server; pg_dump says when it cannot);
+/// the programs on PATH when none is found.
 pub fn pg_programs(cfg: &Config) -> std::path::PathBuf {
-    pg::embedded::find_binaries(
+    let chosen = pg::embedded::find_binaries_for(
         cfg.pg_bin_dir.as_deref(),
         cfg.project.config.db.major_version,
         pg::embedded::EmbeddedPg::data_major(&cfg.data_dir),
+        &cfg.project.created_extensions(),
     )
     .map(|b| b.dir)
-    .unwrap_or_default()
+    .unwrap_or_default();
+    if chosen.join("psql").is_file() {
+        return chosen;
+    }
+    pg::embedded::find_binaries(None, None, None)
+        .map(|b| b.dir)
+        .ok()
+        .filter(|d| d.join("psql").is_file())
+        .unwrap_or_default()
 }

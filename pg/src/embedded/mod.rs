@@ -7,7 +7,7 @@ pub mod prefix;
 mod process;
 mod vault_key;
 
-pub use binaries::{Binaries, find as find_binaries};
+pub use binaries::{Binaries, find as find_binaries, find_for as find_binaries_for, lacking};
 pub use process::{Liveness, liveness, process_alive};
 
 use crate::login::Login;
