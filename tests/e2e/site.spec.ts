@@ -227,7 +227,30 @@ test.describe('when the store is unreachable', () => {
   })
 })
 
-test('a hidden product is absent from lists and its URL goes to not-found', async ({ page, request }) => {
+test('the home page sends at most 120 KB of script as transferred, its featured products included', async ({ page }) => {
+  // What the browser received (compressed, as the gateway sent it), every script of the page.
+  const sizes: Promise<number>[] = []
+  const files: string[] = []
+  page.on('requestfinished', (r) => {
+    if (r.resourceType() !== 'script') return
+    files.push(new URL(r.url()).pathname)
+    sizes.push(r.sizes().then((s) => s.responseBodySize))
+  })
+  await gotoAndSettle(page, '/')
+  await expect(page.getByRole('region', { name: 'Featured Flowers' })).toBeVisible()
+  await page.waitForLoadState('networkidle')
+  const lcp = await page.evaluate(() => new Promise<number>((res) => {
+    new PerformanceObserver((l) => { const e = l.getEntries(); res(e[e.length - 1].startTime) }).observe({ type: 'largest-contentful-paint', buffered: true })
+  }))
+  const kb = (await Promise.all(sizes)).reduce((a, b) => a + b, 0) / 1024
+  console.log(`home page: ${kb.toFixed(1)} KB of script in ${files.length} files, LCP ${Math.round(lcp)} ms: ${files.join(' ')}`)
+  expect(kb).toBeLessThanOrEqual(120)
+  // The one supabase client is for the other pages.
+  expect(files.filter((f) => /supabase|QueryProvider/.test(f))).toEqual([])
+})
+
+for (const width of [1280, 375]) test(`a hidden or missing product is absent from lists, answers 404 and shows not-found at ${width} px`, async ({ page, request }) => {
+  await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
   const res = await request.get(`${process.env.E2E_SITE_URL}/rest/v1/products?select=id&sku=eq.SEA-004`, {
     headers: { apikey: process.env.E2E_SITE_SERVICE_KEY!, authorization: `Bearer ${process.env.E2E_SITE_SERVICE_KEY}` },
   })
@@ -237,17 +260,26 @@ test('a hidden product is absent from lists and its URL goes to not-found', asyn
   await expect(page.getByText('Summer Sunflower Bundle')).toHaveCount(0)
   const logs: string[] = []
   page.on('console', (m) => logs.push(m.text()))
-  await page.goto(`/product/${id}`)
+  const visit = await page.goto(`/product/${id}`)
+  // The server says so too: a real 404, with the app that shows its not-found page.
+  expect(visit!.status()).toBe(404)
   await expect(page).toHaveURL(/\/not-found$/)
   await expect(page.getByText('Oops! Page not found')).toBeVisible()
   // The log names the path that was asked for, not /not-found.
   expect(logs.some((l) => l.includes(`/product/${id}`))).toBe(true)
+  // One that never existed: the same.
+  const missing = await page.goto('/product/6b0c5a9e-1d2f-4e3a-8b7c-0d9e8f7a6b5c')
+  expect(missing!.status()).toBe(404)
+  await expect(page.getByText('Oops! Page not found')).toBeVisible()
 })
 
 test('search engines and sharing: real 404s, robots.txt and a sitemap from the catalogue, Open Graph, the shop as a Florist, icons', async ({ page, request }) => {
   const base = process.env.E2E_SITE_URL!
   // Paths the app does not know answer 404 (with its not-found page); its pages answer 200.
+  // A product page answers 404 unless the visitor can read that product (frontend/public/_exists).
+  const [shown] = await (await request.get(`${base}/rest/v1/products?select=id&is_available=eq.true&limit=1`, { headers: { apikey: process.env.E2E_SITE_SERVICE_KEY!, authorization: `Bearer ${process.env.E2E_SITE_SERVICE_KEY}` } })).json()
   for (const [path, status] of [['/', 200], ['/occasions/plants', 200], ['/build-bouquet/sent/ABCD1234', 200], ['/admin/products', 200],
+    [`/product/${shown.id}`, 200], ['/product/00000000-0000-4000-8000-000000000000', 404], ['/product/not-a-product', 404],
     ['/no/such/page', 404], ['/occasions/weddings', 404], ['/not-found', 404]] as const) {
     const res = await request.get(`${base}${path}`)
     expect(res.status(), path).toBe(status)
@@ -255,11 +287,13 @@ test('search engines and sharing: real 404s, robots.txt and a sitemap from the c
   }
   const robots = await request.get(`${base}/robots.txt`)
   expect(robots.status()).toBe(200)
-  expect(await robots.text()).toMatch(/^User-agent: \*\nDisallow: \/admin\n[\s\S]*Sitemap: http:\/\/127\.0\.0\.1:54321\/sitemap\.xml/)
+  // The site's address is the one this gateway runs at (configuration, not the seed).
+  expect(await robots.text()).toMatch(/^User-agent: \*\nDisallow: \/admin\n/)
+  expect(await robots.text()).toContain(`Sitemap: ${base}/sitemap.xml`)
   const sitemap = await request.get(`${base}/sitemap.xml`)
   expect(sitemap.headers()['content-type']).toContain('application/xml')
   const xml = await sitemap.text()
-  expect(xml).toContain('<loc>http://127.0.0.1:54321/occasions/plants</loc>')
+  expect(xml).toContain(`<loc>${base}/occasions/plants</loc>`)
   // Every available product, and no hidden one.
   const key = process.env.E2E_SITE_SERVICE_KEY!
   const products = await (await request.get(`${base}/rest/v1/products?select=id,is_available`, { headers: { apikey: key, authorization: `Bearer ${key}` } })).json()

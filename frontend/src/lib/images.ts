@@ -1,11 +1,12 @@
 /**
  * The shop's images: uploads go to a public bucket and the database keeps the object's name in
  * that bucket, so rows do not depend on one API address. Demo art (`/demo/…`) and any full URL
- * are used as they are.
+ * are used as they are. Where an image is shown from is lib/imageUrl.ts (no supabase-js).
  */
 import { supabase } from './supabase'
+import { isObjectPath, type ImageBucket } from './imageUrl'
 
-export type ImageBucket = 'product-images' | 'category-images'
+export { imageUrl, isObjectPath, type ImageBucket } from './imageUrl'
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024
 export const ACCEPTED_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
@@ -16,17 +17,6 @@ export function validateImageFile(file: { type: string; size: number }): string 
   if (!(ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type)) return 'Please upload a PNG, JPG or WEBP image'
   if (file.size >= MAX_IMAGE_BYTES) return 'File size must be less than 5MB'
   return null
-}
-
-/** Whether a stored value names an object in the bucket (rather than a site path or a URL). */
-export function isObjectPath(value: string | null | undefined): value is string {
-  return !!value && !value.startsWith('/') && !/^[a-z][a-z0-9+.-]*:/i.test(value)
-}
-
-/** The URL to show for a stored image value; null when there is none. */
-export function imageUrl(bucket: ImageBucket, value: string | null | undefined): string | null {
-  if (!value) return null
-  return isObjectPath(value) ? supabase.storage.from(bucket).getPublicUrl(value).data.publicUrl : value
 }
 
 /** What the owner reads when the image function cannot run on this server. */

@@ -2,8 +2,9 @@
  * The shop's week (public.shop_hours, read by everyone through public.request_options()): for
  * each weekday whether it opens and from when to when. The footer, the contact page and the
  * request form show it; the database refuses requests for a closed weekday. No zod here: the
- * footer is on every page, the home page's included; supabase-js is loaded when the week is asked for,
- * not with the first page.
+ * footer is on every page, the home page's included, so the footer reads the week with a plain
+ * fetch of the REST API (lib/rest.ts, loaded after the first paint), never loading supabase-js
+ * for it.
  */
 import { useSyncExternalStore } from 'react'
 
@@ -72,9 +73,9 @@ const listeners = new Set<() => void>()
 
 /** The shop's week, asked once per page load; the default week when it cannot be read. */
 export function fetchShopWeek(): Promise<WeekDay[]> {
-  loading ??= import('@/lib/supabase').then(({ supabase }) => supabase.rpc('request_options')).then(
-    ({ data, error }) => {
-      const hours = !error && data ? (data as { hours?: WeekDay[] }).hours : undefined
+  loading ??= import('@/lib/rest').then(({ callRpc }) => callRpc('request_options')).then(
+    (data) => {
+      const hours = data ? (data as { hours?: WeekDay[] }).hours : undefined
       if (hours?.length === 7) {
         loaded = hours
         for (const l of listeners) l()

@@ -7,10 +7,11 @@ import { HeroBouquet, VaseCare } from '@/site/layout/Art'
 import { Section } from '@/site/layout/PageHero'
 import { site } from '@/config/site'
 import { usePageMeta } from '@/lib/usePageMeta'
-import { withQueries } from '@/app/withQueries'
+import { lazyRetry } from '@/app/lazyRetry'
 
-// The featured products' code and data load after the page itself.
-const FeaturedProducts = withQueries(() => import('@/features/catalogue/FeaturedProducts'))
+// The featured products' code and data load after the page itself (a plain REST read: no
+// supabase-js, no query cache on the first page).
+const FeaturedProducts = lazyRetry(() => import('@/features/catalogue/FeaturedProducts'))
 
 const cards = [
   {
