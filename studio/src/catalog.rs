@@ -7,10 +7,14 @@ use crate::StudioError;
 const SYSTEM: &str = "n.nspname NOT IN ('pg_catalog', 'information_schema') \
     AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'";
 
+/// Columns listed at most (the completion of a very large database stays bounded).
+const MAX_COLUMNS: usize = 20_000;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
     Schemas,
     Tables,
+    Columns,
     Views,
     Functions,
     Triggers,
@@ -23,9 +27,10 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Schemas,
         Kind::Tables,
+        Kind::Columns,
         Kind::Views,
         Kind::Functions,
         Kind::Triggers,
@@ -41,6 +46,7 @@ impl Kind {
         match self {
             Kind::Schemas => "schemas",
             Kind::Tables => "tables",
+            Kind::Columns => "columns",
             Kind::Views => "views",
             Kind::Functions => "functions",
             Kind::Triggers => "triggers",
@@ -99,6 +105,16 @@ impl Kind {
                  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition
                    AND {SYSTEM} AND ($1 = '' OR n.nspname = $1)
                  ORDER BY 1, 2"
+            ),
+            // Every column of every table and view (the SQL editor's completion), bounded.
+            Kind::Columns => format!(
+                "SELECT n.nspname AS schema, c.relname AS table, a.attname AS name,
+                        format_type(a.atttypid, a.atttypmod) AS data_type
+                 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+                 JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND a.attnum > 0
+                   AND NOT a.attisdropped AND {SYSTEM} AND ($1 = '' OR n.nspname = $1)
+                 ORDER BY 1, 2, a.attnum LIMIT {MAX_COLUMNS}"
             ),
             Kind::Views => format!(
                 "SELECT n.nspname AS schema, c.relname AS name, c.relkind = 'm' AS materialized,

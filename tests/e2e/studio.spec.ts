@@ -170,6 +170,38 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   await expect(results.getByRole('alert')).toContainText('column "nme" does not exist')
   await expect(results.getByRole('alert')).toContainText('(line 2, column 8)')
   await expect(results.getByRole('alert')).toContainText('Perhaps you meant to reference the column "products.name"')
+  // The editor marks the error where PostgreSQL says it is.
+  await expect(page.locator('.cm-lintRange-error')).toHaveText('nme')
+  // Run selection: the error's place is in the editor, not in the text sent.
+  await editor.fill('select 1;\nselect 2, nope')
+  await page.getByText('select 2, nope').selectText()
+  await page.getByRole('button', { name: /^Run selection/ }).click()
+  await expect(results.getByRole('alert')).toContainText('column "nope" does not exist')
+  await expect(page.locator('.cm-lintRange-error')).toHaveText('nope')
+
+  // Completion from the catalog: tables, then a table's columns.
+  await editor.fill('')
+  await editor.pressSequentially('select * from prod')
+  await page.getByRole('option', { name: /^products/ }).click()
+  await expect(editor).toHaveText('select * from products')
+  await editor.pressSequentially(' where products.na')
+  // The column first, with its type.
+  await expect(page.getByRole('listbox').getByRole('option', { selected: true })).toHaveText(/^name\s*text$/)
+  await editor.press('Escape')
+  await noSeriousAxe(page)
+
+  // Tabs: a second query keeps the first one's text.
+  await page.getByRole('button', { name: 'New query tab' }).click()
+  await expect(editor).toHaveText('')
+  await editor.fill('select 42 as answer')
+  await editor.press('Control+Enter')
+  await expect(results.getByRole('cell', { name: '42', exact: true })).toBeVisible()
+  const csv = page.waitForEvent('download')
+  await page.getByRole('button', { name: 'CSV' }).click()
+  expect(readFileSync(await (await csv).path(), 'utf8')).toBe('answer\r\n42\r\n')
+  await page.getByRole('button', { name: 'Query 1', exact: true }).click()
+  await expect(editor).toContainText('select * from products where products.na')
+  await page.getByRole('button', { name: 'Close Query 2' }).click()
 
   await editor.fill('select name from products where is_featured')
   await page.getByRole('button', { name: 'Explain', exact: true }).click()
@@ -177,14 +209,14 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
 
   await page.getByLabel('Snippet name').fill('featured products')
   await page.getByRole('button', { name: 'Save snippet' }).click()
-  await expect(page.getByRole('button', { name: 'featured products', exact: true })).toBeVisible()
+  await expect(page.getByRole('list', { name: 'Snippets' }).getByRole('button', { name: 'featured products', exact: true })).toBeVisible()
   expect(readFileSync(join(shopDir, 'supabase/snippets/featured products.sql'), 'utf8')).toBe('select name from products where is_featured')
   await page.reload()
-  await page.getByRole('button', { name: 'featured products', exact: true }).click()
-  await expect(editor).toHaveValue('select name from products where is_featured')
+  await page.getByRole('list', { name: 'Snippets' }).getByRole('button', { name: 'featured products', exact: true }).click()
+  await expect(editor).toHaveText('select name from products where is_featured')
   await expect(page.getByRole('list', { name: 'History' })).toContainText('select nme from products')
   await page.getByRole('button', { name: 'Delete snippet featured products' }).click()
-  await expect(page.getByRole('button', { name: 'featured products', exact: true })).toBeHidden()
+  await expect(page.getByRole('list', { name: 'Snippets' }).getByRole('button', { name: 'featured products', exact: true })).toBeHidden()
   expect(existsSync(join(shopDir, 'supabase/snippets/featured products.sql'))).toBe(false)
 })
 

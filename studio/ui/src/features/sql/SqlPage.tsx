@@ -1,7 +1,7 @@
-import { useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Play, Save, Trash2 } from 'lucide-react'
-import { api } from '@/lib/api'
+import { Download, Play, Plus, Save, Trash2, X } from 'lucide-react'
+import { api, ApiError } from '@/lib/api'
 import { useSession } from '@/lib/session'
 import { listUsers } from '@/features/auth/users'
 import { Button } from '@/components/ui/button'
@@ -9,6 +9,10 @@ import { Field, Input, Select } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
 import { ValueTable } from '@/components/ValueTable'
 import { PageHeader } from '@/components/Layout'
+import { cn } from '@/lib/cn'
+import { SqlEditor, type EditorApi, type Marked } from './SqlEditor'
+import { errorSpan, namespace, offsetOf, toCsv, toJson, type CatalogColumn, type CatalogFunction, type CatalogTable } from './completion'
+import { closeTab, loadTabs, MAX_TABS, newTab, storeTabs, type QueryTab } from './tabs'
 
 interface ResultSet {
   columns: string[]
@@ -45,10 +49,41 @@ function history(): string[] {
 
 const ROLES = ['postgres', 'anon', 'authenticated', 'service_role']
 
+/** Offers text as a file to save. */
+function download(name: string, type: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  a.click()
+  setTimeout(() => URL.revokeObjectURL(url), 1000)
+}
+
 export default function SqlPage() {
   const { session } = useSession()
   const qc = useQueryClient()
-  const [sql, setSql] = useState('select now();')
+  const [tabs, setTabs] = useState<QueryTab[]>(loadTabs)
+  const [active, setActive] = useState(() => tabs[0].id)
+  const tab = tabs.find((t) => t.id === active) ?? tabs[0]
+  const sql = tab.sql
+  const setSql = (text: string) => setTabs((ts) => ts.map((t) => (t.id === tab.id ? { ...t, sql: text } : t)))
+  useEffect(() => storeTabs(tabs), [tabs])
+  const editor = useRef<EditorApi | null>(null)
+  const [marked, setMarked] = useState<Marked | null>(null)
+  const catalog = useQuery({
+    queryKey: ['sql-catalog'],
+    queryFn: async () => {
+      const [schemas, tables, columns, functions] = await Promise.all([
+        api<{ name: string }[]>('/database/schemas'),
+        api<CatalogTable[]>('/database/tables'),
+        api<CatalogColumn[]>('/database/columns'),
+        api<CatalogFunction[]>('/database/functions'),
+      ])
+      return { schema: namespace(schemas.map((s) => s.name), tables, columns), functions }
+    },
+  })
+  const schema = useMemo(() => catalog.data?.schema ?? {}, [catalog.data])
+  const functions = useMemo(() => catalog.data?.functions ?? [], [catalog.data])
   const [role, setRole] = useState('postgres')
   const [userId, setUserId] = useState('')
   const [name, setName] = useState('')
@@ -60,7 +95,7 @@ export default function SqlPage() {
   })
   const snippets = useQuery({ queryKey: ['snippets'], queryFn: () => api<Snippet[]>('/snippets') })
   const run = useMutation({
-    mutationFn: ({ text, rollback }: { text: string; rollback?: boolean }) =>
+    mutationFn: ({ text, rollback }: { text: string; rollback?: boolean; from?: number }) =>
       api<Answer>('/sql', {
         method: 'POST',
         json: {
@@ -70,7 +105,16 @@ export default function SqlPage() {
           rollback: rollback ?? false,
         },
       }),
+    onError: (e, { text, from }) => {
+      // PostgreSQL's position is in the text sent: the selection's start puts it in the editor.
+      if (e instanceof ApiError && e.line && e.column && from !== undefined) {
+        const at = offsetOf(text, e.line, e.column)
+        const span = errorSpan(text, at)
+        setMarked({ from: from + span.from, to: from + span.to, message: e.message })
+      }
+    },
     onMutate: ({ text }) => {
+      setMarked(null)
       const next = [text, ...past.filter((p) => p !== text)].slice(0, HISTORY_LENGTH)
       setPast(next)
       localStorage.setItem(HISTORY_KEY, JSON.stringify(next))
@@ -78,7 +122,10 @@ export default function SqlPage() {
   })
   const save = useMutation({
     mutationFn: () => api(`/snippets/${encodeURIComponent(name.trim())}`, { method: 'PUT', json: { sql } }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['snippets'] }),
+    onSuccess: () => {
+      setTabs((ts) => ts.map((t) => (t.id === tab.id ? { ...t, name: name.trim() } : t)))
+      qc.invalidateQueries({ queryKey: ['snippets'] })
+    },
   })
   const remove = useMutation({
     mutationFn: (n: string) => api(`/snippets/${encodeURIComponent(n)}`, { method: 'DELETE' }),
@@ -86,9 +133,31 @@ export default function SqlPage() {
   })
   const open = async (n: string) => {
     const s = await api<{ name: string; sql: string }>(`/snippets/${encodeURIComponent(n)}`)
-    setSql(s.sql)
+    const there = tabs.find((t) => t.name === s.name)
+    if (there) {
+      setTabs((ts) => ts.map((t) => (t.id === there.id ? { ...t, sql: s.sql } : t)))
+      setActive(there.id)
+    } else if (tabs.length < MAX_TABS) {
+      const t = newTab(tabs, s.name, s.sql)
+      setTabs([...tabs, t])
+      setActive(t.id)
+    } else setSql(s.sql)
     setName(s.name)
+    setMarked(null)
   }
+  const runNow = (prefix = '', rollback = false) => {
+    const r = editor.current?.runnable() ?? { text: sql, from: 0, selection: false }
+    if (!prefix) return run.mutate({ text: r.text, from: r.from })
+    run.mutate({ text: `${prefix} ${r.text.trim().replace(/;+$/, '')}`, rollback })
+  }
+  const addTab = () => {
+    if (tabs.length >= MAX_TABS) return
+    const t = newTab(tabs)
+    setTabs([...tabs, t])
+    setActive(t.id)
+    setMarked(null)
+  }
+  const [selection, setSelection] = useState(false)
   const answer = run.data
   const shown = answer ? [...answer.results].reverse().find((r) => r.columns.length > 0) : undefined
   const last = answer?.results[answer.results.length - 1]
@@ -98,7 +167,7 @@ export default function SqlPage() {
       <aside className="w-60 shrink-0 overflow-auto border-r border-border bg-panel p-3">
         <h2 className="text-xs font-semibold uppercase tracking-wide text-muted-foreground">Snippets</h2>
         <p className="mt-1 text-xs text-muted-foreground">Saved in supabase/snippets/</p>
-        <ul className="mt-2 space-y-0.5">
+        <ul className="mt-2 space-y-0.5" aria-label="Snippets">
           {snippets.data?.map((s) => (
             <li key={s.name} className="group flex items-center">
               <button type="button" className="min-w-0 flex-1 truncate rounded px-1.5 py-1 text-left hover:bg-muted" onClick={() => open(s.name)}>
@@ -145,28 +214,61 @@ export default function SqlPage() {
           ) : null}
         </PageHeader>
         <div className="flex flex-col gap-2 p-4">
-          <label htmlFor="sql-text" className="sr-only">SQL</label>
-          <textarea
-            id="sql-text"
-            spellCheck={false}
-            value={sql}
-            onChange={(e) => setSql(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-                e.preventDefault()
-                run.mutate({ text: sql })
-              }
-            }}
-            className="h-56 resize-y rounded-md border border-border bg-slate-950 p-3 font-mono text-sm text-emerald-100 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
-          />
+          <ul aria-label="Query tabs" className="flex flex-wrap items-center gap-1">
+            {tabs.map((t) => (
+              <li key={t.id} className={cn('flex items-center rounded-md border border-border', t.id === tab.id ? 'bg-panel font-medium' : 'bg-muted')}>
+                <button
+                  type="button"
+                  aria-current={t.id === tab.id ? 'true' : undefined}
+                  className="max-w-48 truncate px-2.5 py-1"
+                  onClick={() => {
+                    setActive(t.id)
+                    setMarked(null)
+                  }}
+                >
+                  {t.name}
+                </button>
+                {tabs.length > 1 ? (
+                  <button
+                    type="button"
+                    aria-label={`Close ${t.name}`}
+                    className="rounded p-1 hover:bg-muted"
+                    onClick={() => {
+                      const next = closeTab(tabs, t.id, tab.id)
+                      setTabs(next.tabs)
+                      setActive(next.active)
+                    }}
+                  >
+                    <X className="size-3" />
+                  </button>
+                ) : null}
+              </li>
+            ))}
+            <li>
+              <Button variant="ghost" size="icon" aria-label="New query tab" onClick={addTab} disabled={tabs.length >= MAX_TABS}>
+                <Plus />
+              </Button>
+            </li>
+          </ul>
+          <SqlEditor
+              key={tab.id}
+              value={sql}
+              onChange={setSql}
+              onRun={() => runNow()}
+              onSelect={setSelection}
+              schema={schema}
+              functions={functions}
+              marked={marked}
+              api={editor}
+            />
           <div className="flex flex-wrap items-center gap-2">
-            <Button onClick={() => run.mutate({ text: sql })} disabled={run.isPending}>
-              <Play /> Run <kbd className="text-xs opacity-80">Ctrl+Enter</kbd>
+            <Button onClick={() => runNow()} disabled={run.isPending}>
+              <Play /> {selection ? 'Run selection' : 'Run'} <kbd className="text-xs">Ctrl+Enter</kbd>
             </Button>
-            <Button variant="outline" onClick={() => run.mutate({ text: `explain ${sql.trim().replace(/;+$/, '')}` })} disabled={run.isPending}>
+            <Button variant="outline" onClick={() => runNow('explain')} disabled={run.isPending}>
               Explain
             </Button>
-            <Button variant="outline" onClick={() => run.mutate({ text: `explain analyze ${sql.trim().replace(/;+$/, '')}`, rollback: true })} disabled={run.isPending} title="Runs the statement and rolls it back">
+            <Button variant="outline" onClick={() => runNow('explain analyze', true)} disabled={run.isPending} title="Runs the statement and rolls it back">
               Explain analyze
             </Button>
             <span className="ml-auto flex items-center gap-2">
@@ -187,6 +289,16 @@ export default function SqlPage() {
               {shown ? ` · ${shown.row_count} ${shown.row_count === 1 ? 'row' : 'rows'}${shown.truncated ? ` (first ${shown.rows.length} shown)` : ''}` : ''}
               {!shown && last ? ` · ${last.row_count} rows affected` : ''}
             </p>
+          ) : null}
+          {shown ? (
+            <div className="mb-2 flex gap-2">
+              <Button variant="outline" size="sm" onClick={() => download(`${tab.name}.csv`, 'text/csv', toCsv(shown.columns, shown.rows))}>
+                <Download /> CSV
+              </Button>
+              <Button variant="outline" size="sm" onClick={() => download(`${tab.name}.json`, 'application/json', toJson(shown.columns, shown.rows))}>
+                <Download /> JSON
+              </Button>
+            </div>
           ) : null}
           {shown ? (
             <ValueTable
