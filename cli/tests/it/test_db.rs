@@ -67,3 +67,44 @@ async fn test_files_include_shared_files_from_the_tests_folder() {
     );
     gw.stop();
 }
+
+/// A project that asks for PostgreSQL 17 runs on npm's build (node_modules, as `scripts/test`
+/// installs it) with pgTAP from the system's 15, and one whose migrations create an extension
+/// only the system's 15 has (PostGIS) runs on 15: each test file checks the server it ran on.
+#[tokio::test]
+async fn postgres_17_where_the_project_asks_for_it_and_has_what_it_creates() {
+    for (extension, on_17) in [(None, true), (Some("postgis"), false)] {
+        let migration = match extension {
+            Some(e) => {
+                format!("create extension {e}; create table public.notes (id bigint primary key);")
+            }
+            None => "create table public.notes (id bigint primary key);".to_string(),
+        };
+        let check = format!(
+            "begin;
+select plan(2);
+select ok(current_setting('server_version_num')::int {} 170000, 'the server it should run on');
+select has_table('public', 'notes', 'the migration ran');
+select * from finish();
+rollback;
+",
+            if on_17 { ">=" } else { "<" }
+        );
+        let dir = support::scratch_project(&[
+            (
+                "supabase/config.toml",
+                "project_id = \"seventeen\"\n[db]\nmajor_version = 17\n",
+            ),
+            ("supabase/migrations/20240101000000_notes.sql", &migration),
+            ("supabase/tests/database/version_test.sql", &check),
+        ]);
+        let gw = support::start_project(&dir, &[]);
+        let out = gw.command(&dir, &["test", "db"]);
+        let said = text(&out);
+        gw.stop();
+        assert!(
+            out.status.success() && said.contains("All tests successful."),
+            "{extension:?}: {said}"
+        );
+    }
+}
