@@ -332,6 +332,73 @@ async fn jobs_follow_the_workbench_clock() {
     );
 }
 
+/// A branch is a copy of the project's database: its jobs do not run (their rows name the
+/// project's database), and the project's go on, as they do after a snapshot is put back, with
+/// no restart of the cluster.
+#[tokio::test]
+async fn branches_and_snapshots_leave_the_projects_jobs_running() {
+    let dir = support::scratch_project(&[(
+        "supabase/migrations/20240101000000_cron.sql",
+        "create extension if not exists pg_cron;
+         create table public.ticks (at timestamptz default clock_timestamp());
+         select cron.schedule('tick', '1 seconds', 'insert into public.ticks default values');",
+    )]);
+    let gw = support::start_project(&dir, &[]);
+    let limit = Duration::from_secs(20);
+    until(&gw, "select count(*) >= 1 from public.ticks", limit).await;
+    let r = Api::service(&gw)
+        .send(
+            "POST",
+            "/_supagate/v1/branches",
+            &[],
+            Some(r#"{"name":"b1"}"#),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let branch = gw.session_on("supagate_branch_b1").await;
+    let count = async |sql: &str| -> i64 { branch.query_one(sql, &[]).await.unwrap().get(0) };
+    let runs = count("select count(*) from cron.job_run_details").await;
+    let ticks = count("select count(*) from public.ticks").await;
+    let main: i64 = one(&gw, "select count(*) from public.ticks")
+        .await
+        .parse()
+        .unwrap();
+    until(
+        &gw,
+        &format!("select count(*) >= {} from public.ticks", main + 2),
+        limit,
+    )
+    .await;
+    assert_eq!(
+        count("select count(*) from cron.job_run_details").await,
+        runs
+    );
+    assert_eq!(count("select count(*) from public.ticks").await, ticks);
+
+    let out = gw.command(&dir, &["snapshot", "save", "s1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let saved: i64 = one(&gw, "select count(*) from public.ticks")
+        .await
+        .parse()
+        .unwrap();
+    let out = gw.command(&dir, &["snapshot", "restore", "s1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    until(
+        &gw,
+        &format!("select count(*) >= {} from public.ticks", saved + 2),
+        limit,
+    )
+    .await;
+}
+
 /// The extension's check of a schedule (at `cron.schedule`) and the runner's parser agree.
 #[tokio::test]
 async fn the_extension_and_the_runner_read_schedules_alike() {
