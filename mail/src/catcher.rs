@@ -23,6 +23,18 @@ pub struct Mail {
     pub reply_to: Option<String>,
 }
 
+/// A mail an app sent to the catcher over SMTP, as read from its message.
+pub struct Received {
+    /// Its own Message-ID, when it has one.
+    pub message_id: Option<String>,
+    pub sender_name: String,
+    pub sender: String,
+    pub subject: String,
+    pub html: String,
+    pub text: String,
+    pub reply_to: Option<String>,
+}
+
 /// A caught text message.
 pub struct Text {
     pub id: Uuid,
@@ -178,6 +190,35 @@ impl Catcher {
             }
             (true, None) => c.execute("DELETE FROM supagate.mail", &[]).await?,
         };
+        Ok(())
+    }
+
+    /// Keeps a mail received over SMTP for one recipient (the newest 1000 kept, as all caught
+    /// mail).
+    pub async fn store(&self, m: &Received, to: &str) -> Result<(), MailError> {
+        let c = self.db.get().await?;
+        let message_id = m
+            .message_id
+            .clone()
+            .unwrap_or_else(|| format!("{}@supagate", Uuid::new_v4().simple()));
+        c.execute(
+            "WITH new AS (INSERT INTO supagate.mail (message_id, sender_name, sender, recipient, subject,
+                                                     html, text, kind, reply_to)
+                          VALUES ($1, $2, $3, $4, $5, $6, $7, 'smtp', $8) RETURNING id)
+             DELETE FROM supagate.mail WHERE id IN (
+               SELECT id FROM supagate.mail ORDER BY created_at DESC OFFSET 1000)",
+            &[
+                &message_id,
+                &m.sender_name,
+                &m.sender,
+                &to,
+                &m.subject,
+                &m.html,
+                &m.text,
+                &m.reply_to,
+            ],
+        )
+        .await?;
         Ok(())
     }
 

@@ -5,6 +5,7 @@
 
 pub mod catcher;
 pub mod outbox;
+pub mod receive;
 mod smtp;
 pub mod template;
 
@@ -139,7 +140,7 @@ pub struct Message {
 }
 
 /// The text version of an HTML body: tags dropped, entities decoded, blank lines squeezed.
-fn text_of(html: &str) -> String {
+pub(crate) fn text_of(html: &str) -> String {
     let mut out = String::new();
     let mut in_tag = false;
     for c in html.chars() {

@@ -320,6 +320,29 @@ async fn serve_api(
         }
         None => None,
     };
+    // The catcher's SMTP and POP3 doors ([inbucket] smtp_port, pop3_port), beside its page.
+    let mut doors = Vec::new();
+    if cfg.mail_port.is_some() {
+        let host = &cfg.mail_host;
+        for (key, port) in [
+            ("smtp_port", cfg.inbucket.smtp_port),
+            ("pop3_port", cfg.inbucket.pop3_port),
+        ] {
+            let Some(port) = port else { continue };
+            let listener = tokio::net::TcpListener::bind((host.as_str(), port))
+                .await
+                .map_err(|e| format!("cannot listen on {host}:{port} ([inbucket] {key}): {e}"))?;
+            let catcher = mailer.catcher();
+            doors.push((
+                match key {
+                    "smtp_port" => tokio::spawn(mail::receive::serve_smtp(catcher, listener)),
+                    _ => tokio::spawn(mail::receive::serve_pop3(catcher, listener)),
+                },
+                key,
+                port,
+            ));
+        }
+    }
     // Studio beside the API when serving (not for `exec`); a port in use leaves it out, as the
     // project is what the developer started.
     let studio = match (cfg.studio_port, &mode) {
@@ -342,7 +365,13 @@ async fn serve_api(
     };
     // Studio and the catcher answer this machine: functions may not call them.
     if let Some(f) = &functions {
-        f.deny_local_ports(studio.iter().map(|s| s.3).chain(mail.iter().map(|m| m.2)));
+        f.deny_local_ports(
+            studio
+                .iter()
+                .map(|s| s.3)
+                .chain(mail.iter().map(|m| m.2))
+                .chain(doors.iter().filter(|d| d.1 == "pop3_port").map(|d| d.2)),
+        );
     }
     let values = status::values(
         cfg,
@@ -394,6 +423,9 @@ async fn serve_api(
     }
     handle.stop(true).await;
     let _ = running.await;
+    for door in doors {
+        door.0.abort();
+    }
     for task in mail.map(|m| m.0).into_iter().chain(studio.map(|s| s.0)) {
         task.abort();
     }

@@ -21,6 +21,7 @@ mod hardening_small;
 mod http_extension;
 mod inspect;
 mod links;
+mod mail_doors;
 mod pgsodium;
 mod pipeline;
 mod postgrest;

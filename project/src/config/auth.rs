@@ -157,6 +157,10 @@ fn hook_secret_ok(secret: &str) -> bool {
 pub struct Inbucket {
     pub enabled: bool,
     pub port: u16,
+    /// `smtp_port`: the catcher also takes mail over SMTP there (None: not set, not served).
+    pub smtp_port: Option<u16>,
+    /// `pop3_port`: the caught mail served over POP3 there, as Inbucket does.
+    pub pop3_port: Option<u16>,
     pub admin_email: String,
     pub sender_name: String,
 }
@@ -258,6 +262,8 @@ impl Default for Inbucket {
         Inbucket {
             enabled: true,
             port: 54324,
+            smtp_port: None,
+            pop3_port: None,
             admin_email: "admin@email.com".into(),
             sender_name: "Admin".into(),
         }
@@ -497,11 +503,20 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
     Ok(auth)
 }
 
+fn optional_port(doc: &mut Doc, path: &[&str]) -> Result<Option<u16>, ConfigError> {
+    match doc.lookup(path) {
+        Some(_) => Ok(Some(doc.int(path, 0, 1, 65535)? as u16)),
+        None => Ok(None),
+    }
+}
+
 pub(super) fn read_inbucket(doc: &mut Doc) -> Result<Inbucket, ConfigError> {
     let d = Inbucket::default();
     Ok(Inbucket {
         enabled: doc.bool(&["inbucket", "enabled"], true)?,
         port: doc.int(&["inbucket", "port"], i64::from(d.port), 1, 65535)? as u16,
+        smtp_port: optional_port(doc, &["inbucket", "smtp_port"])?,
+        pop3_port: optional_port(doc, &["inbucket", "pop3_port"])?,
         admin_email: doc.string(&["inbucket", "admin_email"], &d.admin_email)?,
         sender_name: doc.string(&["inbucket", "sender_name"], &d.sender_name)?,
     })
