@@ -1,17 +1,18 @@
-//! pg_cron's jobs, run by supagate: the scheduler reads `cron.job` of the database it serves
-//! at each second of the clock and decides which jobs are due: cron schedules at the start of each minute
-//! they name (a few minutes missed are caught up, as pg_cron does; a larger jump of the clock
-//! runs only the current minute), interval schedules when that many seconds passed since the last
-//! run started, `@reboot` jobs once when the scheduler starts. A job never runs twice at once: a
-//! run due while the last one goes on waits for it. Each run logs in as the job's user to the
-//! job's database (`application_name` `pg_cron`), runs the command with the simple query
+//! pg_cron's jobs, run by supagate: the scheduler reads `cron.job` of the database it serves at
+//! each second of the clock and decides which jobs are due: cron schedules at the start of each
+//! minute they name (a few minutes missed are caught up, as pg_cron does; a larger jump of the
+//! clock runs only the current minute), interval schedules when that many seconds passed since
+//! the last run started, `@reboot` jobs once when the scheduler starts. A job never runs twice at
+//! once: a run due while the last one goes on waits for it. Each run logs in as the job's user to
+//! the job's database (`application_name` `pg_cron`), runs the command with the simple query
 //! protocol and is recorded in `cron.job_run_details` (starting, running, then succeeded or
-//! failed with pg_cron's return message, [`run`]).
+//! failed with pg_cron's return message, [`run`]); at most 32 runs at once, as pg_cron's
+//! `cron.max_running_jobs`.
 //!
 //! One scheduler per database: it holds an advisory lock in it for as long as it runs (another
 //! gateway on the same database waits for it). A database without the extension holds no
-//! connection: whether it has `cron.job` is looked at every few seconds. The clock is the wall clock moved by the
-//! workbench's offset (`PUT /_supagate/v1/clock`), whole seconds.
+//! connection: whether it has `cron.job` is looked at every few seconds. The clock is the wall
+//! clock moved by the workbench's offset (`PUT /_supagate/v1/clock`), whole seconds.
 
 pub mod run;
 pub mod schedule;
@@ -33,6 +34,8 @@ const JOB_APPLICATION_NAME: &str = "pg_cron";
 const LOCK: i64 = 0x7375_7061_6372_6f6e;
 /// How often a database without the extension, or whose scheduler runs elsewhere, is looked at.
 const IDLE: Duration = Duration::from_secs(2);
+/// Runs at once, at most (pg_cron's `cron.max_running_jobs` default): each holds a connection.
+const MAX_RUNNING: usize = 32;
 /// How many minutes missed are caught up (pg_cron's vixie cron logic).
 const CATCH_UP_MINUTES: i64 = 5;
 
@@ -232,9 +235,18 @@ impl Scheduler {
         Ok(true)
     }
 
-    /// Starts every job with a run due whose last run has ended.
+    /// Starts every job with a run due whose last run has ended, up to [`MAX_RUNNING`] runs at
+    /// once (the others wait for a later second).
     async fn start_due(&mut self, second: i64) -> Result<(), CronError> {
+        let mut running = self
+            .tasks
+            .values()
+            .filter(|t| t.running.load(Ordering::Acquire))
+            .count();
         for job in &self.jobs {
+            if running >= MAX_RUNNING {
+                break;
+            }
             let Some(task) = self.tasks.get_mut(&job.id) else {
                 continue;
             };
@@ -253,7 +265,8 @@ impl Scheduler {
                 .await?
                 .get(0);
             task.running.store(true, Ordering::Release);
-            let running = task.running.clone();
+            running += 1;
+            let done = task.running.clone();
             let c = self.c.clone();
             let login = self
                 .admin
@@ -265,7 +278,7 @@ impl Scheduler {
                 if let Err(e) = execute(&c, &login, runid, &command).await {
                     tracing::warn!("pg_cron: recording run {runid} failed: {e}");
                 }
-                running.store(false, Ordering::Release);
+                done.store(false, Ordering::Release);
             });
         }
         Ok(())
