@@ -14,6 +14,9 @@ use std::path::Path;
 use tokio_postgres::Client;
 
 mod editor;
+mod migration;
+
+pub use migration::{Diff, Written};
 
 type Result<T> = std::result::Result<T, StudioError>;
 
@@ -27,6 +30,8 @@ const EXACT_COUNTS: usize = 200;
 pub struct Studio {
     owner: pg::Login,
     snippets: Snippets,
+    /// Held while a migration diff runs (its shadow database is named after the process).
+    diffing: tokio::sync::Mutex<()>,
 }
 
 /// A table or view as the editor opens it.
@@ -60,6 +65,7 @@ impl Studio {
         Studio {
             owner,
             snippets: Snippets::new(supabase_dir),
+            diffing: tokio::sync::Mutex::new(()),
         }
     }
 

@@ -179,6 +179,28 @@ async fn extension(s: S, name: web::Path<String>, b: web::Json<ExtensionChange>)
     ok(json!({"name": *name, "enabled": b.enabled}))
 }
 
+/// What `db diff` would write now (the local database against the migrations' schema).
+async fn migration_diff(s: S) -> Reply {
+    let cfg = &s.state.config;
+    ok(s.studio.diff(&cfg.project, cfg.embedded()).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewMigration {
+    name: String,
+}
+
+/// `db diff -f <name>`: the change becomes a file in supabase/migrations.
+async fn save_migration(s: S, b: web::Json<NewMigration>) -> Reply {
+    let cfg = &s.state.config;
+    let written = s
+        .studio
+        .save_migration(&cfg.project, &b.name, cfg.embedded())
+        .await?;
+    Ok(HttpResponse::Created().json(written))
+}
+
 async fn snippets(s: S) -> Reply {
     ok(s.studio.snippets().list()?)
 }
@@ -281,6 +303,8 @@ pub fn routes(c: &mut web::ServiceConfig) {
         .route("/sql", web::post().to(sql))
         .route("/database/{kind}", web::get().to(database))
         .route("/extensions/{name}", web::put().to(extension))
+        .route("/migrations/diff", web::get().to(migration_diff))
+        .route("/migrations", web::post().to(save_migration))
         .route("/snippets", web::get().to(snippets))
         .route("/snippets/{name}", web::get().to(snippet))
         .route("/snippets/{name}", web::put().to(save_snippet))

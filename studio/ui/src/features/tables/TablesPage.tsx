@@ -1,11 +1,14 @@
-import { useQuery } from '@tanstack/react-query'
+import { useState } from 'react'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams } from 'react-router-dom'
 import { Lock, LockOpen } from 'lucide-react'
 import { api } from '@/lib/api'
 import { cn } from '@/lib/cn'
 import { Select } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
+import { Button } from '@/components/ui/button'
 import { TableView } from './TableView'
+import { NewTable, SaveMigration } from './SchemaDialogs'
 import type { TableSummary } from './types'
 
 interface SchemaRow {
@@ -16,6 +19,9 @@ interface SchemaRow {
 export default function TablesPage() {
   const { schema = 'public', table } = useParams()
   const navigate = useNavigate()
+  const qc = useQueryClient()
+  const [creating, setCreating] = useState(false)
+  const [saving, setSaving] = useState(false)
   const schemas = useQuery({ queryKey: ['schemas'], queryFn: () => api<SchemaRow[]>('/database/schemas') })
   const tables = useQuery({
     queryKey: ['tables', schema],
@@ -35,6 +41,21 @@ export default function TablesPage() {
               ))}
             </Select>
           </label>
+          <div className="mt-2 flex gap-2">
+            <Button size="sm" onClick={() => setCreating(true)}>New table</Button>
+            <Button size="sm" variant="outline" onClick={() => setSaving(true)}>Save as migration</Button>
+          </div>
+          <NewTable
+            open={creating}
+            onOpenChange={setCreating}
+            schema={schema}
+            tables={tables.data ?? []}
+            onCreated={(name) => {
+              qc.invalidateQueries({ queryKey: ['tables', schema] })
+              navigate(`/tables/${encodeURIComponent(schema)}/${encodeURIComponent(name)}`)
+            }}
+          />
+          <SaveMigration open={saving} onOpenChange={setSaving} />
         </div>
         <nav aria-label="Tables" className="flex-1 overflow-auto p-2">
           {tables.error ? <ErrorNote error={tables.error} /> : null}
