@@ -525,7 +525,8 @@ pub struct Flags {
     #[arg(long, env = "SUPAGATE_MAIL_PORT", global = true)]
     pub mail_port: Option<u16>,
     /// `auto`: ports of the project's own for every port no flag names (API, database, Studio,
-    /// mail catcher: a block of ten from a hash of the project folder, checked free and kept in
+    /// mail catcher and its SMTP and POP3 ports: a block of ten from a hash of the project
+    /// folder, checked free and kept in
     /// the data directory), so several projects or worktrees run side by side and each keeps
     /// its ports across restarts. `config` (default): config.toml's ports.
     #[arg(long, env = "SUPAGATE_PORTS", value_enum, global = true)]

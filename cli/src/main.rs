@@ -79,6 +79,7 @@ async fn run(mut cli: Cli) -> Result<(), String> {
         cli.command,
         None | Some(Command::Start { .. }) | Some(Command::Exec { fresh: false, .. })
     );
+    let mut auto_ports = None;
     if serves && cli.flags.ports == Some(args::PortsMode::Auto) {
         let data_dir = config::data_dir(&cli.flags, &project);
         // A project already running keeps its ports (start then says where it runs).
@@ -89,9 +90,16 @@ async fn run(mut cli: Cli) -> Result<(), String> {
             f.db_port = f.db_port.or(Some(p.db));
             f.studio_port = f.studio_port.or(Some(p.studio));
             f.mail_port = f.mail_port.or(Some(p.mail));
+            auto_ports = Some(p);
         }
     }
-    let cfg = config::resolve(cli.flags, project)?;
+    let mut cfg = config::resolve(cli.flags, project)?;
+    // The catcher's SMTP and POP3 ports too, where config.toml asks for them.
+    if let Some(p) = auto_ports {
+        let inbucket = &mut cfg.inbucket;
+        inbucket.smtp_port = inbucket.smtp_port.map(|_| p.smtp);
+        inbucket.pop3_port = inbucket.pop3_port.map(|_| p.pop3);
+    }
     let command = cli.command.unwrap_or(Command::Start {
         output: None,
         state: Default::default(),

@@ -1,7 +1,7 @@
 //! `--ports auto`: ports of a project's own, so that several projects (one per checkout, git
 //! worktree or coding agent) run side by side. A project gets a block of ten ports chosen from
 //! a hash of its folder, laid out as the CLI's defaults are (API at +1, database +2, Studio +3,
-//! mail catcher +4, like 54321…54324), checked free and remembered in its data directory: the
+//! mail catcher +4, its SMTP +5 and POP3 +6, like 54321…54326), checked free and remembered in its data directory: the
 //! same folder gets the same ports across restarts while nothing else took them.
 
 use std::collections::BTreeMap;
@@ -21,6 +21,9 @@ pub struct Ports {
     pub db: u16,
     pub studio: u16,
     pub mail: u16,
+    /// The catcher's SMTP and POP3 ports, used when config.toml sets them.
+    pub smtp: u16,
+    pub pop3: u16,
 }
 
 impl Ports {
@@ -32,15 +35,24 @@ impl Ports {
             db: at(2),
             studio: at(3),
             mail: at(4),
+            smtp: at(5),
+            pop3: at(6),
         }
     }
 
-    fn all(&self) -> [u16; 4] {
-        [self.api, self.db, self.studio, self.mail]
+    fn all(&self) -> [u16; 6] {
+        [
+            self.api,
+            self.db,
+            self.studio,
+            self.mail,
+            self.smtp,
+            self.pop3,
+        ]
     }
 
     fn to_map(self) -> BTreeMap<String, u16> {
-        ["api", "db", "studio", "mail"]
+        ["api", "db", "studio", "mail", "smtp", "pop3"]
             .into_iter()
             .map(String::from)
             .zip(self.all())
@@ -53,6 +65,8 @@ impl Ports {
             db: *m.get("db")?,
             studio: *m.get("studio")?,
             mail: *m.get("mail")?,
+            smtp: *m.get("smtp")?,
+            pop3: *m.get("pop3")?,
         })
     }
 }

@@ -59,7 +59,11 @@ fn port_of(url: &str) -> u16 {
 #[test]
 fn three_checkouts_side_by_side_with_auto_ports() {
     let files = [
-        ("supabase/config.toml", "project_id = \"shopcopy\"\n"),
+        // The same catcher ports in each copy: --ports auto gives each its own.
+        (
+            "supabase/config.toml",
+            "project_id = \"shopcopy\"\n[inbucket]\nsmtp_port = 54325\npop3_port = 54326\n",
+        ),
         (
             "supabase/migrations/20240101000000_items.sql",
             "create table items (id int primary key);\n",
@@ -83,6 +87,10 @@ fn three_checkouts_side_by_side_with_auto_ports() {
             "{v:?}"
         );
         assert_eq!(port_of(&v["MAILPIT_URL"]), remembered["mail"]);
+        for door in ["smtp", "pop3"] {
+            std::net::TcpStream::connect(("127.0.0.1", remembered[door]))
+                .unwrap_or_else(|e| panic!("{door} on {}: {e}", remembered[door]));
+        }
     }
     apis.sort();
     apis.dedup();
