@@ -7,10 +7,17 @@ use super::migration::{on_database, target};
 use crate::workflow_args::AdvisorsArgs;
 use gateway::config::Config;
 use pg::Client;
-use workbench::advisors::{self, Lint};
+use workbench::advisors::{self, Lint, Needs};
 
-/// Every rule of `kind` on `c`, in one read-only transaction.
-async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lint>, String> {
+/// Every rule of `kind` on `c`, in one read-only transaction. A rule that needs anonymous
+/// sign-ins runs when `anonymous` (the project's `[auth] enable_anonymous_sign_ins`), one that
+/// needs a relation when the database has it.
+async fn check(
+    c: &mut Client,
+    kind: &str,
+    exposed: &[String],
+    anonymous: bool,
+) -> Result<Vec<Lint>, String> {
     let managed: Vec<String> = advisors::MANAGED.iter().map(|s| s.to_string()).collect();
     let tx = c
         .build_transaction()
@@ -23,6 +30,18 @@ async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lin
         .map_err(|e| format!("failed to prepare lint session: {e}"))?;
     let mut lints = Vec::new();
     for rule in advisors::rules_of(kind) {
+        let wanted = match rule.needs {
+            Needs::Nothing => true,
+            Needs::AnonymousSignIns => anonymous,
+            Needs::Relation(name) => tx
+                .query_one("select pg_catalog.to_regclass($1) is not null", &[&name])
+                .await
+                .map_err(|e| format!("failed to query lints ({}): {e}", rule.name))?
+                .get(0),
+        };
+        if !wanted {
+            continue;
+        }
         let rows = tx
             .query(rule.sql, &[&exposed, &managed])
             .await
@@ -35,7 +54,8 @@ async fn check(c: &mut Client, kind: &str, exposed: &[String]) -> Result<Vec<Lin
             })?;
         for r in rows {
             let meta: Option<String> = r.get(1);
-            lints.push(Lint::of(rule, r.get(0), meta.as_deref(), r.get(2)));
+            let level: Option<String> = if r.len() > 3 { r.get(3) } else { None };
+            lints.push(Lint::of(rule, r.get(0), meta.as_deref(), r.get(2)).at(level));
         }
     }
     tx.rollback().await.map_err(|e| e.to_string())?;
@@ -46,7 +66,7 @@ pub async fn run(cfg: &Config, a: AdvisorsArgs) -> Result<(), String> {
     let remote = target(cfg, a.target.db_url, a.target.linked)?;
     let mut lints = Vec::new();
     on_database(cfg, remote, Prepare::UnlessRunning, async |c| {
-        lints = check(c, &a.kind, &cfg.schemas).await?;
+        lints = check(c, &a.kind, &cfg.schemas, cfg.auth.enable_anonymous_sign_ins).await?;
         Ok(())
     })
     .await?;
