@@ -80,10 +80,20 @@ async fn lead(admin: &Login) -> Result<Option<Client>, CronError> {
         .await?;
     let row = c
         .query_one(
-            "SELECT to_regclass('cron.job') IS NOT NULL AND pg_try_advisory_lock($1)",
+            "SELECT to_regclass('cron.job') IS NOT NULL AND pg_try_advisory_lock($1),
+                    (SELECT extversion FROM pg_extension WHERE extname = 'pg_cron')",
             &[&LOCK],
         )
         .await?;
+    if let Some(version) = row.get::<_, Option<String>>(1).filter(|v| v != "1.6")
+        && row.get::<_, bool>(0)
+    {
+        // A database made when supagate ran the distribution's pg_cron: its jobs run, but its
+        // functions are C ones that only load when preloaded.
+        tracing::warn!(
+            "this database has pg_cron {version} from the distribution, whose functions need              shared_preload_libraries: its jobs run, but cron.schedule fails; `supagate db              reset` (or drop extension pg_cron and create it again) installs supagate's 1.6"
+        );
+    }
     Ok(row.get::<_, bool>(0).then_some(c))
 }
 
