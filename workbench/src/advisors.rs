@@ -1020,23 +1020,23 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "anon_security_definer_function_executable",
-        title: "SECURITY DEFINER Function Executable by Anon",
+        title: "Public Can Execute SECURITY DEFINER Function",
         level: "WARN",
         category: "SECURITY",
-        description: "Detects SECURITY DEFINER functions that the `anon` role has EXECUTE on. A SECURITY DEFINER function runs with the privileges of its owner and bypasses RLS, so granting EXECUTE to `anon` lets any holder of the public anon key invoke a privileged operation via PostgREST `/rest/v1/rpc/<name>` (and via `/graphql/v1` when pg_graphql is installed and the function's return type is supported). See lint 0029 for the equivalent check against the `authenticated` role.",
+        description: "Detects `SECURITY DEFINER` functions that are callable without signing in. Revoke `EXECUTE`, switch the function to `SECURITY INVOKER`, or move it out of your exposed API schema if it is not meant to be public.",
         lint_id: "0028_anon_security_definer_function_executable",
         advice: None,
         needs: Needs::Nothing,
         sql: concat!(
             params!(),
-            "select format('SECURITY DEFINER function `%s.%s(%s)` is executable by the `anon` role. It runs with the privileges of its owner and bypasses RLS, so any unauthenticated caller can invoke it via `/rest/v1/rpc/%s`.', n.nspname, f.proname, pg_catalog.pg_get_function_identity_arguments(f.oid), f.proname),
+            "select format('Function `%s.%s(%s)` can be executed by the `anon` role as a `SECURITY DEFINER` function via `/rest/v1/rpc/%s`. Revoke `EXECUTE` or switch it to `SECURITY INVOKER` if that is not intentional.', n.nspname, f.proname, pg_catalog.pg_get_function_identity_arguments(f.oid), f.proname),
                     jsonb_build_object('schema', n.nspname, 'name', f.proname, 'arguments', pg_catalog.pg_get_function_identity_arguments(f.oid),
                       'language', l.lanname, 'security_definer', true)::text,
                     format('anon_security_definer_function_executable_%s_%s_%s', n.nspname, f.proname, pg_catalog.pg_get_function_identity_arguments(f.oid))
                from pg_catalog.pg_proc f
                join pg_catalog.pg_namespace n on n.oid = f.pronamespace
                join pg_catalog.pg_language l on l.oid = f.prolang, p
-              where f.prosecdef and n.nspname <> all(p.managed)
+              where f.prosecdef and n.nspname = any(p.exposed) and n.nspname <> all(p.managed)
                 and case when exists (select 1 from pg_catalog.pg_roles where rolname = 'anon')
                          then pg_catalog.has_function_privilege('anon', f.oid, 'EXECUTE') else false end
               order by 1"
@@ -1044,23 +1044,23 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         name: "authenticated_security_definer_function_executable",
-        title: "SECURITY DEFINER Function Executable by Authenticated",
+        title: "Signed-In Users Can Execute SECURITY DEFINER Function",
         level: "WARN",
         category: "SECURITY",
-        description: "Detects SECURITY DEFINER functions that the `authenticated` role has EXECUTE on. A SECURITY DEFINER function runs with the privileges of its owner and bypasses RLS, so granting EXECUTE to `authenticated` lets any signed-up user invoke a privileged operation via PostgREST `/rest/v1/rpc/<name>` (and via `/graphql/v1` when pg_graphql is installed and the function's return type is supported). Under open or auto-confirm signup `authenticated` is anyone with a throwaway email. See lint 0028 for the equivalent check against the `anon` role.",
+        description: "Detects `SECURITY DEFINER` functions that are callable by signed-in users. Revoke `EXECUTE`, switch the function to `SECURITY INVOKER`, or move it out of your exposed API schema if signed-in users should not call it.",
         lint_id: "0029_authenticated_security_definer_function_executable",
         advice: None,
         needs: Needs::Nothing,
         sql: concat!(
             params!(),
-            "select format('SECURITY DEFINER function `%s.%s(%s)` is executable by the `authenticated` role. It runs with the privileges of its owner and bypasses RLS, so any signed-up user can invoke it via `/rest/v1/rpc/%s`.', n.nspname, f.proname, pg_catalog.pg_get_function_identity_arguments(f.oid), f.proname),
+            "select format('Function `%s.%s(%s)` can be executed by the `authenticated` role as a `SECURITY DEFINER` function via `/rest/v1/rpc/%s`. Revoke `EXECUTE` or switch it to `SECURITY INVOKER` if that is not intentional.', n.nspname, f.proname, pg_catalog.pg_get_function_identity_arguments(f.oid), f.proname),
                     jsonb_build_object('schema', n.nspname, 'name', f.proname, 'arguments', pg_catalog.pg_get_function_identity_arguments(f.oid),
                       'language', l.lanname, 'security_definer', true)::text,
                     format('authenticated_security_definer_function_executable_%s_%s_%s', n.nspname, f.proname, pg_catalog.pg_get_function_identity_arguments(f.oid))
                from pg_catalog.pg_proc f
                join pg_catalog.pg_namespace n on n.oid = f.pronamespace
                join pg_catalog.pg_language l on l.oid = f.prolang, p
-              where f.prosecdef and n.nspname <> all(p.managed)
+              where f.prosecdef and n.nspname = any(p.exposed) and n.nspname <> all(p.managed)
                 and case when exists (select 1 from pg_catalog.pg_roles where rolname = 'authenticated')
                          then pg_catalog.has_function_privilege('authenticated', f.oid, 'EXECUTE') else false end
               order by 1"

@@ -107,12 +107,12 @@ const WANT: &[(&str, &str, &str)] = &[
     (
         "anon_security_definer_function_executable",
         "WARN",
-        "SECURITY DEFINER function `public.whoami()` is executable by the `anon` role.",
+        "Function `public.whoami()` can be executed by the `anon` role as a `SECURITY DEFINER` function via `/rest/v1/rpc/whoami`.",
     ),
     (
         "authenticated_security_definer_function_executable",
         "WARN",
-        "SECURITY DEFINER function `public.whoami()` is executable by the `authenticated` role.",
+        "Function `public.whoami()` can be executed by the `authenticated` role as a `SECURITY DEFINER` function via `/rest/v1/rpc/whoami`.",
     ),
     (
         "extension_in_public",
@@ -321,6 +321,11 @@ create policy "guests or owners" on public.diary for select to authenticated
 create policy "signed owners" on public.diary for select to authenticated
   using (auth.uid() is not null and (owner = auth.uid() or owner is null));
 
+create schema private;
+create function private.elevate() returns int language sql security definer
+  set search_path = '' as 'select 1';
+grant usage on schema private to anon, authenticated;
+
 create table public.hidden (id bigint primary key);
 alter table public.hidden enable row level security;
 revoke all on public.hidden from anon, authenticated;
@@ -448,6 +453,15 @@ const NOT_REPORTED: &[(&str, &str)] = &[
     ("pg_graphql_authenticated_table_exposed", "`public.hidden`"),
     ("rls_policy_null_auth_disjunct", "signed owners"),
     ("unused_replication_slot", "kept_slot"),
+    // Not in an exposed schema: not callable over the API.
+    (
+        "anon_security_definer_function_executable",
+        "private.elevate",
+    ),
+    (
+        "authenticated_security_definer_function_executable",
+        "private.elevate",
+    ),
 ];
 
 fn with_name<'a>(all: &'a [Value], name: &str, detail: &str) -> Vec<&'a Value> {
