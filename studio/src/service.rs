@@ -302,6 +302,26 @@ impl Studio {
         Ok(())
     }
 
+    /// Where the database server listens and who Studio is on it (the settings page's
+    /// connection strings).
+    pub async fn server(&self) -> Result<Value> {
+        let c = self.client().await?;
+        let row = c
+            .query_one(
+                "SELECT current_setting('port'), current_database()::text, current_user::text,
+                        current_setting('listen_addresses'), current_setting('server_version')",
+                &[],
+            )
+            .await?;
+        Ok(json!({
+            "port": row.get::<_, String>(0),
+            "database": row.get::<_, String>(1),
+            "user": row.get::<_, String>(2),
+            "listen_addresses": row.get::<_, String>(3),
+            "version": row.get::<_, String>(4),
+        }))
+    }
+
     /// A user's sessions, newest first.
     pub async fn sessions(&self, user_id: &str) -> Result<Value> {
         let c = self.client().await?;

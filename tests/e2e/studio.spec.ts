@@ -424,6 +424,28 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   for (const part of ['reviews', 'rating', 'ON DELETE CASCADE', 'ENABLE ROW LEVEL SECURITY', 'Users manage their own rows']) expect(written).toContain(part)
 })
 
+test('project settings: URLs, keys, JWT and connection strings; dark and light themes', async ({ page }) => {
+  await open(page, shop, '/settings')
+  const api = page.getByRole('region', { name: 'API', exact: true })
+  await expect(api).toContainText(`${shop.status.API_URL}/rest/v1`)
+  const keys = page.getByRole('region', { name: 'API keys' })
+  await expect(keys).toContainText(shop.status.ANON_KEY as string)
+  // Secrets are hidden until asked for.
+  await expect(keys).not.toContainText(shop.status.SERVICE_ROLE_KEY as string)
+  await keys.getByRole('button', { name: 'Show service_role key' }).click()
+  await expect(keys).toContainText(shop.status.SERVICE_ROLE_KEY as string)
+  await expect(page.getByRole('region', { name: 'JWT' })).toContainText('HS256')
+  await expect(page.getByRole('region', { name: 'Database' })).toContainText(/postgresql:\/\/\S+@\S+:\d+\/postgres/)
+  await noSeriousAxe(page)
+  await page.getByRole('button', { name: 'Switch to dark theme' }).click()
+  await expect(page.locator('html')).toHaveClass(/dark/)
+  await noSeriousAxe(page)
+  await page.reload()
+  await expect(page.locator('html')).toHaveClass(/dark/)
+  await page.getByRole('button', { name: 'Switch to light theme' }).click()
+  await expect(page.locator('html')).not.toHaveClass(/dark/)
+})
+
 test('an empty project: nothing to list until SQL makes a table', async ({ page }) => {
   await open(page, empty, '/tables')
   await expect(page.getByText('No tables in public.')).toBeVisible()

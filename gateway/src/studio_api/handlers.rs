@@ -66,6 +66,39 @@ async fn session(s: S) -> Reply {
     }))
 }
 
+/// The project's settings page: its URLs, keys, JWT details and database.
+async fn settings(s: S) -> Reply {
+    let cfg = &s.state.config;
+    let keys = s.state.keys.api_keys();
+    let api = &s.api_url;
+    let demo = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
+    let functions = cfg.project.config.edge_runtime.enabled;
+    ok(json!({
+        "urls": {
+            "api": api,
+            "rest": format!("{api}/rest/v1"),
+            "graphql": format!("{api}/graphql/v1"),
+            "storage": format!("{api}/storage/v1"),
+            "realtime": format!("{}/realtime/v1", api.replacen("http", "ws", 1)),
+            "functions": functions.then(|| format!("{api}/functions/v1")),
+        },
+        "keys": {
+            "anon": keys.anon,
+            "service_role": keys.service_role,
+            // The CLI's opaque keys go with its demo secret only.
+            "publishable": demo.then_some(auth::jwt::CLI_PUBLISHABLE_KEY),
+            "secret": demo.then_some(auth::jwt::CLI_SECRET_KEY),
+        },
+        "jwt": {
+            "secret": cfg.jwt_secret(),
+            "algorithm": "HS256",
+            "expiry": cfg.project.config.auth.jwt_expiry,
+            "demo_secret": demo,
+        },
+        "database": s.studio.server().await?,
+    }))
+}
+
 #[derive(Deserialize)]
 struct SchemaQuery {
     #[serde(default)]
@@ -292,6 +325,7 @@ async fn channels(s: S) -> Reply {
 
 pub fn routes(c: &mut web::ServiceConfig) {
     c.route("/session", web::get().to(session))
+        .route("/settings", web::get().to(settings))
         .route("/tables", web::get().to(tables))
         .route("/tables/{schema}/{table}", web::get().to(table))
         .route("/tables/{schema}/{table}", web::patch().to(change_table))

@@ -4,7 +4,11 @@ import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { SessionProvider } from '@/lib/session'
 import { Layout } from '@/components/Layout'
+import { applyTheme, loadTheme } from '@/lib/theme'
 import './styles.css'
+
+// The theme before the first paint (no flash of the other one).
+applyTheme(loadTheme())
 
 // Each page's code is fetched when it is first opened.
 const TablesPage = lazy(() => import('@/features/tables/TablesPage'))
@@ -17,6 +21,7 @@ const StoragePage = lazy(() => import('@/features/storage/StoragePage'))
 const RealtimePage = lazy(() => import('@/features/realtime/RealtimePage'))
 const LogsPage = lazy(() => import('@/features/logs/LogsPage'))
 const ApiDocsPage = lazy(() => import('@/features/apidocs/ApiDocsPage'))
+const SettingsPage = lazy(() => import('@/features/settings/SettingsPage'))
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } })
 
@@ -39,6 +44,7 @@ createRoot(document.getElementById('root')!).render(
               <Route path="realtime" element={<RealtimePage />} />
               <Route path="logs" element={<LogsPage />} />
               <Route path="api-docs" element={<ApiDocsPage />} />
+              <Route path="settings" element={<SettingsPage />} />
               <Route path="*" element={<p className="p-6">This page does not exist.</p>} />
             </Route>
           </Routes>

@@ -1,6 +1,7 @@
 import { NavLink, Outlet } from 'react-router-dom'
-import { Database, FileCode2, FolderOpen, KeyRound, Radio, ScrollText, Table2, BookOpen } from 'lucide-react'
-import { Suspense } from 'react'
+import { Database, FileCode2, FolderOpen, KeyRound, Radio, ScrollText, Table2, BookOpen, Settings, Moon, Sun } from 'lucide-react'
+import { Suspense, useEffect, useState } from 'react'
+import { applyTheme, loadTheme, storeTheme, type Theme } from '@/lib/theme'
 import { useSession } from '@/lib/session'
 import { cn } from '@/lib/cn'
 
@@ -13,10 +14,13 @@ const NAV = [
   { to: '/realtime', label: 'Realtime', icon: Radio },
   { to: '/logs', label: 'Logs', icon: ScrollText },
   { to: '/api-docs', label: 'API docs', icon: BookOpen },
+  { to: '/settings', label: 'Project settings', icon: Settings },
 ]
 
 export function Layout() {
   const { session } = useSession()
+  const [theme, setTheme] = useState<Theme>(loadTheme)
+  useEffect(() => applyTheme(theme), [theme])
   return (
     <div className="flex h-full">
       <nav aria-label="Studio" className="flex w-52 shrink-0 flex-col border-r border-border bg-slate-900 text-slate-200">
@@ -41,7 +45,20 @@ export function Layout() {
             </li>
           ))}
         </ul>
-        <p className="mt-auto break-all px-4 py-3 text-xs text-slate-400">
+        <button
+          type="button"
+          className="mx-2 mt-auto flex items-center gap-2 rounded-md px-2.5 py-2 text-left hover:bg-slate-800"
+          aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
+          onClick={() => {
+            const next = theme === 'dark' ? 'light' : 'dark'
+            storeTheme(next)
+            setTheme(next)
+          }}
+        >
+          {theme === 'dark' ? <Sun className="size-4" aria-hidden /> : <Moon className="size-4" aria-hidden />}
+          {theme === 'dark' ? 'Light theme' : 'Dark theme'}
+        </button>
+        <p className="break-all px-4 py-3 text-xs text-slate-400">
           API {session.api_url}
           <br />v{session.version}
         </p>
