@@ -101,6 +101,13 @@ async fn studio_reads_writes_and_runs_sql_as_asked() {
             "Users read their own roles",
         ),
         ("/database/nope", 404, "the list \\\"nope\\\" was not found"),
+        (
+            "/database/columns?schema=public",
+            200,
+            "{\"schema\":\"public\",\"table\":\"categories\",\"name\":\"id\",",
+        ),
+        ("/settings", 200, "\"algorithm\":\"HS256\""),
+        ("/settings", 200, "\"rest\":\"http://127.0.0.1:"),
         ("/nothing-here", 404, "Studio has no such API"),
     ];
     for (path, status, holds) in reads {
@@ -108,6 +115,12 @@ async fn studio_reads_writes_and_runs_sql_as_asked() {
         assert_eq!(got, *status, "{path}: {text}");
         assert!(text.contains(holds), "{path}: {text}");
     }
+    // A migration's name is checked before anything is diffed or written.
+    let (st, text) = s
+        .call("POST", "/migrations", Some(json!({"name": "../up"})))
+        .await;
+    assert_eq!(st, 400, "{text}");
+    assert!(text.contains("is not a migration name"), "{text}");
 
     // Writes by primary key, through the owner (RLS is the API's, not Studio's).
     let (st, text) = s
