@@ -4,7 +4,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { createServer, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DEMO_ADMIN, repoRoot, startGateway } from '../support/gateway.mjs'
+import { DEMO_ADMIN, gatewayBinary, repoRoot, startGateway } from '../support/gateway.mjs'
+import { execFileSync } from 'node:child_process'
 
 /**
  * Studio against the shop (a copy of its project folder, so that snippets and a logging
@@ -422,6 +423,18 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   const file = readdirSync(join(shopDir, 'supabase/migrations')).find((f) => f.endsWith('_reviews.sql'))!
   const written = readFileSync(join(shopDir, 'supabase/migrations', file), 'utf8')
   for (const part of ['reviews', 'rating', 'ON DELETE CASCADE', 'ENABLE ROW LEVEL SECURITY', 'Users manage their own rows']) expect(written).toContain(part)
+
+  // db reset builds the database from the migrations alone: the table is back as made.
+  execFileSync(gatewayBinary, ['--workdir', shopDir, '--data-dir', shop.dataDir, 'db', 'reset'], {
+    env: { ...process.env, DATABASE_URL: '', RUST_LOG: 'warn', SUPAGATE_CACHE_DIR: join(repoRoot, 'target/tmp/pg-cache') },
+    stdio: 'pipe',
+  })
+  await page.goto(`${studio(shop)}/tables/public/reviews`)
+  await expect(page.getByRole('switch', { name: 'Row level security' })).toBeChecked()
+  await page.getByRole('tab', { name: 'Structure' }).click()
+  await expect(page.getByRole('table', { name: 'Columns' })).toContainText('rating')
+  await page.getByRole('tab', { name: /Policies/ }).click()
+  await expect(page.getByRole('button', { name: 'Drop policy Users manage their own rows' })).toBeVisible()
 })
 
 test('project settings: URLs, keys, JWT and connection strings; dark and light themes', async ({ page }) => {
