@@ -34,8 +34,17 @@ pub struct AuthConfig {
     pub keys: JwtKeys,
     /// Access token lifetime in seconds.
     pub jwt_expiry: i64,
-    /// `iss` of access tokens, and the base of links in mails: `{API URL}/auth/v1`.
+    /// GoTrue's external URL, the base of links in mails and of OAuth callbacks: `[auth]
+    /// external_url`, else `{API URL}/auth/v1`.
     pub issuer: String,
+    /// `iss` of access tokens: `[auth] jwt_issuer`, else [`AuthConfig::issuer`].
+    pub jwt_issuer: String,
+    /// `[auth.sessions]`: seconds after its start / its last refresh after which a session can
+    /// no longer be refreshed.
+    pub session_timebox: Option<i64>,
+    pub session_inactivity_timeout: Option<i64>,
+    /// `[auth.captcha]` switched on.
+    pub captcha: Option<crate::captcha::Captcha>,
     pub site_url: String,
     pub additional_redirect_urls: Vec<String>,
     pub password: Policy,

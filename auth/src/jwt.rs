@@ -40,6 +40,9 @@ pub enum JwtError {
     IssuedInFuture,
     #[error("JWT claims must be a JSON object")]
     NotAnObject,
+    /// A third-party issuer's token asks for a role other than `authenticated` or `anon`.
+    #[error("JWT role claim of a third-party token must be authenticated or anon")]
+    ForeignRole,
 }
 
 /// The project's signing secret (and signing keys) and the two API keys derived from it.
@@ -54,6 +57,8 @@ pub struct JwtKeys {
     /// Claims of tokens whose signature was verified lately (the same API key or access token
     /// comes with request after request): their time claims are still checked on every use.
     verified: Arc<Mutex<lru::LruCache<String, Arc<Claims>>>>,
+    /// `[auth.third_party]`: the issuer whose asymmetric tokens are also accepted.
+    third_party: Option<Arc<crate::third_party::ThirdParty>>,
 }
 
 /// A verified token's claims, with their JSON text (what `request.jwt.claims` is set to) and
@@ -96,12 +101,12 @@ const VERIFIED_KEPT: usize = 1024;
 /// Longest token kept (longer ones are verified every time).
 const VERIFIED_TOKEN_BYTES: usize = 4096;
 
-/// One key of the signing-keys file.
+/// One key of the signing-keys file (or of a third-party issuer's key set).
 #[derive(Clone)]
-struct SigningKey {
-    kid: Option<String>,
-    alg: Algorithm,
-    decoding: DecodingKey,
+pub(crate) struct SigningKey {
+    pub(crate) kid: Option<String>,
+    pub(crate) alg: Algorithm,
+    pub(crate) decoding: DecodingKey,
     encoding: Option<EncodingKey>,
     /// Its `key_ops` names `sign` (Some(true)), names other operations only (Some(false)), or
     /// is absent (None).
@@ -154,7 +159,19 @@ impl JwtKeys {
             verified: Arc::new(Mutex::new(lru::LruCache::new(
                 std::num::NonZeroUsize::new(VERIFIED_KEPT).expect("not zero"),
             ))),
+            third_party: None,
         }
+    }
+
+    /// These keys, also accepting the asymmetric tokens `issuer` signs (`[auth.third_party]`):
+    /// their `iss` must be the issuer, their role `authenticated` or `anon` (or none).
+    pub fn with_third_party(mut self, issuer: Option<Arc<crate::third_party::ThirdParty>>) -> Self {
+        self.third_party = issuer;
+        self
+    }
+
+    pub fn third_party(&self) -> Option<&Arc<crate::third_party::ThirdParty>> {
+        self.third_party.as_ref()
     }
 
     /// The secret plus the keys of a signing-keys file: a JSON array of JWKs (or `{"keys":
@@ -268,9 +285,13 @@ impl JwtKeys {
             })
             .flatten();
         let data = if let Some(k) = oct {
-            jsonwebtoken::decode::<Value>(token, &k.decoding, &self.validation).map_err(map)?
+            jsonwebtoken::decode::<Value>(token, &k.decoding, &self.validation)
+                .map_err(map)?
+                .claims
         } else if header.alg == Algorithm::HS256 {
-            jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation).map_err(map)?
+            jsonwebtoken::decode::<Value>(token, &self.decoding, &self.validation)
+                .map_err(map)?
+                .claims
         } else {
             let mut validation = self.validation.clone();
             validation.algorithms = vec![header.alg];
@@ -283,19 +304,48 @@ impl JwtKeys {
             for k in candidates {
                 match jsonwebtoken::decode::<Value>(token, &k.decoding, &validation) {
                     Ok(d) => {
-                        found = Some(d);
+                        found = Some(d.claims);
                         break;
                     }
                     Err(e) => last = map(e),
                 }
             }
-            found.ok_or(last)?
+            match (found, &self.third_party) {
+                (Some(claims), _) => claims,
+                (None, Some(tp)) => {
+                    let claims = tp
+                        .decode(token, header.alg, header.kid.as_deref(), &validation)
+                        .ok_or(last)?
+                        .map_err(map)?;
+                    third_party_rules(&claims, tp.issuer())?;
+                    claims
+                }
+                (None, None) => return Err(last),
+            }
         };
-        let claims = data.claims;
+        let claims = data;
         if !claims.is_object() {
             return Err(JwtError::NotAnObject);
         }
         Ok(claims)
+    }
+}
+
+/// A third-party token must name its issuer (`iss`, a trailing slash aside: Auth0 writes one)
+/// and may act as `authenticated` or `anon` only: an outside issuer never gets the service
+/// role.
+fn third_party_rules(claims: &Value, issuer: &str) -> Result<(), JwtError> {
+    let iss = claims
+        .get("iss")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if iss.trim_end_matches('/') != issuer {
+        return Err(JwtError::Signature);
+    }
+    match claims.get("role") {
+        None => Ok(()),
+        Some(Value::String(r)) if r == "authenticated" || r == "anon" => Ok(()),
+        Some(_) => Err(JwtError::ForeignRole),
     }
 }
 
@@ -331,7 +381,7 @@ fn b64(jwk: &Value, field: &str) -> Result<Vec<u8>, String> {
 }
 
 /// The RS256, ES256 or HS256 (`oct`) key of a JWK.
-fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
+pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
     use p256::pkcs8::EncodePrivateKey;
     use rsa::pkcs1::EncodeRsaPrivateKey;
     let kid = jwk.get("kid").and_then(Value::as_str).map(str::to_string);

@@ -6,6 +6,7 @@
 //! transactions, rate limits and mail), one function per endpoint, over the typed bodies of
 //! [`params`]. The gateway only reads HTTP into those and renders what comes back.
 
+pub mod captcha;
 pub mod config;
 pub mod email;
 pub mod error;
@@ -27,6 +28,7 @@ pub mod redirect;
 pub mod service;
 pub mod sessions;
 pub mod signup;
+pub mod third_party;
 pub mod users;
 pub mod verify;
 pub mod webauthn;
@@ -42,6 +44,10 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
         keys: JwtKeys::new(jwt::DEMO_JWT_SECRET),
         jwt_expiry: 3600,
         issuer: "http://127.0.0.1:54321/auth/v1".into(),
+        jwt_issuer: "http://127.0.0.1:54321/auth/v1".into(),
+        session_timebox: None,
+        session_inactivity_timeout: None,
+        captcha: None,
         site_url: "http://127.0.0.1:3000".into(),
         additional_redirect_urls: redirects.iter().map(|s| s.to_string()).collect(),
         password: password::Policy::new(6, ""),

@@ -56,7 +56,7 @@ async fn respond(
     let now = crate::jwt::now();
     let (aal, amr, client) = aal_amr(c, session_id).await?;
     let mut claims = json!({
-        "iss": cfg.issuer,
+        "iss": cfg.jwt_issuer,
         "sub": user["id"],
         "aud": user["aud"],
         "exp": now + cfg.jwt_expiry,
@@ -200,11 +200,18 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
             "SELECT rt.id, rt.user_id, rt.session_id, rt.revoked,
                     extract(epoch FROM now() - rt.updated_at)::float8,
                     s.not_after IS NOT NULL AND s.not_after < now(),
-                    coalesce(u.banned_until > now(), false)
+                    coalesce(u.banned_until > now(), false),
+                    coalesce(now() > s.created_at + make_interval(secs => $2), false),
+                    coalesce(now() > coalesce(s.refreshed_at, greatest(rt.updated_at, s.created_at))
+                                     + make_interval(secs => $3), false)
              FROM auth.refresh_tokens rt JOIN auth.sessions s ON s.id = rt.session_id
                   JOIN auth.users u ON u.id = rt.user_id
              WHERE rt.token = $1 FOR UPDATE OF rt, s",
-            &[&hash],
+            &[
+                &hash,
+                &cfg.session_timebox.map(|s| s as f64),
+                &cfg.session_inactivity_timeout.map(|s| s as f64),
+            ],
         )
         .await?
         .ok_or_else(not_found)?;
@@ -225,11 +232,20 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
         row.get(5),
         row.get(6),
     );
-    if expired {
+    // GoTrue's order: past not_after or the timebox, then inactive.
+    let (past_timebox, inactive): (bool, bool) = (row.get(7), row.get(8));
+    if expired || past_timebox {
         return Err(api(
             400,
             ErrorCode::SessionExpired,
             "Invalid Refresh Token: Session Expired",
+        ));
+    }
+    if inactive {
+        return Err(api(
+            400,
+            ErrorCode::SessionExpired,
+            "Invalid Refresh Token: Session Expired (Inactivity)",
         ));
     }
     if banned {

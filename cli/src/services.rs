@@ -87,7 +87,26 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
     auth::AuthConfig {
         keys: keys.clone(),
         jwt_expiry: a.jwt_expiry,
-        issuer: format!("{api_url}/auth/v1"),
+        issuer: a
+            .external_url
+            .clone()
+            .unwrap_or_else(|| format!("{api_url}/auth/v1")),
+        jwt_issuer: a
+            .jwt_issuer
+            .clone()
+            .or_else(|| a.external_url.clone())
+            .unwrap_or_else(|| format!("{api_url}/auth/v1")),
+        session_timebox: a.sessions.timebox.map(|s| s as i64),
+        session_inactivity_timeout: a.sessions.inactivity_timeout.map(|s| s as i64),
+        // The provider's verify endpoint, or the one SUPAGATE_CAPTCHA_VERIFY_URL names (a
+        // stand-in for tests, or a compatible service).
+        captcha: a.captcha.as_ref().map(|c| {
+            auth::captcha::Captcha::new(
+                &c.provider,
+                &c.secret,
+                std::env::var("SUPAGATE_CAPTCHA_VERIFY_URL").ok(),
+            )
+        }),
         site_url: a.site_url.clone(),
         additional_redirect_urls: a.additional_redirect_urls.clone(),
         password: auth::password::Policy::new(a.minimum_password_length, &a.password_requirements),
@@ -275,6 +294,11 @@ pub async fn build(
     )
     .await
     .map_err(|e| e.to_string())?;
+    // The third-party issuer's keys are fetched before the APIs answer (10 s at most, as the
+    // CLI's fetch at start; after that the APIs start without them and fetching goes on).
+    if let Some(tp) = cfg.jwt_keys().third_party() {
+        tp.ready(std::time::Duration::from_secs(10)).await;
+    }
     let realtime = if cfg.realtime_enabled {
         let local = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
         Some(

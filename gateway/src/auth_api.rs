@@ -3,8 +3,8 @@
 //! answer (or GoTrue's error body, old or new shape by `X-Supabase-Api-Version`).
 
 use crate::auth_http::{
-    body, caller, fail, query, raw_body, reply, request, require_admin, see_other, segment,
-    unhandled,
+    body, caller, captcha_body, check_captcha, fail, query, raw_body, reply, request,
+    require_admin, see_other, segment, unhandled,
 };
 use crate::error::GatewayError;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -91,7 +91,7 @@ async fn not_found(req: HttpRequest) -> Reply {
 }
 
 async fn signup(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let p = body(&req, payload, &state).await?;
+    let p = captcha_body(&req, payload, &state).await?;
     reply(&req, state.auth.signup(&request(&req, &state), p).await)
 }
 
@@ -100,27 +100,31 @@ async fn token(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     // An unknown grant type is refused before its body is read.
     Grant::parse(&grant_type, b"").map_err(|e| fail(&req, e))?;
     let bytes = raw_body(&req, payload, &state).await?;
+    // GoTrue asks no captcha of grants that follow an earlier checked step.
+    if !["pkce", "refresh_token", "id_token"].contains(&grant_type.as_str()) {
+        check_captcha(&req, &state, &bytes).await?;
+    }
     let grant = Grant::parse(&grant_type, &bytes).map_err(|e| fail(&req, e))?;
     reply(&req, state.auth.token(&request(&req, &state), grant).await)
 }
 
 async fn otp(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let p = body(&req, payload, &state).await?;
+    let p = captcha_body(&req, payload, &state).await?;
     reply(&req, state.auth.otp(&request(&req, &state), p).await)
 }
 
 async fn magiclink(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let p = body(&req, payload, &state).await?;
+    let p = captcha_body(&req, payload, &state).await?;
     reply(&req, state.auth.magiclink(&request(&req, &state), p).await)
 }
 
 async fn recover(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let p = body(&req, payload, &state).await?;
+    let p = captcha_body(&req, payload, &state).await?;
     reply(&req, state.auth.recover(&request(&req, &state), p).await)
 }
 
 async fn resend(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let p = body(&req, payload, &state).await?;
+    let p = captcha_body(&req, payload, &state).await?;
     reply(&req, state.auth.resend(&request(&req, &state), p).await)
 }
 

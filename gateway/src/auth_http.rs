@@ -102,6 +102,40 @@ pub(crate) async fn body<T: serde::de::DeserializeOwned + Default>(
     params::read(&bytes).map_err(|e| fail(req, e))
 }
 
+/// With `[auth.captcha]` on: the body's captcha token (`gotrue_meta_security.captcha_token`)
+/// checked with the provider, as GoTrue's captcha check before the flows a bot could abuse.
+/// Admin callers (a service role bearer token) skip it, as in GoTrue.
+pub(crate) async fn check_captcha(
+    req: &HttpRequest,
+    state: &AppState,
+    body: &[u8],
+) -> Result<(), GatewayError> {
+    let Some(captcha) = &state.auth.config().captcha else {
+        return Ok(());
+    };
+    let admin = bearer_token(req).is_some()
+        && crate::request_auth::claimed(req, &state.keys, state.local_keys())
+            .is_ok_and(|i| ["service_role", "supabase_admin"].contains(&i.role()));
+    if admin {
+        return Ok(());
+    }
+    captcha
+        .check(body, &request(req, state).client_ip)
+        .await
+        .map_err(|e| fail(req, e))
+}
+
+/// [`body`], its captcha checked first ([`check_captcha`]).
+pub(crate) async fn captcha_body<T: serde::de::DeserializeOwned + Default>(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+) -> Result<T, GatewayError> {
+    let bytes = raw_body(req, payload, state).await?;
+    check_captcha(req, state, &bytes).await?;
+    params::read(&bytes).map_err(|e| fail(req, e))
+}
+
 /// The signed-in caller.
 pub(crate) fn caller(
     req: &HttpRequest,

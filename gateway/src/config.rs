@@ -104,13 +104,20 @@ pub struct Config {
 }
 
 impl Config {
-    /// The JWT secret and, when configured, the signing keys.
+    /// The JWT secret and, when configured, the signing keys and the third-party issuer's
+    /// keys (one set per process, shared by every copy).
     pub fn jwt_keys(&self) -> auth::jwt::JwtKeys {
-        match &self.signing_keys {
+        let keys = match &self.signing_keys {
             Some(json) => auth::jwt::JwtKeys::with_signing_keys(self.jwt_secret(), json)
                 .expect("checked when the configuration was read"),
             None => auth::jwt::JwtKeys::new(self.jwt_secret()),
-        }
+        };
+        keys.with_third_party(
+            self.auth
+                .third_party
+                .as_ref()
+                .map(|t| auth::third_party::ThirdParty::for_issuer(&t.issuer)),
+        )
     }
 
     pub fn jwt_secret(&self) -> &str {

@@ -26,65 +26,74 @@ type Answer = (u16, Vec<(&'static str, String)>, String);
 type Handler = Arc<dyn Fn(&Seen) -> Answer + Send + Sync>;
 
 /// A minimal HTTP/1.1 server on 127.0.0.1: records every request and answers with `handler`.
+/// It runs on a thread of its own, so it answers while the test waits for a gateway to start.
 async fn stand_in(handler: Handler) -> (u16, Arc<Mutex<Vec<Seen>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            let (log, handler) = (log.clone(), handler.clone());
-            tokio::spawn(async move {
-                let (r, mut w) = sock.into_split();
-                let mut r = BufReader::new(r);
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let path = line.split(' ').nth(1).unwrap_or_default().to_string();
-                    let mut headers = HashMap::new();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            while let Ok((sock, _)) = listener.accept().await {
+                let (log, handler) = (log.clone(), handler.clone());
+                tokio::spawn(async move {
+                    let (r, mut w) = sock.into_split();
+                    let mut r = BufReader::new(r);
                     loop {
-                        let mut h = String::new();
-                        r.read_line(&mut h).await.unwrap();
-                        let h = h.trim_end();
-                        if h.is_empty() {
-                            break;
+                        let mut line = String::new();
+                        if r.read_line(&mut line).await.unwrap_or(0) == 0 {
+                            return;
                         }
-                        if let Some((k, v)) = h.split_once(':') {
-                            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+                        let path = line.split(' ').nth(1).unwrap_or_default().to_string();
+                        let mut headers = HashMap::new();
+                        loop {
+                            let mut h = String::new();
+                            r.read_line(&mut h).await.unwrap();
+                            let h = h.trim_end();
+                            if h.is_empty() {
+                                break;
+                            }
+                            if let Some((k, v)) = h.split_once(':') {
+                                headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+                            }
+                        }
+                        let len = headers
+                            .get("content-length")
+                            .and_then(|l| l.parse().ok())
+                            .unwrap_or(0);
+                        let mut body = vec![0; len];
+                        r.read_exact(&mut body).await.unwrap();
+                        let req = Seen {
+                            path,
+                            headers,
+                            body,
+                        };
+                        let (status, extra, text) = handler(&req);
+                        log.lock().unwrap().push(req);
+                        let mut head =
+                            format!("HTTP/1.1 {status} X\r\ncontent-length: {}\r\n", text.len());
+                        if !extra.iter().any(|(k, _)| *k == "content-type") {
+                            head.push_str("content-type: application/json\r\n");
+                        }
+                        for (k, v) in extra {
+                            head.push_str(&format!("{k}: {v}\r\n"));
+                        }
+                        head.push_str("\r\n");
+                        if w.write_all(head.as_bytes()).await.is_err()
+                            || w.write_all(text.as_bytes()).await.is_err()
+                        {
+                            return;
                         }
                     }
-                    let len = headers
-                        .get("content-length")
-                        .and_then(|l| l.parse().ok())
-                        .unwrap_or(0);
-                    let mut body = vec![0; len];
-                    r.read_exact(&mut body).await.unwrap();
-                    let req = Seen {
-                        path,
-                        headers,
-                        body,
-                    };
-                    let (status, extra, text) = handler(&req);
-                    log.lock().unwrap().push(req);
-                    let mut head =
-                        format!("HTTP/1.1 {status} X\r\ncontent-length: {}\r\n", text.len());
-                    if !extra.iter().any(|(k, _)| *k == "content-type") {
-                        head.push_str("content-type: application/json\r\n");
-                    }
-                    for (k, v) in extra {
-                        head.push_str(&format!("{k}: {v}\r\n"));
-                    }
-                    head.push_str("\r\n");
-                    if w.write_all(head.as_bytes()).await.is_err()
-                        || w.write_all(text.as_bytes()).await.is_err()
-                    {
-                        return;
-                    }
-                }
-            });
-        }
+                });
+            }
+        })
     });
     (port, seen)
 }
@@ -257,4 +266,238 @@ secrets = "env(HOOK_SECRETS)"
     let r = post(&gw, "/auth/v1/token?grant_type=password", sign_in).await;
     assert_eq!(r.status, 500, "{}", r.text);
     assert_eq!(r.json()["msg"], "Hook requires authorization token");
+}
+
+/// The stand-in issuer's signing key (RSA, with a kid) as a private JWK set.
+fn issuer_keys(kid: &str) -> auth::jwt::JwtKeys {
+    let mut jwk: Value =
+        serde_json::from_str(include_str!("../../../auth/src/test-rsa-key.json")).unwrap();
+    jwk["kid"] = json!(kid);
+    auth::jwt::JwtKeys::with_signing_keys(
+        "an-unrelated-secret-of-at-least-32-chars",
+        &json!([jwk]).to_string(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_third_party_issuers_tokens_read_rows_under_rls() {
+    let keys = issuer_keys("standin-1");
+    let jwks = keys.jwks().to_string();
+    let issuer = Arc::new(Mutex::new(String::new()));
+    let handler: Handler = {
+        let issuer = issuer.clone();
+        Arc::new(move |req: &Seen| {
+            let iss = issuer.lock().unwrap().clone();
+            match req.path.as_str() {
+                "/.well-known/openid-configuration" => (
+                    200,
+                    vec![],
+                    json!({"issuer": iss, "jwks_uri": format!("{iss}/jwks")}).to_string(),
+                ),
+                "/jwks" => (200, vec![], jwks.clone()),
+                _ => (404, vec![], "{}".into()),
+            }
+        })
+    };
+    let (port, _) = stand_in(handler).await;
+    let iss = format!("http://127.0.0.1:{port}");
+    *issuer.lock().unwrap() = iss.clone();
+    let dir = scratch_project(&[
+        (
+            "supabase/config.toml",
+            r#"
+[auth.third_party.workos]
+enabled = true
+issuer_url = "env(ISSUER_URL)"
+"#,
+        ),
+        (
+            "supabase/migrations/20250101000000_notes.sql",
+            r#"
+create table public.notes (owner text not null, body text not null);
+alter table public.notes enable row level security;
+create policy own_notes on public.notes for select to authenticated
+  using (owner = auth.jwt() ->> 'sub');
+grant select on public.notes to authenticated;
+insert into public.notes values ('user_ann', 'ann''s note'), ('user_bo', 'bo''s note');
+"#,
+        ),
+    ]);
+    let gw = support::start_project_env(&dir, &[], &[("ISSUER_URL", &iss)]);
+    let now = chrono::Utc::now().timestamp();
+    let token = |claims: Value| keys.sign(&claims);
+    let read = |t: String| {
+        let gw = &gw;
+        async move { Api::bearer(gw, &t).get("/rest/v1/notes?select=body").await }
+    };
+
+    let ann = token(
+        json!({"iss": iss, "sub": "user_ann", "role": "authenticated",
+                            "iat": now, "exp": now + 600}),
+    );
+    let r = read(ann.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([{"body": "ann's note"}]));
+    // Storage and functions take the same keys: the token is a valid caller there too.
+    let r = Api::bearer(&gw, &ann).get("/storage/v1/bucket").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+
+    // No role claim: the anon role, which the policy does not let read.
+    let r = read(token(
+        json!({"iss": iss, "sub": "user_ann", "exp": now + 600}),
+    ))
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json(), json!([]));
+
+    for (claims, why) in [
+        (
+            json!({"iss": "https://elsewhere.example", "sub": "user_ann", "role": "authenticated", "exp": now + 600}),
+            "another issuer",
+        ),
+        (
+            json!({"iss": iss, "sub": "user_ann", "role": "service_role", "exp": now + 600}),
+            "the service role",
+        ),
+        (
+            json!({"iss": iss, "sub": "user_ann", "role": "authenticated", "exp": now - 600}),
+            "expired",
+        ),
+    ] {
+        let r = read(token(claims)).await;
+        assert_eq!(r.status, 401, "{why}: {}", r.text);
+    }
+    // A key the issuer does not publish.
+    let stranger = issuer_keys("standin-2").sign(&json!({"iss": iss, "sub": "user_ann",
+        "role": "authenticated", "exp": now + 600}));
+    let forged = format!(
+        "{}.{}",
+        stranger.rsplit_once('.').unwrap().0,
+        ann.rsplit_once('.').unwrap().1
+    );
+    let r = read(forged).await;
+    assert_eq!(r.status, 401, "{}", r.text);
+}
+
+#[tokio::test]
+async fn captcha_refuses_then_passes_and_sessions_end_by_their_limits() {
+    let handler: Handler = Arc::new(|req: &Seen| {
+        let form: HashMap<String, String> = String::from_utf8_lossy(&req.body)
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.replace("%2C", ",")))
+            .collect();
+        let ok = form.get("secret").map(String::as_str) == Some("captcha-secret")
+            && form.get("response").map(String::as_str) == Some("good-token");
+        let answer = if ok {
+            json!({"success": true})
+        } else {
+            json!({"success": false, "error-codes": ["invalid-input-response"]})
+        };
+        (200, vec![], answer.to_string())
+    });
+    let (port, seen) = stand_in(handler).await;
+    let dir = scratch_project(&[(
+        "supabase/config.toml",
+        r#"
+[auth.captcha]
+enabled = true
+provider = "hcaptcha"
+secret = "env(CAPTCHA_SECRET)"
+[auth.sessions]
+timebox = "10m"
+inactivity_timeout = "5m"
+"#,
+    )]);
+    let verify_url = format!("http://127.0.0.1:{port}/siteverify");
+    let gw = support::start_project_env(
+        &dir,
+        &[],
+        &[
+            ("CAPTCHA_SECRET", "captcha-secret"),
+            ("SUPAGATE_CAPTCHA_VERIFY_URL", &verify_url),
+        ],
+    );
+    let creds = json!({"email": "cat@example.com", "password": "secret123"});
+    let with = |token: &str| {
+        let mut b = creds.clone();
+        b["gotrue_meta_security"] = json!({"captcha_token": token});
+        b
+    };
+    let r = post(&gw, "/auth/v1/signup", creds.clone()).await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert_eq!(r.json()["error_code"], "captcha_failed");
+    assert_eq!(
+        r.json()["msg"],
+        "captcha protection: request disallowed (no captcha_token found)"
+    );
+    let r = post(&gw, "/auth/v1/signup", with("bad-token")).await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert_eq!(
+        r.json()["msg"],
+        "captcha protection: request disallowed (invalid-input-response)"
+    );
+    let r = post(&gw, "/auth/v1/signup", with("good-token")).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(seen.lock().unwrap().len(), 2, "a missing token is not sent");
+
+    // Password sign-in asks for one too; refreshing does not.
+    let r = post(&gw, "/auth/v1/token?grant_type=password", creds.clone()).await;
+    assert_eq!(r.json()["error_code"], "captcha_failed", "{}", r.text);
+    let signed_in = || async {
+        let r = post(
+            &gw,
+            "/auth/v1/token?grant_type=password",
+            with("good-token"),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let s = r.json();
+        (
+            s["refresh_token"].as_str().unwrap().to_string(),
+            claims_of(s["access_token"].as_str().unwrap())["session_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        )
+    };
+    let refresh = |token: String| {
+        let gw = &gw;
+        async move {
+            post(
+                gw,
+                "/auth/v1/token?grant_type=refresh_token",
+                json!({ "refresh_token": token }),
+            )
+            .await
+        }
+    };
+    let (rt, _) = signed_in().await;
+    let r = refresh(rt).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+
+    // Idle past inactivity_timeout, then begun before the timebox.
+    let (rt, sid) = signed_in().await;
+    gw.sql(&format!("update auth.sessions set refreshed_at = now() - interval '6 minutes', created_at = now() - interval '7 minutes' where id = '{sid}'"))
+        .await;
+    gw.sql(&format!("update auth.refresh_tokens set updated_at = now() - interval '7 minutes' where session_id = '{sid}'"))
+        .await;
+    let r = refresh(rt).await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert_eq!(r.json()["error_code"], "session_expired");
+    assert_eq!(
+        r.json()["msg"],
+        "Invalid Refresh Token: Session Expired (Inactivity)"
+    );
+
+    let (rt, sid) = signed_in().await;
+    gw.sql(&format!(
+        "update auth.sessions set created_at = now() - interval '11 minutes' where id = '{sid}'"
+    ))
+    .await;
+    let r = refresh(rt).await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert_eq!(r.json()["error_code"], "session_expired");
+    assert_eq!(r.json()["msg"], "Invalid Refresh Token: Session Expired");
 }

@@ -34,6 +34,14 @@ pub struct Auth {
     pub external: BTreeMap<String, super::external::External>,
     /// Hooks switched on, by name (`custom_access_token`, `send_email`, …).
     pub hooks: BTreeMap<String, Hook>,
+    /// `[auth] external_url`: GoTrue's API_EXTERNAL_URL, the base of its links (None:
+    /// `{API URL}/auth/v1`).
+    pub external_url: Option<String>,
+    /// `[auth] jwt_issuer`: the `iss` of access tokens (None: the external URL).
+    pub jwt_issuer: Option<String>,
+    pub third_party: Option<super::auth_trust::ThirdParty>,
+    pub sessions: super::auth_trust::Sessions,
+    pub captcha: Option<super::auth_trust::Captcha>,
 }
 
 /// `[auth.rate_limit]`.
@@ -252,6 +260,11 @@ impl Default for Auth {
             oauth_server: OAuthServer::default(),
             webauthn: Default::default(),
             external: BTreeMap::new(),
+            external_url: None,
+            jwt_issuer: None,
+            third_party: None,
+            sessions: Default::default(),
+            captcha: None,
             hooks: BTreeMap::new(),
         }
     }
@@ -483,6 +496,12 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             )?,
         },
         hooks,
+        external_url: optional_string(doc, &["auth", "external_url"])?
+            .map(|u| u.trim_end_matches('/').to_string()),
+        jwt_issuer: optional_string(doc, &["auth", "jwt_issuer"])?,
+        third_party: super::auth_trust::read_third_party(doc)?,
+        sessions: super::auth_trust::read_sessions(doc)?,
+        captcha: super::auth_trust::read_captcha(doc)?,
     };
     auth.webauthn = super::webauthn::read(doc, &auth.site_url)?;
     if let Some(secret) = &auth.jwt_secret

@@ -4,6 +4,7 @@
 //! warning line (keys left at the CLI's defaults, and switched-off sections, are not).
 
 mod auth;
+mod auth_trust;
 mod doc;
 mod external;
 mod functions;
@@ -12,6 +13,7 @@ mod sms;
 mod webauthn;
 
 pub use auth::*;
+pub use auth_trust::{Captcha, Sessions, ThirdParty};
 use doc::{Doc, apply_env_overrides, collect_leaves, matches, starts_with};
 pub use external::External;
 pub use functions::{EdgeRuntime, FunctionConfig, Policy};
@@ -1166,7 +1168,7 @@ mod tests {
             enabled = true
             [studio]
             port = 54323
-            [auth.third_party.clerk]
+            [auth.web3.solana]
             enabled = true
             [auth.mfa.totp]
             enroll_enabled = false
@@ -1175,8 +1177,8 @@ mod tests {
             client_id = "x"
             [auth.external.google]
             enabled = true
-            [auth.sessions]
-            timebox = "24h"
+            [auth.rate_limit]
+            web3 = 5
             [api]
             max_row = 5
             "#,
@@ -1184,11 +1186,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             l.ignored,
-            [
-                "api.max_row",
-                "auth.sessions.timebox",
-                "auth.third_party.clerk"
-            ]
+            ["api.max_row", "auth.rate_limit.web3", "auth.web3.solana"]
         );
     }
 }

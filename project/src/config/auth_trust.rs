@@ -1,0 +1,252 @@
+//! `[auth.third_party]` (tokens another issuer signs), `[auth.sessions]` (how long a session
+//! may be refreshed) and `[auth.captcha]`, with the CLI's checks and messages.
+
+use super::ConfigError;
+use super::doc::Doc;
+
+/// The third-party issuer whose tokens the APIs accept (`[auth.third_party.<provider>]`): at
+/// most one is switched on, as in the CLI.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThirdParty {
+    /// `firebase`, `auth0`, `aws_cognito`, `clerk` or `workos`.
+    pub provider: &'static str,
+    /// The `iss` of its tokens, as the CLI builds it; its keys are at
+    /// `{issuer}/.well-known/openid-configuration`'s `jwks_uri`.
+    pub issuer: String,
+}
+
+/// `[auth.sessions]`: seconds (None: no limit).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sessions {
+    /// A session cannot be refreshed this long after it began.
+    pub timebox: Option<u64>,
+    /// A session cannot be refreshed after this long without a refresh.
+    pub inactivity_timeout: Option<u64>,
+}
+
+/// `[auth.captcha]` switched on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Captcha {
+    /// `hcaptcha` or `turnstile`.
+    pub provider: String,
+    pub secret: String,
+}
+
+fn clerk_domain_ok(domain: &str) -> bool {
+    let label = |l: &str| {
+        !l.is_empty()
+            && l.bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+    };
+    let parts: Vec<&str> = domain.split('.').collect();
+    // clerk.<label>.<label>… or <label>.….clerk.accounts.dev
+    (parts[0] == "clerk" && parts.len() >= 3 && parts[1..].iter().all(|l| label(l)))
+        || (domain.ends_with(".clerk.accounts.dev")
+            && parts.len() >= 4
+            && parts[..parts.len() - 3].iter().all(|l| label(l)))
+}
+
+pub(super) fn read_third_party(doc: &mut Doc) -> Result<Option<ThirdParty>, ConfigError> {
+    // Every key is read, also of a provider switched off; a provider switched on needs its own.
+    let mut on = Vec::new();
+    for (p, keys) in [
+        ("firebase", &["project_id"][..]),
+        ("auth0", &["tenant", "tenant_region"]),
+        ("aws_cognito", &["user_pool_id", "user_pool_region"]),
+        ("clerk", &["domain"]),
+        ("workos", &["issuer_url"]),
+    ] {
+        let enabled = doc.bool(&["auth", "third_party", p, "enabled"], false)?;
+        let mut values = Vec::new();
+        for k in keys {
+            values.push(doc.string(&["auth", "third_party", p, k], "")?);
+        }
+        if !enabled {
+            continue;
+        }
+        // Required: all but auth0's tenant_region.
+        for (k, v) in keys.iter().zip(&values) {
+            if v.is_empty() && *k != "tenant_region" {
+                return Err(doc.err(
+                    &["auth", "third_party", p, k],
+                    format!("auth.third_party.{p} is enabled but without a {k}"),
+                ));
+            }
+        }
+        let issuer = match (p, &values[..]) {
+            ("firebase", [id]) => format!("https://securetoken.google.com/{id}"),
+            ("auth0", [tenant, region]) if region.is_empty() => {
+                format!("https://{tenant}.auth0.com")
+            }
+            ("auth0", [tenant, region]) => format!("https://{tenant}.{region}.auth0.com"),
+            ("aws_cognito", [pool, region]) => {
+                format!("https://cognito-idp.{region}.amazonaws.com/{pool}")
+            }
+            ("clerk", [domain]) => {
+                if !clerk_domain_ok(domain) {
+                    return Err(doc.err(
+                        &["auth", "third_party", p, "domain"],
+                        "auth.third_party.clerk has invalid domain, it usually is like \
+                         clerk.example.com or example.clerk.accounts.dev",
+                    ));
+                }
+                format!("https://{domain}")
+            }
+            (_, [issuer]) => issuer.clone(),
+            _ => unreachable!("one value per key"),
+        };
+        on.push((p, issuer));
+    }
+    if on.len() > 1 {
+        return Err(doc.err(
+            &["auth", "third_party"],
+            "Only one third_party provider allowed to be enabled at a time",
+        ));
+    }
+    Ok(on.pop().map(|(provider, issuer)| ThirdParty {
+        provider,
+        issuer: issuer.trim_end_matches('/').to_string(),
+    }))
+}
+
+pub(super) fn read_sessions(doc: &mut Doc) -> Result<Sessions, ConfigError> {
+    let mut limit = |k: &'static str| {
+        doc.duration(&["auth", "sessions", k], 0)
+            .map(|s| (s > 0).then_some(s))
+    };
+    Ok(Sessions {
+        timebox: limit("timebox")?,
+        inactivity_timeout: limit("inactivity_timeout")?,
+    })
+}
+
+pub(super) fn read_captcha(doc: &mut Doc) -> Result<Option<Captcha>, ConfigError> {
+    let key = |k: &'static str| ["auth", "captcha", k];
+    let enabled = doc.bool(&key("enabled"), false)?;
+    let provider = doc.string(&key("provider"), "")?;
+    let secret = doc.secret(&key("secret"))?;
+    if !enabled {
+        return Ok(None);
+    }
+    if !["hcaptcha", "turnstile"].contains(&provider.as_str()) {
+        return Err(doc.err(
+            &key("provider"),
+            format!("\"{provider}\" is not one of hcaptcha, turnstile"),
+        ));
+    }
+    if secret.is_empty() {
+        return Err(doc.err(&key("secret"), "Missing required field in config"));
+    }
+    Ok(Some(Captcha { provider, secret }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clerk_domain_ok;
+    use crate::config::{Auth, Config};
+
+    fn auth(text: &str) -> Result<Auth, String> {
+        Config::parse(std::path::Path::new("supabase/config.toml"), text, &|_| {
+            None
+        })
+        .map(|l| l.config.auth)
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn issuers_sessions_and_captcha_as_the_cli_reads_them() {
+        let cases = [
+            (
+                "[auth.third_party.firebase]\nenabled = true\nproject_id = \"shop\"",
+                "https://securetoken.google.com/shop",
+            ),
+            (
+                "[auth.third_party.auth0]\nenabled = true\ntenant = \"shop\"",
+                "https://shop.auth0.com",
+            ),
+            (
+                "[auth.third_party.auth0]\nenabled = true\ntenant = \"shop\"\ntenant_region = \"eu\"",
+                "https://shop.eu.auth0.com",
+            ),
+            (
+                "[auth.third_party.aws_cognito]\nenabled = true\nuser_pool_id = \"p1\"\nuser_pool_region = \"eu-west-1\"",
+                "https://cognito-idp.eu-west-1.amazonaws.com/p1",
+            ),
+            (
+                "[auth.third_party.clerk]\nenabled = true\ndomain = \"clerk.shop.com\"",
+                "https://clerk.shop.com",
+            ),
+            (
+                "[auth.third_party.workos]\nenabled = true\nissuer_url = \"http://127.0.0.1:9/\"",
+                "http://127.0.0.1:9",
+            ),
+        ];
+        for (text, issuer) in cases {
+            let a = auth(text).unwrap();
+            assert_eq!(a.third_party.unwrap().issuer, issuer, "{text}");
+        }
+        let refused = [
+            (
+                "[auth.third_party.firebase]\nenabled = true",
+                "without a project_id",
+            ),
+            (
+                "[auth.third_party.clerk]\nenabled = true\ndomain = \"shop.com\"",
+                "invalid domain",
+            ),
+            (
+                "[auth.third_party.clerk]\nenabled = true\ndomain = \"clerk.shop.com\"\n[auth.third_party.auth0]\nenabled = true\ntenant = \"t\"",
+                "Only one third_party provider",
+            ),
+            (
+                "[auth.captcha]\nenabled = true\nprovider = \"recaptcha\"\nsecret = \"s\"",
+                "not one of hcaptcha, turnstile",
+            ),
+            (
+                "[auth.captcha]\nenabled = true\nprovider = \"hcaptcha\"",
+                "auth.captcha.secret",
+            ),
+        ];
+        for (text, says) in refused {
+            let e = auth(text).unwrap_err();
+            assert!(e.contains(says), "{text} → {e}");
+        }
+        let a = auth("[auth.third_party.clerk]\nenabled = false\ndomain = \"x\"\n[auth.sessions]\ntimebox = \"24h\"\ninactivity_timeout = \"30m\"\n[auth.captcha]\nenabled = true\nprovider = \"turnstile\"\nsecret = \"s3\"").unwrap();
+        assert_eq!(a.third_party, None);
+        assert_eq!(
+            (a.sessions.timebox, a.sessions.inactivity_timeout),
+            (Some(86_400), Some(1800))
+        );
+        let c = a.captcha.unwrap();
+        assert_eq!(
+            (c.provider.as_str(), c.secret.as_str()),
+            ("turnstile", "s3")
+        );
+        let a = auth("[auth]\njwt_issuer = \"https://id.shop.example\"\nexternal_url = \"https://shop.example/auth/v1/\"").unwrap();
+        assert_eq!(a.jwt_issuer.as_deref(), Some("https://id.shop.example"));
+        assert_eq!(
+            a.external_url.as_deref(),
+            Some("https://shop.example/auth/v1")
+        );
+        assert_eq!(auth("").unwrap().sessions.timebox, None);
+    }
+
+    #[test]
+    fn clerk_domains_as_the_cli_accepts_them() {
+        for ok in [
+            "clerk.example.com",
+            "clerk.shop.co.uk",
+            "fine-cat-12.clerk.accounts.dev",
+        ] {
+            assert!(clerk_domain_ok(ok), "{ok}");
+        }
+        for bad in [
+            "example.com",
+            "clerk.com",
+            "Clerk.Example.com",
+            "https://clerk.example.com",
+        ] {
+            assert!(!clerk_domain_ok(bad), "{bad}");
+        }
+    }
+}
