@@ -401,6 +401,8 @@ async fn captcha_refuses_then_passes_and_sessions_end_by_their_limits() {
     let dir = scratch_project(&[(
         "supabase/config.toml",
         r#"
+[auth]
+jwt_issuer = "https://id.shop.example"
 [auth.captcha]
 enabled = true
 provider = "hcaptcha"
@@ -476,6 +478,8 @@ inactivity_timeout = "5m"
     let (rt, _) = signed_in().await;
     let r = refresh(rt).await;
     assert_eq!(r.status, 200, "{}", r.text);
+    let access = r.json()["access_token"].as_str().unwrap().to_string();
+    assert_eq!(claims_of(&access)["iss"], "https://id.shop.example");
 
     // Idle past inactivity_timeout, then begun before the timebox.
     let (rt, sid) = signed_in().await;

@@ -1155,6 +1155,12 @@ mod tests {
             "db.settings.max_wal_size",
             "db.port",
             "api.schemas",
+            "auth.hook.send_email.secrets",
+            "auth.third_party.workos.issuer_url",
+            "auth.sessions.inactivity_timeout",
+            "auth.captcha.provider",
+            "auth.jwt_issuer",
+            "auth.external_url",
         ] {
             assert!(read.contains(&key.to_string()), "{key}");
         }
