@@ -12,6 +12,7 @@ import { Button } from '@/components/ui/button'
 import { Field, Input } from '@/components/ui/input'
 import { tablePath, type Policy, type TableInfo } from './types'
 import { ChangeDialog, ColumnFields, PolicyDialog, TypeList } from './SchemaDialogs'
+import { PolicyPreview } from './PolicyPreview'
 import { addColumn, blankColumn, dropColumn, dropPolicy, renameColumn, retypeColumn, type ColumnSpec } from './ddl'
 
 type Change = { kind: 'add' } | { kind: 'rename' | 'retype' | 'drop'; column: string } | { kind: 'drop-policy'; policy: string }
@@ -161,6 +162,7 @@ export function TableView({ schema, table }: { schema: string; table: string }) 
             />
           ) : null}
           {t.policies.length === 0 ? <p className="text-muted-foreground">No policies on {table}.</p> : null}
+          {isTable ? <PolicyPreview schema={schema} table={table} /> : null}
           {t.policies.map((p) => (
             <article key={p.name} className="rounded-md border border-border bg-panel p-3">
               <h3 className="font-medium">
