@@ -289,7 +289,11 @@ impl Auth {
                 .as_str()
                 .and_then(|s| Uuid::parse_str(s).ok());
             let answer = (code, apple_user);
-            Some(self.real_profile(&provider, answer, client_state).await?)
+            let (profile, tokens) = self.real_profile(&provider, answer, client_state).await?;
+            let optional =
+                (cfg.external_providers.get(&provider)).is_some_and(|e| e.email_optional);
+            require_email(&profile, optional)?;
+            Some((profile, tokens))
         } else {
             None
         };
@@ -440,4 +444,35 @@ pub(super) async fn identity_user(
     )
     .await?;
     Ok(user)
+}
+
+/// GoTrue refuses a provider's user without an e-mail address unless the provider's
+/// `email_optional` is set.
+fn require_email(profile: &serde_json::Value, optional: bool) -> Result<(), AuthError> {
+    if optional || profile["email"].as_str().is_some_and(|e| !e.is_empty()) {
+        return Ok(());
+    }
+    Err(api(
+        500,
+        ErrorCode::UnexpectedFailure,
+        "Error getting user email from external provider",
+    ))
+}
+
+#[cfg(test)]
+mod email_tests {
+    use super::require_email;
+    use serde_json::json;
+
+    #[test]
+    fn a_provider_user_without_email_needs_email_optional() {
+        let none = json!({"sub": "42", "email": null});
+        let e = require_email(&none, false).unwrap_err().to_string();
+        assert!(
+            e.contains("Error getting user email from external provider"),
+            "{e}"
+        );
+        assert!(require_email(&none, true).is_ok());
+        assert!(require_email(&json!({"sub": "42", "email": "a@b.example"}), false).is_ok());
+    }
 }

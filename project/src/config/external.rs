@@ -15,6 +15,8 @@ pub struct External {
     /// The provider's own base URL (self-hosted GitLab, a Keycloak realm, a single-tenant Azure).
     pub url: String,
     pub skip_nonce_check: bool,
+    /// A sign-in whose provider gives no e-mail address is let in (else GoTrue refuses it).
+    pub email_optional: bool,
 }
 
 pub(super) fn read(doc: &mut Doc) -> Result<BTreeMap<String, External>, ConfigError> {
@@ -32,6 +34,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<BTreeMap<String, External>, ConfigEr
             redirect_uri: doc.string(&["auth", "external", n, "redirect_uri"], "")?,
             url: doc.string(&["auth", "external", n, "url"], "")?,
             skip_nonce_check: doc.bool(&["auth", "external", n, "skip_nonce_check"], false)?,
+            email_optional: doc.bool(&["auth", "external", n, "email_optional"], false)?,
         };
         out.insert(name, e);
     }
