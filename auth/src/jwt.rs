@@ -5,6 +5,7 @@
 //! with a private part that states no `key_ops`, else with the secret. Tokens signed by any
 //! configured key verify. The asymmetric keys' public halves are the JWKS.
 
+use crate::jwk::{SigningKey, signing_key};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
@@ -100,21 +101,6 @@ impl Claims {
 const VERIFIED_KEPT: usize = 1024;
 /// Longest token kept (longer ones are verified every time).
 const VERIFIED_TOKEN_BYTES: usize = 4096;
-
-/// One key of the signing-keys file (or of a third-party issuer's key set).
-#[derive(Clone)]
-pub(crate) struct SigningKey {
-    pub(crate) kid: Option<String>,
-    pub(crate) alg: Algorithm,
-    pub(crate) decoding: DecodingKey,
-    encoding: Option<EncodingKey>,
-    /// Its `key_ops` names `sign` (Some(true)), names other operations only (Some(false)), or
-    /// is absent (None).
-    sign_op: Option<bool>,
-    /// The key without its private parts, as the JWKS shows it (None for `oct` keys: a shared
-    /// secret is never published).
-    public: Option<Value>,
-}
 
 /// The anon and service_role keys a project hands to its clients.
 #[derive(Clone, Debug)]
@@ -368,102 +354,6 @@ fn check_times(t: &Times) -> Result<(), JwtError> {
         return Err(JwtError::IssuedInFuture);
     }
     Ok(())
-}
-
-fn b64(jwk: &Value, field: &str) -> Result<Vec<u8>, String> {
-    let v = jwk
-        .get(field)
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("missing \"{field}\""))?;
-    URL_SAFE_NO_PAD
-        .decode(v.trim_end_matches('='))
-        .map_err(|e| format!("\"{field}\" is not base64url: {e}"))
-}
-
-/// The RS256, ES256 or HS256 (`oct`) key of a JWK.
-pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
-    use p256::pkcs8::EncodePrivateKey;
-    use rsa::pkcs1::EncodeRsaPrivateKey;
-    let kid = jwk.get("kid").and_then(Value::as_str).map(str::to_string);
-    let s = |f: &str| jwk.get(f).and_then(Value::as_str).unwrap_or("").to_string();
-    let sign_op = jwk
-        .get("key_ops")
-        .and_then(Value::as_array)
-        .map(|ops| ops.iter().any(|o| o.as_str() == Some("sign")));
-    let (alg, decoding, encoding) = match s("kty").as_str() {
-        "oct" => {
-            let secret = b64(jwk, "k")?;
-            if secret.is_empty() {
-                return Err("\"k\" is empty".into());
-            }
-            return Ok(SigningKey {
-                kid,
-                alg: Algorithm::HS256,
-                decoding: DecodingKey::from_secret(&secret),
-                encoding: Some(EncodingKey::from_secret(&secret)),
-                sign_op,
-                public: None,
-            });
-        }
-        "RSA" => {
-            let decoding = DecodingKey::from_rsa_components(&s("n"), &s("e"))
-                .map_err(|e| format!("bad RSA key: {e}"))?;
-            let encoding = if jwk.get("d").is_some() {
-                let n = rsa::BigUint::from_bytes_be(&b64(jwk, "n")?);
-                let e = rsa::BigUint::from_bytes_be(&b64(jwk, "e")?);
-                let d = rsa::BigUint::from_bytes_be(&b64(jwk, "d")?);
-                let primes = vec![
-                    rsa::BigUint::from_bytes_be(&b64(jwk, "p")?),
-                    rsa::BigUint::from_bytes_be(&b64(jwk, "q")?),
-                ];
-                let key = rsa::RsaPrivateKey::from_components(n, e, d, primes)
-                    .map_err(|e| format!("bad RSA private key: {e}"))?;
-                let der = key.to_pkcs1_der().map_err(|e| e.to_string())?;
-                Some(EncodingKey::from_rsa_der(der.as_bytes()))
-            } else {
-                None
-            };
-            (Algorithm::RS256, decoding, encoding)
-        }
-        "EC" if s("crv") == "P-256" => {
-            let decoding = DecodingKey::from_ec_components(&s("x"), &s("y"))
-                .map_err(|e| format!("bad EC key: {e}"))?;
-            let encoding = if jwk.get("d").is_some() {
-                let key = p256::SecretKey::from_slice(&b64(jwk, "d")?)
-                    .map_err(|e| format!("bad EC private key: {e}"))?;
-                let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
-                Some(EncodingKey::from_ec_der(der.as_bytes()))
-            } else {
-                None
-            };
-            (Algorithm::ES256, decoding, encoding)
-        }
-        other => {
-            return Err(format!(
-                "unsupported key type {other:?} (use RSA, EC P-256 or oct)"
-            ));
-        }
-    };
-    let mut public = jwk.as_object().cloned().unwrap_or_default();
-    for private in ["d", "p", "q", "dp", "dq", "qi", "oth"] {
-        public.remove(private);
-    }
-    public.insert("key_ops".into(), json!(["verify"]));
-    public.entry("alg").or_insert_with(|| {
-        json!(if alg == Algorithm::RS256 {
-            "RS256"
-        } else {
-            "ES256"
-        })
-    });
-    Ok(SigningKey {
-        kid,
-        alg,
-        decoding,
-        encoding,
-        sign_op,
-        public: Some(Value::Object(public)),
-    })
 }
 
 /// Claims of the anon role when a request carries no token.

@@ -12,6 +12,7 @@ pub mod email;
 pub mod error;
 pub mod hook_http;
 pub mod hooks;
+mod jwk;
 pub mod jwt;
 pub mod keygen;
 pub mod limits;

@@ -6,7 +6,7 @@
 //!
 //! [`JwtKeys`]: crate::jwt::JwtKeys
 
-use crate::jwt::{SigningKey, signing_key};
+use crate::jwk::{SigningKey, signing_key};
 use jsonwebtoken::Algorithm;
 use parking_lot::{Mutex, RwLock};
 use serde_json::Value;

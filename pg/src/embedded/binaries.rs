@@ -128,30 +128,6 @@ fn npm_builds() -> Vec<PathBuf> {
     dirs
 }
 
-/// The extensions of `needs` that installation `b` cannot give: neither the system's files nor
-/// supagate's (its SQL extensions and its Rust ones built for that major) have them.
-pub fn lacking(b: &Binaries, needs: &[String]) -> Vec<String> {
-    if needs.is_empty() {
-        return Vec::new();
-    }
-    let share = super::prefix::Layout::of(b).map(|l| l.share.join("extension"));
-    let major = b.major.to_string();
-    let ours = super::prefix::extension_files();
-    let rust = super::prefix::pgrx_extensions(&major);
-    let portable = super::prefix::portable_extensions(b.major);
-    needs
-        .iter()
-        .filter(|n| {
-            let control = format!("{n}.control");
-            !(share.as_ref().is_some_and(|s| s.join(&control).is_file())
-                || ours.iter().any(|(f, _)| *f == control)
-                || rust.contains(&n.as_str())
-                || portable.iter().any(|(f, _)| *f == control))
-        })
-        .cloned()
-        .collect()
-}
-
 /// Chooses the installation: `explicit` if given; else the one of major `existing` (the data
 /// directory's PG_VERSION) — an error if absent —, else `wanted` (`[db] major_version`) when
 /// installed, else the newest.
@@ -160,16 +136,17 @@ pub fn find(
     wanted: Option<u32>,
     existing: Option<u32>,
 ) -> Result<Binaries, EmbeddedError> {
-    find_for(explicit, wanted, existing, &[])
+    find_for(explicit, wanted, existing, |_| Vec::new())
 }
 
-/// [`find`], for a project that creates the extensions `needs`: an installation of the wanted
-/// major that lacks some of them gives way to the newest one that has them all.
+/// [`find`], for a project whose extensions an installation may lack (`lacks` names those
+/// missing from it): an installation of the wanted major that lacks some gives way to the
+/// newest one that has them all.
 pub fn find_for(
     explicit: Option<&Path>,
     wanted: Option<u32>,
     existing: Option<u32>,
-    needs: &[String],
+    lacks: impl Fn(&Binaries) -> Vec<String>,
 ) -> Result<Binaries, EmbeddedError> {
     if let Some(d) = explicit {
         if !has_all(d) {
@@ -200,7 +177,7 @@ pub fn find_for(
             found.push(b);
         }
     }
-    choose(found, wanted, existing, |b| lacking(b, needs))
+    choose(found, wanted, existing, lacks)
 }
 
 /// The choice of [`find_for`] among installations, the system's first (newest first), then

@@ -7,7 +7,20 @@ pub mod prefix;
 mod process;
 mod vault_key;
 
-pub use binaries::{Binaries, find as find_binaries, find_for as find_binaries_for, lacking};
+pub use binaries::{Binaries, find as find_binaries};
+pub use prefix::lacking;
+
+/// [`find_binaries`] for a project that creates the extensions `needs`: an installation of the
+/// wanted major that lacks some of them (neither the system's files nor supagate's have them)
+/// gives way to the newest one that has them all.
+pub fn find_binaries_for(
+    explicit: Option<&std::path::Path>,
+    wanted: Option<u32>,
+    existing: Option<u32>,
+    needs: &[String],
+) -> Result<Binaries, EmbeddedError> {
+    binaries::find_for(explicit, wanted, existing, |b| lacking(b, needs))
+}
 pub use process::{Liveness, liveness, process_alive};
 
 use crate::login::Login;

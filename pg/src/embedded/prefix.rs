@@ -195,6 +195,30 @@ pub fn portable_extensions(major: u32) -> Vec<(String, PathBuf)> {
     out
 }
 
+/// The extensions of `needs` that installation `b` cannot give: neither the system's files nor
+/// supagate's (its SQL extensions and its Rust ones built for that major) have them.
+pub fn lacking(b: &Binaries, needs: &[String]) -> Vec<String> {
+    if needs.is_empty() {
+        return Vec::new();
+    }
+    let share = Layout::of(b).map(|l| l.share.join("extension"));
+    let major = b.major.to_string();
+    let ours = extension_files();
+    let rust = pgrx_extensions(&major);
+    let portable = portable_extensions(b.major);
+    needs
+        .iter()
+        .filter(|n| {
+            let control = format!("{n}.control");
+            !(share.as_ref().is_some_and(|s| s.join(&control).is_file())
+                || ours.iter().any(|(f, _)| *f == control)
+                || rust.contains(&n.as_str())
+                || portable.iter().any(|(f, _)| *f == control))
+        })
+        .cloned()
+        .collect()
+}
+
 /// What the private installation is made from: it is made again when this changes.
 fn fingerprint(system: &Layout, major: &str, portable: &[(String, PathBuf)]) -> String {
     let stamp = |p: &Path| {
