@@ -451,6 +451,27 @@ pub enum GenCommand {
         #[arg(long, default_value = "{}")]
         payload: String,
     },
+    /// Generate keys for preview branch: its host, database password, JWT secret and API keys,
+    /// derived as the Supabase CLI derives them (the JWT secret is given here: the CLI reads it
+    /// from the Management API).
+    Keys {
+        /// Project ref of the Supabase project (default: the linked one).
+        #[arg(long = "project-ref")]
+        project_ref: Option<String>,
+        /// The project's JWT secret (Project Settings → API).
+        #[arg(
+            long = "jwt-secret",
+            env = "SUPABASE_AUTH_JWT_SECRET",
+            hide_env_values = true
+        )]
+        jwt_secret: Option<String>,
+        /// Override specific variable names (KEY=NAME, e.g. auth.anon_key=VITE_ANON_KEY).
+        #[arg(long = "override-name", value_delimiter = ',')]
+        override_name: Vec<String>,
+        /// Output format of key variables.
+        #[arg(short = 'o', long, value_parser = ["env", "json"], default_value = "env")]
+        output: String,
+    },
     /// Generate a JWT signing key: a private JWK printed, or written to `[auth]
     /// signing_keys_path` when the project names a file there (ES256 or RS256).
     SigningKey {

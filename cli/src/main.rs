@@ -242,6 +242,18 @@ async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32,
             &valid_for,
             &payload,
         ),
+        Command::Gen(GenCommand::Keys {
+            project_ref,
+            jwt_secret,
+            override_name,
+            output,
+        }) => commands::codegen::gen_keys(
+            &cfg,
+            project_ref.as_deref(),
+            jwt_secret.as_deref(),
+            &override_name,
+            &output,
+        ),
         Command::Gen(GenCommand::SigningKey { algorithm, append }) => {
             commands::keys::run(&cfg.project, &algorithm, append)
         }

@@ -142,9 +142,206 @@ pub fn bearer_jwt(
     Ok(())
 }
 
+/// The names `gen keys` prints its values under, and what `--override-name` may rename: the
+/// CLI's defaults.
+const KEY_NAMES: [(&str, &str); 5] = [
+    ("db.host", "NEXT_PUBLIC_SUPABASE_URL"),
+    ("db.password", "SUPABASE_DB_PASSWORD"),
+    ("auth.jwt_secret", "SUPABASE_AUTH_JWT_SECRET"),
+    ("auth.anon_key", "SUPABASE_AUTH_ANON_KEY"),
+    ("auth.service_role_key", "SUPABASE_AUTH_SERVICE_ROLE_KEY"),
+];
+
+/// The CLI's expiry of the API keys it makes (2032-11-12).
+const KEY_EXPIRY: i64 = 1_983_812_996;
+
+/// `gen keys`: a preview branch's variables as the CLI derives them from the project's JWT
+/// secret: its host (`<ref>-<branch>.fly.dev`), its database password (the SHA-256 of
+/// `ref:secret:branch`, hex), the secret, and anon and service_role keys signed with it. Pure:
+/// names (after `--override-name`), sorted, and their values.
+pub fn branch_keys(
+    reference: &str,
+    secret: &str,
+    branch: &str,
+    overrides: &[String],
+) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut names: Vec<(&str, String)> =
+        KEY_NAMES.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    for o in overrides {
+        let (key, name) = o
+            .split_once('=')
+            .ok_or_else(|| format!("--override-name {o:?}: expected KEY=NAME"))?;
+        let slot = names.iter_mut().find(|(k, _)| *k == key).ok_or_else(|| {
+            format!(
+                "--override-name {o:?}: {key} is not one of {}",
+                KEY_NAMES.map(|(k, _)| k).join(", ")
+            )
+        })?;
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("--override-name {o:?}: not a variable name"));
+        }
+        slot.1 = name.to_string();
+    }
+    let keys = auth::jwt::JwtKeys::new(secret);
+    let token = |role: &str| {
+        keys.sign(&serde_json::json!({
+            "iss": "supabase", "ref": reference, "role": role, "exp": KEY_EXPIRY
+        }))
+    };
+    let password = project::sha256_hex(format!("{reference}:{secret}:{branch}").as_bytes());
+    let values = [
+        format!("{reference}-{branch}.fly.dev"),
+        password,
+        secret.to_string(),
+        token("anon"),
+        token("service_role"),
+    ];
+    let mut out = std::collections::BTreeMap::new();
+    for ((_, name), value) in names.into_iter().zip(values) {
+        if out.insert(name.clone(), value).is_some() {
+            return Err(format!("--override-name: {name} is given to two values"));
+        }
+    }
+    Ok(out)
+}
+
+/// The git branch a preview branch is named after: GITHUB_HEAD_REF, else the checkout's branch
+/// (`.git/HEAD`, worktrees included), else `main`, as the CLI decides it.
+pub fn git_branch(dir: &std::path::Path) -> String {
+    if let Ok(head) = std::env::var("GITHUB_HEAD_REF")
+        && !head.is_empty()
+    {
+        return head;
+    }
+    for d in dir.ancestors() {
+        let git = d.join(".git");
+        let head = if git.is_dir() {
+            std::fs::read_to_string(git.join("HEAD")).ok()
+        } else {
+            // A worktree's `.git` file: `gitdir: <its folder in the repository>`.
+            std::fs::read_to_string(&git).ok().and_then(|t| {
+                let dir = t.strip_prefix("gitdir:")?.trim().to_string();
+                std::fs::read_to_string(d.join(dir).join("HEAD")).ok()
+            })
+        };
+        if let Some(head) = head {
+            return head
+                .trim()
+                .strip_prefix("ref: refs/heads/")
+                .map(str::to_string)
+                .unwrap_or_else(|| "main".into());
+        }
+    }
+    "main".into()
+}
+
+/// `gen keys --project-ref REF`: the CLI reads the project's JWT secret from the Management API,
+/// which supagate does not reach; it takes it from `--jwt-secret` (SUPABASE_AUTH_JWT_SECRET).
+pub fn gen_keys(
+    cfg: &Config,
+    project_ref: Option<&str>,
+    jwt_secret: Option<&str>,
+    overrides: &[String],
+    output: &str,
+) -> Result<(), String> {
+    let reference = match project_ref {
+        Some(r) => r.to_string(),
+        None => std::fs::read_to_string(cfg.project.supabase_dir.join(".temp/project-ref"))
+            .map(|r| r.trim().to_string())
+            .map_err(|_| "Cannot find project ref. Have you run supabase link?".to_string())?,
+    };
+    if reference.len() != 20 || !reference.chars().all(|c| c.is_ascii_lowercase()) {
+        return Err("Invalid project ref format. Must be like `abcdefghijklmnopqrst`.".into());
+    }
+    let secret = jwt_secret.filter(|s| !s.is_empty()).ok_or(
+        "gen keys needs the project's JWT secret (Project Settings → API): the Supabase CLI reads \
+         it from the Management API, which supagate does not call; pass --jwt-secret or set \
+         SUPABASE_AUTH_JWT_SECRET",
+    )?;
+    if secret.len() < 16 {
+        return Err("Invalid JWT secret: it must be at least 16 characters".into());
+    }
+    let branch = git_branch(&cfg.project.root);
+    let vars = branch_keys(&reference, secret, &branch, overrides)?;
+    match output {
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&vars).map_err(|e| e.to_string())?
+        ),
+        _ => {
+            for (k, v) in vars {
+                println!("{k}=\"{v}\"");
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn branch_keys_as_the_cli_derives_them() {
+        let secret = "super-secret-jwt-token-with-at-least-32-characters-long";
+        let got = branch_keys("abcdefghijklmnopqrst", secret, "feature-x", &[]).unwrap();
+        let names: Vec<&str> = got.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "NEXT_PUBLIC_SUPABASE_URL",
+                "SUPABASE_AUTH_ANON_KEY",
+                "SUPABASE_AUTH_JWT_SECRET",
+                "SUPABASE_AUTH_SERVICE_ROLE_KEY",
+                "SUPABASE_DB_PASSWORD"
+            ]
+        );
+        assert_eq!(
+            got["NEXT_PUBLIC_SUPABASE_URL"],
+            "abcdefghijklmnopqrst-feature-x.fly.dev"
+        );
+        // sha256("abcdefghijklmnopqrst:<secret>:feature-x"), as `sha256sum` gives it.
+        use sha2::Digest;
+        let want =
+            sha2::Sha256::digest(format!("abcdefghijklmnopqrst:{secret}:feature-x").as_bytes());
+        assert_eq!(got["SUPABASE_DB_PASSWORD"].len(), 64);
+        assert_eq!(
+            got["SUPABASE_DB_PASSWORD"],
+            want.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        );
+        let keys = auth::jwt::JwtKeys::new(secret);
+        for (name, role) in [
+            ("SUPABASE_AUTH_ANON_KEY", "anon"),
+            ("SUPABASE_AUTH_SERVICE_ROLE_KEY", "service_role"),
+        ] {
+            let claims = keys.verify(&got[name]).unwrap();
+            assert_eq!(claims["role"], role);
+            assert_eq!(claims["ref"], "abcdefghijklmnopqrst");
+            assert_eq!(claims["iss"], "supabase");
+            assert_eq!(claims["exp"], KEY_EXPIRY);
+        }
+        let renamed = branch_keys(
+            "abcdefghijklmnopqrst",
+            secret,
+            "main",
+            &["auth.anon_key=VITE_ANON".into()],
+        )
+        .unwrap();
+        assert!(
+            renamed.contains_key("VITE_ANON") && !renamed.contains_key("SUPABASE_AUTH_ANON_KEY")
+        );
+        for bad in [
+            "auth.anon_key",
+            "nope=X",
+            "auth.anon_key=a b",
+            "db.host=SUPABASE_DB_PASSWORD",
+        ] {
+            assert!(
+                branch_keys("abcdefghijklmnopqrst", secret, "main", &[bad.into()]).is_err(),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn durations_as_go_reads_them() {

@@ -776,6 +776,99 @@ async fn gen_bearer_jwt_signs_tokens_the_gateway_accepts() {
 }
 
 #[tokio::test]
+async fn gen_keys_derives_a_preview_branchs_variables_from_the_secret() {
+    let dir = support::scratch_project(&[("supabase/config.toml", "project_id = \"keys\"\n")]);
+    // The checkout's branch names the preview branch.
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/feature-x\n").unwrap();
+    let secret = "a-project-secret-of-at-least-32-characters";
+    let out = Command::new(env!("CARGO_BIN_EXE_supagate"))
+        .arg("--workdir")
+        .arg(&dir)
+        .args([
+            "gen",
+            "keys",
+            "--project-ref",
+            "abcdefghijklmnopqrst",
+            "-o",
+            "json",
+        ])
+        .env("SUPABASE_AUTH_JWT_SECRET", secret)
+        .env_remove("GITHUB_HEAD_REF")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let vars: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        vars["NEXT_PUBLIC_SUPABASE_URL"],
+        "abcdefghijklmnopqrst-feature-x.fly.dev"
+    );
+    assert_eq!(vars["SUPABASE_AUTH_JWT_SECRET"], secret);
+    let keys = auth::jwt::JwtKeys::new(secret);
+    let anon = keys
+        .verify(vars["SUPABASE_AUTH_ANON_KEY"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(
+        (anon["role"].as_str(), anon["ref"].as_str()),
+        (Some("anon"), Some("abcdefghijklmnopqrst"))
+    );
+    // env output, a renamed variable; then the refusals.
+    let out = supagate(
+        &dir,
+        &[
+            "gen",
+            "keys",
+            "--project-ref",
+            "abcdefghijklmnopqrst",
+            "--jwt-secret",
+            secret,
+            "--override-name",
+            "auth.anon_key=VITE_ANON_KEY",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        said.lines().any(|l| l.starts_with("VITE_ANON_KEY=\"ey")),
+        "{said}"
+    );
+    assert!(!said.contains("SUPABASE_AUTH_ANON_KEY"), "{said}");
+    for (args, says) in [
+        (
+            &["gen", "keys", "--project-ref", "abcdefghijklmnopqrst"][..],
+            "JWT secret",
+        ),
+        (
+            &["gen", "keys", "--jwt-secret", secret][..],
+            "Have you run supabase link?",
+        ),
+        (
+            &[
+                "gen",
+                "keys",
+                "--project-ref",
+                "nope",
+                "--jwt-secret",
+                secret,
+            ][..],
+            "Invalid project ref",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_supagate"))
+            .arg("--workdir")
+            .arg(&dir)
+            .args(args)
+            .env_remove("SUPABASE_AUTH_JWT_SECRET")
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+}
+
+#[tokio::test]
 async fn gen_signing_key_writes_keys_the_gateway_signs_with() {
     let dir = support::scratch_project(&[("supabase/config.toml", "project_id = \"keys\"\n")]);
     // No keys file configured: one key printed, and how to use it.
