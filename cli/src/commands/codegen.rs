@@ -246,13 +246,9 @@ pub fn gen_keys(
 ) -> Result<(), String> {
     let reference = match project_ref {
         Some(r) => r.to_string(),
-        None => std::fs::read_to_string(cfg.project.supabase_dir.join(".temp/project-ref"))
-            .map(|r| r.trim().to_string())
-            .map_err(|_| "Cannot find project ref. Have you run supabase link?".to_string())?,
+        None => super::diff::linked_ref(&cfg.project)?,
     };
-    if reference.len() != 20 || !reference.chars().all(|c| c.is_ascii_lowercase()) {
-        return Err("Invalid project ref format. Must be like `abcdefghijklmnopqrst`.".into());
-    }
+    super::diff::check_ref(&reference)?;
     let secret = jwt_secret.filter(|s| !s.is_empty()).ok_or(
         "gen keys needs the project's JWT secret (Project Settings → API): the Supabase CLI reads \
          it from the Management API, which supagate does not call; pass --jwt-secret or set \

@@ -18,17 +18,29 @@ migration does not generate errors.";
 /// The linked project's database, as `supabase link` left it: its ref in
 /// `supabase/.temp/project-ref`, the password in SUPABASE_DB_PASSWORD.
 pub fn linked_url(project: &project::Project) -> Result<String, String> {
-    let file = project.supabase_dir.join(".temp/project-ref");
-    let reference = std::fs::read_to_string(&file)
-        .map(|r| r.trim().to_string())
-        .map_err(|_| "Cannot find project ref. Have you run supabase link?".to_string())?;
-    linked_url_of(&reference, std::env::var("SUPABASE_DB_PASSWORD").ok())
+    linked_url_of(
+        &linked_ref(project)?,
+        std::env::var("SUPABASE_DB_PASSWORD").ok(),
+    )
 }
 
-fn linked_url_of(reference: &str, password: Option<String>) -> Result<String, String> {
+/// The linked project's ref (`supabase/.temp/project-ref`), as `supabase link` left it.
+pub fn linked_ref(project: &project::Project) -> Result<String, String> {
+    std::fs::read_to_string(project.supabase_dir.join(".temp/project-ref"))
+        .map(|r| r.trim().to_string())
+        .map_err(|_| "Cannot find project ref. Have you run supabase link?".to_string())
+}
+
+/// A project ref as the CLI accepts one: twenty lower-case letters.
+pub fn check_ref(reference: &str) -> Result<(), String> {
     if reference.len() != 20 || !reference.chars().all(|c| c.is_ascii_lowercase()) {
         return Err("Invalid project ref format. Must be like `abcdefghijklmnopqrst`.".to_string());
     }
+    Ok(())
+}
+
+fn linked_url_of(reference: &str, password: Option<String>) -> Result<String, String> {
+    check_ref(reference)?;
     let password = password.filter(|p| !p.is_empty()).ok_or(
         "set SUPABASE_DB_PASSWORD to the linked project's database password (or pass its \
          connection string with --db-url)",
