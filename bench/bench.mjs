@@ -2,15 +2,36 @@
 // itself, a 10,000-product catalogue, then REST efficiency (gateway req/s ÷ pgbench tps of the
 // exact SQL the gateway sends), auth, storage, memory, start time and the site's weight and LCP.
 // Writes docs/BENCHMARKS.md and docs/benchmarks.json. `--quick` runs every step briefly.
-import { spawn, execFileSync, execSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, chmodSync, existsSync, copyFileSync, statSync } from 'node:fs'
+import { execFileSync, execSync } from 'node:child_process'
+import {
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+  readFileSync,
+  chmodSync,
+  existsSync,
+  copyFileSync,
+} from 'node:fs'
 import { tmpdir, cpus, totalmem } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import http from 'node:http'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
-import { round, rssKb, wrk as runWrk, withPeakRss, pin, pinned, childrenOf, postmasterPid, measured, cpuSeconds, machineBusy } from './lib.mjs'
+import {
+  round,
+  rssKb,
+  wrk as runWrk,
+  withPeakRss,
+  pin,
+  pinned,
+  childrenOf,
+  postmasterPid,
+  measured,
+  cpuSeconds,
+  machineBusy,
+} from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -20,14 +41,25 @@ const DUR = quick ? 1 : 15
 // Connections of the REST loads (quick mode: one count proves the harness).
 const CONNS = quick ? [8] : [8, 32]
 const PG_BIN = execSync('ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1').toString().trim()
-const isRoot = process.getuid?.() === 0
-const TUNING = 'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
+const TUNING =
+  'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
 const log = (...a) => console.error('[bench]', ...a)
 const AUTOGROUP = '/proc/sys/kernel/sched_autogroup_enabled'
 
 const work = mkdtempSync(join(tmpdir(), 'supagate-bench-'))
 chmodSync(work, 0o755)
-const results = { date: new Date().toISOString(), quick, profile, machine: {}, rest: [], auth: {}, storage: [], memory: {}, start: {}, site: {} }
+const results = {
+  date: new Date().toISOString(),
+  quick,
+  profile,
+  machine: {},
+  rest: [],
+  auth: {},
+  storage: [],
+  memory: {},
+  start: {},
+  site: {},
+}
 results.machine = {
   cpus: cpus().length,
   cpu: cpus()[0]?.model,
@@ -35,7 +67,11 @@ results.machine = {
   postgres: execFileSync(join(PG_BIN, 'postgres'), ['--version']).toString().trim(),
   kernel: execSync('uname -sr').toString().trim(),
   // bench/run turns the kernel's autogroup off for the run (see there).
-  autogroup: existsSync(AUTOGROUP) ? (readFileSync(AUTOGROUP, 'utf8').trim() === '1' ? 'on' : 'off') : 'absent',
+  autogroup: existsSync(AUTOGROUP)
+    ? readFileSync(AUTOGROUP, 'utf8').trim() === '1'
+      ? 'on'
+      : 'off'
+    : 'absent',
 }
 // The pinned runs: the gateway alone on one CPU, PostgreSQL and the load generator on the other.
 const PIN = cpus().length >= 2 ? { gateway: '1', rest: '0', all: `0-${cpus().length - 1}` } : null
@@ -60,12 +96,41 @@ async function startGateway(dataDir, extraEnv = {}) {
     },
   })
   const readyMs = performance.now() - t0
-  return { url: gw.url, anon: gw.anonKey, service: gw.serviceKey, pid: gw.pid, readyMs, dataDir, stop: gw.stop }
+  return {
+    url: gw.url,
+    anon: gw.anonKey,
+    service: gw.serviceKey,
+    pid: gw.pid,
+    readyMs,
+    dataDir,
+    stop: gw.stop,
+  }
 }
 
 function psql(gw, sql) {
   const sock = join(gw.dataDir, 'pg')
-  return execFileSync(join(PG_BIN, 'psql'), ['-X', '-q', '-t', '-A', '-h', sock, '-p', '5432', '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  return execFileSync(
+    join(PG_BIN, 'psql'),
+    [
+      '-X',
+      '-q',
+      '-t',
+      '-A',
+      '-h',
+      sock,
+      '-p',
+      '5432',
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      sql,
+    ],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  )
 }
 
 // ------------------------------------------------------------------ load tools
@@ -76,7 +141,26 @@ function pgbench(gw, script, conns, dur = DUR, extra = [], cpus = null) {
   const file = join(work, `pgb-${Math.random().toString(36).slice(2)}.sql`)
   writeFileSync(file, script)
   chmodSync(file, 0o644)
-  const args = ['-n', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-c', String(conns), '-j', String(Math.min(2, conns)), '-T', String(dur), '-M', 'prepared', ...extra, ...(script ? ['-f', file] : []), 'postgres']
+  const args = [
+    '-n',
+    '-h',
+    join(gw.dataDir, 'pg'),
+    '-p',
+    '5432',
+    '-U',
+    'postgres',
+    '-c',
+    String(conns),
+    '-j',
+    String(Math.min(2, conns)),
+    '-T',
+    String(dur),
+    '-M',
+    'prepared',
+    ...extra,
+    ...(script ? ['-f', file] : []),
+    'postgres',
+  ]
   const { stdout, cpu } = measured(...pinned(cpus, join(PG_BIN, 'pgbench'), args))
   return { tps: Number(stdout.match(/tps = ([\d.]+)/)[1]), cpu }
 }
@@ -93,7 +177,10 @@ function perRequest(gw, load) {
   const [g1, m1] = [cpuSeconds(gw.pid), machineBusy()]
   const n = (r.rps ?? r.tps) * DUR
   const us = (s) => round((s * 1e6) / n, 1)
-  return { ...r, us: { gateway: us(g1 - g0), postgres: us(m1 - m0 - (g1 - g0) - r.cpu), client: us(r.cpu) } }
+  return {
+    ...r,
+    us: { gateway: us(g1 - g0), postgres: us(m1 - m0 - (g1 - g0) - r.cpu), client: us(r.cpu) },
+  }
 }
 
 /**
@@ -146,12 +233,21 @@ function captureSql(gw, doRequest) {
     let sql = m[1].trim()
     const params = []
     const d = entries[i + 1]?.match(/DETAIL:\s+parameters: ([\s\S]*)$/)
-    if (d) for (const p of d[1].matchAll(/\$(\d+) = (NULL|'(?:[^']|'')*')/g)) params[Number(p[1])] = p[2]
+    if (d)
+      for (const p of d[1].matchAll(/\$(\d+) = (NULL|'(?:[^']|'')*')/g)) params[Number(p[1])] = p[2]
     // Not the request's: this harness's own statements and realtime's background work.
-    if (/pg_reload_conf|ALTER SYSTEM|LISTEN|pg_advisory|realtime\.|pg_logical_slot|pg_replication_slot|pg_notify|supagate\.|DEALLOCATE/.test(sql)) continue
+    if (
+      /pg_reload_conf|ALTER SYSTEM|LISTEN|pg_advisory|realtime\.|pg_logical_slot|pg_replication_slot|pg_notify|supagate\.|DEALLOCATE/.test(
+        sql,
+      )
+    )
+      continue
     // Inline the values as unknown-typed literals, exactly as the gateway sends them. E'' strings
     // with ':' escaped, because pgbench would read ":name" inside a literal as its own variable.
-    const lit = (v) => (v === undefined || v === 'NULL' ? 'NULL' : `E'${v.slice(1, -1).replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'`)
+    const lit = (v) =>
+      v === undefined || v === 'NULL'
+        ? 'NULL'
+        : `E'${v.slice(1, -1).replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'`
     sql = sql.replace(/\$(\d+)/g, (_, n) => lit(params[Number(n)]))
     stmts.push(sql.replace(/\s*\n\s*/g, ' '))
   }
@@ -167,10 +263,16 @@ results.start.empty_ms = round(gw.readyMs, 0)
 results.memory.idle_mb = round(rssKb(gw.pid) / 1024)
 const auth = { apikey: gw.anon, authorization: `Bearer ${gw.anon}` }
 const svc = { apikey: gw.service, authorization: `Bearer ${gw.service}` }
-const api = (path, opts = {}) => fetch(gw.url + path, { ...opts, headers: { ...svc, 'content-type': 'application/json', ...(opts.headers ?? {}) } })
+const api = (path, opts = {}) =>
+  fetch(gw.url + path, {
+    ...opts,
+    headers: { ...svc, 'content-type': 'application/json', ...(opts.headers ?? {}) },
+  })
 
 log('loading 10,000 products in 50 categories')
-psql(gw, `
+psql(
+  gw,
+  `
   INSERT INTO public.categories (name, slug, order_by) SELECT 'Bench ' || i, 'bench-' || i, 100 + i FROM generate_series(1, 50) i;
   INSERT INTO public.products (name, sku, description, base_price, category_id, is_available, ecwid_product_id)
     SELECT 'Product ' || lpad(i::text, 5, '0'), 'B-' || i, 'A bench product with a realistic description of its flowers.', (i % 200) + 0.99,
@@ -179,13 +281,32 @@ psql(gw, `
   INSERT INTO public.product_categories (product_id, category_id)
     SELECT p.id, c.id FROM public.products p JOIN public.categories c ON c.slug = 'bench-' || (1 + (substr(p.sku, 3)::int * 7) % 50)
     WHERE p.sku LIKE 'B-%' ON CONFLICT DO NOTHING;
-  ANALYZE;`)
+  ANALYZE;`,
+)
 // Scenario (d) rolls its inserts back with Prefer: tx=rollback, which PostgREST honours only where
 // db-tx-end allows overriding: set it in the database, as PostgREST reads it, and wait for the reload.
-psql(gw, "ALTER ROLE authenticator SET pgrst.db_tx_end = 'commit-allow-override'; NOTIFY pgrst, 'reload config'")
+psql(
+  gw,
+  "ALTER ROLE authenticator SET pgrst.db_tx_end = 'commit-allow-override'; NOTIFY pgrst, 'reload config'",
+)
 for (let i = 0; ; i++) {
   // curl, not fetch: no pooled connection is left to go stale before the next measurements.
-  const applied = execFileSync('curl', ['-s', '-o', '/dev/null', '-D', '-', '-H', `apikey: ${gw.anon}`, '-H', 'prefer: tx=rollback', `${gw.url}/rest/v1/categories?select=id&limit=1`], { encoding: 'utf8' })
+  const applied = execFileSync(
+    'curl',
+    [
+      '-s',
+      '-o',
+      '/dev/null',
+      '-D',
+      '-',
+      '-H',
+      `apikey: ${gw.anon}`,
+      '-H',
+      'prefer: tx=rollback',
+      `${gw.url}/rest/v1/categories?select=id&limit=1`,
+    ],
+    { encoding: 'utf8' },
+  )
   if (/^preference-applied: tx=rollback\r?$/im.test(applied)) break
   if (i === 100) throw new Error('pgrst.db_tx_end was not reloaded')
   await new Promise((res) => setTimeout(res, 50))
@@ -194,18 +315,76 @@ const productId = psql(gw, "SELECT id FROM public.products WHERE sku = 'B-4242'"
 const catId = psql(gw, "SELECT id FROM public.categories WHERE slug = 'bench-7'").trim()
 // pgbench's own tables (for the `pgbench -S` reference) are unlogged: logged, their million rows
 // would be WAL for realtime's change capture to decode during the measurements.
-execFileSync(join(PG_BIN, 'pgbench'), ['-i', '-q', '--unlogged-tables', '-s', quick ? '1' : '10', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', 'postgres'], { stdio: 'ignore' })
+execFileSync(
+  join(PG_BIN, 'pgbench'),
+  [
+    '-i',
+    '-q',
+    '--unlogged-tables',
+    '-s',
+    quick ? '1' : '10',
+    '-h',
+    join(gw.dataDir, 'pg'),
+    '-p',
+    '5432',
+    '-U',
+    'postgres',
+    'postgres',
+  ],
+  { stdio: 'ignore' },
+)
 
 // An admin token for the writes (service_role bypasses RLS; the admin path is the realistic one).
-const adminToken = (await (await fetch(`${gw.url}/auth/v1/token?grant_type=password`, { method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }) })).json()).access_token
+const adminToken = (
+  await (
+    await fetch(`${gw.url}/auth/v1/token?grant_type=password`, {
+      method: 'POST',
+      headers: { apikey: gw.anon, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }),
+    })
+  ).json()
+).access_token
 const admin = { apikey: gw.anon, authorization: `Bearer ${adminToken}` }
 
 const scenarios = [
-  { key: 'a', name: 'one product by id', method: 'GET', path: `/rest/v1/products?select=*&id=eq.${productId}`, headers: auth },
-  { key: 'b', name: 'category listing (available, by name)', method: 'GET', path: `/rest/v1/products?select=*&is_available=eq.true&category_id=eq.${catId}&order=name.asc`, headers: auth },
-  { key: 'c', name: 'HEAD with count=exact', method: 'HEAD', path: '/rest/v1/products?select=*', headers: { ...auth, prefer: 'count=exact' } },
-  { key: 'd', name: 'insert one row, return=representation', method: 'POST', path: '/rest/v1/categories?select=*', headers: { ...admin, prefer: 'return=representation', 'content-type': 'application/json' }, body: '{"name":"Load","slug":"load-x","is_available":false}', rollback: true },
-  { key: 'e', name: 'update one row by id', method: 'PATCH', path: `/rest/v1/products?id=eq.${productId}`, headers: { ...admin, 'content-type': 'application/json' }, body: '{"base_price":12.5}' },
+  {
+    key: 'a',
+    name: 'one product by id',
+    method: 'GET',
+    path: `/rest/v1/products?select=*&id=eq.${productId}`,
+    headers: auth,
+  },
+  {
+    key: 'b',
+    name: 'category listing (available, by name)',
+    method: 'GET',
+    path: `/rest/v1/products?select=*&is_available=eq.true&category_id=eq.${catId}&order=name.asc`,
+    headers: auth,
+  },
+  {
+    key: 'c',
+    name: 'HEAD with count=exact',
+    method: 'HEAD',
+    path: '/rest/v1/products?select=*',
+    headers: { ...auth, prefer: 'count=exact' },
+  },
+  {
+    key: 'd',
+    name: 'insert one row, return=representation',
+    method: 'POST',
+    path: '/rest/v1/categories?select=*',
+    headers: { ...admin, prefer: 'return=representation', 'content-type': 'application/json' },
+    body: '{"name":"Load","slug":"load-x","is_available":false}',
+    rollback: true,
+  },
+  {
+    key: 'e',
+    name: 'update one row by id',
+    method: 'PATCH',
+    path: `/rest/v1/products?id=eq.${productId}`,
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: '{"base_price":12.5}',
+  },
 ]
 
 // What answering HTTP alone costs, with nothing asked of the database (GoTrue's health answer):
@@ -213,65 +392,159 @@ const scenarios = [
 const floor = {}
 for (const conns of CONNS) {
   floor[conns] = perRequest(gw, () => wrk({ url: `${gw.url}/auth/v1/health`, conns }))
-  log(`HTTP alone, ${conns} conns: ${round(floor[conns].rps, 0)} req/s, gateway ${floor[conns].us.gateway} µs, wrk ${floor[conns].us.client} µs a request`)
+  log(
+    `HTTP alone, ${conns} conns: ${round(floor[conns].rps, 0)} req/s, gateway ${floor[conns].us.gateway} µs, wrk ${floor[conns].us.client} µs a request`,
+  )
 }
-results.http_alone = Object.fromEntries(Object.entries(floor).map(([c, f]) => [c, { rps: round(f.rps, 0), us: f.us }]))
+results.http_alone = Object.fromEntries(
+  Object.entries(floor).map(([c, f]) => [c, { rps: round(f.rps, 0), us: f.us }]),
+)
 
 for (const s of scenarios) {
   // Inserts of one fixed row would conflict; roll them back (the work is the same, nothing is kept).
-  const headers = s.rollback ? { ...s.headers, prefer: `${s.headers.prefer}, tx=rollback` } : s.headers
-  const sql = captureSql(gw, () => execFileSync('curl', ['-s', '-o', '/dev/null', '-X', s.method, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), ...(s.body ? ['-d', s.body] : []), gw.url + s.path]))
-  const script = ['\\startpipeline', ...sql.map((q) => q.replace(/;?$/, ';')), '\\endpipeline', ''].join('\n')
+  const headers = s.rollback
+    ? { ...s.headers, prefer: `${s.headers.prefer}, tx=rollback` }
+    : s.headers
+  const sql = captureSql(gw, () =>
+    execFileSync('curl', [
+      '-s',
+      '-o',
+      '/dev/null',
+      '-X',
+      s.method,
+      ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+      ...(s.body ? ['-d', s.body] : []),
+      gw.url + s.path,
+    ]),
+  )
+  const script = [
+    '\\startpipeline',
+    ...sql.map((q) => q.replace(/;?$/, ';')),
+    '\\endpipeline',
+    '',
+  ].join('\n')
   for (const conns of CONNS) {
-    const [w, peak] = await withPeakRss(gw.pid, async () => perRequest(gw, () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns })))
+    const [w, peak] = await withPeakRss(gw.pid, async () =>
+      perRequest(gw, () =>
+        wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns }),
+      ),
+    )
     const ref = perRequest(gw, () => pgbench(gw, script, conns))
     const tps = ref.tps
     // The same statements one round trip each: what the SQL costs without pipelining.
-    const unpiped = pgbench(gw, sql.map((q) => q.replace(/;?$/, ';')).join('\n') + '\n', conns).tps
+    const unpiped = pgbench(gw, `${sql.map((q) => q.replace(/;?$/, ';')).join('\n')}\n`, conns).tps
     // Pinned: what the gateway adds to PostgreSQL's work when it does not take PostgreSQL's CPU.
     // PostgreSQL and the load generator (wrk, then pgbench) share one CPU; the gateway has the other.
     let pinnedRow = null
     if (PIN) {
       pinServers(gw, { gateway: PIN.gateway, postgres: PIN.rest })
       try {
-        const pw = perRequest(gw, () => wrk({ url: gw.url + s.path, method: s.method, headers, body: s.body, conns, cpus: PIN.rest }))
+        const pw = perRequest(gw, () =>
+          wrk({
+            url: gw.url + s.path,
+            method: s.method,
+            headers,
+            body: s.body,
+            conns,
+            cpus: PIN.rest,
+          }),
+        )
         const pref = perRequest(gw, () => pgbench(gw, script, conns, DUR, [], PIN.rest))
         const ptps = pref.tps
         // Pinned, the gateway's CPU is its own: what bounds the run is CPU 0's PostgreSQL and wrk.
-        pinnedRow = { gateway_rps: round(pw.rps, 0), sql_tps: round(ptps, 0), efficiency: round(pw.rps / ptps, 2), p99_ms: round(pw.p99, 2), us: pw.us, sql_us: pref.us, ceiling: ceiling(pw, pref, 0) }
+        pinnedRow = {
+          gateway_rps: round(pw.rps, 0),
+          sql_tps: round(ptps, 0),
+          efficiency: round(pw.rps / ptps, 2),
+          p99_ms: round(pw.p99, 2),
+          us: pw.us,
+          sql_us: pref.us,
+          ceiling: ceiling(pw, pref, 0),
+        }
       } finally {
         pinServers(gw, { gateway: PIN.all, postgres: PIN.all })
       }
     }
-    results.rest.push({ scenario: s.key, name: s.name, conns, gateway_rps: round(w.rps, 0), sql_tps: round(tps, 0), efficiency: round(w.rps / tps, 2), sql_unpipelined_tps: round(unpiped, 0), efficiency_vs_unpipelined: round(w.rps / unpiped, 2), p50_ms: round(w.p50, 2), p99_ms: round(w.p99, 2), errors: w.errors + w.non2xx, peak_rss_mb: peak, us: w.us, sql_us: ref.us, ceiling: ceiling(w, ref, floor[conns].us.gateway), pinned: pinnedRow })
-    log(`(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}${pinnedRow ? `; pinned ${pinnedRow.gateway_rps} / ${pinnedRow.sql_tps} → ${pinnedRow.efficiency}` : ''}`)
+    results.rest.push({
+      scenario: s.key,
+      name: s.name,
+      conns,
+      gateway_rps: round(w.rps, 0),
+      sql_tps: round(tps, 0),
+      efficiency: round(w.rps / tps, 2),
+      sql_unpipelined_tps: round(unpiped, 0),
+      efficiency_vs_unpipelined: round(w.rps / unpiped, 2),
+      p50_ms: round(w.p50, 2),
+      p99_ms: round(w.p99, 2),
+      errors: w.errors + w.non2xx,
+      peak_rss_mb: peak,
+      us: w.us,
+      sql_us: ref.us,
+      ceiling: ceiling(w, ref, floor[conns].us.gateway),
+      pinned: pinnedRow,
+    })
+    log(
+      `(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}${pinnedRow ? `; pinned ${pinnedRow.gateway_rps} / ${pinnedRow.sql_tps} → ${pinnedRow.efficiency}` : ''}`,
+    )
   }
   results.rest_sql ??= {}
   results.rest_sql[s.key] = sql
 }
-results.pgbench_select_only = Object.fromEntries(CONNS.map((c) => [c, round(pgbench(gw, '', c, DUR, ['-S']).tps, 0)]))
+results.pgbench_select_only = Object.fromEntries(
+  CONNS.map((c) => [c, round(pgbench(gw, '', c, DUR, ['-S']).tps, 0)]),
+)
 
 // ------------------------------------------------------------------ auth
 log('auth')
 const bcryptBin = join(root, 'target', profile, 'examples', 'bcrypt_rate')
-results.auth.bare_bcrypt_verify_per_s = Number(execFileSync(bcryptBin, ['2', String(Math.max(1, DUR / 3))], { encoding: 'utf8' }).trim())
-const [pw, pwPeak] = await withPeakRss(gw.pid, async () => wrk({ url: `${gw.url}/auth/v1/token?grant_type=password`, method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }), conns: 8 }))
+results.auth.bare_bcrypt_verify_per_s = Number(
+  execFileSync(bcryptBin, ['2', String(Math.max(1, DUR / 3))], { encoding: 'utf8' }).trim(),
+)
+const [pw, pwPeak] = await withPeakRss(gw.pid, async () =>
+  wrk({
+    url: `${gw.url}/auth/v1/token?grant_type=password`,
+    method: 'POST',
+    headers: { apikey: gw.anon, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }),
+    conns: 8,
+  }),
+)
 results.auth.password_grants_per_s = round(pw.rps, 1)
 results.auth.password_vs_bare_bcrypt = round(pw.rps / results.auth.bare_bcrypt_verify_per_s, 2)
 results.auth.password_p50_ms = round(pw.p50, 1)
 results.memory.auth_password_peak_mb = pwPeak
 // Refresh grants: eight clients each rotating their own token as fast as they can.
-const chains = await Promise.all(Array.from({ length: 8 }, async () => (await (await fetch(`${gw.url}/auth/v1/token?grant_type=password`, { method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }) })).json()).refresh_token))
+const chains = await Promise.all(
+  Array.from(
+    { length: 8 },
+    async () =>
+      (
+        await (
+          await fetch(`${gw.url}/auth/v1/token?grant_type=password`, {
+            method: 'POST',
+            headers: { apikey: gw.anon, 'content-type': 'application/json' },
+            body: JSON.stringify({ email: 'admin@example.com', password: 'bloom-admin-123' }),
+          })
+        ).json()
+      ).refresh_token,
+  ),
+)
 const [refreshCount, refreshPeak] = await withPeakRss(gw.pid, async () => {
   const until = performance.now() + DUR * 1000
   let n = 0
-  await Promise.all(chains.map(async (token) => {
-    while (performance.now() < until) {
-      const r = await fetch(`${gw.url}/auth/v1/token?grant_type=refresh_token`, { method: 'POST', headers: { apikey: gw.anon, 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) })
-      token = (await r.json()).refresh_token
-      n++
-    }
-  }))
+  await Promise.all(
+    chains.map(async (token) => {
+      while (performance.now() < until) {
+        const r = await fetch(`${gw.url}/auth/v1/token?grant_type=refresh_token`, {
+          method: 'POST',
+          headers: { apikey: gw.anon, 'content-type': 'application/json' },
+          body: JSON.stringify({ refresh_token: token }),
+        })
+        token = (await r.json()).refresh_token
+        n++
+      }
+    }),
+  )
   return n
 })
 results.auth.refresh_grants_per_s = round(refreshCount / DUR, 1)
@@ -279,7 +552,10 @@ results.memory.auth_refresh_peak_mb = refreshPeak
 
 // ------------------------------------------------------------------ storage
 log('storage')
-await api('/storage/v1/bucket', { method: 'POST', body: JSON.stringify({ id: 'bench', public: true }) })
+await api('/storage/v1/bucket', {
+  method: 'POST',
+  body: JSON.stringify({ id: 'bench', public: true }),
+})
 for (const mb of quick ? [1, 5] : [1, 50]) {
   const file = join(work, `blob-${mb}.bin`)
   execSync(`head -c ${mb * 1024 * 1024} /dev/urandom > ${file}`)
@@ -287,49 +563,107 @@ for (const mb of quick ? [1, 5] : [1, 50]) {
   const [up, upPeak] = await withPeakRss(gw.pid, async () => {
     const t = performance.now()
     for (let i = 0; i < reps; i++) {
-      execFileSync('curl', ['-s', '-f', '-o', '/dev/null', '-X', 'POST', '-H', `apikey: ${gw.service}`, '-H', `authorization: Bearer ${gw.service}`, '-H', 'content-type: application/octet-stream', '-H', 'x-upsert: true', '--data-binary', `@${file}`, `${gw.url}/storage/v1/object/bench/blob-${mb}.bin`])
+      execFileSync('curl', [
+        '-s',
+        '-f',
+        '-o',
+        '/dev/null',
+        '-X',
+        'POST',
+        '-H',
+        `apikey: ${gw.service}`,
+        '-H',
+        `authorization: Bearer ${gw.service}`,
+        '-H',
+        'content-type: application/octet-stream',
+        '-H',
+        'x-upsert: true',
+        '--data-binary',
+        `@${file}`,
+        `${gw.url}/storage/v1/object/bench/blob-${mb}.bin`,
+      ])
     }
     return (performance.now() - t) / reps
   })
   const [down, downPeak] = await withPeakRss(gw.pid, async () => {
     const t = performance.now()
-    for (let i = 0; i < reps; i++) execFileSync('curl', ['-s', '-f', '-o', '/dev/null', `${gw.url}/storage/v1/object/public/bench/blob-${mb}.bin`])
+    for (let i = 0; i < reps; i++)
+      execFileSync('curl', [
+        '-s',
+        '-f',
+        '-o',
+        '/dev/null',
+        `${gw.url}/storage/v1/object/public/bench/blob-${mb}.bin`,
+      ])
     return (performance.now() - t) / reps
   })
   const t = performance.now()
   for (let i = 0; i < reps; i++) copyFileSync(file, `${file}.copy`)
   const copyMs = (performance.now() - t) / reps
-  results.storage.push({ size_mb: mb, upload_mb_s: round(mb / (up / 1000)), download_mb_s: round(mb / (down / 1000)), disk_copy_mb_s: round(mb / (copyMs / 1000)), upload_peak_rss_mb: upPeak, download_peak_rss_mb: downPeak })
+  results.storage.push({
+    size_mb: mb,
+    upload_mb_s: round(mb / (up / 1000)),
+    download_mb_s: round(mb / (down / 1000)),
+    disk_copy_mb_s: round(mb / (copyMs / 1000)),
+    upload_peak_rss_mb: upPeak,
+    download_peak_rss_mb: downPeak,
+  })
 }
 
 // ------------------------------------------------------------------ site
 log('site')
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+})
 /** The home page in a fresh browser context; returns its LCP and the scripts and styles it fetched. */
 async function loadHome() {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  await ctx.route('**/www.openstreetmap.org/**', (r) => r.fulfill({ contentType: 'text/html', body: '' }))
+  await ctx.route('**/www.openstreetmap.org/**', (r) =>
+    r.fulfill({ contentType: 'text/html', body: '' }),
+  )
   const page = await ctx.newPage()
   const fetched = []
   page.on('response', (r) => {
     const type = r.request().resourceType()
-    if ((type === 'script' || type === 'stylesheet') && r.url().startsWith(gw.url)) fetched.push({ url: r.url(), type })
+    if ((type === 'script' || type === 'stylesheet') && r.url().startsWith(gw.url))
+      fetched.push({ url: r.url(), type })
   })
-  await page.goto(gw.url + '/', { waitUntil: 'networkidle' })
-  const lcp = await page.evaluate(() => new Promise((res) => {
-    new PerformanceObserver((l) => { const e = l.getEntries(); res(e[e.length - 1].startTime) }).observe({ type: 'largest-contentful-paint', buffered: true })
-  }))
+  await page.goto(`${gw.url}/`, { waitUntil: 'networkidle' })
+  const lcp = await page.evaluate(
+    () =>
+      new Promise((res) => {
+        new PerformanceObserver((l) => {
+          const e = l.getEntries()
+          res(e[e.length - 1].startTime)
+        }).observe({ type: 'largest-contentful-paint', buffered: true })
+      }),
+  )
   await ctx.close()
   return { lcp, fetched }
 }
 /** Bytes on the wire for `url` when the client accepts `encoding` (the body as sent, not decoded). */
 function served(url, encoding) {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers: { 'accept-encoding': encoding } }, (res) => {
-      let n = 0
-      res.on('data', (c) => { n += c.length })
-      res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`${url}: ${res.statusCode}`))))
-    }).on('error', reject)
+    http
+      .get(url, { headers: { 'accept-encoding': encoding } }, (res) => {
+        let n = 0
+        res.on('data', (c) => {
+          n += c.length
+        })
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(n) : reject(new Error(`${url}: ${res.statusCode}`)),
+        )
+      })
+      .on('error', reject)
   })
 }
 const lcps = []
@@ -340,8 +674,13 @@ for (let i = 0; i < (quick ? 1 : 5); i++) {
   fetched = r.fetched
 }
 await browser.close()
-const sum = async (type, encoding) => (await Promise.all(fetched.filter((f) => f.type === type).map((f) => served(f.url, encoding)))).reduce((a, b) => a + b, 0)
-results.site.home_scripts = fetched.filter((f) => f.type === 'script').map((f) => new URL(f.url).pathname)
+const sum = async (type, encoding) =>
+  (
+    await Promise.all(fetched.filter((f) => f.type === type).map((f) => served(f.url, encoding)))
+  ).reduce((a, b) => a + b, 0)
+results.site.home_scripts = fetched
+  .filter((f) => f.type === 'script')
+  .map((f) => new URL(f.url).pathname)
 results.site.home_js_br_kb = round((await sum('script', 'gzip, deflate, br')) / 1024)
 results.site.home_js_gzip_kb = round((await sum('script', 'gzip')) / 1024)
 results.site.home_js_identity_kb = round((await sum('script', 'identity')) / 1024)
@@ -360,7 +699,9 @@ for (let i = 0; i < (quick ? 1 : 5); i++) {
   // `db reset` while the gateway runs: a clone of the template database.
   if (i === 0) {
     const t0 = performance.now()
-    execFileSync(bin, ['--workdir', root, '--data-dir', emptyDir, 'db', 'reset'], { env: { ...process.env, RUST_LOG: 'warn' } })
+    execFileSync(bin, ['--workdir', root, '--data-dir', emptyDir, 'db', 'reset'], {
+      env: { ...process.env, RUST_LOG: 'warn' },
+    })
     results.start.db_reset_ms = round(performance.now() - t0, 0)
   }
   await g.stop()
@@ -383,8 +724,13 @@ rmSync(work, { recursive: true, force: true })
 // ------------------------------------------------------------------ report
 const out = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(out, { recursive: true })
-writeFileSync(join(out, 'benchmarks.json'), JSON.stringify(results, null, 2) + '\n')
-const t = (rows, cols) => [`| ${cols.map((c) => c[0]).join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => c[1](r)).join(' | ')} |`)].join('\n')
+writeFileSync(join(out, 'benchmarks.json'), `${JSON.stringify(results, null, 2)}\n`)
+const t = (rows, cols) =>
+  [
+    `| ${cols.map((c) => c[0]).join(' | ')} |`,
+    `|${cols.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cols.map((c) => c[1](r)).join(' | ')} |`),
+  ].join('\n')
 const md = `# Benchmarks
 
 ${quick ? '**Quick mode**: every step ran for about a second on a debug build. These figures only prove the harness works.\n\n' : ''}Run: ${results.date} · \`bench/run${quick ? ' --quick' : ''}\` · ${profile} build · ${results.machine.cpus} × ${results.machine.cpu} · ${results.machine.memory_gb} GiB · ${results.machine.postgres} · ${results.machine.kernel}
@@ -402,14 +748,37 @@ for that request (read from PostgreSQL's log with \`log_statement=all\`, values 
 unknown-typed literals the gateway binds), prepared (\`-M prepared\`) and pipelined like the gateway,
 at the same number of connections.
 
-${t(results.rest, [['', (r) => r.scenario], ['request', (r) => r.name], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.gateway_rps], ['its SQL in pgbench, tps', (r) => r.sql_tps], ['efficiency', (r) => `**${r.efficiency}**`], ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps], ['vs unpipelined', (r) => r.efficiency_vs_unpipelined], ['p50 ms', (r) => r.p50_ms], ['p99 ms', (r) => r.p99_ms], ['peak RSS MB', (r) => r.peak_rss_mb]])}
+${t(results.rest, [
+  ['', (r) => r.scenario],
+  ['request', (r) => r.name],
+  ['conns', (r) => r.conns],
+  ['gateway req/s', (r) => r.gateway_rps],
+  ['its SQL in pgbench, tps', (r) => r.sql_tps],
+  ['efficiency', (r) => `**${r.efficiency}**`],
+  ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps],
+  ['vs unpipelined', (r) => r.efficiency_vs_unpipelined],
+  ['p50 ms', (r) => r.p50_ms],
+  ['p99 ms', (r) => r.p99_ms],
+  ['peak RSS MB', (r) => r.peak_rss_mb],
+])}
 
-${PIN ? `**Gateway on its own CPU.** The same loads with the gateway pinned to CPU ${PIN.gateway} and PostgreSQL with the load
+${
+  PIN
+    ? `**Gateway on its own CPU.** The same loads with the gateway pinned to CPU ${PIN.gateway} and PostgreSQL with the load
 generator (wrk for the gateway's run, pgbench for its SQL's) pinned to CPU ${PIN.rest}: the efficiency then
 measures what the gateway adds to PostgreSQL's work, not what it takes from PostgreSQL's CPU.
 
-${t(results.rest, [['', (r) => r.scenario], ['conns', (r) => r.conns], ['gateway req/s', (r) => r.pinned.gateway_rps], ['its SQL in pgbench, tps', (r) => r.pinned.sql_tps], ['efficiency, pinned', (r) => `**${r.pinned.efficiency}**`], ['p99 ms', (r) => r.pinned.p99_ms]])}
-` : '(one CPU: no pinned runs)\n'}
+${t(results.rest, [
+  ['', (r) => r.scenario],
+  ['conns', (r) => r.conns],
+  ['gateway req/s', (r) => r.pinned.gateway_rps],
+  ['its SQL in pgbench, tps', (r) => r.pinned.sql_tps],
+  ['efficiency, pinned', (r) => `**${r.pinned.efficiency}**`],
+  ['p99 ms', (r) => r.pinned.p99_ms],
+])}
+`
+    : '(one CPU: no pinned runs)\n'
+}
 **What bounds efficiency.** CPU per request, in µs, of each process in the gateway's run (wrk,
 the gateway, PostgreSQL) and in pgbench's run of the same SQL, read from the kernel's accounting
 (\`/proc\`; *PostgreSQL* is the machine's busy time less the gateway and the load generator:
@@ -420,7 +789,23 @@ HTTP alone (GoTrue's health answer, no database: ${CONNS.map((c) => `${results.h
 no more than pgbench's did; pinned, where the gateway's CPU is its own, the ceiling is a gateway that
 costs nothing: CPU ${PIN?.rest ?? 0} then carries PostgreSQL with wrk instead of PostgreSQL with pgbench.
 
-${t(results.rest, [['', (r) => r.scenario], ['conns', (r) => r.conns], ['wrk', (r) => r.us.client], ['gateway', (r) => r.us.gateway], ['PostgreSQL', (r) => r.us.postgres], ['pgbench run: PostgreSQL', (r) => r.sql_us.postgres], ['pgbench', (r) => r.sql_us.client], ['efficiency', (r) => r.efficiency], ['ceiling', (r) => `**${r.ceiling}**`], ...(PIN ? [['pinned: efficiency', (r) => r.pinned.efficiency], ['pinned: ceiling', (r) => `**${r.pinned.ceiling}**`]] : [])])}
+${t(results.rest, [
+  ['', (r) => r.scenario],
+  ['conns', (r) => r.conns],
+  ['wrk', (r) => r.us.client],
+  ['gateway', (r) => r.us.gateway],
+  ['PostgreSQL', (r) => r.us.postgres],
+  ['pgbench run: PostgreSQL', (r) => r.sql_us.postgres],
+  ['pgbench', (r) => r.sql_us.client],
+  ['efficiency', (r) => r.efficiency],
+  ['ceiling', (r) => `**${r.ceiling}**`],
+  ...(PIN
+    ? [
+        ['pinned: efficiency', (r) => r.pinned.efficiency],
+        ['pinned: ceiling', (r) => `**${r.pinned.ceiling}**`],
+      ]
+    : []),
+])}
 
 Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${CONNS.map((c) => `${results.pgbench_select_only[c]} tps at ${c} connections`).join(', ')}.
 
@@ -438,9 +823,16 @@ ${existsSync(join(out, 'instructions-table.md')) ? readFileSync(join(out, 'instr
 
 ## Storage
 
-${existsSync(join(out, 'storage-table.md')) ? readFileSync(join(out, 'storage-table.md'), 'utf8') + '\n' : '(bench/storage.mjs did not run)\n\n'}Plain uploads and downloads with curl, one at a time:
+${existsSync(join(out, 'storage-table.md')) ? `${readFileSync(join(out, 'storage-table.md'), 'utf8')}\n` : '(bench/storage.mjs did not run)\n\n'}Plain uploads and downloads with curl, one at a time:
 
-${t(results.storage, [['file', (r) => `${r.size_mb} MB`], ['upload MB/s', (r) => r.upload_mb_s], ['public download MB/s', (r) => r.download_mb_s], ['disk copy MB/s', (r) => r.disk_copy_mb_s], ['peak RSS upload MB', (r) => r.upload_peak_rss_mb], ['peak RSS download MB', (r) => r.download_peak_rss_mb]])}
+${t(results.storage, [
+  ['file', (r) => `${r.size_mb} MB`],
+  ['upload MB/s', (r) => r.upload_mb_s],
+  ['public download MB/s', (r) => r.download_mb_s],
+  ['disk copy MB/s', (r) => r.disk_copy_mb_s],
+  ['peak RSS upload MB', (r) => r.upload_peak_rss_mb],
+  ['peak RSS download MB', (r) => r.download_peak_rss_mb],
+])}
 
 ## Realtime
 
@@ -481,5 +873,11 @@ ${existsSync(join(out, 'vector-table.md')) ? readFileSync(join(out, 'vector-tabl
 
 The figures of this run are in [\`benchmarks.json\`](benchmarks.json).
 `
-writeFileSync(join(out, 'BENCHMARKS.md'), md + (existsSync(join(root, 'bench/ANALYSIS.md')) && !quick ? '\n' + readFileSync(join(root, 'bench/ANALYSIS.md'), 'utf8') : ''))
+writeFileSync(
+  join(out, 'BENCHMARKS.md'),
+  md +
+    (existsSync(join(root, 'bench/ANALYSIS.md')) && !quick
+      ? `\n${readFileSync(join(root, 'bench/ANALYSIS.md'), 'utf8')}`
+      : ''),
+)
 console.log(`benchmarks written to ${out}/BENCHMARKS.md`)

@@ -12,7 +12,6 @@ import { loadWithKill } from '../tests/cluster/load.mjs'
 import { startGateway } from '../tests/support/gateway.mjs'
 import { startSeaweed } from '../tests/support/seaweed.mjs'
 import { round, wrk as runWrk, cpuSeconds, postgresCpu } from './lib.mjs'
-import { sleep } from '../tests/support/wait.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -135,7 +134,7 @@ try {
 
 const out = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(out, { recursive: true })
-writeFileSync(join(out, 'cluster.json'), JSON.stringify(results, null, 2) + '\n')
+writeFileSync(join(out, 'cluster.json'), `${JSON.stringify(results, null, 2)}\n`)
 const fo = results.failover
 const table = `Three replicas, SeaweedFS and HAProxy with PostgreSQL on this same 2-core machine, as
 \`scripts/cluster\` runs them (tests/cluster/topology.mjs). wrk, ${CONNS} connections, ${DUR} s per row.

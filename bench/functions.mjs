@@ -36,7 +36,10 @@ const sockets = join(gw.dataDir, 'functions', 'sockets')
 const socketPath = join(sockets, readdirSync(sockets).find((f) => f.startsWith('open-')))
 const direct = () => call({ socketPath, path: '/open', headers: { host: 'localhost' } })
 
-for (let i = 0; i < 200; i++) await viaGateway(), await direct()
+for (let i = 0; i < 200; i++) {
+  await viaGateway()
+  await direct()
+}
 const g = [], d = []
 for (let i = 0; i < N; i++) {
   g.push((await viaGateway()).us)
@@ -69,7 +72,7 @@ const out = {
 }
 const dir = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(dir, { recursive: true })
-writeFileSync(join(dir, 'functions.json'), JSON.stringify(out, null, 2) + '\n')
+writeFileSync(join(dir, 'functions.json'), `${JSON.stringify(out, null, 2)}\n`)
 const table = `| measure | value | goal |
 |---|---|---|
 | cold start: a function's first request, Deno started and listening (\`open\`) | ${out.coldFirstRequestMs} ms | < 100 ms (edge-runtime publishes 25–83 ms boots) |

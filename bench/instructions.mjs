@@ -118,7 +118,7 @@ agent.destroy()
 await gw.stop()
 rmSync(work, { recursive: true, force: true })
 
-writeFileSync(join(out, 'instructions.json'), JSON.stringify(results, null, 2) + '\n')
+writeFileSync(join(out, 'instructions.json'), `${JSON.stringify(results, null, 2)}\n`)
 const fmt = (n) => (n === null ? '—' : n.toLocaleString('en-US'))
 const table = `Gateway instructions per request, counted by callgrind over ${N} requests on ${CONNS} connections (${profile} build${quick ? ', quick: not comparable' : ''}; PostgreSQL and Deno not counted):
 

@@ -92,7 +92,10 @@ async function rest(gw, table, row) {
 function rssPeak() {
   let peak = rssKb(gw.pid)
   const t = setInterval(() => (peak = Math.max(peak, rssKb(gw.pid))), 100)
-  return () => (clearInterval(t), round(peak / 1024))
+  return () => {
+    clearInterval(t)
+    return round(peak / 1024)
+  }
 }
 
 /** Calls `fn(n)` RATE times a second for STEADY_S seconds; returns how many times. */
@@ -280,7 +283,7 @@ try {
 
 const out = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(out, { recursive: true })
-writeFileSync(join(out, 'realtime.json'), JSON.stringify(results, null, 2) + '\n')
+writeFileSync(join(out, 'realtime.json'), `${JSON.stringify(results, null, 2)}\n`)
 const c = (r) => `${r.samples} of ${r.expected}`
 const table = `| measure | received | p50 ms | p99 ms | max ms |
 |---|---|---|---|---|

@@ -118,7 +118,7 @@ rmSync(project, { recursive: true, force: true })
 const out = { dim: DIM, queries: QUERIES, rows }
 const dir = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(dir, { recursive: true })
-writeFileSync(join(dir, 'vector.json'), JSON.stringify(out, null, 2) + '\n')
+writeFileSync(join(dir, 'vector.json'), `${JSON.stringify(out, null, 2)}\n`)
 const fmt = (r) => `${r.ms} ms, ${r.recall}`
 const table = `| ${DIM}-d, cosine, ${QUERIES} queries (median latency, recall@10) | exact (no index) | HNSW build | hnsw ef_search 40 | 100 | 200 | IVFFlat build (lists) | ivfflat probes 1 | 10 |
 |---|---|---|---|---|---|---|---|---|

@@ -76,7 +76,7 @@ const out = {
 }
 const dir = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(dir, { recursive: true })
-writeFileSync(join(dir, 'workbench.json'), JSON.stringify(out, null, 2) + '\n')
+writeFileSync(join(dir, 'workbench.json'), `${JSON.stringify(out, null, 2)}\n`)
 const table = `| measure (the shop, median) | supagate | goal / the CLI |
 |---|---|---|
 | a branch: the database copied (\`POST /_supagate/v1/branches\`, server side) | ${out.branchCopyMs} ms | < 50 ms |

@@ -58,7 +58,7 @@ try {
     await page.getByTestId('order-by-phone').waitFor()
     await shot(page, 'product-coming-soon', width)
     // The form's problems listed at once, and a request's confirmation page.
-    await page.goto(gw.url + '/build-bouquet')
+    await page.goto(`${gw.url}/build-bouquet`)
     await page.getByRole('radio', { name: /^Delivery/ }).check()
     await page.getByRole('button', { name: 'Submit Bouquet Request' }).click()
     await page.getByText('Please check').waitFor()
@@ -80,7 +80,7 @@ try {
       await shot(page, 'build-bouquet-sent', width)
     }
     if (width === 375) {
-      await page.goto(gw.url + '/')
+      await page.goto(`${gw.url}/`)
       await page.getByRole('button', { name: 'Open menu' }).click()
       await page.waitForTimeout(700)
       await page.screenshot({ path: join(out, 'mobile-menu-375.png') })

@@ -12,7 +12,10 @@ const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'public', 'demo'
 // A small seeded generator, so every run draws the same pictures.
 function rng(seed) {
   let s = seed >>> 0
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
 }
 const f = (n) => Math.round(n * 10) / 10
 const range = (n) => Array.from({ length: n }, (_, i) => i)
@@ -51,7 +54,7 @@ function gerbera(x, y, r, c) {
 }
 function sunflower(x, y, r) {
   const seeds = range(10).map((i) => `<circle cx="${f(Math.cos(i * 2.4) * r * 0.22 * Math.sqrt(i / 10 + 0.1))}" cy="${f(Math.sin(i * 2.4) * r * 0.22 * Math.sqrt(i / 10 + 0.1))}" r="${f(r * 0.04)}" fill="#3d2614"/>`).join('')
-  return rayFlower(x, y, r, '#f5c431', '#6b4423', 20, 0.16) + rayFlower(x, y, r * 0.8, '#e9a81c', '#6b4423', 16, 0.14) + `<g transform="translate(${f(x)} ${f(y)})">${seeds}</g>`
+  return `${rayFlower(x, y, r, '#f5c431', '#6b4423', 20, 0.16) + rayFlower(x, y, r * 0.8, '#e9a81c', '#6b4423', 16, 0.14)}<g transform="translate(${f(x)} ${f(y)})">${seeds}</g>`
 }
 function mum(x, y, r, c) {
   const rings = [1, 0.72, 0.45]
@@ -252,7 +255,7 @@ const products = {
       .join('') + pot('#e8e1d6')],
   'peace-lily': ['A peace lily with glossy leaves and white blooms', '#eaf1ee', () =>
     [-70, -45, -20, 20, 45, 70, -5].map((a, i) => `<g transform="translate(200 290) rotate(${a})"><path d="M0 0 Q-26 -70 0 -${130 + (i % 3) * 12} Q26 -70 0 0Z" fill="${i % 2 ? '#2f5e3a' : '#3d7048'}"/><path d="M0 -4 L0 -${120 + (i % 3) * 12}" stroke="#6f9a74" stroke-width="1.5"/></g>`).join('') +
-    [[165, 135, -12], [235, 120, 10], [200, 100, 0]].map(([x, y, a]) => stem(200, 290, x, y + 40, 3) + `<g transform="translate(${x} ${y}) rotate(${a})"><path d="M0 40 Q-24 10 0 -34 Q24 10 0 40Z" fill="#fbfaf5" stroke="#dfe6dc" stroke-width="1.5"/><rect x="-3" y="0" width="6" height="26" rx="3" fill="#e8dc9a"/></g>`).join('') +
+    [[165, 135, -12], [235, 120, 10], [200, 100, 0]].map(([x, y, a]) => `${stem(200, 290, x, y + 40, 3)}<g transform="translate(${x} ${y}) rotate(${a})"><path d="M0 40 Q-24 10 0 -34 Q24 10 0 40Z" fill="#fbfaf5" stroke="#dfe6dc" stroke-width="1.5"/><rect x="-3" y="0" width="6" height="26" rx="3" fill="#e8dc9a"/></g>`).join('') +
     pot('#d9d2c4')],
   'succulent-garden': ['Five succulents in a shallow stoneware dish', '#f1efe9', () =>
     dish() + rosette(135, 262, 36, '#8fb3a0') + rosette(265, 262, 34, '#b59ac2') + rosette(200, 240, 44, '#9cc2a4') +

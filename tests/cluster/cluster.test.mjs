@@ -12,7 +12,7 @@ import { createClient } from '@supabase/supabase-js'
 import WebSocket from 'ws'
 import { startCluster } from './topology.mjs'
 import { loadWithKill } from './load.mjs'
-import { sleep, until } from '../support/wait.mjs'
+import { until } from '../support/wait.mjs'
 import { repoRoot } from '../support/gateway.mjs'
 
 const ADMIN = { email: 'admin@example.com', password: 'bloom-admin-123' }
@@ -37,7 +37,7 @@ before(async () => {
   await cl.settled()
 })
 
-after(async (t) => {
+after(async () => {
   for (const c of realtimeClients) await c.removeAllChannels()
   await cl?.stop()
   // Logs stay for a look when something failed.

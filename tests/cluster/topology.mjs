@@ -59,7 +59,7 @@ export function postgres(dir, port) {
       // What the replicas need: logical decoding for Realtime, connections for three pools.
       writeFileSync(
         join(data, 'postgresql.auto.conf'),
-        [
+        `${[
           `port = ${port}`,
           "listen_addresses = '127.0.0.1'",
           `unix_socket_directories = '${data}'`,
@@ -70,7 +70,7 @@ export function postgres(dir, port) {
           'max_connections = 300',
           'shared_buffers = 128MB',
           'fsync = on',
-        ].join('\n') + '\n',
+        ].join('\n')}\n`,
       )
       if (asRoot) execFileSync('chown', ['postgres:postgres', join(data, 'postgresql.auto.conf')])
     },
@@ -143,7 +143,7 @@ function replica({ name, dir, workdir, port, dbUrl, lbUrl, mailPort, env: extraE
 function haproxyConfig(lbPort, replicas) {
   const template = readFileSync(join(repoRoot, 'deploy/haproxy.cfg'), 'utf8')
   const servers = replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check`).join('\n')
-  const config = template.replace(/^  bind .*$/m, `  bind 127.0.0.1:${lbPort}`).replace(/(^  server .*\n)+/m, `${servers}\n`)
+  const config = template.replace(/^ {2}bind .*$/m, `  bind 127.0.0.1:${lbPort}`).replace(/(^ {2}server .*\n)+/m, `${servers}\n`)
   if (!config.includes(`127.0.0.1:${lbPort}`) || !config.includes(servers)) throw new Error('deploy/haproxy.cfg lacks the bind or server lines')
   return config
 }

@@ -244,7 +244,7 @@ test('tokens are signed with the signing key, published in the JWKS, with the ho
   const { data: rows, error: restError } = await c.from('plans').select('plan').eq('user_id', user.id)
   assert.equal(restError, null)
   assert.deepEqual(rows, [{ plan: 'gold' }])
-  const forged = session.access_token.slice(0, -3) + 'AAA'
+  const forged = `${session.access_token.slice(0, -3)}AAA`
   const { error: forgedError } = await client(gw, forged).from('plans').select('plan')
   assert.equal(forgedError?.code, 'PGRST301')
 })

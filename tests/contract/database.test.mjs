@@ -165,7 +165,7 @@ describe('the Supabase database', { concurrency: true }, () => {
     assert.equal(archived, true)
     const { data: deleted } = await queue.rpc('delete', { queue_name: 'emails', message_id: batch[0] })
     assert.equal(deleted, true)
-    assert.equal(psql(gw, `select count(*) from pgmq.q_emails`) + '/' + psql(gw, `select count(*) from pgmq.a_emails`), '0/1')
+    assert.equal(`${psql(gw, `select count(*) from pgmq.q_emails`)}/${psql(gw, `select count(*) from pgmq.a_emails`)}`, '0/1')
     // The other API roles need grants of their own on a queue.
     const { error: refused } = await client(gw).schema('pgmq_public').rpc('send', { queue_name: 'emails', message: {} })
     assert.equal(refused.code, '42501')

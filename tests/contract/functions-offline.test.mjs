@@ -20,6 +20,7 @@ function pack() {
   const src = join(dir, 'pkg', 'package')
   mkdirSync(src, { recursive: true })
   writeFileSync(join(src, 'package.json'), JSON.stringify({ name: 'greet-fixture', version: '1.0.0', main: 'index.js' }))
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the package's source, a template literal of its own
   writeFileSync(join(src, 'index.js'), "module.exports = (name) => `Hello ${name} from npm`\n")
   const tgz = join(dir, 'greet-fixture-1.0.0.tgz')
   execFileSync('tar', ['czf', tgz, '-C', join(dir, 'pkg'), 'package'])
@@ -32,7 +33,7 @@ async function registry(tarball) {
     requests++
     const base = `http://127.0.0.1:${server.address().port}`
     if (req.url === '/greet-fixture') {
-      const integrity = 'sha512-' + createHash('sha512').update(tarball).digest('base64')
+      const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`
       const version = { name: 'greet-fixture', version: '1.0.0', main: 'index.js', dist: { tarball: `${base}/greet-fixture/-/greet-fixture-1.0.0.tgz`, integrity } }
       res.setHeader('content-type', 'application/json')
       res.end(JSON.stringify({ name: 'greet-fixture', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } }))

@@ -5,9 +5,9 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { FunctionsHttpError, FunctionsRelayError } from '@supabase/supabase-js'
+import { FunctionsHttpError } from '@supabase/supabase-js'
 import { startGateway, repoRoot } from '../support/gateway.mjs'
-import { client, signedIn, uniqueEmail, psql } from './helpers.mjs'
+import { client, uniqueEmail, psql } from './helpers.mjs'
 
 const WORKDIR = join(repoRoot, 'tests/fixtures/functions')
 let gw
@@ -59,7 +59,8 @@ test('a streamed response arrives while it is being written', async () => {
   const first = await reader.read()
   assert.match(new TextDecoder().decode(first.value), /^data: tick 0/)
   let rest = ''
-  for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value)
+  for (let r = await reader.read(); !r.done; r = await reader.read())
+    rest += new TextDecoder().decode(r.value)
   assert.match(rest, /tick 2/)
 })
 
@@ -91,7 +92,9 @@ test("errors: the function's own, a crash, the heap and CPU limits, unknown and 
   }
 
   for (const name of ['nope', 'disabled']) {
-    const r = await fetch(`${gw.url}/functions/v1/${name}`, { headers: { apikey: gw.anonKey, authorization: `Bearer ${gw.anonKey}` } })
+    const r = await fetch(`${gw.url}/functions/v1/${name}`, {
+      headers: { apikey: gw.anonKey, authorization: `Bearer ${gw.anonKey}` },
+    })
     assert.equal(r.status, 404)
     assert.equal(await r.text(), 'Function not found')
   }
@@ -116,20 +119,33 @@ test('verify_jwt: tokens are checked unless the function opts out; preflights pa
   }
   const preflight = await fetch(url, {
     method: 'OPTIONS',
-    headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-client-info, apikey, content-type' },
+    headers: {
+      origin: 'http://localhost:5173',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, x-client-info, apikey, content-type',
+    },
   })
   assert.equal(preflight.status, 200)
   assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:5173')
 
   const open = await fetch(`${gw.url}/functions/v1/open`)
   assert.equal(open.status, 200)
-  assert.deepEqual(await open.json(), { authorization: null, secret: 'from-dotenv', home: null, supabaseOverride: true })
+  assert.deepEqual(await open.json(), {
+    authorization: null,
+    secret: 'from-dotenv',
+    home: null,
+    supabaseOverride: true,
+  })
 })
 
 test("a function calling /rest/v1 with the caller's JWT sees what RLS shows that user", async () => {
   const ann = await user()
   const ben = await user()
-  for (const [c, title] of [[ann, 'ann-1'], [ann, 'ann-2'], [ben, 'ben-1']]) {
+  for (const [c, title] of [
+    [ann, 'ann-1'],
+    [ann, 'ann-2'],
+    [ben, 'ben-1'],
+  ]) {
     const { error } = await c.from('notes').insert({ title })
     assert.equal(error, null)
   }
@@ -155,7 +171,10 @@ test('work handed to EdgeRuntime.waitUntil finishes after the response', async (
 
 test('a database webhook calls a function by its local URL', async () => {
   const title = `hooked-${Date.now()}`
-  const headers = JSON.stringify({ 'Content-Type': 'application/json', Authorization: `Bearer ${gw.serviceKey}` })
+  const headers = JSON.stringify({
+    'Content-Type': 'application/json',
+    Authorization: `Bearer ${gw.serviceKey}`,
+  })
   psql(
     gw,
     `create trigger events_hook after insert on public.events for each row execute function ` +
@@ -163,7 +182,9 @@ test('a database webhook calls a function by its local URL', async () => {
   )
   psql(gw, `insert into public.events (title) values ('${title}')`)
   const t0 = Date.now()
-  while (psql(gw, `select count(*) from public.jobs where note = 'INSERT events ${title}'`) !== '1') {
+  while (
+    psql(gw, `select count(*) from public.jobs where note = 'INSERT events ${title}'`) !== '1'
+  ) {
     assert.ok(Date.now() - t0 < 15000, 'the webhook never reached the function')
     await new Promise((r) => setTimeout(r, 100))
   }

@@ -204,7 +204,7 @@ test('OpenID providers: the ID token of the token answer, checked against the is
 })
 
 test('the provider’s refusal goes back to the app in its words; a callback without a code is refused', async () => {
-  const github = await provider('github', { authorize: '/login/oauth/authorize', token: '/login/oauth/access_token', rest: (r, res) => sendJson(res, 404, {}) })
+  const github = await provider('github', { authorize: '/login/oauth/authorize', token: '/login/oauth/access_token', rest: (_r, res) => sendJson(res, 404, {}) })
   const project = await projectWith('refusal', [
     '[auth]', 'site_url = "http://localhost:5173"', `additional_redirect_urls = ["${APP}"]`,
     '[auth.external.github]', 'enabled = true', 'client_id = "github-id"', 'secret = "github-secret"', `url = "${github.url}"`,

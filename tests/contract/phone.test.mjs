@@ -191,7 +191,7 @@ test('bad numbers and switched-off flows answer as GoTrue does', async () => {
 
 test('with [auth.sms.twilio], texts go through the Messages API; a refused text undoes the sign-up', async () => {
   let refuse = false
-  const twilio = await standIn((r, res) => {
+  const twilio = await standIn((_r, res) => {
     const n = twilio.got.length
     if (refuse) sendJson(res, 400, { code: 21211, message: 'Invalid To number' })
     else sendJson(res, 201, { sid: `SM${n}` })

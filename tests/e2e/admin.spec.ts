@@ -150,7 +150,7 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await page.getByTestId('additional-categories').getByLabel('Seasonal').check()
   await page.getByLabel('Main image: upload image').setInputFiles({ name: 'fern.png', mimeType: 'image/png', buffer: png(16, 16, [90, 150, 90]) })
   await expect(toast(page, 'Image uploaded successfully')).toBeVisible()
-  await expect(page.getByAltText('Preview of the chosen image')).toBeVisible()
+  await expect(page.getByAltText('Preview of the chosen file')).toBeVisible()
   await page.getByRole('button', { name: 'Create Product' }).click()
   await expect(toast(page, 'Product created successfully')).toBeVisible()
   const row = page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' })

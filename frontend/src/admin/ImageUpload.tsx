@@ -56,7 +56,7 @@ export function ImageUpload({
       <span className="text-sm font-semibold text-ink-700">{label}</span>
       <div className="flex items-center gap-4">
         <div className="flex size-24 items-center justify-center overflow-hidden rounded-md border bg-cream-200">
-          {src ? <img src={src} alt="Preview of the chosen image" className="size-full object-cover" /> : <span className="text-xs text-muted-foreground">No Image</span>}
+          {src ? <img src={src} alt="Preview of the chosen file" className="size-full object-cover" /> : <span className="text-xs text-muted-foreground">No Image</span>}
         </div>
         <div className="flex flex-col gap-2">
           <label htmlFor={inputId} className="inline-flex cursor-pointer items-center gap-2 rounded-md border border-input px-3 py-2 text-sm font-semibold hover:bg-accent">

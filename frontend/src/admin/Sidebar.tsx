@@ -34,6 +34,7 @@ export function SidebarProvider({ children }: { children: React.ReactNode }) {
       return
     }
     setOpen((o) => {
+      // biome-ignore lint/suspicious/noDocumentCookie: the sidebar state cookie, read back on the next visit (shadcn's sidebar)
       document.cookie = sidebarCookie(!o)
       return !o
     })

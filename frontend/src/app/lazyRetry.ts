@@ -16,6 +16,7 @@ export function loadWithRetry<T>(load: () => Promise<T>, attempt = 0): Promise<T
 }
 
 /** `React.lazy` with {@link loadWithRetry} (typed as React types `lazy`). */
+// biome-ignore lint/suspicious/noExplicitAny: React.lazy's own bound for the component's props
 export function lazyRetry<T extends ComponentType<any>>(load: () => Promise<{ default: T }>) {
   return lazy(() => loadWithRetry(load))
 }

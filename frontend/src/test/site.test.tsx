@@ -99,15 +99,16 @@ describe('ProductList states', () => {
   })
 })
 
+function Broken(): never {
+  throw new Error('boom')
+}
+
 describe('route error boundary', () => {
   it('shows the error screen for a page that throws, and tries again at another address', async () => {
     const { RouteErrorBoundary } = await import('@/app/RouteErrorBoundary')
     const { Link, Route, Routes } = await import('react-router-dom')
     const { fireEvent } = await import('@testing-library/react')
     const spy = vi.spyOn(console, 'error').mockImplementation(() => {})
-    function Broken(): never {
-      throw new Error('boom')
-    }
     render(
       <MemoryRouter initialEntries={['/broken']}>
         <RouteErrorBoundary>

@@ -1,4 +1,4 @@
-import * as React from 'react'
+import type * as React from 'react'
 import * as AlertDialogPrimitive from '@radix-ui/react-alert-dialog'
 import { buttonVariants } from './button'
 import { Tooltip, TooltipContent, TooltipTrigger } from './tooltip'

@@ -64,7 +64,7 @@ export function Calendar({ selected, onSelect, min, max, unavailable, label, id 
   const weeks = Array.from({ length: 6 }, (_, w) => Array.from({ length: 7 }, (_, d) => shift(first, w * 7 + d)))
   const titleId = `${id ?? 'calendar'}-title`
   const prevMonth = shift(month, -1)
-  const nextMonth = shift(month, 32).slice(0, 7) + '-01'
+  const nextMonth = `${shift(month, 32).slice(0, 7)}-01`
 
   return (
     <div id={id} className="w-fit rounded-md border bg-card p-3" role="group" aria-label={label}>

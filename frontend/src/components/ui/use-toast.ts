@@ -27,7 +27,10 @@ interface State {
 }
 
 let count = 0
-const genId = () => String((count = (count + 1) % Number.MAX_SAFE_INTEGER))
+const genId = () => {
+  count = (count + 1) % Number.MAX_SAFE_INTEGER
+  return String(count)
+}
 const removeTimeouts = new Map<string, ReturnType<typeof setTimeout>>()
 const listeners: Array<(s: State) => void> = []
 let memory: State = { toasts: [] }

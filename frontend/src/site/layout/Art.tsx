@@ -15,6 +15,7 @@ export function HeroBouquet({ className }: { className?: string }) {
         <path key={i} d={`M210 400 Q${200 + i * 3} 300 ${120 + i * 30} 200`} stroke="#5a7657" strokeWidth="5" fill="none" />
       ))}
       {blooms.map(([x, y, r, c], i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a fixed drawing that never reorders
         <g key={i}>
           {[0, 60, 120, 180, 240, 300].map((a) => (
             <ellipse key={a} cx={x} cy={y - r * 0.6} rx={r * 0.42} ry={r * 0.62} fill={c} transform={`rotate(${a + i * 11} ${x} ${y})`} />
@@ -39,6 +40,7 @@ export function VaseCare({ className }: { className?: string }) {
         <path key={x} d={`M${x} 260 Q${x + (i - 2) * 6} 170 ${120 + i * 30} ${80 + (i % 2) * 20}`} stroke="#5a7657" strokeWidth="4" fill="none" />
       ))}
       {[[120, 80, '#e08ca0'], [150, 100, '#f3c66b'], [180, 80, '#cf6a84'], [210, 100, '#fff4f6'], [240, 80, '#b794d6']].map(([x, y, c], i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a fixed drawing that never reorders
         <g key={i}>
           {[0, 72, 144, 216, 288].map((a) => (
             <ellipse key={a} cx={x as number} cy={(y as number) - 12} rx="9" ry="14" fill={c as string} transform={`rotate(${a} ${x} ${y})`} />

@@ -43,14 +43,18 @@ function DesktopNav() {
   const location = useLocation()
   const [value, setValue] = React.useState('')
   const root = React.useRef<HTMLElement>(null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes the menu whenever the page changes
   React.useEffect(() => {
     setValue('')
   }, [location.pathname])
   // Radix adds a focusable, aria-hidden "focus proxy" after the open trigger. The dropdown's
   // links follow the trigger in the page anyway, so Tab reaches them without it: take it out of
   // the tab order (a focusable element hidden from screen readers is an accessibility fault).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs again each time the open item changes
   React.useLayoutEffect(() => {
-    root.current?.querySelectorAll('li > span[aria-hidden="true"][tabindex="0"]').forEach((el) => el.setAttribute('tabindex', '-1'))
+    root.current?.querySelectorAll('li > span[aria-hidden="true"][tabindex="0"]').forEach((el) => {
+      el.setAttribute('tabindex', '-1')
+    })
   }, [value])
   return (
     <NavigationMenu.Root

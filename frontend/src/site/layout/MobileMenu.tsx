@@ -50,6 +50,7 @@ export function MobileMenu() {
     const t = setTimeout(() => dispatch('opened'), MENU_OPENING_MS)
     return () => clearTimeout(t)
   }, [state])
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes the menu whenever the page changes
   React.useEffect(() => {
     dispatch('close')
   }, [location.pathname])

@@ -5,6 +5,7 @@ import { Header } from './Header'
 
 function ScrollToTop() {
   const { pathname } = useLocation()
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scrolls to the top whenever the page changes
   React.useEffect(() => {
     window.scrollTo(0, 0)
   }, [pathname])
