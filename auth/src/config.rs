@@ -1,7 +1,7 @@
 //! What the auth flows need to know of the project's `[auth]` settings.
 
-use crate::jwt::JwtKeys;
 use crate::password::Policy;
+use identity::JwtKeys;
 
 /// A hook: a `pg-functions://` function the auth admin role calls, or an HTTP endpoint.
 pub use project::config::Hook as HookFn;

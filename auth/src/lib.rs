@@ -1,4 +1,4 @@
-//! GoTrue-compatible authentication: JWTs and signing keys, password rules, users, sessions,
+//! GoTrue-compatible authentication: password rules, users, sessions,
 //! refresh-token rotation, e-mailed links and codes, PKCE, MFA, hooks and rate limits.
 //!
 //! The rules and the SQL live in the modules named after them and work on any
@@ -12,9 +12,6 @@ pub mod email;
 pub mod error;
 pub mod hook_http;
 pub mod hooks;
-mod jwk;
-pub mod jwt;
-pub mod keygen;
 pub mod limits;
 pub mod mfa;
 pub mod mfa_webauthn;
@@ -29,20 +26,18 @@ pub mod redirect;
 pub mod service;
 pub mod sessions;
 pub mod signup;
-pub mod third_party;
 pub mod users;
 pub mod verify;
 pub mod webauthn;
 
 pub use config::AuthConfig;
 pub use error::{AuthError, ErrorCode, api, oauth};
-pub use jwt::{ApiKeys, JwtError, JwtKeys};
 pub use service::{Auth, Caller, Request};
 
 #[cfg(test)]
 pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
     AuthConfig {
-        keys: JwtKeys::new(jwt::DEMO_JWT_SECRET),
+        keys: identity::JwtKeys::new(identity::jwt::DEMO_JWT_SECRET),
         jwt_expiry: 3600,
         issuer: "http://127.0.0.1:54321/auth/v1".into(),
         jwt_issuer: "http://127.0.0.1:54321/auth/v1".into(),

@@ -53,7 +53,7 @@ async fn respond(
     refresh: &str,
     method: &str,
 ) -> Result<Value> {
-    let now = crate::jwt::now();
+    let now = identity::clock::now();
     let (aal, amr, client) = aal_amr(c, session_id).await?;
     let mut claims = json!({
         "iss": cfg.jwt_issuer,

@@ -170,7 +170,7 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
                     file.display()
                 )
             })?;
-            auth::jwt::JwtKeys::with_signing_keys("", &text)
+            identity::jwt::JwtKeys::with_signing_keys("", &text)
                 .map_err(|e| format!("{}: {e}", file.display()))?;
             Some(text)
         }
@@ -233,7 +233,7 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
             .jwt_secret
             .filter(|s| !s.is_empty())
             .or_else(|| p.auth.jwt_secret.clone())
-            .filter(|s| s != auth::jwt::DEMO_JWT_SECRET),
+            .filter(|s| s != identity::jwt::DEMO_JWT_SECRET),
         api_external_url: flags
             .api_external_url
             .or_else(|| p.api.external_url.clone()),

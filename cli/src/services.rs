@@ -2,9 +2,9 @@
 //! the schema cache), auth, realtime, storage and mail, for the project and for each of its
 //! branches.
 
-use auth::jwt::JwtKeys;
 use gateway::config::Config;
 use gateway::state;
+use identity::jwt::JwtKeys;
 use std::sync::Arc;
 
 /// The hourly e-mail limit the Supabase CLI gives GoTrue when mail is caught locally
@@ -148,9 +148,9 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
         oauth_server: a.oauth_server.clone(),
         sms: a.sms.clone(),
         sms_api_url: config.sms_api_url.clone(),
-        sms_catch: sms_catch(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
+        sms_catch: sms_catch(a, config.jwt_secret() == identity::jwt::DEMO_JWT_SECRET),
         webauthn: a.webauthn.clone(),
-        external: local_oauth_providers(a, config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET),
+        external: local_oauth_providers(a, config.jwt_secret() == identity::jwt::DEMO_JWT_SECRET),
         external_providers: a
             .external
             .iter()
@@ -158,7 +158,7 @@ pub fn auth_config(config: &Config, keys: &JwtKeys, api_url: &str) -> auth::Auth
             .map(|(n, e)| (n.clone(), e.clone()))
             .collect(),
         // Local development: the CLI's demo keys, listening on this machine only.
-        local_dev: config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET && config.on_loopback(),
+        local_dev: config.jwt_secret() == identity::jwt::DEMO_JWT_SECRET && config.on_loopback(),
     }
 }
 
@@ -185,15 +185,15 @@ pub fn functions(
         ("SUPABASE_DB_URL".to_string(), db_url.to_string()),
         ("SUPABASE_JWKS".to_string(), keys.jwks().to_string()),
     ];
-    if config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET {
+    if config.jwt_secret() == identity::jwt::DEMO_JWT_SECRET {
         let one = |k: &str| serde_json::json!({ "default": k }).to_string();
         platform_env.push((
             "SUPABASE_PUBLISHABLE_KEYS".into(),
-            one(auth::jwt::CLI_PUBLISHABLE_KEY),
+            one(identity::jwt::CLI_PUBLISHABLE_KEY),
         ));
         platform_env.push((
             "SUPABASE_SECRET_KEYS".into(),
-            one(auth::jwt::CLI_SECRET_KEY),
+            one(identity::jwt::CLI_SECRET_KEY),
         ));
     }
     let settings = functions::FunctionsSettings {
@@ -300,7 +300,7 @@ pub async fn build(
         tp.ready(std::time::Duration::from_secs(10)).await;
     }
     let realtime = if cfg.realtime_enabled {
-        let local = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
+        let local = cfg.jwt_secret() == identity::jwt::DEMO_JWT_SECRET;
         Some(
             realtime::Realtime::start(
                 admin.clone(),
@@ -364,7 +364,10 @@ pub async fn build(
     // pg_cron's jobs run for the project's database only: a branch is a copy whose jobs name
     // the project's database, and would run twice there.
     if !branch {
-        tasks.push(workers::cron::spawn(admin.clone(), auth::jwt::clock_offset));
+        tasks.push(workers::cron::spawn(
+            admin.clone(),
+            identity::clock::clock_offset,
+        ));
     }
     Ok(Built {
         services: state::Services {

@@ -106,24 +106,24 @@ pub struct Config {
 impl Config {
     /// The JWT secret and, when configured, the signing keys and the third-party issuer's
     /// keys (one set per process, shared by every copy).
-    pub fn jwt_keys(&self) -> auth::jwt::JwtKeys {
+    pub fn jwt_keys(&self) -> identity::jwt::JwtKeys {
         let keys = match &self.signing_keys {
-            Some(json) => auth::jwt::JwtKeys::with_signing_keys(self.jwt_secret(), json)
+            Some(json) => identity::jwt::JwtKeys::with_signing_keys(self.jwt_secret(), json)
                 .expect("checked when the configuration was read"),
-            None => auth::jwt::JwtKeys::new(self.jwt_secret()),
+            None => identity::jwt::JwtKeys::new(self.jwt_secret()),
         };
         keys.with_third_party(
             self.auth
                 .third_party
                 .as_ref()
-                .map(|t| auth::third_party::ThirdParty::for_issuer(&t.issuer)),
+                .map(|t| identity::third_party::ThirdParty::for_issuer(&t.issuer)),
         )
     }
 
     pub fn jwt_secret(&self) -> &str {
         self.jwt_secret
             .as_deref()
-            .unwrap_or(auth::jwt::DEMO_JWT_SECRET)
+            .unwrap_or(identity::jwt::DEMO_JWT_SECRET)
     }
 
     pub fn schemas(&self) -> Vec<String> {

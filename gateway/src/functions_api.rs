@@ -49,15 +49,10 @@ fn forwarded_authorization(req: &HttpRequest, state: &AppState) -> Option<String
         return Some(a.to_string());
     }
     let apikey = header(req, "apikey")?;
-    let standing_for = match apikey {
-        auth::jwt::CLI_SECRET_KEY => |k: auth::jwt::ApiKeys| k.service_role,
-        auth::jwt::CLI_PUBLISHABLE_KEY => |k: auth::jwt::ApiKeys| k.anon,
-        other => return Some(other.to_string()),
-    };
-    if !state.local_keys() {
-        return Some(apikey.to_string());
-    }
-    Some(format!("Bearer {}", standing_for(state.keys.api_keys())))
+    Some(match state.keys.standing_for(apikey, state.local_keys()) {
+        Some(jwt) => format!("Bearer {jwt}"),
+        None => apikey.to_string(),
+    })
 }
 
 async fn handle(

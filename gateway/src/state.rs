@@ -1,7 +1,7 @@
 //! What every request handler shares: configuration, keys and the services.
 
 use crate::config::Config;
-use auth::jwt::JwtKeys;
+use identity::jwt::JwtKeys;
 use std::sync::Arc;
 
 pub struct AppState {
@@ -82,6 +82,6 @@ impl AppState {
 
     /// Whether the Supabase CLI's opaque local keys are accepted (local demo mode only).
     pub fn local_keys(&self) -> bool {
-        self.config.jwt_secret() == auth::jwt::DEMO_JWT_SECRET
+        self.config.jwt_secret() == identity::jwt::DEMO_JWT_SECRET
     }
 }

@@ -218,8 +218,8 @@ const MAX_OFFSET: i64 = 366 * 24 * 3600;
 
 fn clock_body() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({
-        "offset_seconds": auth::jwt::clock_offset(),
-        "now": auth::jwt::now(),
+        "offset_seconds": identity::clock::clock_offset(),
+        "now": identity::clock::now(),
     }))
 }
 
@@ -235,7 +235,7 @@ async fn set_clock(req: HttpRequest, state: State, body: web::Json<Clock>) -> Re
             "offset_seconds is at most {MAX_OFFSET} either way"
         )));
     }
-    auth::jwt::set_clock_offset(body.offset_seconds);
+    identity::clock::set_clock_offset(body.offset_seconds);
     Ok(clock_body())
 }
 

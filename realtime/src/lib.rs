@@ -25,8 +25,8 @@ mod session;
 pub mod tokens;
 mod values;
 
-use auth::jwt::JwtKeys;
 pub use error::RealtimeError;
+use identity::JwtKeys;
 use parking_lot::{Mutex, RwLock};
 use pg::{Login, Pool};
 use std::sync::Arc;

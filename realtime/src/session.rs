@@ -115,7 +115,7 @@ impl Session {
 
     /// Channels whose token expired are ended (the socket calls this every second).
     pub async fn check_tokens(&mut self) {
-        let now = auth::jwt::now();
+        let now = identity::clock::now();
         let expired: Vec<(String, i64)> = self
             .channels
             .values()

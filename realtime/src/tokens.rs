@@ -1,8 +1,8 @@
 //! Tokens on the socket, checked as Supabase Realtime checks them: a valid signature, `role` and
 //! `exp` present, not expired, with its error texts.
 
-use auth::jwt::{JwtError, JwtKeys};
 use base64::Engine;
+use identity::jwt::{JwtError, JwtKeys};
 use serde_json::Value;
 
 #[derive(Debug, Clone)]
@@ -58,12 +58,10 @@ impl TokenError {
 
 /// The Supabase CLI's opaque keys stand for the JWT API keys (its gateway swaps them).
 pub fn resolve_key(token: &str, keys: &JwtKeys, local_keys: bool) -> Option<String> {
-    use auth::jwt::{CLI_PUBLISHABLE_KEY, CLI_SECRET_KEY};
-    match token {
-        t if local_keys && t == CLI_PUBLISHABLE_KEY => Some(keys.api_keys().anon),
-        t if local_keys && t == CLI_SECRET_KEY => Some(keys.api_keys().service_role),
-        t if t.starts_with("sb_") => None,
-        t => Some(t.to_string()),
+    match keys.standing_for(token, local_keys) {
+        Some(jwt) => Some(jwt),
+        None if token.starts_with("sb_") => None,
+        None => Some(token.to_string()),
     }
 }
 
@@ -80,7 +78,7 @@ fn unverified_exp(token: &str) -> Option<i64> {
 
 pub fn verify(keys: &JwtKeys, local_keys: bool, token: &str) -> Result<Identity, TokenError> {
     let token = resolve_key(token, keys, local_keys).ok_or(TokenError::Malformed)?;
-    let now = auth::jwt::now();
+    let now = identity::clock::now();
     let claims = keys.verify(&token).map_err(|e| match e {
         JwtError::Parts(_) | JwtError::NotAnObject => TokenError::Malformed,
         JwtError::Expired => TokenError::Expired(unverified_exp(&token).map_or(0, |e| now - e)),
@@ -95,7 +93,7 @@ pub fn verify(keys: &JwtKeys, local_keys: bool, token: &str) -> Result<Identity,
     if exp <= now {
         return Err(TokenError::Expired(now - exp));
     }
-    if !auth::jwt::API_ROLES.contains(&role) {
+    if !identity::jwt::API_ROLES.contains(&role) {
         return Err(TokenError::Role(role.to_string()));
     }
     Ok(Identity {
@@ -112,8 +110,8 @@ mod tests {
 
     #[test]
     fn tokens_are_refused_with_realtime_reasons() {
-        let keys = JwtKeys::new(auth::jwt::DEMO_JWT_SECRET);
-        let now = auth::jwt::now();
+        let keys = JwtKeys::new(identity::jwt::DEMO_JWT_SECRET);
+        let now = identity::clock::now();
         let ok = keys.sign(&json!({"role": "authenticated", "sub": "u", "exp": now + 60}));
         assert_eq!(verify(&keys, true, &ok).unwrap().role, "authenticated");
         let old = keys.sign(&json!({"role": "anon", "exp": now - 100}));
@@ -136,8 +134,8 @@ mod tests {
             verify(&keys, true, "nope").unwrap_err().reason(),
             "MalformedJWT: The token provided is not a valid JWT"
         );
-        let anon = verify(&keys, true, auth::jwt::CLI_PUBLISHABLE_KEY).unwrap();
+        let anon = verify(&keys, true, identity::jwt::CLI_PUBLISHABLE_KEY).unwrap();
         assert_eq!(anon.role, "anon");
-        assert!(verify(&keys, false, auth::jwt::CLI_PUBLISHABLE_KEY).is_err());
+        assert!(verify(&keys, false, identity::jwt::CLI_PUBLISHABLE_KEY).is_err());
     }
 }

@@ -4,7 +4,7 @@
 //! other.
 
 use crate::StorageError;
-use auth::jwt::{JwtError, JwtKeys};
+use identity::jwt::{JwtError, JwtKeys};
 use serde_json::{Value, json};
 
 /// The longest a signed URL may live: 100 years, far from any overflow of `exp`.
@@ -34,7 +34,7 @@ pub struct Grant {
 }
 
 fn sign(keys: &JwtKeys, mut claims: Value, expires_in: i64) -> String {
-    let now = auth::jwt::now();
+    let now = identity::clock::now();
     claims["iat"] = json!(now);
     claims["exp"] = json!(now.saturating_add(expires_in.clamp(1, MAX_EXPIRES_IN)));
     keys.sign(&claims)
@@ -115,7 +115,7 @@ pub fn verify(
     let exp = claims["exp"]
         .as_i64()
         .ok_or(StorageError::ExpiredSignature)?;
-    if exp < auth::jwt::now() {
+    if exp < identity::clock::now() {
         return Err(StorageError::ExpiredSignature);
     }
     Ok(Grant {
@@ -131,7 +131,7 @@ mod tests {
     use super::*;
 
     fn keys() -> JwtKeys {
-        JwtKeys::new(auth::jwt::DEMO_JWT_SECRET)
+        JwtKeys::new(identity::jwt::DEMO_JWT_SECRET)
     }
 
     #[test]

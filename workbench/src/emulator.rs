@@ -102,7 +102,7 @@ pub async fn sent(c: &impl GenericClient, to: Option<&str>) -> Result<Vec<Sent>,
         let mut hashes = Vec::new();
         if let Some(code) = &code {
             for a in [address.clone(), format!("+{address}")] {
-                hashes.push(auth::otp::hash(&a, code));
+                hashes.push(identity::token_hash(&a, code));
             }
         }
         if let Some(t) = link.as_deref().and_then(link_token) {

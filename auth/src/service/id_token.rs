@@ -10,7 +10,7 @@ use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
 use crate::oauth_providers;
 use crate::params::{IdTokenGrantParams, text};
-use jsonwebtoken::{DecodingKey, Validation, jwk::JwkSet};
+use identity::id_token::{self, ProviderKeys};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::time::{Duration, Instant};
@@ -74,7 +74,7 @@ async fn fetch(url: &str) -> Result<Value, String> {
 
 impl Auth {
     /// The provider's key set, from its discovery document (kept for [`KEYS_TTL`]).
-    async fn provider_keys(&self, issuer: &str) -> Result<JwkSet, AuthError> {
+    async fn provider_keys(&self, issuer: &str) -> Result<ProviderKeys, AuthError> {
         if let Some((at, keys)) = self.oidc_keys.lock().get(issuer)
             && at.elapsed() < KEYS_TTL
         {
@@ -89,8 +89,8 @@ impl Auth {
         let jwks_uri = discovery["jwks_uri"]
             .as_str()
             .ok_or_else(|| bad_token("no jwks_uri in the discovery document"))?;
-        let keys: JwkSet =
-            serde_json::from_value(fetch(jwks_uri).await.map_err(bad_token)?).map_err(bad_token)?;
+        let keys = ProviderKeys::from_json(fetch(jwks_uri).await.map_err(bad_token)?)
+            .map_err(bad_token)?;
         self.oidc_keys
             .lock()
             .insert(issuer.to_string(), (Instant::now(), keys.clone()));
@@ -106,23 +106,17 @@ impl Auth {
         check_issuer: bool,
         client_ids: &str,
     ) -> Result<Value, AuthError> {
-        let header = jsonwebtoken::decode_header(token).map_err(bad_token)?;
+        let header = id_token::header(token).map_err(bad_token)?;
         let keys = self.provider_keys(issuer).await?;
-        let jwk = match &header.kid {
-            Some(kid) => keys.find(kid),
-            None => keys.keys.first(),
-        }
-        .ok_or_else(|| bad_token("no key of the provider signed it"))?;
-        let key = DecodingKey::from_jwk(jwk).map_err(bad_token)?;
-        let mut v = Validation::new(header.alg);
         let audiences: Vec<&str> = client_ids.split(',').map(str::trim).collect();
-        v.set_audience(&audiences);
-        if check_issuer {
-            v.set_issuer(&[issuer]);
-        }
-        Ok(jsonwebtoken::decode::<Value>(token, &key, &v)
-            .map_err(bad_token)?
-            .claims)
+        id_token::verify(
+            token,
+            &header,
+            &keys,
+            &audiences,
+            check_issuer.then_some(issuer),
+        )
+        .map_err(bad_token)
     }
 
     pub(super) async fn id_token_grant(

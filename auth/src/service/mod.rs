@@ -59,7 +59,7 @@ pub struct Auth {
     mailer: Arc<Mailer>,
     /// OpenID providers' key sets by issuer, with when they were fetched (`id_token`).
     oidc_keys: parking_lot::Mutex<
-        std::collections::HashMap<String, (std::time::Instant, jsonwebtoken::jwk::JwkSet)>,
+        std::collections::HashMap<String, (std::time::Instant, identity::id_token::ProviderKeys)>,
     >,
 }
 

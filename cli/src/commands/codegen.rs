@@ -182,7 +182,7 @@ pub fn branch_keys(
         }
         slot.1 = name.to_string();
     }
-    let keys = auth::jwt::JwtKeys::new(secret);
+    let keys = identity::jwt::JwtKeys::new(secret);
     let token = |role: &str| {
         keys.sign(&serde_json::json!({
             "iss": "supabase", "ref": reference, "role": role, "exp": KEY_EXPIRY
@@ -305,7 +305,7 @@ mod tests {
             got["SUPABASE_DB_PASSWORD"],
             want.iter().map(|b| format!("{b:02x}")).collect::<String>()
         );
-        let keys = auth::jwt::JwtKeys::new(secret);
+        let keys = identity::jwt::JwtKeys::new(secret);
         for (name, role) in [
             ("SUPABASE_AUTH_ANON_KEY", "anon"),
             ("SUPABASE_AUTH_SERVICE_ROLE_KEY", "service_role"),

@@ -3,7 +3,7 @@
 //! them with `--append`). Runs before the configuration is resolved: the file it writes may not
 //! exist yet.
 
-use auth::keygen::{self, Algorithm};
+use identity::keygen::{self, Algorithm};
 use project::Project;
 use serde_json::Value;
 use std::io::BufRead;

@@ -26,7 +26,7 @@ pub struct Tools<'a> {
 }
 
 pub fn values(cfg: &Config, api_url: &str, db_url: &str, tools: Tools) -> Values {
-    let keys = auth::jwt::JwtKeys::new(cfg.jwt_secret()).api_keys();
+    let keys = identity::jwt::JwtKeys::new(cfg.jwt_secret()).api_keys();
     let mut v = Values::new();
     v.insert("API_URL".into(), api_url.to_string());
     v.insert("REST_URL".into(), format!("{api_url}/rest/v1"));
@@ -49,9 +49,9 @@ pub fn values(cfg: &Config, api_url: &str, db_url: &str, tools: Tools) -> Values
     if cfg.jwt_secret.is_none() {
         v.insert(
             "PUBLISHABLE_KEY".into(),
-            auth::jwt::CLI_PUBLISHABLE_KEY.into(),
+            identity::jwt::CLI_PUBLISHABLE_KEY.into(),
         );
-        v.insert("SECRET_KEY".into(), auth::jwt::CLI_SECRET_KEY.into());
+        v.insert("SECRET_KEY".into(), identity::jwt::CLI_SECRET_KEY.into());
     }
     v
 }

@@ -47,7 +47,7 @@ async fn access_tokens_carry_gotrue_claims() {
         signup("claims@example.com").at("/expires_in", json!(3600)),
     )
     .await;
-    let claims = auth::jwt::JwtKeys::new(gw.secret())
+    let claims = identity::jwt::JwtKeys::new(gw.secret())
         .verify(&field(&s, "access_token"))
         .unwrap();
     for k in [

@@ -269,11 +269,11 @@ secrets = "env(HOOK_SECRETS)"
 }
 
 /// The stand-in issuer's signing key (RSA, with a kid) as a private JWK set.
-fn issuer_keys(kid: &str) -> auth::jwt::JwtKeys {
+fn issuer_keys(kid: &str) -> identity::jwt::JwtKeys {
     let mut jwk: Value =
-        serde_json::from_str(include_str!("../../../auth/src/test-rsa-key.json")).unwrap();
+        serde_json::from_str(include_str!("../../../identity/src/test-rsa-key.json")).unwrap();
     jwk["kid"] = json!(kid);
-    auth::jwt::JwtKeys::with_signing_keys(
+    identity::jwt::JwtKeys::with_signing_keys(
         "an-unrelated-secret-of-at-least-32-chars",
         &json!([jwk]).to_string(),
     )

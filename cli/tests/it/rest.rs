@@ -352,7 +352,7 @@ async fn errors_look_like_postgrest() {
 #[tokio::test]
 async fn jwt_rules() {
     let gw = &support::shop().await;
-    let keys = auth::jwt::JwtKeys::new(gw.secret());
+    let keys = identity::jwt::JwtKeys::new(gw.secret());
     let now = chrono::Utc::now().timestamp();
     let mut api = Api::anon(gw);
     api.token = Some(keys.sign(&json!({"role":"authenticated","sub":"x","exp": now - 120})));
@@ -371,7 +371,7 @@ async fn jwt_rules() {
             .starts_with("Bearer error=\"invalid_token\"")
     );
     api.token = Some(
-        auth::jwt::JwtKeys::new("not-the-secret-not-the-secret-not-the")
+        identity::jwt::JwtKeys::new("not-the-secret-not-the-secret-not-the")
             .sign(&json!({"role":"anon"})),
     );
     let r = api.get("/rest/v1/categories").await;

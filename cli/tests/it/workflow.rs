@@ -805,7 +805,7 @@ async fn gen_keys_derives_a_preview_branchs_variables_from_the_secret() {
         "abcdefghijklmnopqrst-feature-x.fly.dev"
     );
     assert_eq!(vars["SUPABASE_AUTH_JWT_SECRET"], secret);
-    let keys = auth::jwt::JwtKeys::new(secret);
+    let keys = identity::jwt::JwtKeys::new(secret);
     let anon = keys
         .verify(vars["SUPABASE_AUTH_ANON_KEY"].as_str().unwrap())
         .unwrap();

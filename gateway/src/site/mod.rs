@@ -260,7 +260,7 @@ async fn read_finds_nothing(
         state.config.rate_limit_ip_header.as_deref(),
         state.config.trusted_proxy_hops,
     );
-    let anon = crate::request_auth::Identity::anon();
+    let anon = identity::Identity::anon();
     let read = state
         .rest
         .handle(rest::RestRequest {

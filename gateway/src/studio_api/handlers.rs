@@ -71,7 +71,7 @@ async fn settings(s: S) -> Reply {
     let cfg = &s.state.config;
     let keys = s.state.keys.api_keys();
     let api = &s.api_url;
-    let demo = cfg.jwt_secret() == auth::jwt::DEMO_JWT_SECRET;
+    let demo = cfg.jwt_secret() == identity::jwt::DEMO_JWT_SECRET;
     let functions = cfg.project.config.edge_runtime.enabled;
     ok(json!({
         "urls": {
@@ -86,8 +86,8 @@ async fn settings(s: S) -> Reply {
             "anon": keys.anon,
             "service_role": keys.service_role,
             // The CLI's opaque keys go with its demo secret only.
-            "publishable": demo.then_some(auth::jwt::CLI_PUBLISHABLE_KEY),
-            "secret": demo.then_some(auth::jwt::CLI_SECRET_KEY),
+            "publishable": demo.then_some(identity::jwt::CLI_PUBLISHABLE_KEY),
+            "secret": demo.then_some(identity::jwt::CLI_SECRET_KEY),
         },
         "jwt": {
             "secret": cfg.jwt_secret(),

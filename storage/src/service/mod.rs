@@ -18,7 +18,7 @@ pub use upload::{Incoming, Mode, Target, Upload, cache_control};
 
 use crate::StorageError;
 use crate::meta::Bucket;
-use auth::jwt::JwtKeys;
+use identity::JwtKeys;
 use object_store::ObjectStore;
 use pg::{Login, PerThread, Pool, RoleSettings};
 use std::sync::Arc;

@@ -284,13 +284,13 @@ pub async fn shop() -> Gateway {
 
 impl Gateway {
     pub fn secret(&self) -> &'static str {
-        auth::jwt::DEMO_JWT_SECRET
+        identity::jwt::DEMO_JWT_SECRET
     }
 
     /// A signed access token for a user id, as the auth API would issue it.
     pub fn user_token(&self, user_id: &str) -> String {
         let now = chrono::Utc::now().timestamp();
-        auth::jwt::JwtKeys::new(self.secret()).sign(&json!({
+        identity::jwt::JwtKeys::new(self.secret()).sign(&json!({
             "sub": user_id, "role": "authenticated", "aud": "authenticated", "exp": now + 3600, "iat": now,
         }))
     }

@@ -5,7 +5,9 @@
 //! with a private part that states no `key_ops`, else with the secret. Tokens signed by any
 //! configured key verify. The asymmetric keys' public halves are the JWKS.
 
+use crate::clock::now;
 use crate::jwk::{SigningKey, signing_key};
+use crate::third_party::ThirdParty;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
@@ -59,7 +61,7 @@ pub struct JwtKeys {
     /// comes with request after request): their time claims are still checked on every use.
     verified: Arc<Mutex<lru::LruCache<String, Arc<Claims>>>>,
     /// `[auth.third_party]`: the issuer whose asymmetric tokens are also accepted.
-    third_party: Option<Arc<crate::third_party::ThirdParty>>,
+    third_party: Option<Arc<ThirdParty>>,
 }
 
 /// A verified token's claims, with their JSON text (what `request.jwt.claims` is set to) and
@@ -109,24 +111,6 @@ pub struct ApiKeys {
     pub service_role: String,
 }
 
-/// Seconds added to the clock tokens are issued and checked by (the workbench's clock skew:
-/// tests move time forward to see tokens expire). Zero unless a test sets it.
-static CLOCK_OFFSET: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
-
-/// Moves the tokens' clock by `seconds` from the real one (0: the real clock).
-pub fn set_clock_offset(seconds: i64) {
-    CLOCK_OFFSET.store(seconds, std::sync::atomic::Ordering::Relaxed);
-}
-
-pub fn clock_offset() -> i64 {
-    CLOCK_OFFSET.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// The time tokens are issued and checked at, in seconds since the epoch.
-pub fn now() -> i64 {
-    chrono::Utc::now().timestamp() + clock_offset()
-}
-
 impl JwtKeys {
     pub fn new(secret: &str) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
@@ -151,12 +135,12 @@ impl JwtKeys {
 
     /// These keys, also accepting the asymmetric tokens `issuer` signs (`[auth.third_party]`):
     /// their `iss` must be the issuer, their role `authenticated` or `anon` (or none).
-    pub fn with_third_party(mut self, issuer: Option<Arc<crate::third_party::ThirdParty>>) -> Self {
+    pub fn with_third_party(mut self, issuer: Option<Arc<ThirdParty>>) -> Self {
         self.third_party = issuer;
         self
     }
 
-    pub fn third_party(&self) -> Option<&Arc<crate::third_party::ThirdParty>> {
+    pub fn third_party(&self) -> Option<&Arc<ThirdParty>> {
         self.third_party.as_ref()
     }
 
@@ -199,6 +183,16 @@ impl JwtKeys {
             service_role: self.sign_ordered(&format!(
                 r#"{{"iss":"supabase-demo","role":"service_role","exp":{API_KEY_EXP}}}"#
             )),
+        }
+    }
+
+    /// The JWT API key one of the Supabase CLI's opaque keys stands for (its gateway swaps
+    /// them), when `local_keys` (the demo secret); None for any other key.
+    pub fn standing_for(&self, key: &str, local_keys: bool) -> Option<String> {
+        match key {
+            CLI_PUBLISHABLE_KEY if local_keys => Some(self.api_keys().anon),
+            CLI_SECRET_KEY if local_keys => Some(self.api_keys().service_role),
+            _ => None,
         }
     }
 
