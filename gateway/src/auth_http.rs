@@ -114,7 +114,7 @@ pub(crate) async fn check_captcha(
         return Ok(());
     };
     let admin = bearer_token(req).is_some()
-        && crate::request_auth::claimed(req, &state.keys, state.local_keys())
+        && crate::request_auth::resolved(req, &state.keys, state.local_keys())
             .is_ok_and(|i| ["service_role", "supabase_admin"].contains(&i.role()));
     if admin {
         return Ok(());
@@ -152,8 +152,8 @@ pub(crate) fn require_admin(
     req: &HttpRequest,
     state: &AppState,
 ) -> Result<auth::Request, GatewayError> {
-    let identity = crate::request_auth::claimed(req, &state.keys, state.local_keys())
-        .map_err(|e| fail(req, api(401, ErrorCode::BadJwt, e.message)))?;
+    let identity = crate::request_auth::resolved(req, &state.keys, state.local_keys())
+        .map_err(|e| fail(req, api(401, ErrorCode::BadJwt, e.to_string())))?;
     if !["service_role", "supabase_admin"].contains(&identity.role()) {
         return Err(fail(req, api(403, ErrorCode::NotAdmin, "User not allowed")));
     }

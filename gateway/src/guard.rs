@@ -79,7 +79,8 @@ pub async fn guard(
     let method = req.method().clone();
     let path = req.path().to_string();
     let inspected = crate::inspector::watching(req.request()).map(|state| {
-        let who = crate::request_auth::claimed(req.request(), &state.keys, state.local_keys()).ok();
+        let who =
+            crate::request_auth::resolved(req.request(), &state.keys, state.local_keys()).ok();
         // What the inspector shows of the request: its secrets blanked.
         let redactor = crate::inspector::redact::Redactor::of(req.query_string(), req.headers());
         let full = match req.query_string() {

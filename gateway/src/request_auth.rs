@@ -1,6 +1,6 @@
-//! Who a request is: its `apikey` and `Authorization` headers handed to [`identity::resolve`],
-//! and a refusal rendered as PostgREST's error (the shape REST, storage and realtime's
-//! handshake answer with).
+//! Who a request is: its `apikey` and `Authorization` headers handed to [`identity::resolve`].
+//! Each API renders a refusal in its own shape; PostgREST's (REST's, and realtime's handshake's)
+//! is here.
 
 use actix_web::HttpRequest;
 use identity::jwt::{JwtError, JwtKeys};
@@ -36,11 +36,7 @@ pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<I
 }
 
 /// The identity a request's verified token claims, whatever its role.
-pub fn claimed(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<Identity, ApiError> {
-    resolved(req, keys, local_keys).map_err(credential_error)
-}
-
-fn resolved(
+pub fn resolved(
     req: &HttpRequest,
     keys: &JwtKeys,
     local_keys: bool,

@@ -18,7 +18,7 @@
 //! carries no CORS headers either (see [`cross_origin`]).
 
 use crate::branches::{BranchError, State};
-use crate::request_auth::claimed;
+use crate::request_auth::resolved;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Deserialize;
@@ -94,7 +94,7 @@ fn allowed(req: &HttpRequest, state: &AppState) -> Result<()> {
     if !req.peer_addr().is_some_and(|a| a.ip().is_loopback()) {
         return Err(WorkbenchError::NotLoopback);
     }
-    match claimed(req, &state.keys, state.local_keys()) {
+    match resolved(req, &state.keys, state.local_keys()) {
         Ok(i) if i.role() == "service_role" => Ok(()),
         _ => Err(WorkbenchError::Unauthorized),
     }

@@ -13,7 +13,7 @@ mod upload;
 
 use crate::error::GatewayError;
 use crate::http_util::{BodyError, header, read_body};
-use crate::request_auth::identify;
+use crate::request_auth::resolved;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
@@ -50,8 +50,9 @@ fn caller(req: &HttpRequest, state: &AppState) -> Result<Caller, StorageError> {
     if header(req, "authorization").is_none() && header(req, "apikey").is_none() {
         return Err(StorageError::InvalidJwt("Invalid Compact JWS".into()));
     }
-    let id = identify(req, &state.keys, state.local_keys())
-        .map_err(|e| StorageError::InvalidJwt(e.message))?;
+    let id = resolved(req, &state.keys, state.local_keys())
+        .and_then(identity::Identity::api_role)
+        .map_err(|e| StorageError::InvalidJwt(e.to_string()))?;
     Ok(Caller {
         role: id.role().to_string(),
         claims: id.claims.value.clone(),
