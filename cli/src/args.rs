@@ -578,8 +578,8 @@ pub struct Flags {
     #[arg(long, env = "PG_BIN_DIR", global = true)]
     pub pg_bin_dir: Option<PathBuf>,
     /// Where the private installations of PostgreSQL (the system's, with supagate's
-    /// extensions) are kept, shared by every project (default: $XDG_CACHE_HOME/supagate, else
-    /// ~/.cache/supagate).
+    /// extensions) and a pristine cluster for new data directories are kept, shared by every
+    /// project (default: $XDG_CACHE_HOME/supagate, else ~/.cache/supagate).
     #[arg(long, env = "SUPAGATE_CACHE_DIR", global = true)]
     pub cache_dir: Option<PathBuf>,
     /// HS256 secret for access tokens and API keys (default: the Supabase CLI's demo secret).

@@ -85,7 +85,9 @@ impl Database {
         std::fs::create_dir_all(data)
             .map_err(|e| format!("cannot create {}: {e}", data.display()))?;
         let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
-        pg.ensure_initialized().await.map_err(|e| e.to_string())?;
+        pg.ensure_initialized_from(Some(s.cache_dir))
+            .await
+            .map_err(|e| e.to_string())?;
         let owner = owner_pid(data).filter(|p| *p != std::process::id());
         if !serving
             && owner.is_some()

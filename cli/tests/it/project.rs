@@ -480,3 +480,57 @@ async fn a_migration_may_begin_with_create_index_concurrently() {
         "{err}"
     );
 }
+
+/// The pristine cluster a start's log says its data directory was copied from.
+fn copied_from(log: &str) -> std::path::PathBuf {
+    let (_, rest) = log
+        .split_once("copied a pristine cluster in ")
+        .unwrap_or_else(|| panic!("no copy in: {log}"));
+    let (_, rest) = rest.split_once("(initdb's, from ").unwrap();
+    let path = std::path::PathBuf::from(rest.split_once(')').unwrap().0);
+    // The cache's entry: its `pg` folder's parent.
+    path.parent().unwrap().to_path_buf()
+}
+
+#[tokio::test]
+async fn new_data_directories_are_copies_of_one_pristine_cluster() {
+    let dir = support::scratch_project(&[]);
+    let reset = |data: &std::path::Path, cache: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_supagate"))
+            .arg("--workdir")
+            .arg(&dir)
+            .arg("--data-dir")
+            .arg(data)
+            .args(["--db-port", "0", "db", "reset"])
+            .env_remove("DATABASE_URL")
+            .env("RUST_LOG", "pg=info")
+            .env("SUPAGATE_CACHE_DIR", cache)
+            .output()
+            .expect("run supagate");
+        assert!(out.status.success(), "{}", text(&out));
+        text(&out)
+    };
+    let data = dir.join(".data");
+    let cache = support::pg_cache();
+    let pristine = copied_from(&reset(&data.join("a"), &cache));
+    assert!(pristine.starts_with(&cache), "{}", pristine.display());
+    let mark = std::fs::read_to_string(pristine.join("pristine")).unwrap();
+    // A second data directory is a copy of the same one, made once.
+    let second = reset(&data.join("b"), &cache);
+    assert_eq!(copied_from(&second), pristine);
+    assert!(!second.contains("initdb took"), "{second}");
+    assert_eq!(
+        std::fs::read_to_string(pristine.join("pristine")).unwrap(),
+        mark
+    );
+    // One left incomplete (its initdb interrupted) is made again, then copied.
+    let other = dir.join(".cache");
+    let broken = other.join(pristine.file_name().unwrap());
+    std::fs::create_dir_all(broken.join("pg")).unwrap();
+    std::fs::write(broken.join("pg/PG_VERSION"), "15\n").unwrap();
+    let third = reset(&data.join("c"), &other);
+    assert_eq!(copied_from(&third), broken);
+    assert!(broken.join("pristine").is_file());
+    assert!(broken.join("pg/global/pg_control").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}

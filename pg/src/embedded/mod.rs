@@ -24,7 +24,7 @@ pub fn find_binaries_for(
 pub use process::{Liveness, liveness, process_alive};
 
 use crate::login::Login;
-use process::{chown, is_root, sha2_hex};
+use process::{chown, is_root};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use tokio::process::Command;
@@ -60,13 +60,18 @@ pub enum EmbeddedError {
 /// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
 pub const SUPERUSER_PASSWORD: &str = "postgres";
 
+/// The file that says a pristine cluster in the cache is complete.
+const PRISTINE_MARK: &str = "pristine";
+
 /// Libraries a Supabase database preloads, where the installation has them: query statistics,
 /// plans and audit logging (inert until configured). pg_cron is supagate's own (its jobs run
 /// by the gateway, `workers::cron`): nothing of it is preloaded.
 fn preload(lib: &Path) -> Vec<&'static str> {
     // pgaudit as in Supabase's image: its extension cannot be created unless preloaded (and it
-    // logs nothing until pgaudit.log is set).
-    ["pg_stat_statements", "auto_explain", "pgaudit"]
+    // logs nothing until pgaudit.log is set). pg_tle (supagate's, extensions/pgrx/pg_tle) as in
+    // that image too: its hook makes `create extension` of a TLE work in every backend, and
+    // upstream refuses to load otherwise; a major it was not built for has no pg_tle.so.
+    ["pg_stat_statements", "auto_explain", "pgaudit", "pg_tle"]
         .into_iter()
         .filter(|n| {
             ["so", "dylib"]
@@ -128,7 +133,7 @@ impl EmbeddedPg {
         let socket_dir = if pgdata.as_os_str().len() + 20 < 100 {
             pgdata.clone()
         } else {
-            let digest = sha2_hex(pgdata.to_string_lossy().as_bytes());
+            let digest = project::sha256_hex(pgdata.to_string_lossy().as_bytes());
             PathBuf::from(format!("/tmp/supagate-{}", &digest[..12]))
         };
         Self {
@@ -250,47 +255,171 @@ impl EmbeddedPg {
         }
     }
 
+    /// initdb's options besides the data directory and the password file.
+    const INITDB_OPTIONS: [&'static str; 7] = [
+        "-U",
+        "postgres",
+        "-E",
+        "UTF8",
+        "--locale=C.UTF-8",
+        "--auth-local=trust",
+        "--auth-host=scram-sha-256",
+    ];
+
     /// Runs initdb if the cluster does not exist yet. Returns true when it was created.
     pub async fn ensure_initialized(&self) -> Result<bool, EmbeddedError> {
+        self.ensure_initialized_from(None).await
+    }
+
+    /// [`Self::ensure_initialized`], copying a pristine cluster kept in `cache` (made by initdb
+    /// once for this PostgreSQL and these options) when there is one: a copy takes a tenth of
+    /// initdb's time. Copies share initdb's system identifier, which only physical replication
+    /// between them would notice. Without a usable cache, initdb makes the cluster in place.
+    pub async fn ensure_initialized_from(
+        &self,
+        cache: Option<&Path>,
+    ) -> Result<bool, EmbeddedError> {
         if self.pgdata.join("PG_VERSION").is_file() {
             return Ok(false);
         }
-        let io = |e| EmbeddedError::Io(self.pgdata.clone(), e);
-        std::fs::create_dir_all(&self.pgdata).map_err(io)?;
-        let pwfile = self.pgdata.with_file_name("pg-superuser-password");
+        let t0 = std::time::Instant::now();
+        if let Some(cache) = cache {
+            match self.pristine(cache).await {
+                Ok(pristine) => match self.copy_cluster(&pristine).await {
+                    Ok(()) => {
+                        tracing::info!(
+                            "copied a pristine cluster in {} ms (initdb's, from {})",
+                            t0.elapsed().as_millis(),
+                            pristine.display()
+                        );
+                        return Ok(true);
+                    }
+                    Err(e) => tracing::debug!("initdb in place: {e}"),
+                },
+                Err(e) => tracing::debug!("initdb in place: {e}"),
+            }
+        }
+        self.initdb(&self.pgdata).await?;
+        tracing::info!("initdb took {} ms", t0.elapsed().as_millis());
+        Ok(true)
+    }
+
+    /// The pristine cluster for this PostgreSQL in `cache`, made by initdb when missing.
+    async fn pristine(&self, cache: &Path) -> Result<PathBuf, EmbeddedError> {
+        let initdb = self.system.dir.join("initdb");
+        let meta = std::fs::metadata(&initdb).map_err(|e| EmbeddedError::Io(initdb.clone(), e))?;
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let key = project::sha256_hex(
+            format!(
+                "{}\n{}\n{modified}\n{}\n{}\n{SUPERUSER_PASSWORD}",
+                initdb.display(),
+                meta.len(),
+                Self::INITDB_OPTIONS.join(" "),
+                self.run_as.as_deref().unwrap_or("")
+            )
+            .as_bytes(),
+        );
+        let root = cache.join(format!("initdb-{}-{}", self.system.major, &key[..16]));
+        let done = root.join(PRISTINE_MARK);
+        if done.is_file() {
+            // Touched, so that it counts as in use.
+            let _ = std::fs::write(&done, &key);
+            return Ok(root.join("pg"));
+        }
+        let io = |p: &Path| {
+            let p = p.to_path_buf();
+            move |e| EmbeddedError::Io(p, e)
+        };
+        std::fs::create_dir_all(cache).map_err(io(cache))?;
+        let tmp = cache.join(format!(".initdb-{}-{}", std::process::id(), &key[..16]));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+        if let Some(user) = &self.run_as {
+            chown(user, &tmp)?;
+        }
+        if let Err(e) = self.initdb(&tmp.join("pg")).await {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        std::fs::write(tmp.join(PRISTINE_MARK), &key).map_err(io(&tmp))?;
+        if std::fs::rename(&tmp, &root).is_err() {
+            if done.is_file() {
+                // Made meanwhile by another process.
+                let _ = std::fs::remove_dir_all(&tmp);
+            } else {
+                // A broken one (its initdb interrupted) is in the way.
+                let _ = std::fs::remove_dir_all(&root);
+                let moved = std::fs::rename(&tmp, &root);
+                if moved.is_err() {
+                    let _ = std::fs::remove_dir_all(&tmp);
+                }
+                moved.map_err(io(&root))?;
+            }
+        }
+        prefix::remove_unused(cache, &root);
+        Ok(root.join("pg"))
+    }
+
+    /// Copies `pristine` to the data directory, owners and modes kept (`cp -a`).
+    async fn copy_cluster(&self, pristine: &Path) -> Result<(), EmbeddedError> {
+        if let Some(parent) = self.pgdata.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| EmbeddedError::Io(parent.into(), e))?;
+        }
+        // An empty data directory (made by an earlier step) is replaced by the copy; one with
+        // files in it is left to initdb, which says what is wrong with it.
+        let _ = std::fs::remove_dir(&self.pgdata);
+        if self.pgdata.exists() {
+            return Err(EmbeddedError::Io(
+                self.pgdata.clone(),
+                std::io::Error::other("not empty"),
+            ));
+        }
+        let out = Command::new("cp")
+            .arg("-a")
+            .arg(pristine)
+            .arg(&self.pgdata)
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .map_err(|e| EmbeddedError::Command("cp".into(), e.to_string()))?;
+        if out.status.success() && self.pgdata.join("PG_VERSION").is_file() {
+            return Ok(());
+        }
+        let _ = std::fs::remove_dir_all(&self.pgdata);
+        Err(EmbeddedError::Command(
+            "cp".into(),
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ))
+    }
+
+    /// Runs initdb into `pgdata`; nothing half-made is left behind when it fails.
+    async fn initdb(&self, pgdata: &Path) -> Result<(), EmbeddedError> {
+        let io = |e| EmbeddedError::Io(pgdata.to_path_buf(), e);
+        std::fs::create_dir_all(pgdata).map_err(io)?;
+        let pwfile = pgdata.with_file_name("pg-superuser-password");
         std::fs::write(&pwfile, SUPERUSER_PASSWORD).map_err(io)?;
         if let Some(user) = &self.run_as {
             self.make_reachable_for(user, &pwfile)?;
-            chown(user, &self.pgdata)?;
+            chown(user, pgdata)?;
             chown(user, &pwfile)?;
         }
-        let t0 = std::time::Instant::now();
-        let result = self
-            .run(
-                "initdb",
-                &[
-                    "-D",
-                    &self.pgdata.to_string_lossy(),
-                    "-U",
-                    "postgres",
-                    "-E",
-                    "UTF8",
-                    "--locale=C.UTF-8",
-                    "--auth-local=trust",
-                    "--auth-host=scram-sha-256",
-                    &format!("--pwfile={}", pwfile.display()),
-                    "--no-sync",
-                ],
-            )
-            .await;
+        let pgdata_arg = pgdata.to_string_lossy();
+        let pwfile_arg = format!("--pwfile={}", pwfile.display());
+        let mut args = vec!["-D", &pgdata_arg];
+        args.extend(Self::INITDB_OPTIONS);
+        args.extend([pwfile_arg.as_str(), "--no-sync"]);
+        let result = self.run("initdb", &args).await;
         let _ = std::fs::remove_file(&pwfile);
-        tracing::info!("initdb took {} ms", t0.elapsed().as_millis());
         if let Err(e) = result {
             // Leave nothing half-made behind, so the next start tries again from scratch.
-            let _ = std::fs::remove_dir_all(&self.pgdata);
+            let _ = std::fs::remove_dir_all(pgdata);
             return Err(e);
         }
-        Ok(true)
+        Ok(())
     }
 
     /// PostgreSQL refuses to run as root; as root we run it as `postgres`, which must be able to

@@ -16,7 +16,6 @@
 
 use super::EmbeddedError;
 use super::binaries::Binaries;
-use super::process::sha2_hex;
 use std::path::{Component, Path, PathBuf};
 
 include!(concat!(env!("OUT_DIR"), "/extension_files.rs"));
@@ -247,7 +246,7 @@ fn fingerprint(system: &Layout, major: &str, portable: &[(String, PathBuf)]) -> 
     }
     for (name, text) in EXTENSION_FILES {
         all.push_str(name);
-        all.push_str(&sha2_hex(text.as_bytes()));
+        all.push_str(&project::sha256_hex(text.as_bytes()));
     }
     if let Some((_, digest)) = PGRX_DIGEST.iter().find(|(m, _)| *m == major) {
         all.push_str(&format!("pgrx {major} {digest}\n"));
@@ -256,7 +255,7 @@ fn fingerprint(system: &Layout, major: &str, portable: &[(String, PathBuf)]) -> 
         all.push_str(&stamp(path));
         all.push('\n');
     }
-    sha2_hex(all.as_bytes())
+    project::sha256_hex(all.as_bytes())
 }
 
 /// The files of supagate's extensions as they are installed: each file, and the script of an
@@ -442,17 +441,26 @@ pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, Embedd
     Ok(Some(private))
 }
 
-/// Removes private installations nobody started a cluster with for [`UNUSED_FOR`].
-fn remove_unused(cache: &Path, keep: &Path) {
+/// Removes private installations and pristine clusters nobody started a cluster with for
+/// [`UNUSED_FOR`].
+pub(super) fn remove_unused(cache: &Path, keep: &Path) {
     let Ok(entries) = std::fs::read_dir(cache) else {
         return;
     };
     for e in entries.flatten() {
         let path = e.path();
-        let old = std::fs::metadata(path.join("fingerprint"))
+        let name = e.file_name().to_string_lossy().into_owned();
+        let stamp = if name.starts_with("postgres-") {
+            "fingerprint"
+        } else if name.starts_with("initdb-") {
+            super::PRISTINE_MARK
+        } else {
+            continue;
+        };
+        let old = std::fs::metadata(path.join(stamp))
             .and_then(|m| m.modified())
             .is_ok_and(|t| t.elapsed().unwrap_or_default() > UNUSED_FOR);
-        if path != keep && old && e.file_name().to_string_lossy().starts_with("postgres-") {
+        if path != keep && old {
             let _ = std::fs::remove_dir_all(&path);
         }
     }

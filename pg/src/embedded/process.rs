@@ -68,11 +68,3 @@ pub(super) fn chown(user: &str, path: &Path) -> Result<(), EmbeddedError> {
         ))
     }
 }
-
-pub(super) fn sha2_hex(data: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
