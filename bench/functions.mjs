@@ -1,5 +1,6 @@
-// Edge Functions figures for docs/BENCHMARKS.md: cold start of a function (its first request
-// after the gateway is ready), warm latency through the gateway against the same request sent
+// Edge Functions figures for docs/BENCHMARKS.md: a function's first request right after the
+// gateway is ready (racing the gateway's own start of the project's functions) and once they are
+// started, a Deno booted on request (after a crash: wall and CPU time), warm latency through the gateway against the same request sent
 // straight to the function's Deno socket, and memory per warm function. Writes functions.json and
 // functions-table.md (included in BENCHMARKS.md); `--quick` runs small on a debug build.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -53,16 +54,47 @@ const pid = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).find((p) => {
   }
 })
 const rssMb = pid ? Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024 : null
+const bearer = { authorization: `Bearer ${gw.anonKey}` }
+const fn = (name) => call({ host: u.hostname, port: u.port, path: `/functions/v1/${name}`, headers: bearer })
+// The gateway starts the project's functions with it: their first requests once they listen.
+const t0 = Date.now()
+while (!['echo', 'fail'].every((n) => readdirSync(sockets).some((f) => f.startsWith(`${n}-`)))) {
+  if (Date.now() - t0 > 20000) throw new Error('echo and fail were not started with the gateway')
+  await new Promise((r) => setTimeout(r, 20))
+}
 const colds = []
-for (const name of ['echo', 'fail']) {
-  const r = await call({ host: u.hostname, port: u.port, path: `/functions/v1/${name}`, headers: { authorization: `Bearer ${gw.anonKey}` } })
-  colds.push(r.us / 1000)
+for (const name of ['echo', 'fail']) colds.push((await fn(name)).us / 1000)
+// A Deno booted on request: `fail?crash` ends its process, the next request starts another.
+/** CPU time (user + system, ms) of the newest Deno running `fail`. */
+const failCpuMs = () => {
+  const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join('functions', 'fail', 'index.ts'))
+    } catch {
+      return false
+    }
+  })
+  const newest = pids.sort((a, b) => Number(b) - Number(a))[0]
+  const fields = readFileSync(`/proc/${newest}/stat`, 'utf8').split(')')[1].trim().split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+const boots = [], bootCpu = []
+for (let i = 0; i < 5; i++) {
+  await fn('fail?crash')
+  boots.push((await fn('fail')).us / 1000)
+  bootCpu.push(failCpuMs())
 }
 await gw.stop()
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return { min: Math.round(s[0] * 10) / 10, median: Math.round(s[Math.floor(s.length / 2)] * 10) / 10, max: Math.round(s.at(-1) * 10) / 10 }
+}
 const out = {
   profile,
   coldFirstRequestMs: Math.round(cold.us / 100) / 10,
   coldOthersMs: colds.map((x) => Math.round(x * 10) / 10),
+  bootOnRequestMs: stats(boots),
+  bootOnRequestCpuMs: stats(bootCpu),
   warmGatewayMedianUs: Math.round(median(g)),
   warmGatewayP99Us: Math.round(p99(g)),
   warmDirectMedianUs: Math.round(median(d)),
@@ -75,8 +107,10 @@ mkdirSync(dir, { recursive: true })
 writeFileSync(join(dir, 'functions.json'), `${JSON.stringify(out, null, 2)}\n`)
 const table = `| measure | value | goal |
 |---|---|---|
-| cold start: a function's first request, Deno started and listening (\`open\`) | ${out.coldFirstRequestMs} ms | < 100 ms (edge-runtime publishes 25–83 ms boots) |
-| cold start of two more fixture functions (\`echo\`, \`fail\`) | ${out.coldOthersMs.join(' / ')} ms | |
+| first request of a function right after the gateway is ready, racing its start of the functions (\`open\`) | ${out.coldFirstRequestMs} ms | < 100 ms (edge-runtime publishes 25–83 ms boots) |
+| first request of two more functions, started with the gateway (\`echo\`, \`fail\`) | ${out.coldOthersMs.join(' / ')} ms | < 100 ms |
+| a Deno booted on request (after a crash), 5 boots min / median / max | ${out.bootOnRequestMs.min} / ${out.bootOnRequestMs.median} / ${out.bootOnRequestMs.max} ms | |
+| its CPU time (Deno's boot and one request), min / median / max | ${out.bootOnRequestCpuMs.min} / ${out.bootOnRequestCpuMs.median} / ${out.bootOnRequestCpuMs.max} ms | |
 | warm request through the gateway, median / p99 (${N} sequential, keep-alive) | ${out.warmGatewayMedianUs} / ${out.warmGatewayP99Us} µs | |
 | the same request straight to the function's socket, median | ${out.warmDirectMedianUs} µs | |
 | added by the gateway, median | ${out.addedMedianUs} µs | < 1000 µs |

@@ -11,12 +11,13 @@ use hyper_util::rt::TokioIo;
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::process::{Child, Command};
+use tokio::sync::Notify;
 
 const BOOT_SCRIPT: &str = include_str!("boot.mjs");
 /// How often a warm function's files are looked at for changes (the restart's debounce).
@@ -25,6 +26,14 @@ const CHANGE_CHECK: Duration = Duration::from_millis(500);
 const CPU_CHECK: Duration = Duration::from_millis(50);
 /// How often an unknown name makes the functions folder be read again.
 const REDISCOVER: Duration = Duration::from_secs(1);
+/// Most functions started with the gateway, ahead of their first request (a warm process holds
+/// about 40 MB).
+const PREWARM_MAX: usize = 8;
+/// How long after the gateway is ready the first of them starts: requests sent at once (a script,
+/// a test) boot their functions without another Deno booting beside them on the same cores.
+const PREWARM_DELAY: Duration = Duration::from_millis(200);
+/// What Deno prints once `Deno.serve()` listens (unless the function passes its own `onListen`).
+const LISTENING: &str = "Listening on ";
 
 pub struct Functions {
     settings: FunctionsSettings,
@@ -41,6 +50,9 @@ pub struct Functions {
     logs: Arc<crate::logs::LogBook>,
     /// Addresses (`host:port`) no function may reach, set once the tools on them listen.
     denied: RwLock<Vec<String>>,
+    /// Processes booting for a request: starting functions ahead of their requests waits for
+    /// them.
+    booting: AtomicU64,
 }
 
 /// A function's response, and what must live until its body has been read: the process
@@ -61,6 +73,9 @@ struct Process {
     /// It takes no new requests (`per_worker`: past the soft CPU limit or half its wall clock):
     /// the next request starts another, and this one ends with the last request it serves.
     retired: AtomicBool,
+    /// When it was first handed a request: its wall clock counts from then (a process started
+    /// with the gateway waits for its first request without ageing).
+    claimed: OnceLock<Instant>,
 }
 
 impl Process {
@@ -70,6 +85,16 @@ impl Process {
 
     fn kill(&self) {
         let _ = self.child.lock().start_kill();
+    }
+
+    /// Marks it as serving requests (its wall clock starts at the first).
+    fn claim(&self) {
+        self.claimed.get_or_init(Instant::now);
+    }
+
+    /// How long it has served requests.
+    fn age(&self) -> Duration {
+        self.claimed.get().map_or(Duration::ZERO, |at| at.elapsed())
     }
 
     /// CPU time the process has used so far (user and system, all its threads).
@@ -132,6 +157,7 @@ impl Functions {
             warned: AtomicBool::new(false),
             logs: Default::default(),
             denied: RwLock::new(Vec::new()),
+            booting: AtomicU64::new(0),
         }))
     }
 
@@ -175,6 +201,45 @@ impl Functions {
         found.functions.get(slug).cloned()
     }
 
+    /// Starts the project's functions (`per_worker`; the first [`PREWARM_MAX`] by name) one
+    /// after the other in the background, so that a function's first request finds it
+    /// listening instead of waiting for Deno to boot. Each is the process its first request
+    /// would have started (same arguments, permissions and environment); one that fails to
+    /// boot is reported with its reason now, and its first request tries again. Call it once
+    /// the ports functions may not reach are known ([`Functions::deny_local_ports`]).
+    pub fn prewarm(self: &Arc<Self>) {
+        if self.settings.policy != project::Policy::PerWorker {
+            return;
+        }
+        let functions: Vec<Function> = self
+            .catalog()
+            .functions
+            .values()
+            .take(PREWARM_MAX)
+            .cloned()
+            .collect();
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(PREWARM_DELAY).await;
+            for f in functions {
+                // Stopped meanwhile: nothing more to start.
+                let Some(this) = weak.upgrade() else { return };
+                while this.booting.load(Ordering::Relaxed) > 0 {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                let slot = this.warm.lock().entry(f.slug.clone()).or_default().clone();
+                let mut held = slot.lock().await;
+                if held.is_some() {
+                    continue;
+                }
+                if let Ok(r) = this.start_once(&f).await {
+                    tracing::debug!(target: "functions", function = %f.slug, "started ahead of its first request");
+                    *held = Some(r);
+                }
+            }
+        });
+    }
+
     /// Sends `req` (its path as the function sees it: `/<slug>/…`) to the function.
     pub async fn forward<B>(
         &self,
@@ -187,6 +252,7 @@ impl Functions {
     {
         if self.settings.policy == project::Policy::Oneshot {
             let process = self.start(f).await?.process;
+            process.claim();
             let response = self
                 .request(&process, req)
                 .await
@@ -212,6 +278,7 @@ impl Functions {
         }
         let process = held.as_ref().expect("started").process.clone();
         drop(held);
+        process.claim();
         match self.request(&process, req).await {
             // A process replaced meanwhile (its files changed) lives until this body is read.
             Ok(r) => Ok(Answer {
@@ -283,7 +350,20 @@ impl Functions {
     /// more before the request fails: under load a Deno process failed to boot (exit status 1
     /// in 80 ms) right after another process of the project had been killed at its limit, and
     /// booted the next time. A function that cannot boot fails twice, as fast.
+    /// Counted in `booting` while it runs (a request that goes away mid-boot included).
     async fn start(&self, f: &Function) -> Result<Running, FunctionsError> {
+        struct Counted<'a>(&'a AtomicU64);
+        impl Drop for Counted<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+        self.booting.fetch_add(1, Ordering::Relaxed);
+        let _counted = Counted(&self.booting);
+        self.start_retrying(f).await
+    }
+
+    async fn start_retrying(&self, f: &Function) -> Result<Running, FunctionsError> {
         let t0 = Instant::now();
         match self.start_once(f).await {
             Err(FunctionsError::BootError) if t0.elapsed() < Duration::from_secs(5) => {
@@ -343,11 +423,13 @@ impl Functions {
         let limited = Arc::new(AtomicBool::new(false));
         // Until it listens, what it prints on stderr says why a boot failed: logged as a warning.
         let booting = Arc::new(AtomicBool::new(true));
+        // Deno's "Listening on" line: the socket is worth trying at once.
+        let listened = Arc::new(Notify::new());
         if let Some(out) = child.stdout.take() {
-            self.pump(&f.slug, "stdout", out, &limited, &booting);
+            self.pump(&f.slug, "stdout", out, &limited, &booting, Some(&listened));
         }
         if let Some(err) = child.stderr.take() {
-            self.pump(&f.slug, "stderr", err, &limited, &booting);
+            self.pump(&f.slug, "stderr", err, &limited, &booting, None);
         }
         let running = Running {
             process: Arc::new(Process {
@@ -355,22 +437,23 @@ impl Functions {
                 socket,
                 limited,
                 retired: AtomicBool::new(false),
+                claimed: OnceLock::new(),
             }),
             files,
             checked: Instant::now(),
         };
         // (A process that failed to boot stays `booting`: its last lines may still be on their way.)
-        let running = self.listening(f, running, t0).await?;
+        let running = self.listening(f, running, t0, &listened).await?;
         booting.store(false, Ordering::Relaxed);
-        self.supervise(&f.slug, &running.process, t0);
+        self.supervise(&f.slug, &running.process);
         Ok(running)
     }
 
     /// Watches a listening process until it ends, as edge-runtime's supervisor watches a
-    /// worker: its CPU time from now on (booting aside) and its age. The same limits hold
-    /// whether a request waits for its response head, reads its body, or has long had its
-    /// answer (a timer, `EdgeRuntime.waitUntil`).
-    fn supervise(&self, slug: &str, process: &Arc<Process>, started: Instant) {
+    /// worker: its CPU time from now on (booting aside) and its age since its first request.
+    /// The same limits hold whether a request waits for its response head, reads its body, or
+    /// has long had its answer (a timer, `EdgeRuntime.waitUntil`).
+    fn supervise(&self, slug: &str, process: &Arc<Process>) {
         // Without /proc (not Linux) only the wall clock is held.
         let baseline = process.cpu();
         let weak = Arc::downgrade(process);
@@ -388,11 +471,12 @@ impl Functions {
                     (Some(from), Some(now)) => now.saturating_sub(from),
                     _ => Duration::ZERO,
                 };
-                match limits.verdict(used, started.elapsed()) {
+                let age = p.age();
+                match limits.verdict(used, age) {
                     Verdict::Serve => {}
                     Verdict::Retire => {
                         if !p.retired.swap(true, Ordering::Relaxed) {
-                            tracing::info!(target: "functions", function = %slug, "retired after {} ms of CPU time, {} s", used.as_millis(), started.elapsed().as_secs());
+                            tracing::info!(target: "functions", function = %slug, "retired after {} ms of CPU time, {} s", used.as_millis(), age.as_secs());
                         }
                     }
                     Verdict::End(why) => {
@@ -415,6 +499,7 @@ impl Functions {
         f: &Function,
         r: Running,
         t0: Instant,
+        listened: &Notify,
     ) -> Result<Running, FunctionsError> {
         let mut pause = Duration::from_millis(1);
         loop {
@@ -435,7 +520,12 @@ impl Functions {
                     .push(&f.slug, "stderr", "did not start listening in time");
                 return Err(FunctionsError::BootError);
             }
-            tokio::time::sleep(pause).await;
+            // Deno says when it listens; a function with its own `onListen` (or `Deno.listen`)
+            // is found by trying.
+            tokio::select! {
+                _ = listened.notified() => {}
+                _ = tokio::time::sleep(pause) => {}
+            }
             pause = (pause * 2).min(Duration::from_millis(20));
         }
     }
@@ -516,13 +606,17 @@ impl Functions {
         stream: impl tokio::io::AsyncRead + Unpin + Send + 'static,
         oom: &Arc<AtomicBool>,
         booting: &Arc<AtomicBool>,
+        listened: Option<&Arc<Notify>>,
     ) {
         let (slug, oom, logs) = (slug.to_string(), oom.clone(), self.logs.clone());
-        let booting = booting.clone();
+        let (booting, listened) = (booting.clone(), listened.cloned());
         tokio::spawn(async move {
             let mut lines = BufReader::new(stream).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                if line.starts_with("Listening on ") {
+                if line.starts_with(LISTENING) {
+                    if let Some(l) = &listened {
+                        l.notify_one();
+                    }
                     continue;
                 }
                 if line.contains("out of memory") || line.contains("heap limit") {

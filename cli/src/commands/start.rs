@@ -372,6 +372,10 @@ async fn serve_api(
                 .chain(mail.iter().map(|m| m.2))
                 .chain(doors.iter().filter(|d| d.1 == "pop3_port").map(|d| d.2)),
         );
+        // Serving: the functions are started now, so that a first request finds them warm.
+        if matches!(mode, Mode::Serve { .. }) && find_deno(&cfg.deno).is_some() {
+            f.prewarm();
+        }
     }
     let values = status::values(
         cfg,

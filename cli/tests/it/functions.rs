@@ -94,8 +94,8 @@ async fn a_function_sees_its_request_at_the_api_s_address() {
     assert_eq!(v["clone"], url.as_str());
 }
 
-/// Deno processes whose command line names `needle`.
-fn processes_running(needle: &str) -> usize {
+/// The ids of the processes whose command line names `needle`.
+fn processes(needle: &str) -> Vec<String> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -103,7 +103,41 @@ fn processes_running(needle: &str) -> usize {
             std::fs::read(e.path().join("cmdline"))
                 .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
         })
-        .count()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Deno processes whose command line names `needle`.
+fn processes_running(needle: &str) -> usize {
+    processes(needle).len()
+}
+
+#[tokio::test]
+async fn warm_functions_are_started_with_the_gateway() {
+    let (dir, gw) = serving("project_id = \"fn\"\n", "early");
+    let needle = dir
+        .canonicalize()
+        .unwrap()
+        .join("supabase/functions/early/index.ts")
+        .display()
+        .to_string();
+    // No request yet: its process is started all the same.
+    let t0 = std::time::Instant::now();
+    let started = loop {
+        if let [pid] = processes(&needle).as_slice() {
+            break pid.clone();
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(20),
+            "the function was not started with the gateway"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    // Its first request is served by that process.
+    let r = Api::anon(&gw)
+        .send("POST", "/functions/v1/early", &[], None)
+        .await;
+    assert_eq!((r.status, r.text.as_str()), (200, started.as_str()));
 }
 
 #[tokio::test]
