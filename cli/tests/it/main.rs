@@ -42,3 +42,4 @@ mod vector;
 mod workflow;
 mod workflow_remote;
 mod wrappers;
+mod wrappers_s3;

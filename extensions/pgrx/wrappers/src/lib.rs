@@ -11,24 +11,28 @@
 //! (`big_query`, `click_house`). The validators require the options upstream's require, with its
 //! error texts and SQLSTATEs; `import foreign schema` imports nothing, as none of 0.4.4's wrappers
 //! implements it. Stripe's wrapper reads for real (`stripe.rs`: its `api_url`, a local stand-in
-//! in tests, with the key from `api_key` or Vault's `api_key_id`). The services the other
-//! wrappers talk to are hosted ones supagate does not stand in for, so planning a query on one of
-//! their foreign tables (a scan, an insert, an update, a delete), or a write to Stripe's, fails
-//! with "<name> wrapper is not supported in supagate: <reason>" (`feature_not_supported`).
+//! in tests, with the key from `api_key` or Vault's `api_key_id`), and so does S3's (`s3.rs`:
+//! CSV and JSON Lines objects from any S3 endpoint, SeaweedFS in tests), both on the scan of
+//! `scan.rs`. The services the other wrappers talk to are hosted ones supagate does not stand in
+//! for, so planning a query on one of their foreign tables (a scan, an insert, an update, a
+//! delete), or a write to Stripe's or S3's, fails with "<name> wrapper is not supported in
+//! supagate: <reason>" (`feature_not_supported`).
 
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use pgrx::{PgBox, PgLogLevel};
 
+mod s3;
+mod scan;
 mod stripe;
 
 pg_module_magic!();
 
-/// Loads the library: registers Stripe's `wrappers.supagate_allow_local`.
+/// Loads the library: registers `wrappers.supagate_allow_local`.
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    stripe::init();
+    scan::init();
 }
 
 /// What a validator requires of the options of one catalog (server or foreign table).
@@ -71,7 +75,7 @@ const LOGFLARE: usize = 6;
 const MSSQL: usize = 7;
 const REDIS: usize = 8;
 const S3: usize = 9;
-const STRIPE: usize = 10;
+pub(crate) const STRIPE: usize = 10;
 const WASM: usize = 11;
 
 /// The wrappers, indexed by the constants above.
@@ -174,7 +178,8 @@ static WRAPPERS: [Wrapper; 12] = [
         author: "Supabase",
         server: Check::Nothing,
         table: Check::Options(&["uri", "format"]),
-        reason: "it reads CSV, JSON and Parquet files through the AWS S3 API, which it has no client for here",
+        // Only modifications are refused: scans work (src/s3.rs).
+        reason: "writing is not, the S3 wrapper only reads",
     },
     Wrapper {
         label: "Stripe",
@@ -361,10 +366,10 @@ pub(crate) fn routine_refusing<const W: usize>(
     pg_sys::Datum::from(routine.into_pg())
 }
 
-/// The `FdwRoutine` of wrapper `W`: every query refused (Stripe's reads work).
+/// The `FdwRoutine` of wrapper `W`: every query refused (Stripe's and S3's reads work).
 fn routine<const W: usize>() -> pg_sys::Datum {
-    if W == STRIPE {
-        stripe::routine()
+    if W == STRIPE || W == S3 {
+        scan::routine::<W>()
     } else {
         routine_refusing::<W>(|_| {})
     }
