@@ -17,7 +17,7 @@ pub struct Hooks {
 }
 
 /// `[auth.mfa]` and `[auth.oauth_server]` as the project's config.toml gives them.
-pub use project::config::{Mfa, OAuthServer, OtherProvider, Sms, Twilio, WebAuthn};
+pub use project::config::{Mfa, OAuthServer, OtherProvider, Sms, Twilio, Web3, WebAuthn};
 
 /// `[auth.rate_limit]`: requests per address per window (5 minutes; anonymous sign-ins an hour).
 #[derive(Clone, Debug)]
@@ -27,6 +27,8 @@ pub struct RateLimits {
     pub token_verifications: u32,
     pub anonymous_users: u32,
     pub sms_sent: u32,
+    /// Web3 sign-in attempts per address per 5 minutes.
+    pub web3: u32,
 }
 
 #[derive(Clone)]
@@ -72,6 +74,7 @@ pub struct AuthConfig {
     pub rate_limits: RateLimits,
     /// `[auth] enable_manual_linking`.
     pub manual_linking: bool,
+    pub web3: Web3,
     pub oauth_server: OAuthServer,
     /// `[auth.sms]`: phone sign-ups and sign-ins are on with `enable_signup`.
     pub sms: Sms,

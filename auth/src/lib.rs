@@ -28,6 +28,7 @@ pub mod sessions;
 pub mod signup;
 pub mod users;
 pub mod verify;
+pub mod web3;
 pub mod webauthn;
 
 pub use config::AuthConfig;
@@ -78,8 +79,10 @@ pub(crate) fn test_config(redirects: &[&str]) -> AuthConfig {
             token_verifications: 30,
             anonymous_users: 30,
             sms_sent: 30,
+            web3: 30,
         },
         manual_linking: false,
+        web3: config::Web3::default(),
         sms: config::Sms {
             enable_signup: true,
             ..Default::default()

@@ -66,6 +66,18 @@ pub struct IdTokenGrantParams {
     pub issuer: Option<String>,
 }
 
+/// `POST /token?grant_type=web3`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Web3GrantParams {
+    /// `ethereum` or `solana`.
+    pub chain: Option<String>,
+    /// The SIWE or SIWS message the wallet signed.
+    pub message: Option<String>,
+    /// Hex (`0x…`, 65 bytes) for Ethereum, base64 (64 bytes) for Solana.
+    pub signature: Option<String>,
+}
+
 /// `POST /otp`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]

@@ -20,6 +20,14 @@ pub enum GatewayError {
         /// For weak_password: GoTrue's `weak_password.reasons`.
         reasons: Vec<&'static str>,
     },
+    /// GoTrue's OAuth errors (a web3 grant refused: `invalid_grant`): `{error,
+    /// error_description}` in any API version, as GoTrue sends them.
+    #[error("{error}: {description}")]
+    AuthOAuth {
+        status: u16,
+        error: &'static str,
+        description: String,
+    },
     #[error("{0}")]
     Storage(storage::StorageError),
     #[error("{message}")]
@@ -34,6 +42,18 @@ pub enum GatewayError {
 impl GatewayError {
     /// An auth error in the body shape the client asked for.
     pub fn from_auth(e: auth::AuthError, legacy: bool) -> Self {
+        if let auth::AuthError::OAuth {
+            status,
+            error,
+            description,
+        } = e
+        {
+            return GatewayError::AuthOAuth {
+                status,
+                error,
+                description,
+            };
+        }
         let (status, code, message) = e.parts();
         let reasons = match e {
             auth::AuthError::WeakPassword { reasons, .. } => reasons,
@@ -72,7 +92,7 @@ impl ResponseError for GatewayError {
     fn status_code(&self) -> StatusCode {
         let s = match self {
             GatewayError::Rest(e) => e.status,
-            GatewayError::Auth { status, .. } => *status,
+            GatewayError::Auth { status, .. } | GatewayError::AuthOAuth { status, .. } => *status,
             // storage-api answers 400 for every client error and keeps the real one in the body.
             GatewayError::Storage(e) => {
                 let status = e.parts().0;
@@ -118,6 +138,11 @@ impl ResponseError for GatewayError {
                 }
                 r.content_type("application/json").body(body.to_string())
             }
+            GatewayError::AuthOAuth {
+                error, description, ..
+            } => r
+                .content_type("application/json")
+                .body(json!({"error": error, "error_description": description}).to_string()),
             GatewayError::Storage(e) => {
                 let (status, code, error) = e.parts();
                 r.content_type("application/json; charset=utf-8").body(

@@ -19,6 +19,7 @@ pub(crate) mod sms_send;
 mod token;
 mod user;
 mod verify;
+mod web3;
 
 pub use admin::UserPage;
 pub use external::{Chosen as LocalOAuthChoice, Start as ExternalStart};

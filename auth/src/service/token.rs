@@ -1,5 +1,5 @@
-//! `POST /token`: the password, refresh-token and PKCE grants; id_token (`id_token.rs`); web3
-//! answers as GoTrue does when its provider is off.
+//! `POST /token`: the password, refresh-token and PKCE grants; id_token (`id_token.rs`) and web3
+//! (`web3.rs`) beside.
 
 use super::{Auth, Request, WINDOW_SECS, never, verify_password};
 use crate::error::{AuthError, ErrorCode, api, invalid_credentials, validation};
@@ -16,7 +16,9 @@ pub enum Grant {
     RefreshToken(RefreshTokenGrantParams),
     Pkce(PkceGrantParams),
     IdToken(IdTokenGrantParams),
-    Web3,
+    /// The body, read once the chain is known to be on (GoTrue answers a disabled provider
+    /// before it reads the body).
+    Web3(Vec<u8>),
 }
 
 impl Grant {
@@ -28,7 +30,7 @@ impl Grant {
             "refresh_token" => Grant::RefreshToken(read(body)?),
             "pkce" => Grant::Pkce(read(body)?),
             "id_token" => Grant::IdToken(read(body)?),
-            "web3" => Grant::Web3,
+            "web3" => Grant::Web3(body.to_vec()),
             _ => {
                 return Err(api(
                     400,
@@ -47,11 +49,7 @@ impl Auth {
             Grant::RefreshToken(p) => self.refresh_grant(r, p).await,
             Grant::Pkce(p) => self.pkce_grant(r, p).await,
             Grant::IdToken(p) => self.id_token_grant(r, p).await,
-            Grant::Web3 => Err(api(
-                422,
-                ErrorCode::Web3ProviderDisabled,
-                "Web3 provider is disabled",
-            )),
+            Grant::Web3(body) => self.web3_grant(r, &body).await,
         }
     }
 

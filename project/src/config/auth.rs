@@ -42,6 +42,14 @@ pub struct Auth {
     pub third_party: Option<super::auth_trust::ThirdParty>,
     pub sessions: super::auth_trust::Sessions,
     pub captcha: Option<super::auth_trust::Captcha>,
+    pub web3: Web3,
+}
+
+/// `[auth.web3.solana]` and `[auth.web3.ethereum]` `enabled`: the chains wallets sign in with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Web3 {
+    pub solana: bool,
+    pub ethereum: bool,
 }
 
 /// `[auth.rate_limit]`.
@@ -57,6 +65,8 @@ pub struct RateLimits {
     pub anonymous_users: u32,
     /// Text messages sent per hour (the whole project).
     pub sms_sent: u32,
+    /// Web3 sign-in attempts per address per 5 minutes.
+    pub web3: u32,
     /// OTP and magic-link verifications per address per 5 minutes.
     pub token_verifications: u32,
 }
@@ -231,6 +241,7 @@ impl Default for Auth {
                 anonymous_users: 30,
                 sms_sent: 30,
                 token_verifications: 30,
+                web3: 30,
             },
             email: Email {
                 enable_signup: true,
@@ -265,6 +276,7 @@ impl Default for Auth {
             third_party: None,
             sessions: Default::default(),
             captcha: None,
+            web3: Web3::default(),
             hooks: BTreeMap::new(),
         }
     }
@@ -452,6 +464,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             anonymous_users: rate(doc, "anonymous_users", 30)?,
             sms_sent: rate(doc, "sms_sent", 30)?,
             token_verifications: rate(doc, "token_verifications", 30)?,
+            web3: rate(doc, "web3", 30)?,
         },
         email: Email {
             enable_signup: doc.bool(&e("enable_signup"), true)?,
@@ -502,6 +515,10 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
         third_party: super::auth_trust::read_third_party(doc)?,
         sessions: super::auth_trust::read_sessions(doc)?,
         captcha: super::auth_trust::read_captcha(doc)?,
+        web3: Web3 {
+            solana: doc.bool(&["auth", "web3", "solana", "enabled"], false)?,
+            ethereum: doc.bool(&["auth", "web3", "ethereum", "enabled"], false)?,
+        },
     };
     auth.webauthn = super::webauthn::read(doc, &auth.site_url)?;
     if let Some(secret) = &auth.jwt_secret

@@ -200,7 +200,6 @@ const NOT_IMPLEMENTED_DEFAULTS: &[(&str, Default_)] = {
     &[
         ("realtime.ip_version", Str("IPv4")),
         ("storage.s3_protocol.enabled", Bool(true)),
-        ("auth.rate_limit.web3", Int(30)),
         // No inspector is opened for functions (`functions serve --inspect` has no counterpart).
         ("edge_runtime.inspector_port", Int(8083)),
     ]
@@ -1161,6 +1160,9 @@ mod tests {
             "auth.captcha.provider",
             "auth.jwt_issuer",
             "auth.external_url",
+            "auth.web3.solana.enabled",
+            "auth.web3.ethereum.enabled",
+            "auth.rate_limit.web3",
         ] {
             assert!(read.contains(&key.to_string()), "{key}");
         }
@@ -1190,9 +1192,8 @@ mod tests {
             "#,
         )
         .unwrap();
-        assert_eq!(
-            l.ignored,
-            ["api.max_row", "auth.rate_limit.web3", "auth.web3.solana"]
-        );
+        assert_eq!(l.ignored, ["api.max_row"]);
+        assert!(l.config.auth.web3.solana && !l.config.auth.web3.ethereum);
+        assert_eq!(l.config.auth.rate_limit.web3, 5);
     }
 }
