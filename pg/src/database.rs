@@ -23,6 +23,9 @@ pub struct DbSettings<'a> {
     pub extensions: Vec<String>,
     /// Where private installations of PostgreSQL are kept (shared by every project).
     pub cache_dir: &'a Path,
+    /// What a new data directory's cluster gets besides initdb's (supagate's platform), kept
+    /// with it in the cache: see [`EmbeddedPg::ensure_initialized_from`].
+    pub pristine: Option<&'a embedded::PristineSetup>,
 }
 
 pub struct Database {
@@ -85,7 +88,8 @@ impl Database {
         std::fs::create_dir_all(data)
             .map_err(|e| format!("cannot create {}: {e}", data.display()))?;
         let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
-        pg.ensure_initialized_from(Some(s.cache_dir))
+        pg.install(s.cache_dir).map_err(|e| e.to_string())?;
+        pg.ensure_initialized_from(Some(s.cache_dir), s.pristine)
             .await
             .map_err(|e| e.to_string())?;
         let owner = owner_pid(data).filter(|p| *p != std::process::id());
@@ -104,7 +108,6 @@ impl Database {
                 data.display()
             ));
         }
-        pg.install(s.cache_dir).map_err(|e| e.to_string())?;
         pg.start().await.map_err(|e| e.to_string())?;
         if serving {
             write_pid(data)?;

@@ -83,6 +83,20 @@ pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, Stri
     Database::open(&db_settings(cfg), serving, published.as_deref()).await
 }
 
+/// What a new data directory's cluster starts with: supagate's platform built, as the platform
+/// template a new served database is copied from (made once per installation, in the cache).
+static PRISTINE: std::sync::LazyLock<pg::embedded::PristineSetup> =
+    std::sync::LazyLock::new(|| pg::embedded::PristineSetup {
+        key: format!("platform:{}", pg::migrate::platform::fingerprint()),
+        run: Box::new(|admin| {
+            Box::pin(async move {
+                pg::migrate::template::keep_platform_template(&admin)
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+        }),
+    });
+
 /// Where the project's database is, from the resolved settings.
 pub fn db_settings(cfg: &Config) -> DbSettings<'_> {
     DbSettings {
@@ -94,6 +108,7 @@ pub fn db_settings(cfg: &Config) -> DbSettings<'_> {
         major_version: cfg.project.config.db.major_version,
         extensions: cfg.project.created_extensions(),
         cache_dir: &cfg.cache_dir,
+        pristine: Some(&PRISTINE),
     }
 }
 

@@ -486,7 +486,7 @@ fn copied_from(log: &str) -> std::path::PathBuf {
     let (_, rest) = log
         .split_once("copied a pristine cluster in ")
         .unwrap_or_else(|| panic!("no copy in: {log}"));
-    let (_, rest) = rest.split_once("(initdb's, from ").unwrap();
+    let (_, rest) = rest.split_once("(from ").unwrap();
     let path = std::path::PathBuf::from(rest.split_once(')').unwrap().0);
     // The cache's entry: its `pg` folder's parent.
     path.parent().unwrap().to_path_buf()
@@ -523,14 +523,17 @@ async fn new_data_directories_are_copies_of_one_pristine_cluster() {
         std::fs::read_to_string(pristine.join("pristine")).unwrap(),
         mark
     );
-    // One left incomplete (its initdb interrupted) is made again, then copied.
+    // One left incomplete (its making interrupted) is made again, then copied.
     let other = dir.join(".cache");
-    let broken = other.join(pristine.file_name().unwrap());
-    std::fs::create_dir_all(broken.join("pg")).unwrap();
-    std::fs::write(broken.join("pg/PG_VERSION"), "15\n").unwrap();
-    let third = reset(&data.join("c"), &other);
-    assert_eq!(copied_from(&third), broken);
-    assert!(broken.join("pristine").is_file());
-    assert!(broken.join("pg/global/pg_control").is_file());
+    let made = copied_from(&reset(&data.join("c"), &other));
+    std::fs::remove_file(made.join("pristine")).unwrap();
+    std::fs::remove_dir_all(made.join("pg/base")).unwrap();
+    let again = reset(&data.join("d"), &other);
+    assert_eq!(copied_from(&again), made);
+    assert!(made.join("pristine").is_file() && made.join("pg/base").is_dir());
+    // Each copy makes its own Vault key; the pristine cluster keeps none.
+    assert!(!made.join("pg/supagate_vault.key").exists());
+    let key = |d: &str| std::fs::read(data.join(d).join("pg/supagate_vault.key")).unwrap();
+    assert_ne!(key("c"), key("d"));
     let _ = std::fs::remove_dir_all(&dir);
 }

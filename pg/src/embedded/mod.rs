@@ -63,6 +63,27 @@ pub const SUPERUSER_PASSWORD: &str = "postgres";
 /// The file that says a pristine cluster in the cache is complete.
 const PRISTINE_MARK: &str = "pristine";
 
+/// What a pristine cluster gets besides initdb's, made once with it (supagate's platform): run
+/// while the pristine cluster runs, with its owner's login on `template1`.
+pub struct PristineSetup {
+    /// Names what it makes: another key makes another pristine cluster.
+    pub key: String,
+    pub run: Box<
+        dyn Fn(Login) -> futures_util::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
+    >,
+}
+
+/// Where a cluster in `pgdata` keeps its socket: there, unless the path would be too long for
+/// a unix socket (~107 bytes), then a folder in /tmp named by it.
+fn socket_dir_for(pgdata: &Path) -> PathBuf {
+    if pgdata.as_os_str().len() + 20 < 100 {
+        pgdata.to_path_buf()
+    } else {
+        let digest = project::sha256_hex(pgdata.to_string_lossy().as_bytes());
+        PathBuf::from(format!("/tmp/supagate-{}", &digest[..12]))
+    }
+}
+
 /// Libraries a Supabase database preloads, where the installation has them: query statistics,
 /// plans and audit logging (inert until configured). pg_cron is supagate's own (its jobs run
 /// by the gateway, `workers::cron`): nothing of it is preloaded.
@@ -129,13 +150,7 @@ pub struct EmbeddedPg {
 impl EmbeddedPg {
     pub fn new(system: Binaries, data_dir: &Path, tcp_port: u16, settings: &str) -> Self {
         let pgdata = data_dir.join("pg");
-        // Unix socket paths are limited to ~107 bytes; fall back to /tmp for deep data dirs.
-        let socket_dir = if pgdata.as_os_str().len() + 20 < 100 {
-            pgdata.clone()
-        } else {
-            let digest = project::sha256_hex(pgdata.to_string_lossy().as_bytes());
-            PathBuf::from(format!("/tmp/supagate-{}", &digest[..12]))
-        };
+        let socket_dir = socket_dir_for(&pgdata);
         Self {
             bin: system.dir.clone(),
             lib: None,
@@ -268,27 +283,29 @@ impl EmbeddedPg {
 
     /// Runs initdb if the cluster does not exist yet. Returns true when it was created.
     pub async fn ensure_initialized(&self) -> Result<bool, EmbeddedError> {
-        self.ensure_initialized_from(None).await
+        self.ensure_initialized_from(None, None).await
     }
 
     /// [`Self::ensure_initialized`], copying a pristine cluster kept in `cache` (made by initdb
-    /// once for this PostgreSQL and these options) when there is one: a copy takes a tenth of
-    /// initdb's time. Copies share initdb's system identifier, which only physical replication
-    /// between them would notice. Without a usable cache, initdb makes the cluster in place.
+    /// once for this installation and these options, with `setup` run on it) when there is
+    /// one: a copy takes a fraction of initdb's time, and of the setup's. Copies share initdb's
+    /// system identifier, which only physical replication between them would notice; each gets
+    /// its own Vault key. Without a usable cache, initdb makes the cluster in place.
     pub async fn ensure_initialized_from(
         &self,
         cache: Option<&Path>,
+        setup: Option<&PristineSetup>,
     ) -> Result<bool, EmbeddedError> {
         if self.pgdata.join("PG_VERSION").is_file() {
             return Ok(false);
         }
         let t0 = std::time::Instant::now();
         if let Some(cache) = cache {
-            match self.pristine(cache).await {
+            match self.pristine(cache, setup).await {
                 Ok(pristine) => match self.copy_cluster(&pristine).await {
                     Ok(()) => {
                         tracing::info!(
-                            "copied a pristine cluster in {} ms (initdb's, from {})",
+                            "copied a pristine cluster in {} ms (from {})",
                             t0.elapsed().as_millis(),
                             pristine.display()
                         );
@@ -296,7 +313,7 @@ impl EmbeddedPg {
                     }
                     Err(e) => tracing::debug!("initdb in place: {e}"),
                 },
-                Err(e) => tracing::debug!("initdb in place: {e}"),
+                Err(e) => tracing::warn!("no pristine cluster to copy ({e}): initdb in place"),
             }
         }
         self.initdb(&self.pgdata).await?;
@@ -304,8 +321,13 @@ impl EmbeddedPg {
         Ok(true)
     }
 
-    /// The pristine cluster for this PostgreSQL in `cache`, made by initdb when missing.
-    async fn pristine(&self, cache: &Path) -> Result<PathBuf, EmbeddedError> {
+    /// The pristine cluster for this installation in `cache`, made by initdb (and `setup`) when
+    /// missing.
+    async fn pristine(
+        &self,
+        cache: &Path,
+        setup: Option<&PristineSetup>,
+    ) -> Result<PathBuf, EmbeddedError> {
         let initdb = self.system.dir.join("initdb");
         let meta = std::fs::metadata(&initdb).map_err(|e| EmbeddedError::Io(initdb.clone(), e))?;
         let modified = meta
@@ -315,11 +337,13 @@ impl EmbeddedPg {
             .map_or(0, |d| d.as_nanos());
         let key = project::sha256_hex(
             format!(
-                "{}\n{}\n{modified}\n{}\n{}\n{SUPERUSER_PASSWORD}",
+                "{}\n{}\n{modified}\n{}\n{}\n{SUPERUSER_PASSWORD}\n{}\n{}",
                 initdb.display(),
                 meta.len(),
                 Self::INITDB_OPTIONS.join(" "),
-                self.run_as.as_deref().unwrap_or("")
+                self.run_as.as_deref().unwrap_or(""),
+                self.bin.display(),
+                setup.map_or("", |s| s.key.as_str())
             )
             .as_bytes(),
         );
@@ -341,7 +365,14 @@ impl EmbeddedPg {
         if let Some(user) = &self.run_as {
             chown(user, &tmp)?;
         }
-        if let Err(e) = self.initdb(&tmp.join("pg")).await {
+        let made = match self.initdb(&tmp.join("pg")).await {
+            Ok(()) => match setup {
+                Some(setup) => self.set_up(&tmp.join("pg"), setup).await,
+                None => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = made {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(e);
         }
@@ -362,6 +393,25 @@ impl EmbeddedPg {
         }
         prefix::remove_unused(cache, &root);
         Ok(root.join("pg"))
+    }
+
+    /// Runs `setup` on the cluster in `pgdata` (started on a socket of its own, then stopped),
+    /// and removes what must not be copied: the Vault key (each cluster makes its own), the
+    /// log, the options it ran with.
+    async fn set_up(&self, pgdata: &Path, setup: &PristineSetup) -> Result<(), EmbeddedError> {
+        let mut staged = self.clone();
+        staged.pgdata = pgdata.to_path_buf();
+        staged.socket_dir = socket_dir_for(pgdata);
+        staged.tcp_port = 0;
+        staged.settings.clear();
+        staged.launch().await?;
+        let result = (setup.run)(staged.login("postgres", "template1")).await;
+        let stopped = staged.stop().await;
+        for file in ["supagate_vault.key", "server.log", "postmaster.opts"] {
+            let _ = std::fs::remove_file(pgdata.join(file));
+        }
+        result.map_err(|e| EmbeddedError::Command("the pristine cluster's setup".into(), e))?;
+        stopped
     }
 
     /// Copies `pristine` to the data directory, owners and modes kept (`cp -a`).

@@ -6,35 +6,20 @@
 //! from; on another server each copy is built from nothing and nothing is kept.
 
 use super::MigrateError;
-use super::template::{self, TEMPLATE, drop_database};
+use super::template::{self, PLATFORM_TEMPLATE, TEMPLATE, comment_of, drop_database};
 use crate::database::Database;
 use crate::login::connect;
 use crate::quote_ident;
 use ::project::Project;
 use tokio_postgres::Client;
 
-/// The platform alone, kept in the embedded cluster to copy from.
-pub const PLATFORM_TEMPLATE: &str = "supagate_template_platform";
-const BUILDING: &str = "supagate_template_platform_new";
 /// Names of the databases a diff makes; `<prefix><pid>_<what>`.
 const PREFIX: &str = "supagate_diff_";
-/// The advisory lock (on `template1`) held while the platform template is built.
-const BUILD_LOCK: i64 = 0x5ba9_d1ff;
 
 async fn maintenance(db: &Database) -> Result<Client, MigrateError> {
     connect(&db.admin_on("template1"))
         .await
         .map_err(MigrateError::Other)
-}
-
-async fn comment_of(maint: &Client, name: &str) -> Result<Option<String>, MigrateError> {
-    Ok(maint
-        .query_opt(
-            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1",
-            &[&name],
-        )
-        .await?
-        .and_then(|r| r.get::<_, Option<String>>(0)))
 }
 
 /// The database name a diff of this process uses for `what`.
@@ -73,48 +58,6 @@ pub async fn remove(db: &Database, name: &str) -> Result<(), MigrateError> {
     drop_database(&maintenance(db).await?, name).await
 }
 
-/// The platform template, built now when missing or made by other platform migrations.
-async fn platform_template(maint: &Client, db: &Database) -> Result<(), MigrateError> {
-    let want = format!("supagate-platform:{}", super::platform::fingerprint());
-    if comment_of(maint, PLATFORM_TEMPLATE).await?.as_deref() == Some(want.as_str()) {
-        return Ok(());
-    }
-    maint
-        .execute("SELECT pg_advisory_lock($1)", &[&BUILD_LOCK])
-        .await?;
-    let built = async {
-        // Another diff may have built it while this one waited.
-        if comment_of(maint, PLATFORM_TEMPLATE).await?.as_deref() == Some(want.as_str()) {
-            return Ok(());
-        }
-        drop_database(maint, BUILDING).await?;
-        maint
-            .batch_execute(&format!("CREATE DATABASE {BUILDING} TEMPLATE template0"))
-            .await?;
-        {
-            let mut c = connect(&db.admin_on(BUILDING))
-                .await
-                .map_err(MigrateError::Other)?;
-            super::platform::apply(&mut c).await?;
-        }
-        template::wait_for_no_connections(maint, BUILDING).await?;
-        drop_database(maint, PLATFORM_TEMPLATE).await?;
-        maint
-            .batch_execute(&format!(
-                "ALTER DATABASE {BUILDING} RENAME TO {PLATFORM_TEMPLATE};
-                 ALTER DATABASE {PLATFORM_TEMPLATE} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false;
-                 COMMENT ON DATABASE {PLATFORM_TEMPLATE} IS '{want}'"
-            ))
-            .await?;
-        Ok(())
-    }
-    .await;
-    maint
-        .execute("SELECT pg_advisory_unlock($1)", &[&BUILD_LOCK])
-        .await?;
-    built
-}
-
 /// Makes `name` (replacing it) a database with the platform and what a new database gets from
 /// the project before its migrations run (the API roles' default privileges, `[db.vault]`'s
 /// secrets, the search_path), and returns a session on it. `keep_template`: the server is the
@@ -129,7 +72,7 @@ pub async fn platform_copy(
     let maint = maintenance(db).await?;
     drop_database(&maint, name).await?;
     let from = if keep_template {
-        platform_template(&maint, db).await?;
+        template::platform_template(&maint, &db.admin).await?;
         PLATFORM_TEMPLATE
     } else {
         "template0"

@@ -13,6 +13,12 @@ use tokio_postgres::Client;
 
 pub const TEMPLATE: &str = "supagate_template";
 const BUILDING: &str = "supagate_template_new";
+/// The platform alone (the platform migrations applied to an empty database), kept in the
+/// embedded cluster to copy from: a new served database and `db diff`'s start from it.
+pub const PLATFORM_TEMPLATE: &str = "supagate_template_platform";
+const PLATFORM_BUILDING: &str = "supagate_template_platform_new";
+/// The advisory lock (on `template1`) held while the platform template is built.
+const PLATFORM_LOCK: i64 = 0x5ba9_d1ff;
 /// The database the gateway serves (the Supabase CLI's).
 pub(crate) const SERVED: &str = "postgres";
 
@@ -29,14 +35,86 @@ pub fn fingerprint(project: &Project) -> Result<String, MigrateError> {
 }
 
 async fn template_fingerprint(maint: &Client) -> Result<Option<String>, MigrateError> {
+    Ok(comment_of(maint, TEMPLATE)
+        .await?
+        .and_then(|c| c.strip_prefix("supagate:").map(str::to_string)))
+}
+
+/// The comment on database `name`.
+pub(crate) async fn comment_of(maint: &Client, name: &str) -> Result<Option<String>, MigrateError> {
     Ok(maint
         .query_opt(
             "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1",
-            &[&TEMPLATE],
+            &[&name],
         )
         .await?
-        .and_then(|r| r.get::<_, Option<String>>(0))
-        .and_then(|c| c.strip_prefix("supagate:").map(str::to_string)))
+        .and_then(|r| r.get::<_, Option<String>>(0)))
+}
+
+/// What the platform template's comment says when these platform migrations made it.
+fn platform_stamp() -> String {
+    format!("supagate-platform:{}", super::platform::fingerprint())
+}
+
+/// Whether the platform template is there and made by these platform migrations.
+async fn platform_template_is_current(maint: &Client) -> Result<bool, MigrateError> {
+    Ok(comment_of(maint, PLATFORM_TEMPLATE).await?.as_deref() == Some(platform_stamp().as_str()))
+}
+
+/// The platform template, built now (on the server `maint` is a session of, with `admin`'s
+/// login) when missing or made by other platform migrations.
+pub(crate) async fn platform_template(
+    maint: &Client,
+    admin: &crate::login::Login,
+) -> Result<(), MigrateError> {
+    if platform_template_is_current(maint).await? {
+        return Ok(());
+    }
+    maint
+        .execute("SELECT pg_advisory_lock($1)", &[&PLATFORM_LOCK])
+        .await?;
+    let built = async {
+        // Another process may have built it while this one waited.
+        if platform_template_is_current(maint).await? {
+            return Ok(());
+        }
+        drop_database(maint, PLATFORM_BUILDING).await?;
+        maint
+            .batch_execute(&format!(
+                "CREATE DATABASE {PLATFORM_BUILDING} TEMPLATE template0"
+            ))
+            .await?;
+        {
+            let mut c = connect(&admin.with_dbname(PLATFORM_BUILDING))
+                .await
+                .map_err(MigrateError::Other)?;
+            super::platform::apply(&mut c).await?;
+        }
+        wait_for_no_connections(maint, PLATFORM_BUILDING).await?;
+        drop_database(maint, PLATFORM_TEMPLATE).await?;
+        maint
+            .batch_execute(&format!(
+                "ALTER DATABASE {PLATFORM_BUILDING} RENAME TO {PLATFORM_TEMPLATE};
+                 ALTER DATABASE {PLATFORM_TEMPLATE} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false;
+                 COMMENT ON DATABASE {PLATFORM_TEMPLATE} IS '{}'",
+                platform_stamp()
+            ))
+            .await?;
+        Ok(())
+    }
+    .await;
+    maint
+        .execute("SELECT pg_advisory_unlock($1)", &[&PLATFORM_LOCK])
+        .await?;
+    built
+}
+
+/// Builds the platform template in the cluster `admin` (its owner, on `template1`) reaches:
+/// what a pristine cluster gets, so that every data directory copied from it starts with the
+/// platform built.
+pub async fn keep_platform_template(admin: &crate::login::Login) -> Result<(), MigrateError> {
+    let maint = connect(admin).await.map_err(MigrateError::Other)?;
+    platform_template(&maint, admin).await
 }
 
 /// Waits until nobody is connected to `db` (a closed client's backend exits asynchronously).
@@ -226,11 +304,24 @@ pub async fn reset_until(
             .await?;
     } else {
         let t0 = Instant::now();
+        // From the platform template when it is there (a pristine cluster has it): the
+        // platform is then built already, and what a new database gets from the project
+        // before its migrations is given here.
+        let from_platform = platform_template_is_current(&maint).await?;
+        let base = if from_platform {
+            PLATFORM_TEMPLATE
+        } else {
+            "template0"
+        };
         maint
-            .batch_execute(&format!("CREATE DATABASE \"{SERVED}\" TEMPLATE template0"))
+            .batch_execute(&format!("CREATE DATABASE \"{SERVED}\" TEMPLATE {base}"))
             .await?;
         let built = async {
             let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+            if from_platform {
+                super::platform::api_privileges(&c, project).await?;
+                super::platform::vault_secrets(&c, project).await?;
+            }
             super::migrate_in_place_until(&mut c, project, db, true, until).await
         }
         .await;
