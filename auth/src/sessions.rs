@@ -232,8 +232,15 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
         row.get(5),
         row.get(6),
     );
-    // GoTrue's order: past not_after or the timebox, then inactive.
+    // GoTrue's order: a banned user, then past not_after or the timebox, then inactive.
     let (past_timebox, inactive): (bool, bool) = (row.get(7), row.get(8));
+    if banned {
+        return Err(api(
+            400,
+            ErrorCode::UserBanned,
+            "Invalid Refresh Token: User Banned",
+        ));
+    }
     if expired || past_timebox {
         return Err(api(
             400,
@@ -247,9 +254,6 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
             ErrorCode::SessionExpired,
             "Invalid Refresh Token: Session Expired (Inactivity)",
         ));
-    }
-    if banned {
-        return Err(api(400, ErrorCode::UserBanned, "User is banned"));
     }
     let next = if revoked {
         // Two tabs refreshing at once, or a client that lost the rotation's response: within
@@ -302,7 +306,8 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
     respond(c, cfg, user, session_id, &next, "token_refresh").await
 }
 
-/// The user and session named by a verified access token must still exist.
+/// The user and session named by a verified access token must still exist, and the user must
+/// not be banned (GoTrue's checks of every endpoint that needs a signed-in user, in its order).
 pub async fn check(
     c: &impl GenericClient,
     user_id: Uuid,
@@ -315,16 +320,23 @@ pub async fn check(
             "User from sub claim in JWT does not exist",
         )
     })?;
-    if let Some(sid) = session_id
-        && c.query_opt("SELECT 1 FROM auth.sessions WHERE id = $1", &[&sid])
-            .await?
-            .is_none()
-    {
+    let row = c
+        .query_one(
+            "SELECT $2::uuid IS NULL OR EXISTS (SELECT 1 FROM auth.sessions WHERE id = $2),
+                    coalesce((SELECT banned_until > now() FROM auth.users WHERE id = $1), false)",
+            &[&user_id, &session_id],
+        )
+        .await?;
+    let (session_exists, banned): (bool, bool) = (row.get(0), row.get(1));
+    if !session_exists {
         return Err(api(
             403,
             ErrorCode::SessionNotFound,
             "Session from session_id claim in JWT does not exist",
         ));
+    }
+    if banned {
+        return Err(api(403, ErrorCode::UserBanned, "User is banned"));
     }
     Ok(user)
 }

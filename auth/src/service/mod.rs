@@ -259,13 +259,33 @@ impl Auth {
                 format!("invalid JWT: unable to parse or verify signature, {e}"),
             )
         })?;
-        let id = claims["sub"]
-            .as_str()
-            .and_then(|s| Uuid::parse_str(s).ok())
-            .ok_or_else(|| api(403, ErrorCode::BadJwt, "invalid claim: missing sub claim"))?;
-        let session = claims["session_id"]
-            .as_str()
-            .and_then(|s| Uuid::parse_str(s).ok());
+        let sub = claims["sub"].as_str().unwrap_or_default();
+        if sub.is_empty() {
+            return Err(api(
+                403,
+                ErrorCode::BadJwt,
+                "invalid claim: missing sub claim",
+            ));
+        }
+        let id = Uuid::parse_str(sub).map_err(|_| {
+            api(
+                400,
+                ErrorCode::BadJwt,
+                "invalid claim: sub claim must be a UUID",
+            )
+        })?;
+        // A token without a session (or with the nil one) names none, as GoTrue reads it.
+        let session = match claims["session_id"].as_str().unwrap_or_default() {
+            "" => None,
+            s => Some(Uuid::parse_str(s).map_err(|_| {
+                api(
+                    403,
+                    ErrorCode::BadJwt,
+                    "invalid claim: session_id claim must be a UUID",
+                )
+            })?),
+        }
+        .filter(|s| !s.is_nil());
         Ok(Caller { id, session })
     }
 

@@ -191,6 +191,12 @@ impl Auth {
         self.limit(r, "refresh", n, WINDOW_SECS).await?;
         let cfg = &self.cfg;
         let token = text(&p.refresh_token).to_string();
+        if token.is_empty() {
+            return Err(crate::error::oauth(
+                "invalid_request",
+                "refresh_token required",
+            ));
+        }
         // A reused token revokes its family: that must stick although the grant fails.
         let keep = |e: &AuthError| {
             matches!(

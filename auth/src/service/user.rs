@@ -218,6 +218,7 @@ impl Auth {
             }
         };
         self.in_tx(never, async |c| {
+            sessions::check(c, who.id, who.session).await?;
             sessions::logout(c, who.id, who.session, scope).await
         })
         .await

@@ -182,6 +182,19 @@ async fn logout_scopes_revoke_sessions() {
                 .says("its access token names a session that is gone")
                 .status(403)
                 .at("/code", json!("session_not_found")),
+            send("POST", "/auth/v1/logout")
+                .token(a_access)
+                .says("signing out a session that is gone")
+                .status(403)
+                .at("/error_code", json!("session_not_found"))
+                .at(
+                    "/msg",
+                    json!("Session from session_id claim in JWT does not exist"),
+                ),
+            refresh("")
+                .says("no refresh token: GoTrue's OAuth error")
+                .status(400)
+                .json(json!({"error": "invalid_request", "error_description": "refresh_token required"})),
         ],
     )
     .await;
@@ -193,6 +206,51 @@ async fn logout_scopes_revoke_sessions() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 401, "no bearer token");
+}
+
+#[tokio::test]
+async fn a_banned_user_keeps_no_access() {
+    let gw = &support::shop().await;
+    let user = table::reply(gw, signup("banned@example.com")).await;
+    let s = table::reply(
+        gw,
+        login("banned@example.com", "secret123")
+            .says("signing in before the ban")
+            .status(200),
+    )
+    .await;
+    let id = user.json()["user"]["id"]
+        .as_str()
+        .or(user.json()["id"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let (access, refresh_token) = (field(&s, "access_token"), field(&s, "refresh_token"));
+    table::run(
+        gw,
+        vec![
+            with_json(
+                "PUT",
+                &format!("/auth/v1/admin/users/{id}"),
+                &json!({"ban_duration": "24h"}).to_string(),
+            )
+            .service()
+            .says("the admin bans the user")
+            .status(200),
+            get("/auth/v1/user")
+                .token(&access)
+                .header("x-supabase-api-version", "2024-01-01")
+                .says("an access token from before the ban")
+                .status(403)
+                .json(json!({"code": "user_banned", "message": "User is banned"})),
+            refresh(&refresh_token)
+                .says("its refresh token")
+                .status(400)
+                .json(
+                    json!({"code": "user_banned", "message": "Invalid Refresh Token: User Banned"}),
+                ),
+        ],
+    )
+    .await;
 }
 
 #[tokio::test]
