@@ -22,6 +22,7 @@ mod http_extension;
 mod inspect;
 mod links;
 mod mail_doors;
+mod pg_tle;
 mod pgsodium;
 mod pipeline;
 mod postgrest;
