@@ -549,7 +549,8 @@ pub struct Flags {
     /// mail catcher and its SMTP and POP3 ports: a block of ten from a hash of the project
     /// folder, checked free and kept in
     /// the data directory), so several projects or worktrees run side by side and each keeps
-    /// its ports across restarts. `config` (default): config.toml's ports.
+    /// its ports across restarts; config.toml's `[api] port = 0` asks for it too. `config`
+    /// (default): config.toml's ports.
     #[arg(long, env = "SUPAGATE_PORTS", value_enum, global = true)]
     pub ports: Option<PortsMode>,
     /// Port of Studio, the dashboard; 0 picks a free one (default: config.toml [studio] port,

@@ -83,7 +83,13 @@ async fn run(mut cli: Cli) -> Result<(), String> {
         None | Some(Command::Start { .. }) | Some(Command::Exec { fresh: false, .. })
     );
     let mut auto_ports = None;
-    if serves && cli.flags.ports == Some(args::PortsMode::Auto) {
+    // `[api] port = 0` (or SUPABASE_API_PORT=0) asks for the same unless `--ports config` says
+    // otherwise (then the API takes any free port).
+    let auto = match cli.flags.ports {
+        Some(mode) => mode == args::PortsMode::Auto,
+        None => project.config.api.port == 0,
+    };
+    if serves && auto {
         let data_dir = config::data_dir(&cli.flags, &project);
         // A project already running keeps its ports (start then says where it runs).
         if pg::database::owner_pid(&data_dir).is_none() {

@@ -1,6 +1,7 @@
 //! Several stacks at once: three checkouts of one project started side by side with
 //! `--ports auto` (each with its own data in its own folder, and its own ports, the same after a
-//! restart), `list` showing them, `stop --all` stopping them.
+//! restart), `list` showing them, `stop --all` stopping them; `[api] port = 0` asking for the
+//! same.
 
 use crate::support;
 use serde_json::Value;
@@ -24,15 +25,14 @@ fn supagate(workdir: &Path, state: &Path) -> Command {
 
 /// `start --ports auto` in the background (stopped when the test drops it, however it ends).
 fn start_auto(workdir: &Path, state: &Path) -> Child {
+    start_with(workdir, state, &["--ports", "auto"])
+}
+
+/// `start` with these flags in the background.
+fn start_with(workdir: &Path, state: &Path, flags: &[&str]) -> Child {
     supagate(workdir, state)
-        .args([
-            "--ports",
-            "auto",
-            "--stop-on-stdin-close",
-            "start",
-            "-o",
-            "json",
-        ])
+        .args(flags)
+        .args(["--stop-on-stdin-close", "start", "-o", "json"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -160,6 +160,34 @@ fn three_checkouts_side_by_side_with_auto_ports() {
     let mut child = start_auto(&copies[2], &state);
     let v = ready(&mut child);
     assert_eq!(v["API_URL"], values[2]["API_URL"]);
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+}
+
+/// The project's remembered ports (`--ports auto`) in its data directory.
+fn remembered(project: &Path) -> BTreeMap<String, u16> {
+    let file = project.join("supabase/.temp/supagate/ports.json");
+    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
+}
+
+#[test]
+fn api_port_zero_in_config_toml_is_auto_ports() {
+    let project = support::scratch_project(&[(
+        "supabase/config.toml",
+        "project_id = \"zero\"\n[api]\nport = 0\n",
+    )]);
+    let state = support::scratch_dir("stacks-zero-state");
+    let mut child = start_with(&project, &state, &[]);
+    let v = ready(&mut child);
+    let ports = remembered(&project);
+    assert_eq!(port_of(&v["API_URL"]), ports["api"], "{v:?}");
+    assert!(v["DB_URL"].contains(&format!(":{}/", ports["db"])), "{v:?}");
+    assert!((10_001..32_768).contains(&ports["api"]), "{ports:?}");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    // Started again: the same ports.
+    let mut child = start_with(&project, &state, &[]);
+    assert_eq!(ready(&mut child)["API_URL"], v["API_URL"]);
     drop(child.stdin.take());
     assert!(child.wait().unwrap().success());
 }

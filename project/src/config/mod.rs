@@ -352,7 +352,8 @@ impl Config {
         };
         let api = Api {
             enabled: doc.bool(&["api", "enabled"], d.api.enabled)?,
-            port: port(&mut doc, &["api", "port"], d.api.port)?,
+            // 0: ports of the project folder's own (`--ports auto`).
+            port: doc.int(&["api", "port"], i64::from(d.api.port), 0, 65535)? as u16,
             schemas: doc.strings(&["api", "schemas"], &d.api.schemas)?,
             extra_search_path: doc
                 .strings(&["api", "extra_search_path"], &d.api.extra_search_path)?,
