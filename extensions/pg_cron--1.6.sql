@@ -361,3 +361,14 @@ $$;
 comment on function cron.alter_job(bigint, text, text, text, text, boolean) is
   'Alter the job identified by job_id. Any option left as NULL will not be modified.';
 revoke all on function cron.alter_job(bigint, text, text, text, text, boolean) from public;
+
+-- The extension lives in pg_catalog, as in Supabase's image, whatever schema CREATE EXTENSION
+-- names: there supautils overrides the schema, so `create extension pg_cron with schema
+-- extensions` (which real migrations say) is accepted. A control file's `schema` would refuse
+-- it instead, so the catalog is set here (its objects are in `cron` either way).
+update pg_catalog.pg_extension set extnamespace = 'pg_catalog'::pg_catalog.regnamespace
+ where extname = 'pg_cron';
+delete from pg_catalog.pg_depend
+ where classid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+   and objid = (select oid from pg_catalog.pg_extension where extname = 'pg_cron')
+   and refclassid = 'pg_catalog.pg_namespace'::pg_catalog.regclass;

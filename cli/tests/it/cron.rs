@@ -404,9 +404,18 @@ async fn branches_and_snapshots_leave_the_projects_jobs_running() {
 async fn the_extension_and_the_runner_read_schedules_alike() {
     let dir = support::scratch_project(&[(
         "supabase/migrations/20240101000000_cron.sql",
-        "create extension if not exists pg_cron;",
+        // As real migrations say it; Supabase's image puts it in pg_catalog all the same.
+        "create extension if not exists pg_cron with schema extensions;",
     )]);
     let gw = support::start_project(&dir, &[]);
+    assert_eq!(
+        one(
+            &gw,
+            "select extnamespace::regnamespace::text from pg_extension where extname = 'pg_cron'"
+        )
+        .await,
+        "pg_catalog"
+    );
     let cases = [
         "* * * * *",
         "*/5 * * * *",
