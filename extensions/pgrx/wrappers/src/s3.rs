@@ -1,26 +1,29 @@
-//! The S3 wrapper, working as upstream's (wrappers' `s3_fdw` 0.1.4) for CSV and JSON Lines
-//! files: a scan of a foreign table gets the object its `uri` names (`s3://<bucket>/<key>`) with
-//! a GetObject request signed with AWS Signature Version 4 (`rusty-s3`'s presigned URL, made by
-//! `scan::get` under the http extension's reach rule), from the server's `endpoint_url`
+//! The S3 wrapper, working as upstream's (wrappers' `s3_fdw` 0.1.4) for CSV, JSON Lines and
+//! Parquet files: a scan of a foreign table gets the object its `uri` names
+//! (`s3://<bucket>/<key>`) with a GetObject request signed with AWS Signature Version 4
+//! (`rusty-s3`'s presigned URL, made by `scan::get` under the http extension's reach rule), from
+//! the server's `endpoint_url`
 //! (`https://s3.<aws_region>.amazonaws.com` by default; `path_style_url 'true'` puts the bucket
 //! in the path rather than the host name), with the keys of `aws_access_key_id` and
 //! `aws_secret_access_key`, or of the Vault secrets `vault_access_key_id` and
 //! `vault_secret_access_key` name. The object is decompressed as `compress` says (`gzip` or
 //! `zlib`; upstream's `bzip2` and `xz` are refused here) and read as `format` says: `csv` (the
 //! first line a header when `has_header` is `'true'`), each record a row whose fields fill the
-//! columns by position, or `jsonl`, each line a JSON object whose fields fill the columns by
-//! name (strings as they are, other values as JSON text, `null` as NULL). Values are read by
-//! each column's type's input function (upstream wants text columns; any type works here), an
-//! empty CSV field is NULL in a column of a non-string type. `parquet` is refused: supagate does
-//! not read Parquet files. Bounded: the object at most 64 MiB as stored and 256 MiB
-//! decompressed, at most ten million rows.
+//! columns by position, `jsonl`, each line a JSON object whose fields fill the columns by name
+//! (strings as they are, other values as JSON text, `null` as NULL), or `parquet` (the `parquet`
+//! crate's record reader, without Arrow; snappy-compressed pages or none), each record's fields
+//! filling the columns by name (every column must be in the file, as upstream checks; dates and
+//! timestamps as their UTC text). Values are read by each column's type's input function
+//! (upstream wants text columns for CSV and JSON Lines; any type works here), an empty CSV
+//! field is NULL in a column of a non-string type. Bounded: the object at most 64 MiB as stored
+//! and 256 MiB decompressed, at most ten million rows.
 
 use crate::raise;
 use crate::scan::{self, Cell, Column, Rows};
+use bytes::Bytes;
 use pgrx::prelude::*;
 use rusty_s3::{Bucket, Credentials, S3Action, UrlStyle};
 use std::io::Read;
-use std::rc::Rc;
 use std::time::Duration;
 
 /// The largest object read, as stored.
@@ -37,6 +40,7 @@ const REQUEST_SECONDS: u64 = 300;
 enum Format {
     Csv,
     Jsonl,
+    Parquet,
 }
 
 /// A compression `compress` names.
@@ -58,17 +62,12 @@ fn bucket_and_key(uri: &str) -> Result<(&str, &str), String> {
     Ok((bucket, key))
 }
 
-/// The format `format` names, or upstream's error (Parquet refused here).
+/// The format `format` names, or upstream's error.
 fn format(text: &str) -> Result<Format, (PgSqlErrorCode, String)> {
     match text {
         "csv" => Ok(Format::Csv),
         "jsonl" => Ok(Format::Jsonl),
-        "parquet" => Err((
-            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-            "S3 wrapper does not read Parquet files in supagate: only the formats 'csv' and \
-             'jsonl' are supported here"
-                .into(),
-        )),
+        "parquet" => Ok(Format::Parquet),
         other => Err((
             PgSqlErrorCode::ERRCODE_FDW_ERROR,
             format!("invalid format option: '{other}', it can only be 'csv', 'jsonl' or 'parquet'"),
@@ -204,7 +203,7 @@ fn get_object(server: &[(String, String)], bucket: &str, key: &str) -> (Vec<u8>,
 pub fn open(
     table: &[(String, String)],
     server: &[(String, String)],
-    _columns: &[Column],
+    columns: &[Column],
 ) -> Box<dyn Rows> {
     let uri = scan::require(table, "uri");
     let (bucket, key) =
@@ -218,9 +217,10 @@ pub fn open(
     } else {
         compression
     };
-    let data: Rc<[u8]> = decompress(bytes, compression)
-        .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_FDW_ERROR, e))
-        .into();
+    let data = Bytes::from(
+        decompress(bytes, compression)
+            .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_FDW_ERROR, e)),
+    );
     match format {
         Format::Csv => Box::new(CsvRows::new(data, has_header)),
         Format::Jsonl => Box::new(JsonlRows {
@@ -229,6 +229,7 @@ pub fn open(
             line: 0,
             rows: 0,
         }),
+        Format::Parquet => Box::new(ParquetRows::new(data, columns)),
     }
 }
 
@@ -242,15 +243,15 @@ fn too_many_rows() -> ! {
 
 /// The records of a CSV object.
 struct CsvRows {
-    data: Rc<[u8]>,
+    data: Bytes,
     has_header: bool,
-    reader: csv::Reader<std::io::Cursor<Rc<[u8]>>>,
+    reader: csv::Reader<std::io::Cursor<Bytes>>,
     record: csv::StringRecord,
     rows: usize,
 }
 
 impl CsvRows {
-    fn new(data: Rc<[u8]>, has_header: bool) -> Self {
+    fn new(data: Bytes, has_header: bool) -> Self {
         CsvRows {
             reader: Self::reader(&data, has_header),
             data,
@@ -260,10 +261,10 @@ impl CsvRows {
         }
     }
 
-    fn reader(data: &Rc<[u8]>, has_header: bool) -> csv::Reader<std::io::Cursor<Rc<[u8]>>> {
+    fn reader(data: &Bytes, has_header: bool) -> csv::Reader<std::io::Cursor<Bytes>> {
         csv::ReaderBuilder::new()
             .has_headers(has_header)
-            .from_reader(std::io::Cursor::new(Rc::clone(data)))
+            .from_reader(std::io::Cursor::new(data.clone()))
     }
 }
 
@@ -302,7 +303,7 @@ impl Rows for CsvRows {
 
 /// The lines of a JSON Lines object.
 struct JsonlRows {
-    data: Rc<[u8]>,
+    data: Bytes,
     /// Where the next line starts.
     at: usize,
     /// The number of the line last read, from 1.
@@ -359,6 +360,103 @@ impl Rows for JsonlRows {
     fn rewind(&mut self) {
         self.at = 0;
         self.line = 0;
+        self.rows = 0;
+    }
+}
+
+/// The records of a Parquet object.
+struct ParquetRows {
+    data: Bytes,
+    records: parquet::record::reader::RowIter<'static>,
+    rows: usize,
+}
+
+/// Raises upstream's error for a Parquet object that cannot be read.
+fn parquet_failed(e: parquet::errors::ParquetError) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_FDW_ERROR,
+        format!("read parquet failed: {e}"),
+    )
+}
+
+impl ParquetRows {
+    fn new(data: Bytes, columns: &[Column]) -> Self {
+        let records = Self::records(&data);
+        // Every column of the table must be one of the file's, as upstream requires.
+        let file = parquet::file::reader::SerializedFileReader::new(data.clone())
+            .unwrap_or_else(|e| parquet_failed(e));
+        let schema = parquet::file::reader::FileReader::metadata(&file)
+            .file_metadata()
+            .schema_descr();
+        let names: Vec<&str> = schema
+            .root_schema()
+            .get_fields()
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        if let Some(missing) = columns.iter().find(|c| !names.contains(&c.name.as_str())) {
+            raise(
+                PgSqlErrorCode::ERRCODE_FDW_ERROR,
+                format!("column {} not found in parquet file", missing.name),
+            );
+        }
+        ParquetRows {
+            data,
+            records,
+            rows: 0,
+        }
+    }
+
+    fn records(data: &Bytes) -> parquet::record::reader::RowIter<'static> {
+        let file = parquet::file::reader::SerializedFileReader::new(data.clone())
+            .unwrap_or_else(|e| parquet_failed(e));
+        parquet::record::reader::RowIter::from_file_into(Box::new(file))
+    }
+}
+
+/// The text of a Parquet value PostgreSQL's input functions read (`None` for null).
+fn parquet_text(field: &parquet::record::Field) -> Option<String> {
+    use parquet::record::Field;
+    match field {
+        Field::Null => None,
+        Field::Str(s) => Some(s.clone()),
+        Field::Bytes(b) => Some(format!(
+            "\\x{}",
+            b.data()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        )),
+        // Numbers, dates, times and timestamps (UTC, with their offset), lists and groups.
+        other => Some(other.to_string()),
+    }
+}
+
+impl Rows for ParquetRows {
+    fn next(&mut self, columns: &[Column]) -> Option<Vec<Option<Cell>>> {
+        let record = match self.records.next()? {
+            Ok(record) => record,
+            Err(e) => parquet_failed(e),
+        };
+        self.rows += 1;
+        if self.rows > MAX_ROWS {
+            too_many_rows();
+        }
+        let cells = columns
+            .iter()
+            .map(|column| {
+                record
+                    .get_column_iter()
+                    .find(|(name, _)| **name == column.name)
+                    .and_then(|(_, field)| parquet_text(field))
+                    .map(Cell::Text)
+            })
+            .collect();
+        Some(cells)
+    }
+
+    fn rewind(&mut self) {
+        self.records = Self::records(&self.data);
         self.rows = 0;
     }
 }
