@@ -38,21 +38,26 @@ pub enum Signed {
     User(Value),
 }
 
-/// The before-user-created hook sees the user about to be made.
-async fn before_created(
+/// The before-user-created hook sees the user about to be made: signed up with `provider`
+/// (`email`, an OAuth provider, `web3`), or anonymous (None).
+pub(crate) async fn before_created(
     c: &impl GenericClient,
     cfg: &AuthConfig,
     email: Option<&str>,
     data: &Value,
-    anonymous: bool,
+    provider: Option<&str>,
 ) -> Result<()> {
     if let Some(hook) = &cfg.hooks.before_user_created {
         let now = chrono::Utc::now().to_rfc3339();
+        let app_metadata = match provider {
+            Some(p) => json!({"provider": p, "providers": [p]}),
+            None => json!({}),
+        };
         let user = json!({
             "id": Uuid::new_v4(), "aud": "authenticated", "role": "", "email": email.unwrap_or(""),
-            "phone": "", "app_metadata": if anonymous { json!({}) } else { json!({"provider": "email", "providers": ["email"]}) },
+            "phone": "", "app_metadata": app_metadata,
             "user_metadata": data, "identities": [], "created_at": now, "updated_at": now,
-            "is_anonymous": anonymous,
+            "is_anonymous": provider.is_none(),
         });
         hooks::before_user_created(c, hook, &user).await?;
     }
@@ -68,7 +73,7 @@ pub async fn create(
     data: &Value,
     confirmed: bool,
 ) -> Result<Uuid> {
-    before_created(c, cfg, Some(email), data, false).await?;
+    before_created(c, cfg, Some(email), data, Some("email")).await?;
     match users::insert_user(c, Some(email), password_hash, data, confirmed).await {
         Ok(id) => Ok(id),
         // Two sign-ups of one address at the same moment: the unique index decides.
@@ -165,7 +170,7 @@ pub async fn anonymous(
     if cfg.disable_signup {
         return Err(signup_disabled());
     }
-    before_created(c, cfg, None, data, true).await?;
+    before_created(c, cfg, None, data, None).await?;
     let id = users::insert_user(c, None, "", data, false).await?;
     sessions::start(c, cfg, id, "anonymous", user_agent, ip).await
 }

@@ -2,18 +2,33 @@
 // `request`: eth_requestAccounts, eth_chainId, personal_sign) and a Solana wallet (`publicKey`,
 // `signMessage`) played by test keys (secp256k1 with Keccak-256 from @noble, ed25519 from
 // node:crypto); the `web3` identity `web3:<chain>:<address>` and its one user across sign-ins;
-// and GoTrue's answers to a wrong signature, a message for another app, a stale message, a bad
-// message, an unknown chain and a chain that is off. Projects: `[auth.web3.*]` switched on (both
+// the before-user-created hook asked about a wallet's new user; and GoTrue's answers to a wrong
+// signature, a message for another app, a stale message, a bad message, an unknown chain and a
+// chain that is off. Projects: `[auth.web3.*]` switched on (both
 // chains; Solana only) with the app on http://localhost:3000.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { startGateway } from '../support/gateway.mjs'
 import { client, projectWith } from './helpers.mjs'
 
 const APP = 'http://localhost:3000/login'
+/** The before-user-created hook refuses a wallet's new user that signed a statement it dislikes. */
+const HOOK_SQL = `
+create function public.before_user_created(event jsonb) returns jsonb language plpgsql as $$
+begin
+  if event -> 'user' -> 'app_metadata' ->> 'provider' = 'web3'
+     and event -> 'user' -> 'user_metadata' -> 'custom_claims' ->> 'statement' = 'let me in uninvited' then
+    return jsonb_build_object('error', jsonb_build_object('http_code', 403, 'message', 'Not on the guest list'));
+  end if;
+  return '{}';
+end $$;
+grant execute on function public.before_user_created to supabase_auth_admin;
+`
 let gw, solanaOnly, projects
 before(async () => {
   const site = ['[auth]', 'site_url = "http://localhost:3000"']
@@ -24,9 +39,14 @@ before(async () => {
       'enabled = true',
       '[auth.web3.ethereum]',
       'enabled = true',
+      '[auth.hook.before_user_created]',
+      'enabled = true',
+      'uri = "pg-functions://postgres/public/before_user_created"',
     ]),
     await projectWith('web3-solana', [...site, '[auth.web3.solana]', 'enabled = true']),
   ]
+  mkdirSync(join(projects[0].dir, 'supabase/migrations'))
+  writeFileSync(join(projects[0].dir, 'supabase/migrations/20240101000000_hook.sql'), HOOK_SQL)
   ;[gw, solanaOnly] = await Promise.all(projects.map((p) => startGateway({ workdir: p.dir })))
 })
 after(async () => {
@@ -221,6 +241,24 @@ test("GoTrue's answers to a wrong signature, another app's message, a stale or b
     solana.body.msg,
     'signature must be 64 bytes encoded as base64 with or without padding',
   )
+})
+
+test("the before-user-created hook decides about a wallet's new user", async () => {
+  const account = ethereumAccount()
+  const refused = await client(gw).auth.signInWithWeb3({
+    chain: 'ethereum',
+    wallet: account.wallet,
+    statement: 'let me in uninvited',
+    options: { url: APP },
+  })
+  assert.equal(refused.error?.status, 403)
+  assert.equal(refused.error?.message, 'Not on the guest list')
+  const admitted = await client(gw).auth.signInWithWeb3({
+    chain: 'ethereum',
+    wallet: account.wallet,
+    options: { url: APP },
+  })
+  assert.equal(admitted.error, null)
 })
 
 test('an unknown chain, and a chain that is off', async () => {

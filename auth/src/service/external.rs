@@ -415,6 +415,9 @@ pub(super) async fn identity_user(
                             "Signups not allowed for this instance",
                         ));
                     }
+                    // GoTrue asks the before-user-created hook about a provider's new user too.
+                    crate::signup::before_created(c, cfg, Some(&email), profile, Some(provider))
+                        .await?;
                     c.query_one(
                         "INSERT INTO auth.users (email, email_confirmed_at, raw_app_meta_data,
                                                  raw_user_meta_data)
