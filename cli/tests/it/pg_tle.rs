@@ -351,3 +351,38 @@ async fn features_are_registered_as_upstream_records_them() {
     let gw = support::clone_of(project(), &[]).await;
     check(&gw, FEATURES).await;
 }
+
+/// A control function written into pgtle by hand (pgtle_admin may) cannot make a TLE's script
+/// run as a superuser, nor point at other files: only a TLE's own keys are read.
+const FORGED: &[Case] = &[
+    (
+        "create function pgtle.\"supagate_tle_forged.control\"() returns text language sql as \
+         $$ select 'default_version = ''1.0''' || chr(10) || 'trusted = true' || chr(10) \
+         || 'superuser = true' || chr(10) || 'directory = ''/etc''' || chr(10) \
+         || 'comment = E''back\\\\slash''' $$",
+        Ok(""),
+    ),
+    (
+        "create function pgtle.\"supagate_tle_forged--1.0.sql\"() returns text language sql as \
+         $$ select 'create table tle_forged as select 1 one' $$",
+        Ok(""),
+    ),
+    (
+        "create function pgtle.\"supagate_tle_forged--1.0.control\"() returns text language sql \
+         as $$ select 'superuser = true' $$",
+        Ok(""),
+    ),
+    (
+        "select format('%s %s %s', superuser, trusted, comment) from pgtle.available_extension_versions() \
+         where name = 'supagate_tle_forged'",
+        Ok("f f back\\slash"),
+    ),
+    ("create extension supagate_tle_forged", Ok("")),
+    ("select one from tle_forged", Ok("1")),
+];
+
+#[tokio::test]
+async fn a_hand_written_control_function_gets_no_more_than_a_tle() {
+    let gw = support::clone_of(project(), &[]).await;
+    check(&gw, FORGED).await;
+}

@@ -195,7 +195,12 @@ fn tle_files() -> Vec<(String, String)> {
     .unwrap_or_else(|e| internal(format!("pg_tle could not read pg_proc: {e}")));
     names
         .into_iter()
-        .filter(|n| !n.contains('/') && !n.starts_with('.'))
+        // No paths, and no secondary control files (`<name>--<version>.control`).
+        .filter(|n| {
+            !n.contains('/')
+                && !n.starts_with('.')
+                && (!n.ends_with(".control") || !n.contains("--"))
+        })
         .map(|n| {
             let text = function_text(&n);
             (n, text)
@@ -229,20 +234,28 @@ fn quote_literal(s: &str) -> String {
     }
 }
 
-/// A control function's text as a control file: `key = E'…'` (quote_literal's form for values
-/// with backslashes, which the control file's grammar reads without the `E`) becomes `key = '…'`.
+/// A control function's text as a control file, keeping only what a TLE may say (its
+/// `default_version`, `comment`, `requires` and `schema`) and saying `relocatable`, `superuser`
+/// and `trusted` false, as upstream forces them: a function written into pgtle by hand cannot ask
+/// for a superuser's script (`trusted`), another `directory` or a `module_pathname`.
+/// `key = E'…'` (quote_literal's form for values with backslashes, which the control file's
+/// grammar reads without the `E`) becomes `key = '…'`.
 fn control_file(text: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::from("relocatable = false\nsuperuser = false\ntrusted = false\n");
     for line in text.lines() {
-        match line.split_once(" = ") {
-            Some((key, value)) if value.starts_with("E'") => {
-                out.push_str(&format!("{key} = {}\n", &value[1..]));
-            }
-            _ => {
-                out.push_str(line);
-                out.push('\n');
-            }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if !["default_version", "comment", "requires", "schema"].contains(&key) {
+            continue;
         }
+        let value = value.trim();
+        let value = value
+            .strip_prefix('E')
+            .filter(|v| v.starts_with('\''))
+            .unwrap_or(value);
+        out.push_str(&format!("{key} = {value}\n"));
     }
     out
 }
