@@ -148,7 +148,8 @@ mod tests {
             ]
         );
         let keys = JwtKeys::with_signing_keys("secret", &format!("[{}]", object(&jwk))).unwrap();
-        let token = keys.sign(&serde_json::json!({"role": "anon", "exp": crate::clock::now() + 60}));
+        let token =
+            keys.sign(&serde_json::json!({"role": "anon", "exp": crate::clock::now() + 60}));
         assert!(token.starts_with("eyJ"));
         let public = keys.jwks();
         let verifier = JwtKeys::with_signing_keys("other", &public.to_string()).unwrap();

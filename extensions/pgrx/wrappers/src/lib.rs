@@ -76,6 +76,11 @@ const MSSQL: usize = 7;
 const REDIS: usize = 8;
 const S3: usize = 9;
 pub(crate) const STRIPE: usize = 10;
+
+/// The way wrapper `W` (one that reads: Stripe or S3) opens its rows.
+fn opener<const W: usize>() -> scan::Open {
+    if W == STRIPE { stripe::open } else { s3::open }
+}
 const WASM: usize = 11;
 
 /// The wrappers, indexed by the constants above.

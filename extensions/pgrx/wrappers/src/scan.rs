@@ -5,7 +5,7 @@
 //! requests through `http_core` under the http extension's reach rule (this machine's own and
 //! link-local addresses refused unless `wrappers.supagate_allow_local`, superuser only, is on).
 
-use crate::{STRIPE, raise, routine_refusing};
+use crate::{raise, routine_refusing};
 use http_core::client::{self, Options, Response};
 use http_core::reach::Reach;
 use http_core::url::Url;
@@ -184,16 +184,7 @@ pub trait Rows {
 }
 
 /// Opens the rows of a foreign table of wrapper `W`, from the table's and its server's options.
-type Open = fn(&[(String, String)], &[(String, String)], &[Column]) -> Box<dyn Rows>;
-
-/// The way wrapper `W` opens its rows.
-fn opener<const W: usize>() -> Open {
-    if W == STRIPE {
-        crate::stripe::open
-    } else {
-        crate::s3::open
-    }
-}
+pub(crate) type Open = fn(&[(String, String)], &[(String, String)], &[Column]) -> Box<dyn Rows>;
 
 /// A scan's state, kept in `fdw_state`.
 struct Scan {
@@ -308,7 +299,7 @@ unsafe extern "C-unwind" fn begin<const W: usize>(
                     typmod: attr.atttypmod,
                 })
                 .collect();
-            let rows = opener::<W>()(&table_options, &server_options, &columns);
+            let rows = crate::opener::<W>()(&table_options, &server_options, &columns);
             // The state is freed with the query's memory context (its reset callback), so an
             // error that ends the query before EndForeignScan leaks nothing.
             let scan = Box::into_raw(Box::new(Scan { rows, columns }));
