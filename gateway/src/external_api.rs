@@ -66,6 +66,11 @@ async fn authorize(req: HttpRequest, state: Data) -> Reply {
 /// `GET /user/identities/authorize`: an identity for the signed-in user.
 async fn link_identity(req: HttpRequest, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
+    state
+        .auth
+        .check_caller(who)
+        .await
+        .map_err(|e| fail(&req, e))?;
     if !state.auth.config().manual_linking {
         return Err(fail(
             &req,

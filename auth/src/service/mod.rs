@@ -289,6 +289,17 @@ impl Auth {
         Ok(Caller { id, session })
     }
 
+    /// GoTrue's checks of a signed-in caller, for an endpoint that reads nothing else of them
+    /// in a transaction: the user and the session still exist, and the user is not banned.
+    pub async fn check_caller(&self, who: Caller) -> Result<(), AuthError> {
+        self.in_tx(never, async |c| {
+            crate::sessions::check(c, who.id, who.session)
+                .await
+                .map(|_| ())
+        })
+        .await
+    }
+
     /// `GET /settings`: the providers and switches clients read.
     pub fn settings(&self) -> Value {
         let a = &self.cfg;

@@ -153,6 +153,7 @@ impl Auth {
     /// approves it at once (the answer is then the redirect, as after a consent).
     pub async fn oauth_authorization(&self, who: Caller, id: &str) -> Result<Value, AuthError> {
         self.in_tx(never, async |c| {
+            crate::sessions::check(c, who.id, who.session).await?;
             let row = c
                 .query_opt(
                     "SELECT a.user_id, a.scope, a.redirect_uri, a.state, a.client_id,
@@ -222,6 +223,7 @@ impl Auth {
             return Err(validation("action must be 'approve' or 'deny'"));
         }
         self.in_tx(never, async |c| {
+            crate::sessions::check(c, who.id, who.session).await?;
             let row = c
                 .query_opt(
                     "SELECT user_id, status, expires_at <= now(), redirect_uri, state, client_id,
@@ -280,6 +282,7 @@ impl Auth {
     /// `GET /user/oauth/grants`: the clients the user consented to, and to what.
     pub async fn oauth_grants(&self, who: Caller) -> Result<Value, AuthError> {
         self.in_tx(never, async |c| {
+            crate::sessions::check(c, who.id, who.session).await?;
             let row = c
                 .query_one(
                     "SELECT coalesce(jsonb_agg(jsonb_build_object(
@@ -306,6 +309,7 @@ impl Auth {
         }
         let client = Uuid::parse_str(client).map_err(|_| validation("invalid client_id format"))?;
         self.in_tx(never, async |c| {
+            crate::sessions::check(c, who.id, who.session).await?;
             let n = c
                 .execute(
                     "UPDATE auth.oauth_consents SET revoked_at = now()

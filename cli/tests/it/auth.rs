@@ -191,6 +191,11 @@ async fn logout_scopes_revoke_sessions() {
                     "/msg",
                     json!("Session from session_id claim in JWT does not exist"),
                 ),
+            get("/auth/v1/user/identities/authorize?provider=github&skip_http_redirect=true")
+                .token(a_access)
+                .says("linking an identity from a session that is gone")
+                .status(403)
+                .at("/error_code", json!("session_not_found")),
             refresh("")
                 .says("no refresh token: GoTrue's OAuth error")
                 .status(400)
