@@ -1,8 +1,8 @@
 //! Edge Functions, as `supabase functions serve` serves them but without Docker: each function
 //! of the project's `supabase/functions` runs in a Deno process of its own, started with the
-//! gateway or on its first request and kept warm (`per_worker`), or started for each request
-//! (`oneshot`), listening on a unix socket through `DENO_SERVE_ADDRESS`. Requests reach it over
-//! HTTP/1.1 on that socket.
+//! gateway or on its first request and kept warm (`per_worker`), or one for each request, the
+//! next one started ahead (`oneshot`), listening on a unix socket through `DENO_SERVE_ADDRESS`.
+//! Requests reach it over HTTP/1.1 on that socket.
 //!
 //! The pure parts: [`catalog`] (which functions, with which files), [`answer`] (the router's
 //! own answers), [`command`] (Deno's arguments and environment). The I/O edge: [`worker`].

@@ -53,6 +53,11 @@ pub struct Functions {
     /// Processes booting for a request: starting functions ahead of their requests waits for
     /// them.
     booting: AtomicU64,
+    /// `oneshot`: a process started ahead for each function's next request (each request is
+    /// still served by a process of its own), held locked while it boots.
+    spares: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Running>>>>>,
+    /// Itself, for the background work a request leaves behind (starting the next spare).
+    me: std::sync::Weak<Functions>,
 }
 
 /// A function's response, and what must live until its body has been read: the process
@@ -123,6 +128,8 @@ struct Running {
     process: Arc<Process>,
     /// The functions folder's newest file time when it started.
     files: Option<SystemTime>,
+    /// The env file's time when it started (its variables were read then).
+    env_file: Option<SystemTime>,
     checked: Instant,
 }
 
@@ -145,7 +152,7 @@ impl Functions {
         for s in &found.skipped {
             tracing::warn!("functions: skipped {s}");
         }
-        Ok(Arc::new(Functions {
+        Ok(Arc::new_cyclic(|me| Functions {
             settings,
             project,
             catalog: RwLock::new(Arc::new(found)),
@@ -158,6 +165,8 @@ impl Functions {
             logs: Default::default(),
             denied: RwLock::new(Vec::new()),
             booting: AtomicU64::new(0),
+            spares: Mutex::new(HashMap::new()),
+            me: me.clone(),
         }))
     }
 
@@ -201,16 +210,13 @@ impl Functions {
         found.functions.get(slug).cloned()
     }
 
-    /// Starts the project's functions (`per_worker`; the first [`PREWARM_MAX`] by name) one
-    /// after the other in the background, so that a function's first request finds it
-    /// listening instead of waiting for Deno to boot. Each is the process its first request
+    /// Starts the project's functions (the first [`PREWARM_MAX`] by name; with `oneshot`, as
+    /// spares) one after the other in the background, so that a function's first request finds
+    /// it listening instead of waiting for Deno to boot. Each is the process its first request
     /// would have started (same arguments, permissions and environment); one that fails to
     /// boot is reported with its reason now, and its first request tries again. Call it once
     /// the ports functions may not reach are known ([`Functions::deny_local_ports`]).
     pub fn prewarm(self: &Arc<Self>) {
-        if self.settings.policy != project::Policy::PerWorker {
-            return;
-        }
         let functions: Vec<Function> = self
             .catalog()
             .functions
@@ -227,6 +233,10 @@ impl Functions {
                 while this.booting.load(Ordering::Relaxed) > 0 {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
+                if this.settings.policy == project::Policy::Oneshot {
+                    this.add_spare(&f).await;
+                    continue;
+                }
                 let slot = this.warm.lock().entry(f.slug.clone()).or_default().clone();
                 let mut held = slot.lock().await;
                 if held.is_some() {
@@ -240,6 +250,45 @@ impl Functions {
         });
     }
 
+    /// `oneshot`: the process started ahead for `f` (waited for while it boots: it started
+    /// before this request), unless it died or its files or env file changed since it started
+    /// (then it ends, and the request starts another).
+    async fn take_spare(&self, f: &Function) -> Option<Arc<Process>> {
+        let slot = self
+            .spares
+            .lock()
+            .entry(f.slug.clone())
+            .or_default()
+            .clone();
+        let spare = slot.lock().await.take()?;
+        let fresh = spare.process.alive()
+            && spare.files == newest_file(&self.project.supabase_dir.join("functions"))
+            && spare.env_file == self.env_file_time();
+        fresh.then_some(spare.process)
+    }
+
+    /// `oneshot`: starts a process for `f`'s next request, unless one is there or booting.
+    async fn add_spare(&self, f: &Function) {
+        let slot = self
+            .spares
+            .lock()
+            .entry(f.slug.clone())
+            .or_default()
+            .clone();
+        let Ok(mut held) = slot.try_lock() else {
+            return;
+        };
+        if held.is_none() {
+            *held = self.start_once(f).await.ok();
+        }
+    }
+
+    /// The env file's modification time.
+    fn env_file_time(&self) -> Option<SystemTime> {
+        let file = self.settings.env_file.as_ref()?;
+        std::fs::metadata(file).and_then(|m| m.modified()).ok()
+    }
+
     /// Sends `req` (its path as the function sees it: `/<slug>/…`) to the function.
     pub async fn forward<B>(
         &self,
@@ -251,8 +300,16 @@ impl Functions {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         if self.settings.policy == project::Policy::Oneshot {
-            let process = self.start(f).await?.process;
+            let process = match self.take_spare(f).await {
+                Some(p) => p,
+                None => self.start(f).await?.process,
+            };
             process.claim();
+            // The next request's process boots meanwhile.
+            if let Some(me) = self.me.upgrade() {
+                let f = f.clone();
+                tokio::spawn(async move { me.add_spare(&f).await });
+            }
             let response = self
                 .request(&process, req)
                 .await
@@ -378,6 +435,8 @@ impl Functions {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let socket = self.sockets.join(format!("{}-{n}.sock", f.slug));
         let _ = std::fs::remove_file(&socket);
+        // Before it is read: a change meanwhile makes it look changed, not the same.
+        let env_file = self.env_file_time();
         let mut user: Vec<(String, String)> = self.settings.secrets.clone();
         if let Some(file) = &self.settings.env_file {
             user.extend(project::read_dotenv(file));
@@ -440,6 +499,7 @@ impl Functions {
                 claimed: OnceLock::new(),
             }),
             files,
+            env_file,
             checked: Instant::now(),
         };
         // (A process that failed to boot stays `booting`: its last lines may still be on their way.)

@@ -20,12 +20,35 @@ fn serving(config: &str, name: &str) -> (std::path::PathBuf, support::Gateway) {
 
 #[tokio::test]
 async fn oneshot_runs_each_request_in_a_new_process() {
-    let (_dir, gw) = serving("[edge_runtime]\npolicy = \"oneshot\"\n", "pid");
+    let (dir, gw) = serving("[edge_runtime]\npolicy = \"oneshot\"\n", "pid");
     let api = Api::anon(&gw);
     let a = api.send("POST", "/functions/v1/pid", &[], None).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    // The first request's process ends; the next request's is started meanwhile.
+    let needle = dir
+        .canonicalize()
+        .unwrap()
+        .join("supabase/functions/pid/index.ts")
+        .display()
+        .to_string();
+    let t0 = std::time::Instant::now();
+    let spare = loop {
+        if let [pid] = processes(&needle).as_slice()
+            && *pid != a.text
+        {
+            break pid.clone();
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(20),
+            "no process was started for the next request: {:?}",
+            processes(&needle)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
     let b = api.send("POST", "/functions/v1/pid", &[], None).await;
-    assert_eq!((a.status, b.status), (200, 200), "{} {}", a.text, b.text);
+    assert_eq!(b.status, 200, "{}", b.text);
     assert_ne!(a.text, b.text, "two processes");
+    assert_eq!(b.text, spare, "served by the process started for it");
 }
 
 #[tokio::test]
