@@ -21,7 +21,14 @@ const log = (...a) => console.error('[cluster]', ...a)
 const work = mkdtempSync(join(tmpdir(), 'supagate-cluster-bench-'))
 chmodSync(work, 0o755)
 const wrk = (o) => runWrk({ dur: DUR, conns: CONNS, ...o }, { dir: work })
-const results = { date: new Date().toISOString(), quick, binary: process.env.SUPAGATE_BIN ?? 'target/debug/supagate', throughput: [], failover: null, objects: [] }
+const results = {
+  date: new Date().toISOString(),
+  quick,
+  binary: process.env.SUPAGATE_BIN ?? 'target/debug/supagate',
+  throughput: [],
+  failover: null,
+  objects: [],
+}
 
 // One client address drives the whole load: its fair share of each pool is the pool.
 const REPLICA_ENV = { MAX_CLIENT_QUERIES: '0' }
@@ -44,7 +51,19 @@ async function measure(cluster, url, label, requests) {
     const after = cpuNow(cluster, pgData)
     const n = r.rps * DUR
     const us = (k) => round(((after[k] - before[k]) / n) * 1e6, 0)
-    results.throughput.push({ setup: label, request: q.name, rps: round(r.rps, 0), p50_ms: round(r.p50, 2), p99_ms: round(r.p99, 2), errors: r.errors + r.non2xx, cpu_us_per_request: { gateway: us('gateway'), haproxy: url === cluster.url ? us('haproxy') : 0, postgres: us('postgres') } })
+    results.throughput.push({
+      setup: label,
+      request: q.name,
+      rps: round(r.rps, 0),
+      p50_ms: round(r.p50, 2),
+      p99_ms: round(r.p99, 2),
+      errors: r.errors + r.non2xx,
+      cpu_us_per_request: {
+        gateway: us('gateway'),
+        haproxy: url === cluster.url ? us('haproxy') : 0,
+        postgres: us('postgres'),
+      },
+    })
     log(label, q.name, round(r.rps, 0), 'req/s')
   }
 }
@@ -55,13 +74,28 @@ async function throughput(replicas) {
   try {
     await cluster.settled()
     const auth = { apikey: cluster.anonKey, authorization: `Bearer ${cluster.anonKey}` }
-    const [{ id, category_id }] = await (await fetch(`${cluster.url}/rest/v1/products?select=id,category_id&category_id=not.is.null&limit=1`, { headers: auth })).json()
+    const [{ id, category_id }] = await (
+      await fetch(
+        `${cluster.url}/rest/v1/products?select=id,category_id&category_id=not.is.null&limit=1`,
+        { headers: auth },
+      )
+    ).json()
     const requests = [
       { name: 'one product by id', path: `/rest/v1/products?select=*&id=eq.${id}`, headers: auth },
-      { name: 'category listing', path: `/rest/v1/products?select=*&is_available=eq.true&category_id=eq.${category_id}&order=name.asc`, headers: auth },
+      {
+        name: 'category listing',
+        path: `/rest/v1/products?select=*&is_available=eq.true&category_id=eq.${category_id}&order=name.asc`,
+        headers: auth,
+      },
     ]
-    await measure(cluster, cluster.url, `${replicas} replica${replicas > 1 ? 's' : ''} behind HAProxy`, requests)
-    if (replicas === 1) await measure(cluster, cluster.replicas[0].url, '1 replica, no balancer', requests)
+    await measure(
+      cluster,
+      cluster.url,
+      `${replicas} replica${replicas > 1 ? 's' : ''} behind HAProxy`,
+      requests,
+    )
+    if (replicas === 1)
+      await measure(cluster, cluster.replicas[0].url, '1 replica, no balancer', requests)
     if (replicas === 3) results.failover = await failover(cluster)
   } finally {
     await cluster.stop()
@@ -71,10 +105,23 @@ async function throughput(replicas) {
 /** Mixed reads and writes through HAProxy; one replica is killed with SIGKILL a third of the way in. */
 async function failover(cluster) {
   const runMs = quick ? 3000 : 10_000
-  const { requests: done, killedAt, stored } = await loadWithKill(cluster, { victim: cluster.replicas[1], workers: 16, runMs, killAt: runMs / 3, writeEvery: 4 })
+  const {
+    requests: done,
+    killedAt,
+    stored,
+  } = await loadWithKill(cluster, {
+    victim: cluster.replicas[1],
+    workers: 16,
+    runMs,
+    killAt: runMs / 3,
+    writeEvery: 4,
+  })
   const failed = done.filter((d) => !d.ok)
   const around = done.filter((d) => d.end >= killedAt && d.start <= killedAt + 3000)
-  const steady = done.filter((d) => d.end < killedAt).map((d) => d.end - d.start).sort((a, b) => a - b)
+  const steady = done
+    .filter((d) => d.end < killedAt)
+    .map((d) => d.end - d.start)
+    .sort((a, b) => a - b)
   const f = {
     requests: done.length,
     writes_acknowledged: done.filter((d) => d.write && d.ok).length,
@@ -95,8 +142,20 @@ async function objects(store) {
   const gw = await startGateway({ binary: process.env.SUPAGATE_BIN, env: weed ? weed.env : {} })
   const h = { apikey: gw.serviceKey, authorization: `Bearer ${gw.serviceKey}` }
   try {
-    await fetch(`${gw.url}/storage/v1/bucket`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', public: false }) })
-    for (const [size, count] of quick ? [[64 << 10, 10], [8 << 20, 1]] : [[64 << 10, 300], [8 << 20, 10]]) {
+    await fetch(`${gw.url}/storage/v1/bucket`, {
+      method: 'POST',
+      headers: { ...h, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', public: false }),
+    })
+    for (const [size, count] of quick
+      ? [
+          [64 << 10, 10],
+          [8 << 20, 1],
+        ]
+      : [
+          [64 << 10, 300],
+          [8 << 20, 10],
+        ]) {
       const body = Buffer.alloc(size, 7)
       const run = async (fn) => {
         const t = performance.now()
@@ -104,16 +163,30 @@ async function objects(store) {
         return (performance.now() - t) / 1000
       }
       const up = await run(async (i) => {
-        const res = await fetch(`${gw.url}/storage/v1/object/bench/o${size}-${i}`, { method: 'POST', headers: { ...h, 'content-type': 'application/octet-stream' }, body })
+        const res = await fetch(`${gw.url}/storage/v1/object/bench/o${size}-${i}`, {
+          method: 'POST',
+          headers: { ...h, 'content-type': 'application/octet-stream' },
+          body,
+        })
         if (!res.ok) throw new Error(`upload ${res.status} ${await res.text()}`)
       })
       const down = await run(async (i) => {
-        const res = await fetch(`${gw.url}/storage/v1/object/authenticated/bench/o${size}-${i}`, { headers: h })
+        const res = await fetch(`${gw.url}/storage/v1/object/authenticated/bench/o${size}-${i}`, {
+          headers: h,
+        })
         const got = await res.arrayBuffer()
         if (!res.ok || got.byteLength !== size) throw new Error(`download ${res.status}`)
       })
       const mb = (size * count) / 2 ** 20
-      const row = { store, object: size >= 1 << 20 ? `${size >> 20} MB` : `${size >> 10} KB`, count, upload_per_s: round(count / up, 0), download_per_s: round(count / down, 0), upload_mb_s: round(mb / up), download_mb_s: round(mb / down) }
+      const row = {
+        store,
+        object: size >= 1 << 20 ? `${size >> 20} MB` : `${size >> 10} KB`,
+        count,
+        upload_per_s: round(count / up, 0),
+        download_per_s: round(count / down, 0),
+        upload_mb_s: round(mb / up),
+        download_mb_s: round(mb / down),
+      }
       results.objects.push(row)
       log('objects', JSON.stringify(row))
     }

@@ -13,7 +13,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const profile = process.env.BENCH_PROFILE ?? (quick ? 'debug' : 'release')
 const N = quick ? 200 : 2000
-const gw = await startGateway({ binary: join(root, 'target', profile, 'supagate'), workdir: join(root, 'tests/fixtures/functions') })
+const gw = await startGateway({
+  binary: join(root, 'target', profile, 'supagate'),
+  workdir: join(root, 'tests/fixtures/functions'),
+})
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
 
 function call(opts) {
@@ -21,7 +24,9 @@ function call(opts) {
     const t0 = process.hrtime.bigint()
     const req = http.request({ method: 'GET', ...opts }, (r) => {
       r.resume()
-      r.on('end', () => res({ status: r.statusCode, us: Number(process.hrtime.bigint() - t0) / 1000 }))
+      r.on('end', () =>
+        res({ status: r.statusCode, us: Number(process.hrtime.bigint() - t0) / 1000 }),
+      )
     })
     req.on('error', rej)
     req.end()
@@ -34,28 +39,39 @@ const p99 = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length * 0.99)]
 
 const cold = await viaGateway()
 const sockets = join(gw.dataDir, 'functions', 'sockets')
-const socketPath = join(sockets, readdirSync(sockets).find((f) => f.startsWith('open-')))
+const socketPath = join(
+  sockets,
+  readdirSync(sockets).find((f) => f.startsWith('open-')),
+)
 const direct = () => call({ socketPath, path: '/open', headers: { host: 'localhost' } })
 
 for (let i = 0; i < 200; i++) {
   await viaGateway()
   await direct()
 }
-const g = [], d = []
+const g = [],
+  d = []
 for (let i = 0; i < N; i++) {
   g.push((await viaGateway()).us)
   d.push((await direct()).us)
 }
-const pid = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).find((p) => {
-  try {
-    return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join('functions', 'open', 'index.ts'))
-  } catch {
-    return false
-  }
-})
-const rssMb = pid ? Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024 : null
+const pid = readdirSync('/proc')
+  .filter((p) => /^\d+$/.test(p))
+  .find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(
+        join('functions', 'open', 'index.ts'),
+      )
+    } catch {
+      return false
+    }
+  })
+const rssMb = pid
+  ? Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024
+  : null
 const bearer = { authorization: `Bearer ${gw.anonKey}` }
-const fn = (name) => call({ host: u.hostname, port: u.port, path: `/functions/v1/${name}`, headers: bearer })
+const fn = (name) =>
+  call({ host: u.hostname, port: u.port, path: `/functions/v1/${name}`, headers: bearer })
 // The gateway starts the project's functions with it: their first requests once they listen.
 const t0 = Date.now()
 while (!['echo', 'fail'].every((n) => readdirSync(sockets).some((f) => f.startsWith(`${n}-`)))) {
@@ -67,18 +83,23 @@ for (const name of ['echo', 'fail']) colds.push((await fn(name)).us / 1000)
 // A Deno booted on request: `fail?crash` ends its process, the next request starts another.
 /** CPU time (user + system, ms) of the newest Deno running `fail`. */
 const failCpuMs = () => {
-  const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(join('functions', 'fail', 'index.ts'))
-    } catch {
-      return false
-    }
-  })
+  const pids = readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(
+          join('functions', 'fail', 'index.ts'),
+        )
+      } catch {
+        return false
+      }
+    })
   const newest = pids.sort((a, b) => Number(b) - Number(a))[0]
   const fields = readFileSync(`/proc/${newest}/stat`, 'utf8').split(')')[1].trim().split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
-const boots = [], bootCpu = []
+const boots = [],
+  bootCpu = []
 for (let i = 0; i < 5; i++) {
   await fn('fail?crash')
   boots.push((await fn('fail')).us / 1000)
@@ -87,7 +108,11 @@ for (let i = 0; i < 5; i++) {
 await gw.stop()
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
-  return { min: Math.round(s[0] * 10) / 10, median: Math.round(s[Math.floor(s.length / 2)] * 10) / 10, max: Math.round(s.at(-1) * 10) / 10 }
+  return {
+    min: Math.round(s[0] * 10) / 10,
+    median: Math.round(s[Math.floor(s.length / 2)] * 10) / 10,
+    max: Math.round(s.at(-1) * 10) / 10,
+  }
 }
 const out = {
   profile,

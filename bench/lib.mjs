@@ -3,24 +3,46 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-export const round = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d)
+export const round = (x, d = 1) =>
+  x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d
 
 /**
  * Runs wrk for `dur` seconds with `conns` connections; the Lua script it needs is written to
  * `dir`; `cpus` pins it (taskset's list). Returns { rps, p50, p99 (ms), errors, non2xx, cpu (the
  * CPU seconds wrk used) }; throws when any request failed.
  */
-export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur, cpus = null }, { dir }) {
+export function wrk(
+  { url, method = 'GET', headers = {}, body = null, conns, dur, cpus = null },
+  { dir },
+) {
   const lua = join(dir, `wrk-${Math.random().toString(36).slice(2)}.lua`)
-  const h = Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join('\n')
-  writeFileSync(lua, `wrk.method = ${JSON.stringify(method)}\n${h}\n${body ? `wrk.body = ${JSON.stringify(body)}` : ''}\n` +
-    `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`)
+  const h = Object.entries(headers)
+    .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+    .join('\n')
+  writeFileSync(
+    lua,
+    `wrk.method = ${JSON.stringify(method)}\n${h}\n${body ? `wrk.body = ${JSON.stringify(body)}` : ''}\n` +
+      `done = function(summary, latency, requests)\n io.write(string.format("JSON {\\"rps\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"errors\\":%d,\\"non2xx\\":%d}\\n", summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout, summary.errors.status))\nend\n`,
+  )
   // A request over 5 s counts as failed (wrk's default, 2 s, is tight on a shared machine).
-  const args = ['-t', String(Math.min(2, conns)), '-c', String(conns), '-d', `${dur}s`, '--timeout', '5s', '-s', lua, url]
+  const args = [
+    '-t',
+    String(Math.min(2, conns)),
+    '-c',
+    String(conns),
+    '-d',
+    `${dur}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    lua,
+    url,
+  ]
   const { stdout: out, cpu } = measured(...pinned(cpus, 'wrk', args))
   const r = { ...JSON.parse(out.match(/JSON (.*)/)[1]), cpu }
   // A failed request is a failed benchmark: its figures would measure errors, not work.
-  if (r.errors || r.non2xx) throw new Error(`wrk ${method} ${url}: ${r.errors} socket errors, ${r.non2xx} non-2xx answers`)
+  if (r.errors || r.non2xx)
+    throw new Error(`wrk ${method} ${url}: ${r.errors} socket errors, ${r.non2xx} non-2xx answers`)
   return r
 }
 
@@ -30,7 +52,10 @@ export function wrk({ url, method = 'GET', headers = {}, body = null, conns, dur
  */
 export function measured(program, args) {
   const script = '"$@"; s=$?; printf "\\nCPUSTAT %s\\n" "$(cat /proc/$$/stat)"; exit $s'
-  const out = execFileSync('sh', ['-c', script, 'sh', program, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  const out = execFileSync('sh', ['-c', script, 'sh', program, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  })
   const at = out.lastIndexOf('\nCPUSTAT ')
   const stat = out.slice(at + 9)
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -43,7 +68,12 @@ export function measured(program, args) {
  * interrupts; not idle, I/O wait or time stolen by the hypervisor).
  */
 export function machineBusy() {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+  const f = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number)
   return (f[0] + f[1] + f[2] + f[5] + f[6]) / TICKS
 }
 
@@ -92,7 +122,8 @@ export function childrenOf(ppid) {
     if (!/^\d+$/.test(name)) continue
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) pids.push(Number(name))
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid)
+        pids.push(Number(name))
     } catch {
       // gone
     }
@@ -120,10 +151,18 @@ export async function withPeakRss(pid, fn) {
     // not ours to reset: sampled instead
   }
   let peak = rssKb(pid)
-  const t = setInterval(() => { try { peak = Math.max(peak, rssKb(pid)) } catch {} }, 50)
+  const t = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssKb(pid))
+    } catch {}
+  }, 50)
   try {
     const r = await fn()
-    if (hwm) peak = Math.max(peak, Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1]))
+    if (hwm)
+      peak = Math.max(
+        peak,
+        Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1]),
+      )
     return [r, round(peak / 1024)]
   } finally {
     clearInterval(t)

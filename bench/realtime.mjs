@@ -17,7 +17,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const profile = process.env.BENCH_PROFILE ?? (quick ? 'debug' : 'release')
 const bin = join(root, 'target', profile, 'supagate')
-const PG_BIN = execFileSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1']).toString().trim()
+const PG_BIN = execFileSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'])
+  .toString()
+  .trim()
 const SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long'
 const SUBSCRIBERS = quick ? 10 : 100
 const CHANGES = quick ? 20 : 200
@@ -42,12 +44,19 @@ function token(claims) {
 }
 
 function percentile(sorted, p) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN
+  return sorted.length
+    ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+    : NaN
 }
 
 function stats(samples) {
   const s = [...samples].sort((a, b) => a - b)
-  return { samples: s.length, p50_ms: round(percentile(s, 50)), p99_ms: round(percentile(s, 99)), max_ms: round(s[s.length - 1] ?? NaN) }
+  return {
+    samples: s.length,
+    p50_ms: round(percentile(s, 50)),
+    p99_ms: round(percentile(s, 99)),
+    max_ms: round(s[s.length - 1] ?? NaN),
+  }
 }
 
 /**
@@ -57,9 +66,21 @@ function stats(samples) {
  */
 function socket(gw, topic, config, { accessToken, onMessage = () => {}, onRaw = null } = {}) {
   return new Promise((resolvePromise, reject) => {
-    const ws = new WebSocket(`${gw.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${gw.anonKey}&vsn=2.0.0`)
+    const ws = new WebSocket(
+      `${gw.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${gw.anonKey}&vsn=2.0.0`,
+    )
     ws.on('error', reject)
-    ws.on('open', () => ws.send(JSON.stringify(['1', '1', `realtime:${topic}`, 'phx_join', { config, ...(accessToken ? { access_token: accessToken } : {}) }])))
+    ws.on('open', () =>
+      ws.send(
+        JSON.stringify([
+          '1',
+          '1',
+          `realtime:${topic}`,
+          'phx_join',
+          { config, ...(accessToken ? { access_token: accessToken } : {}) },
+        ]),
+      ),
+    )
     let joined = false
     ws.on('message', (data, binary) => {
       if (binary) return
@@ -77,12 +98,35 @@ function socket(gw, topic, config, { accessToken, onMessage = () => {}, onRaw = 
 }
 
 const psql = (gw, sql) =>
-  execFileSync(join(PG_BIN, 'psql'), ['-X', '-q', '-t', '-A', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-d', 'postgres', '-c', sql], { encoding: 'utf8' }).trim()
+  execFileSync(
+    join(PG_BIN, 'psql'),
+    [
+      '-X',
+      '-q',
+      '-t',
+      '-A',
+      '-h',
+      join(gw.dataDir, 'pg'),
+      '-p',
+      '5432',
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-c',
+      sql,
+    ],
+    { encoding: 'utf8' },
+  ).trim()
 
 async function rest(gw, table, row) {
   const res = await fetch(`${gw.url}/rest/v1/${table}`, {
     method: 'POST',
-    headers: { apikey: gw.serviceKey, authorization: `Bearer ${gw.serviceKey}`, 'content-type': 'application/json' },
+    headers: {
+      apikey: gw.serviceKey,
+      authorization: `Bearer ${gw.serviceKey}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify(row),
   })
   if (res.status !== 201) throw new Error(`insert into ${table}: ${res.status} ${await res.text()}`)
@@ -125,12 +169,18 @@ async function drain(done, count, ms = 5000) {
  * then in a burst (the most delivered a second). Broadcasts likewise, from one sender.
  */
 async function throughput() {
-  psql(gw, `CREATE TABLE public.feed (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, owner uuid, public boolean NOT NULL, t double precision NOT NULL);
+  psql(
+    gw,
+    `CREATE TABLE public.feed (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, owner uuid, public boolean NOT NULL, t double precision NOT NULL);
     ALTER TABLE public.feed ENABLE ROW LEVEL SECURITY;
     CREATE POLICY "own or public" ON public.feed FOR SELECT TO authenticated USING (public OR owner = (SELECT auth.uid()));
     GRANT SELECT ON public.feed TO authenticated;
-    ALTER PUBLICATION supabase_realtime ADD TABLE public.feed;`)
-  const ids = psql(gw, `INSERT INTO auth.users (id, instance_id, aud, role, email) SELECT gen_random_uuid(), '00000000-0000-0000-0000-000000000000', 'authenticated', 'authenticated', 'wide' || g || '@example.com' FROM generate_series(1, ${WIDE}) g RETURNING id`).split('\n')
+    ALTER PUBLICATION supabase_realtime ADD TABLE public.feed;`,
+  )
+  const ids = psql(
+    gw,
+    `INSERT INTO auth.users (id, instance_id, aud, role, email) SELECT gen_random_uuid(), '00000000-0000-0000-0000-000000000000', 'authenticated', 'authenticated', 'wide' || g || '@example.com' FROM generate_series(1, ${WIDE}) g RETURNING id`,
+  ).split('\n')
   const out = {}
   let got = { n: 0, wrong: 0, lat: [], last: 0 }
   const receipt = (latency) => {
@@ -140,59 +190,136 @@ async function throughput() {
   }
   const subs = []
   for (let i = 0; i < WIDE; i += 100) {
-    subs.push(...(await Promise.all(ids.slice(i, i + 100).map((id, j) => socket(gw, `feed-${i + j}`, { postgres_changes: [{ event: 'INSERT', schema: 'public', table: 'feed' }] }, {
-      accessToken: token({ role: 'authenticated', sub: id, aud: 'authenticated' }),
-      onRaw: (text) => {
-        if (!text.includes(',"postgres_changes",')) return // not the "system" message that names it
-        if (text.includes('"public":false') && !text.includes(`"owner":"${id}"`)) got.wrong++
-        receipt(now() - Number(text.match(/"t":([0-9.e+]+)/)[1]))
-      },
-    })))))
+    subs.push(
+      ...(await Promise.all(
+        ids.slice(i, i + 100).map((id, j) =>
+          socket(
+            gw,
+            `feed-${i + j}`,
+            { postgres_changes: [{ event: 'INSERT', schema: 'public', table: 'feed' }] },
+            {
+              accessToken: token({ role: 'authenticated', sub: id, aud: 'authenticated' }),
+              onRaw: (text) => {
+                if (!text.includes(',"postgres_changes",')) return // not the "system" message that names it
+                if (text.includes('"public":false') && !text.includes(`"owner":"${id}"`))
+                  got.wrong++
+                receipt(now() - Number(text.match(/"t":([0-9.e+]+)/)[1]))
+              },
+            },
+          ),
+        ),
+      )),
+    )
   }
   await sleep(1000)
   // One psql session commits each insert on its own; t is the time of the insert.
-  const feeder = spawn(join(PG_BIN, 'psql'), ['-X', '-q', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-d', 'postgres'], { stdio: ['pipe', 'ignore', 'inherit'] })
-  const insert = (k, pub) => `INSERT INTO public.feed (owner, public, t) VALUES (${pub ? 'NULL' : `'${ids[k % ids.length]}'`}, ${pub}, extract(epoch FROM clock_timestamp()) * 1000);\n`
+  const feeder = spawn(
+    join(PG_BIN, 'psql'),
+    ['-X', '-q', '-h', join(gw.dataDir, 'pg'), '-p', '5432', '-U', 'postgres', '-d', 'postgres'],
+    { stdio: ['pipe', 'ignore', 'inherit'] },
+  )
+  const insert = (k, pub) =>
+    `INSERT INTO public.feed (owner, public, t) VALUES (${pub ? 'NULL' : `'${ids[k % ids.length]}'`}, ${pub}, extract(epoch FROM clock_timestamp()) * 1000);\n`
   const measure = async (label, run, expected) => {
     got = { n: 0, wrong: 0, lat: [], last: 0 }
     const peak = rssPeak()
     const start = now()
     const sent = await run()
-    await drain(() => got.n >= expected(sent), () => got.n)
+    await drain(
+      () => got.n >= expected(sent),
+      () => got.n,
+    )
     const secs = (got.last - start) / 1000
-    out[label] = { ...stats(got.lat), expected: expected(sent), delivered_per_s: round(got.n / secs, 0), seconds: round(secs, 2), delivered_to_others: got.wrong, peak_rss_mb: peak() }
+    out[label] = {
+      ...stats(got.lat),
+      expected: expected(sent),
+      delivered_per_s: round(got.n / secs, 0),
+      seconds: round(secs, 2),
+      delivered_to_others: got.wrong,
+      peak_rss_mb: peak(),
+    }
     log(label, out[label])
   }
   // Steady: RATE public and RATE private changes a second for STEADY_S seconds.
-  await measure('changes_steady', () => paced((n) => feeder.stdin.write(insert(n, true) + insert(n, false))), (n) => n * (WIDE + 1))
-  await measure('changes_burst', async () => {
-    feeder.stdin.write(Array.from({ length: BURST }, (_, n) => insert(n, true) + insert(n, false)).join(''))
-    return BURST
-  }, (n) => n * (WIDE + 1))
+  await measure(
+    'changes_steady',
+    () => paced((n) => feeder.stdin.write(insert(n, true) + insert(n, false))),
+    (n) => n * (WIDE + 1),
+  )
+  await measure(
+    'changes_burst',
+    async () => {
+      feeder.stdin.write(
+        Array.from({ length: BURST }, (_, n) => insert(n, true) + insert(n, false)).join(''),
+      )
+      return BURST
+    },
+    (n) => n * (WIDE + 1),
+  )
   feeder.stdin.end()
   for (const s of subs.splice(0)) s.terminate()
   await sleep(1500)
 
   // Broadcasts: the same number of subscribers on one topic, one sender.
   for (let i = 0; i < WIDE; i += 100) {
-    subs.push(...(await Promise.all(Array.from({ length: Math.min(100, WIDE - i) }, () => socket(gw, 'wide', {}, {
-      onRaw: (text) => text.includes(',"broadcast",') && receipt(now() - Number(text.match(/"t":([0-9.e+]+)/)[1])),
-    })))))
+    subs.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(100, WIDE - i) }, () =>
+          socket(
+            gw,
+            'wide',
+            {},
+            {
+              onRaw: (text) =>
+                text.includes(',"broadcast",') &&
+                receipt(now() - Number(text.match(/"t":([0-9.e+]+)/)[1])),
+            },
+          ),
+        ),
+      )),
+    )
   }
   const sender = await socket(gw, 'wide', {})
   subs.push(sender)
-  const send = () => sender.send(JSON.stringify([null, null, 'realtime:wide', 'broadcast', { type: 'broadcast', event: 'tick', payload: { t: now() } }]))
-  await measure('broadcast_steady', () => paced(send), (n) => n * WIDE)
-  await measure('broadcast_burst', async () => {
-    for (let i = 0; i < BURST; i++) send()
-    return BURST
-  }, (n) => n * WIDE)
+  const send = () =>
+    sender.send(
+      JSON.stringify([
+        null,
+        null,
+        'realtime:wide',
+        'broadcast',
+        { type: 'broadcast', event: 'tick', payload: { t: now() } },
+      ]),
+    )
+  await measure(
+    'broadcast_steady',
+    () => paced(send),
+    (n) => n * WIDE,
+  )
+  await measure(
+    'broadcast_burst',
+    async () => {
+      for (let i = 0; i < BURST; i++) send()
+      return BURST
+    },
+    (n) => n * WIDE,
+  )
   for (const s of subs) s.terminate()
   return out
 }
 
-const gw = await startGateway({ binary: bin, workdir: join(root, 'tests/fixtures/notes'), dataDir: join(work, 'data') })
-const results = { date: new Date().toISOString(), quick, profile, subscribers: SUBSCRIBERS, changes: CHANGES }
+const gw = await startGateway({
+  binary: bin,
+  workdir: join(root, 'tests/fixtures/notes'),
+  dataDir: join(work, 'data'),
+})
+const results = {
+  date: new Date().toISOString(),
+  quick,
+  profile,
+  subscribers: SUBSCRIBERS,
+  changes: CHANGES,
+}
 const sockets = []
 try {
   // 1. A table without RLS: every subscriber gets every change.
@@ -200,9 +327,19 @@ try {
   const lat = []
   for (let i = 0; i < SUBSCRIBERS; i++) {
     open.push(
-      socket(gw, `board-${i}`, { postgres_changes: [{ event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.bench' }] }, {
-        onMessage: (event, p) => event === 'postgres_changes' && lat.push(now() - Number(p.data.record.body)),
-      }),
+      socket(
+        gw,
+        `board-${i}`,
+        {
+          postgres_changes: [
+            { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.bench' },
+          ],
+        },
+        {
+          onMessage: (event, p) =>
+            event === 'postgres_changes' && lat.push(now() - Number(p.data.record.body)),
+        },
+      ),
     )
   }
   sockets.push(...(await Promise.all(open)))
@@ -216,19 +353,27 @@ try {
   log('changes, no RLS', results.changes_public)
 
   // 2. Each subscriber a different user; RLS lets each see only their own notes.
-  const ids = psql(gw, `INSERT INTO auth.users (id, instance_id, aud, role, email) SELECT gen_random_uuid(), '00000000-0000-0000-0000-000000000000', 'authenticated', 'authenticated', 'bench' || g || '@example.com' FROM generate_series(1, ${SUBSCRIBERS}) g RETURNING id`).split('\n')
+  const ids = psql(
+    gw,
+    `INSERT INTO auth.users (id, instance_id, aud, role, email) SELECT gen_random_uuid(), '00000000-0000-0000-0000-000000000000', 'authenticated', 'authenticated', 'bench' || g || '@example.com' FROM generate_series(1, ${SUBSCRIBERS}) g RETURNING id`,
+  ).split('\n')
   const rlsLat = []
   let wrong = 0
   const users = await Promise.all(
     ids.map((id, i) =>
-      socket(gw, `notes-${i}`, { postgres_changes: [{ event: 'INSERT', schema: 'public', table: 'notes' }] }, {
-        accessToken: token({ role: 'authenticated', sub: id, aud: 'authenticated' }),
-        onMessage: (event, p) => {
-          if (event !== 'postgres_changes') return
-          if (p.data.record.owner !== id) wrong++
-          rlsLat.push(now() - Number(p.data.record.title))
+      socket(
+        gw,
+        `notes-${i}`,
+        { postgres_changes: [{ event: 'INSERT', schema: 'public', table: 'notes' }] },
+        {
+          accessToken: token({ role: 'authenticated', sub: id, aud: 'authenticated' }),
+          onMessage: (event, p) => {
+            if (event !== 'postgres_changes') return
+            if (p.data.record.owner !== id) wrong++
+            rlsLat.push(now() - Number(p.data.record.title))
+          },
         },
-      }),
+      ),
     ),
   )
   sockets.push(...users)
@@ -245,13 +390,28 @@ try {
   const bLat = []
   const listeners = []
   for (let i = 0; i < SUBSCRIBERS; i++) {
-    listeners.push(socket(gw, 'fanout', {}, { onMessage: (event, p) => event === 'broadcast' && bLat.push(now() - p.payload.t) }))
+    listeners.push(
+      socket(
+        gw,
+        'fanout',
+        {},
+        { onMessage: (event, p) => event === 'broadcast' && bLat.push(now() - p.payload.t) },
+      ),
+    )
   }
   sockets.push(...(await Promise.all(listeners)))
   const sender = await socket(gw, 'fanout', {})
   sockets.push(sender)
   for (let i = 0; i < CHANGES; i++) {
-    sender.send(JSON.stringify([null, null, 'realtime:fanout', 'broadcast', { type: 'broadcast', event: 'tick', payload: { t: now() } }]))
+    sender.send(
+      JSON.stringify([
+        null,
+        null,
+        'realtime:fanout',
+        'broadcast',
+        { type: 'broadcast', event: 'tick', payload: { t: now() } },
+      ]),
+    )
     await sleep(20)
   }
   await sleep(1000)
@@ -264,11 +424,22 @@ try {
   const before = rssKb(gw.pid)
   const idle = []
   for (let i = 0; i < IDLE; i += 50) {
-    idle.push(...(await Promise.all(Array.from({ length: Math.min(50, IDLE - i) }, (_, j) => socket(gw, `idle-${(i + j) % 20}`, {})))))
+    idle.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(50, IDLE - i) }, (_, j) =>
+          socket(gw, `idle-${(i + j) % 20}`, {}),
+        ),
+      )),
+    )
   }
   await sleep(2000)
   const after = rssKb(gw.pid)
-  results.idle_sockets = { sockets: IDLE, rss_before_mb: round(before / 1024), rss_after_mb: round(after / 1024), kb_per_socket: round((after - before) / IDLE) }
+  results.idle_sockets = {
+    sockets: IDLE,
+    rss_before_mb: round(before / 1024),
+    rss_after_mb: round(after / 1024),
+    kb_per_socket: round((after - before) / IDLE),
+  }
   log('idle sockets', results.idle_sockets)
   for (const s of idle) s.terminate()
   await sleep(1500)
@@ -307,7 +478,12 @@ gateway wait for the slot's next read (every 20 ms while changes flow, 100 ms wh
 
 | load | delivered | deliveries/s | p50 ms | p99 ms | max ms | to others | peak RSS MB |
 |---|---|---|---|---|---|---|---|
-${Object.entries(results.throughput).map(([k, r]) => `| ${k.replace('_', ', ')} | ${c(r)} | **${r.delivered_per_s}** | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.delivered_to_others ?? ''} | ${r.peak_rss_mb} |`).join('\n')}
+${Object.entries(results.throughput)
+  .map(
+    ([k, r]) =>
+      `| ${k.replace('_', ', ')} | ${c(r)} | **${r.delivered_per_s}** | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.delivered_to_others ?? ''} | ${r.peak_rss_mb} |`,
+  )
+  .join('\n')}
 
 Memory: ${results.idle_sockets.sockets} idle sockets, each joined to a channel, took the gateway from
 ${results.idle_sockets.rss_before_mb} MB to ${results.idle_sockets.rss_after_mb} MB: **${results.idle_sockets.kb_per_socket} KB per socket**.

@@ -14,7 +14,13 @@ import { round, withPeakRss } from './lib.mjs'
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const log = (...a) => console.error('[storage]', ...a)
-const results = { date: new Date().toISOString(), quick, binary: process.env.SUPAGATE_BIN ?? 'target/debug/supagate', uploads: [], render: {} }
+const results = {
+  date: new Date().toISOString(),
+  quick,
+  binary: process.env.SUPAGATE_BIN ?? 'target/debug/supagate',
+  uploads: [],
+  render: {},
+}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 async function timed(fn) {
@@ -30,7 +36,13 @@ try {
     if (!res.ok) throw new Error(`${res.status} ${await res.text()}`)
     return res
   }
-  await ok(await fetch(`${gw.url}/storage/v1/bucket`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'bench', public: true }) }))
+  await ok(
+    await fetch(`${gw.url}/storage/v1/bucket`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'bench', public: true }),
+    }),
+  )
 
   // ---------------------------------------------------------------- plain and resumable uploads
   const CHUNK = 6 << 20
@@ -41,42 +53,98 @@ try {
     const plain = []
     const [, plainPeak] = await withPeakRss(gw.pid, async () => {
       for (let i = 0; i < reps; i++) {
-        plain.push(await timed(async () => ok(await fetch(`${gw.url}/storage/v1/object/bench/plain-${mb}-${i}.bin`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body }))))
+        plain.push(
+          await timed(async () =>
+            ok(
+              await fetch(`${gw.url}/storage/v1/object/bench/plain-${mb}-${i}.bin`, {
+                method: 'POST',
+                headers: { ...auth, 'content-type': 'application/octet-stream' },
+                body,
+              }),
+            ),
+          ),
+        )
       }
     })
     const tus = []
     const [, tusPeak] = await withPeakRss(gw.pid, async () => {
       for (let i = 0; i < reps; i++) {
-        tus.push(await timed(async () => {
-          const meta = `bucketName ${Buffer.from('bench').toString('base64')},objectName ${Buffer.from(`tus-${mb}-${i}.bin`).toString('base64')}`
-          const head = { ...auth, 'tus-resumable': '1.0.0' }
-          const made = await ok(await fetch(`${gw.url}/storage/v1/upload/resumable`, { method: 'POST', headers: { ...head, 'upload-length': String(body.length), 'upload-metadata': meta } }))
-          const loc = made.headers.get('location')
-          for (let off = 0; off < body.length; off += CHUNK) {
-            await ok(await fetch(loc, { method: 'PATCH', headers: { ...head, 'upload-offset': String(off), 'content-type': 'application/offset+octet-stream' }, body: body.subarray(off, off + CHUNK) }))
-          }
-        }))
+        tus.push(
+          await timed(async () => {
+            const meta = `bucketName ${Buffer.from('bench').toString('base64')},objectName ${Buffer.from(`tus-${mb}-${i}.bin`).toString('base64')}`
+            const head = { ...auth, 'tus-resumable': '1.0.0' }
+            const made = await ok(
+              await fetch(`${gw.url}/storage/v1/upload/resumable`, {
+                method: 'POST',
+                headers: { ...head, 'upload-length': String(body.length), 'upload-metadata': meta },
+              }),
+            )
+            const loc = made.headers.get('location')
+            for (let off = 0; off < body.length; off += CHUNK) {
+              await ok(
+                await fetch(loc, {
+                  method: 'PATCH',
+                  headers: {
+                    ...head,
+                    'upload-offset': String(off),
+                    'content-type': 'application/offset+octet-stream',
+                  },
+                  body: body.subarray(off, off + CHUNK),
+                }),
+              )
+            }
+          }),
+        )
       }
     })
-    results.uploads.push({ size_mb: mb, chunk_mb: CHUNK >> 20, plain_mb_s: round(mb / (median(plain) / 1000)), tus_mb_s: round(mb / (median(tus) / 1000)), plain_peak_rss_mb: plainPeak, tus_peak_rss_mb: tusPeak })
+    results.uploads.push({
+      size_mb: mb,
+      chunk_mb: CHUNK >> 20,
+      plain_mb_s: round(mb / (median(plain) / 1000)),
+      tus_mb_s: round(mb / (median(tus) / 1000)),
+      plain_peak_rss_mb: plainPeak,
+      tus_peak_rss_mb: tusPeak,
+    })
   }
 
   // ---------------------------------------------------------------- image transformations
   const [w, h] = quick ? [800, 600] : [2000, 1500]
   log(`renders of a ${w}×${h} image`)
   const source = noisePng(w, h, randomBytes)
-  await ok(await fetch(`${gw.url}/storage/v1/object/bench/photo.png`, { method: 'POST', headers: { ...auth, 'content-type': 'image/png' }, body: source }))
+  await ok(
+    await fetch(`${gw.url}/storage/v1/object/bench/photo.png`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'image/png' },
+      body: source,
+    }),
+  )
   const url = (q) => `${gw.url}/storage/v1/render/image/public/bench/photo.png?${q}`
-  const get = async (q, accept = '*/*') => Buffer.from(await (await ok(await fetch(url(q), { headers: { accept } }))).arrayBuffer())
+  const get = async (q, accept = '*/*') =>
+    Buffer.from(await (await ok(await fetch(url(q), { headers: { accept } }))).arrayBuffer())
   let firstBytes = 0
-  const [first, firstPeak] = await withPeakRss(gw.pid, async () => timed(async () => { firstBytes = (await get('width=400')).length }))
+  const [first, firstPeak] = await withPeakRss(gw.pid, async () =>
+    timed(async () => {
+      firstBytes = (await get('width=400')).length
+    }),
+  )
   const firstWebp = await timed(() => get('width=400', 'image/webp'))
   const cached = []
   for (let i = 0; i < (quick ? 5 : 30); i++) cached.push(await timed(() => get('width=400')))
   const parallel = quick ? 2 : 6
   const [together, parallelPeak] = await withPeakRss(gw.pid, async () =>
-    timed(() => Promise.all(Array.from({ length: parallel }, (_, i) => get(`width=${300 + i}&height=${200 + i}`)))))
-  await ok(await fetch(`${gw.url}/storage/v1/object/bench/bomb.png`, { method: 'POST', headers: { ...auth, 'content-type': 'image/png' }, body: bombPng() }))
+    timed(() =>
+      Promise.all(
+        Array.from({ length: parallel }, (_, i) => get(`width=${300 + i}&height=${200 + i}`)),
+      ),
+    ),
+  )
+  await ok(
+    await fetch(`${gw.url}/storage/v1/object/bench/bomb.png`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'image/png' },
+      body: bombPng(),
+    }),
+  )
   const refused = await timed(async () => {
     const r = await fetch(`${gw.url}/storage/v1/render/image/public/bench/bomb.png?width=10`)
     if (r.status !== 400) throw new Error(`a decompression bomb answered ${r.status}`)
@@ -84,9 +152,15 @@ try {
   })
   results.render = {
     source: `${w}×${h} PNG of noise, ${round(source.length / 2 ** 20)} MB`,
-    first_ms: round(first, 0), first_webp_ms: round(firstWebp, 0), output_kb: round(firstBytes / 1024),
-    cached_p50_ms: round(median(cached)), parallel, parallel_total_ms: round(together, 0),
-    first_peak_rss_mb: firstPeak, parallel_peak_rss_mb: parallelPeak, bomb_refused_ms: round(refused),
+    first_ms: round(first, 0),
+    first_webp_ms: round(firstWebp, 0),
+    output_kb: round(firstBytes / 1024),
+    cached_p50_ms: round(median(cached)),
+    parallel,
+    parallel_total_ms: round(together, 0),
+    first_peak_rss_mb: firstPeak,
+    parallel_peak_rss_mb: parallelPeak,
+    bomb_refused_ms: round(refused),
   }
 } finally {
   await gw.stop()

@@ -28,15 +28,34 @@ const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d
 const project = mkdtempSync(join(tmpdir(), 'supagate-bench-vector-'))
 mkdirSync(join(project, 'supabase/migrations'), { recursive: true })
 writeFileSync(join(project, 'supabase/config.toml'), 'project_id = "bench-vector"\n')
-writeFileSync(join(project, 'supabase/migrations/20240101000000_vector.sql'), 'create extension if not exists vector with schema extensions;\n')
+writeFileSync(
+  join(project, 'supabase/migrations/20240101000000_vector.sql'),
+  'create extension if not exists vector with schema extensions;\n',
+)
 const gw = await startGateway({ workdir: project, binary })
 
 /** Runs SQL as the owner; its output (unaligned, tuples only). */
 const sql = (text) =>
-  execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-c', 'set search_path = public, extensions; set client_min_messages = warning', '-c', text], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-  }).trim()
+  execFileSync(
+    'psql',
+    [
+      gw.dbUrl,
+      '-X',
+      '-q',
+      '-t',
+      '-A',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      'set search_path = public, extensions; set client_min_messages = warning',
+      '-c',
+      text,
+    ],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    },
+  ).trim()
 /** Wall milliseconds of one statement (psql's start, ~10 ms, included: for builds of seconds). */
 const timed = (text) => {
   const t0 = process.hrtime.bigint()
@@ -80,14 +99,18 @@ function search(method, settings) {
     end $$`)
   const [ms, recall] = sql(`select percentile_cont(0.5) within group (order by t.ms),
       avg((select count(*) from unnest(t.ids) i where i = any(e.ids)) / 10.0)
-    from timings t join timings e on e.q = t.q and e.method = 'exact' where t.method = '${method}'`).split('|')
+    from timings t join timings e on e.q = t.q and e.method = 'exact' where t.method = '${method}'`).split(
+    '|',
+  )
   return { ms: round(Number(ms), 2), recall: round(Number(recall), 3) }
 }
 
 /** Whether the planner picks the index for a nearest-neighbour query as apps write it. */
 function usesIndex(name) {
   const v = sql('select embedding::text from queries order by q limit 1')
-  return sql(`explain (costs off) select id from items order by embedding <=> '${v}' limit 10`).includes(`Index Scan using ${name}`)
+  return sql(
+    `explain (costs off) select id from items order by embedding <=> '${v}' limit 10`,
+  ).includes(`Index Scan using ${name}`)
 }
 
 const rows = []
@@ -96,18 +119,41 @@ for (const n of SIZES) {
     const t0 = Date.now()
     load(kind, n)
     const exact = search('exact', 'set local enable_indexscan = off;')
-    const hnswBuildMs = timed(`set maintenance_work_mem = '1GB'; create index items_hnsw on items using hnsw (embedding vector_cosine_ops)`)
+    const hnswBuildMs = timed(
+      `set maintenance_work_mem = '1GB'; create index items_hnsw on items using hnsw (embedding vector_cosine_ops)`,
+    )
     const hnswChosen = usesIndex('items_hnsw')
     const hnsw = {}
-    for (const ef of [40, 100, 200]) hnsw[ef] = search(`hnsw${ef}`, `set local enable_seqscan = off; set local hnsw.ef_search = ${ef};`)
+    for (const ef of [40, 100, 200])
+      hnsw[ef] = search(
+        `hnsw${ef}`,
+        `set local enable_seqscan = off; set local hnsw.ef_search = ${ef};`,
+      )
     sql('drop index items_hnsw')
     const lists = Math.max(1, Math.round(n / 1000))
-    const ivfflatBuildMs = timed(`set maintenance_work_mem = '1GB'; create index items_ivfflat on items using ivfflat (embedding vector_cosine_ops) with (lists = ${lists})`)
+    const ivfflatBuildMs = timed(
+      `set maintenance_work_mem = '1GB'; create index items_ivfflat on items using ivfflat (embedding vector_cosine_ops) with (lists = ${lists})`,
+    )
     const ivfflatChosen = usesIndex('items_ivfflat')
     const ivfflat = {}
-    for (const probes of [1, 10]) ivfflat[probes] = search(`ivfflat${probes}`, `set local enable_seqscan = off; set local ivfflat.probes = ${probes};`)
+    for (const probes of [1, 10])
+      ivfflat[probes] = search(
+        `ivfflat${probes}`,
+        `set local enable_seqscan = off; set local ivfflat.probes = ${probes};`,
+      )
     sql('drop index items_ivfflat')
-    const row = { n, kind, exact, hnswBuildMs: Math.round(hnswBuildMs), hnswChosen, hnsw, lists, ivfflatBuildMs: Math.round(ivfflatBuildMs), ivfflatChosen, ivfflat }
+    const row = {
+      n,
+      kind,
+      exact,
+      hnswBuildMs: Math.round(hnswBuildMs),
+      hnswChosen,
+      hnsw,
+      lists,
+      ivfflatBuildMs: Math.round(ivfflatBuildMs),
+      ivfflatChosen,
+      ivfflat,
+    }
     rows.push(row)
     console.log(JSON.stringify(row), `(${Math.round((Date.now() - t0) / 1000)} s)`)
   }

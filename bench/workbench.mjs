@@ -17,7 +17,12 @@ const binary = join(root, 'target', profile, 'supagate')
 const N = quick ? 3 : 15
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const round = (x) => Math.round(x * 10) / 10
-const env = { ...process.env, DATABASE_URL: '', RUST_LOG: 'error', SUPAGATE_CACHE_DIR: join(root, 'target/tmp/pg-cache') }
+const env = {
+  ...process.env,
+  DATABASE_URL: '',
+  RUST_LOG: 'error',
+  SUPAGATE_CACHE_DIR: join(root, 'target/tmp/pg-cache'),
+}
 
 /** Wall milliseconds of one run of the binary. */
 function timed(args) {
@@ -28,17 +33,27 @@ function timed(args) {
 
 const gw = await startGateway({ binary })
 const headers = { apikey: gw.serviceKey, 'content-type': 'application/json' }
-const copy = [], made = []
+const copy = [],
+  made = []
 for (let i = 0; i < N; i++) {
   const t0 = process.hrtime.bigint()
-  const res = await fetch(`${gw.url}/_supagate/v1/branches`, { method: 'POST', headers, body: JSON.stringify({ name: `bench${i}` }) })
+  const res = await fetch(`${gw.url}/_supagate/v1/branches`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: `bench${i}` }),
+  })
   const body = await res.json()
   made.push(Number(process.hrtime.bigint() - t0) / 1e6)
   copy.push(body.ms)
   await fetch(`${gw.url}/_supagate/v1/branches/bench${i}`, { method: 'DELETE', headers })
 }
 const onData = ['--data-dir', gw.dataDir]
-const save = [], restore = [], exported = [], imported = [], testDb = [], reset = []
+const save = [],
+  restore = [],
+  exported = [],
+  imported = [],
+  testDb = [],
+  reset = []
 const folder = mkdtempSync(join(tmpdir(), 'supagate-bench-snapshot-'))
 for (let i = 0; i < Math.min(N, 5); i++) {
   save.push(timed([...onData, 'snapshot', 'save', 'bench']))
@@ -52,7 +67,8 @@ rmSync(folder, { recursive: true, force: true })
 const scratch = mkdtempSync(join(tmpdir(), 'supagate-bench-exec-'))
 const dataDir = ['--data-dir', join(scratch, 'data')]
 timed([...dataDir, 'db', 'reset'])
-const exec = [], fresh = []
+const exec = [],
+  fresh = []
 for (let i = 0; i < Math.min(N, 5); i++) {
   reset.push(timed([...dataDir, 'db', 'reset']))
   exec.push(timed([...dataDir, 'exec', '--', 'true']))

@@ -64,5 +64,7 @@ export function asUser<DB = any>(
 export function codes(to?: string): Promise<Sent[]>
 export function setClock(offsetSeconds: number): Promise<{ offset_seconds: number; now: number }>
 export function expectDenied(
-  result: PromiseLike<{ error: any; status?: number; data?: unknown }> | { error: any; status?: number },
+  result:
+    | PromiseLike<{ error: any; status?: number; data?: unknown }>
+    | { error: any; status?: number },
 ): Promise<{ code?: string; message: string }>

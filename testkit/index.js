@@ -23,7 +23,9 @@ function current() {
   const anonKey = env.SUPABASE_ANON_KEY ?? env.ANON_KEY
   const serviceKey = env.SUPABASE_SERVICE_ROLE_KEY ?? env.SERVICE_ROLE_KEY
   if (!url || !anonKey || !serviceKey) {
-    throw new Error('@supagate/testing: run the tests with `supagate exec -- <command>`, or call configure({ url, anonKey, serviceKey })')
+    throw new Error(
+      '@supagate/testing: run the tests with `supagate exec -- <command>`, or call configure({ url, anonKey, serviceKey })',
+    )
   }
   configure({ url, anonKey, serviceKey })
   return settings
@@ -32,19 +34,38 @@ function current() {
 /** A session store in memory: clients never share sessions or touch localStorage. */
 function memoryStorage() {
   const m = new Map()
-  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v), removeItem: (k) => void m.delete(k) }
+  return {
+    getItem: (k) => m.get(k) ?? null,
+    setItem: (k, v) => void m.set(k, v),
+    removeItem: (k) => void m.delete(k),
+  }
 }
 
 function makeClient(key, branchName, own = {}) {
   const { url } = current()
-  const options = { ...defaults, ...own, realtime: { ...(defaults.realtime ?? {}), ...(own.realtime ?? {}) } }
-  const headers = { ...(options.global?.headers ?? {}), ...(branchName ? { [HEADER]: branchName } : {}) }
-  const realtimeParams = { ...(options.realtime?.params ?? {}), ...(branchName ? { [HEADER]: branchName } : {}) }
+  const options = {
+    ...defaults,
+    ...own,
+    realtime: { ...(defaults.realtime ?? {}), ...(own.realtime ?? {}) },
+  }
+  const headers = {
+    ...(options.global?.headers ?? {}),
+    ...(branchName ? { [HEADER]: branchName } : {}),
+  }
+  const realtimeParams = {
+    ...(options.realtime?.params ?? {}),
+    ...(branchName ? { [HEADER]: branchName } : {}),
+  }
   return createClient(url, key, {
     ...options,
     global: { ...(options.global ?? {}), headers },
     realtime: { ...(options.realtime ?? {}), params: realtimeParams },
-    auth: { persistSession: true, autoRefreshToken: false, storage: memoryStorage(), ...(options.auth ?? {}) },
+    auth: {
+      persistSession: true,
+      autoRefreshToken: false,
+      storage: memoryStorage(),
+      ...(options.auth ?? {}),
+    },
   })
 }
 
@@ -76,24 +97,35 @@ function scope(branchName) {
     asService: (options) => makeClient(current().serviceKey, branchName, options),
     async asUser(email, { password = 'test-password-123', metadata, options } = {}) {
       const admin = makeClient(current().serviceKey, branchName)
-      const made = await admin.auth.admin.createUser({ email, password, email_confirm: true, user_metadata: metadata })
+      const made = await admin.auth.admin.createUser({
+        email,
+        password,
+        email_confirm: true,
+        user_metadata: metadata,
+      })
       if (made.error && made.error.code !== 'email_exists') throw made.error
       const c = makeClient(current().anonKey, branchName, options)
       const { error } = await c.auth.signInWithPassword({ email, password })
       if (error) throw error
       return c
     },
-    codes: async (to) => (await workbench('GET', '/codes', { branchName, query: to ? { to } : undefined })).codes,
-    mail: async (to) => (await workbench('GET', '/mail', { branchName, query: to ? { to } : undefined })).messages,
+    codes: async (to) =>
+      (await workbench('GET', '/codes', { branchName, query: to ? { to } : undefined })).codes,
+    mail: async (to) =>
+      (await workbench('GET', '/mail', { branchName, query: to ? { to } : undefined })).messages,
     deleteUsers: async () => (await workbench('DELETE', '/users', { branchName })).deleted,
-    truncate: (tables, { cascade = false } = {}) => workbench('POST', '/tables/truncate', { branchName, body: { tables, cascade } }),
+    truncate: (tables, { cascade = false } = {}) =>
+      workbench('POST', '/tables/truncate', { branchName, body: { tables, cascade } }),
   }
 }
 
 /** A new branch: a copy of the database as it is now, served beside it. */
 export async function branch({ name } = {}) {
   const made = await workbench('POST', '/branches', { body: name ? { name } : {} })
-  return { ...scope(made.name), drop: () => workbench('DELETE', `/branches/${encodeURIComponent(made.name)}`) }
+  return {
+    ...scope(made.name),
+    drop: () => workbench('DELETE', `/branches/${encodeURIComponent(made.name)}`),
+  }
 }
 
 const main = () => scope(null)
@@ -103,7 +135,8 @@ export const asUser = (email, opts) => main().asUser(email, opts)
 export const codes = (to) => main().codes(to)
 
 /** Moves the clock tokens are issued and checked by (0: the real clock). */
-export const setClock = (offsetSeconds) => workbench('PUT', '/clock', { body: { offset_seconds: offsetSeconds } })
+export const setClock = (offsetSeconds) =>
+  workbench('PUT', '/clock', { body: { offset_seconds: offsetSeconds } })
 
 /**
  * Resolves when `result` (a supabase-js call, or its promise) was refused: a 42501 (permission
@@ -114,6 +147,8 @@ export async function expectDenied(result) {
   const status = r?.status ?? r?.error?.status
   const code = r?.error?.code
   if (code === '42501' || status === 401 || status === 403) return r.error
-  const what = r?.error ? `error ${code ?? ''} ${r.error.message}` : `status ${status} with ${JSON.stringify(r?.data)?.slice(0, 200)}`
+  const what = r?.error
+    ? `error ${code ?? ''} ${r.error.message}`
+    : `status ${status} with ${JSON.stringify(r?.data)?.slice(0, 200)}`
   throw new Error(`expected the request to be denied, but it got ${what}`)
 }

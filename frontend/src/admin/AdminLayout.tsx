@@ -40,15 +40,23 @@ function CheckFailed({ error, onRetry }: { error: unknown; onRetry: () => void }
   const unreachable = isUnreachable(error)
   return (
     <main className="flex min-h-screen items-center justify-center bg-cream-100 px-4">
-      <div className="max-w-md rounded-lg border bg-card p-8 text-center shadow-sm" role="status" aria-live="polite">
+      <div
+        className="max-w-md rounded-lg border bg-card p-8 text-center shadow-sm"
+        role="status"
+        aria-live="polite"
+      >
         <WifiOff className="mx-auto size-10 text-rose-600" aria-hidden="true" />
-        <h1 className="mt-3 font-display text-3xl font-bold">{unreachable ? 'Can’t reach the server' : 'Could not check your access'}</h1>
+        <h1 className="mt-3 font-display text-3xl font-bold">
+          {unreachable ? 'Can’t reach the server' : 'Could not check your access'}
+        </h1>
         <p className="mt-2 text-muted-foreground">
           {unreachable
             ? 'The shop’s server does not answer right now. We keep trying and continue by ourselves as soon as it is back.'
             : describeError(error as ServiceError)}
         </p>
-        <Button className="mt-6" onClick={onRetry}>Try again now</Button>
+        <Button className="mt-6" onClick={onRetry}>
+          Try again now
+        </Button>
       </div>
     </main>
   )
@@ -61,11 +69,16 @@ function ConnectionBanner() {
   React.useEffect(() => {
     const waiting = (q: { state: { fetchFailureCount: number; fetchFailureReason: unknown } }) =>
       q.state.fetchFailureCount > 0 && isUnreachable(q.state.fetchFailureReason)
-    const check = () => setSince((s) => (client.getQueryCache().getAll().some(waiting) ? (s ?? Date.now()) : null))
+    const check = () =>
+      setSince((s) => (client.getQueryCache().getAll().some(waiting) ? (s ?? Date.now()) : null))
     check()
     return client.getQueryCache().subscribe((event) => {
       // The server answers again: the queries still waiting for their next try go now.
-      if (event.type === 'updated' && event.action.type === 'success' && client.getQueryCache().getAll().some(waiting)) {
+      if (
+        event.type === 'updated' &&
+        event.action.type === 'success' &&
+        client.getQueryCache().getAll().some(waiting)
+      ) {
         void client.refetchQueries({ predicate: waiting })
       }
       check()
@@ -74,9 +87,15 @@ function ConnectionBanner() {
   if (since === null) return null
   const loadedAt = new Date(since).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })
   return (
-    <div role="status" className="flex items-center gap-2 border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950">
+    <div
+      role="status"
+      className="flex items-center gap-2 border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950"
+    >
       <WifiOff className="size-4 shrink-0" aria-hidden="true" />
-      <span>Can’t reach the server, retrying… What you see was loaded before {loadedAt} and may be out of date.</span>
+      <span>
+        Can’t reach the server, retrying… What you see was loaded before {loadedAt} and may be out
+        of date.
+      </span>
     </div>
   )
 }
@@ -105,7 +124,8 @@ function GuardedLayout() {
   if (loading) return <Loading />
   if (!session) return <Navigate to="/auth" replace />
   const checkFailure = admin.error ?? admin.failureReason
-  if (admin.data === undefined && checkFailure) return <CheckFailed error={checkFailure} onRetry={() => void admin.refetch()} />
+  if (admin.data === undefined && checkFailure)
+    return <CheckFailed error={checkFailure} onRetry={() => void admin.refetch()} />
   if (admin.data === undefined) return <Loading />
   if (!admin.data) {
     return (
@@ -117,7 +137,9 @@ function GuardedLayout() {
             You are signed in as {session.user.email}, but this account is not a shop administrator.
           </p>
           <div className="mt-6 flex justify-center gap-3">
-            <Button variant="outline" asChild><Link to="/">Back to the shop</Link></Button>
+            <Button variant="outline" asChild>
+              <Link to="/">Back to the shop</Link>
+            </Button>
             <Button onClick={signOut}>Sign Out</Button>
           </div>
         </div>
@@ -136,7 +158,9 @@ function PageLoading() {
   }, [])
   return (
     <p role="status" className="text-muted-foreground">
-      {slow ? 'Can’t reach the server, retrying… The page appears as soon as it answers.' : 'Loading…'}
+      {slow
+        ? 'Can’t reach the server, retrying… The page appears as soon as it answers.'
+        : 'Loading…'}
     </p>
   )
 }
@@ -154,22 +178,27 @@ function AdminShell({ email, onSignOut }: { email: string; onSignOut: () => void
   }, [])
   return (
     <TooltipProvider delayDuration={300}>
-    <SidebarProvider>
-      <Sidebar onSignOut={onSignOut} />
-      <div className="flex min-w-0 flex-1 flex-col bg-cream-100">
-        <header className="sticky top-0 z-10 flex h-14 items-center gap-2 border-b bg-cream-50/95 px-3 backdrop-blur">
-          <SidebarTrigger />
-          <Link to="/" className="text-sm font-semibold text-muted-foreground hover:text-rose-700">View site</Link>
-          <span className="ml-auto truncate text-sm text-muted-foreground">{email}</span>
-        </header>
-        <ConnectionBanner />
-        <main className="flex-1 p-4 sm:p-6">
-          <React.Suspense fallback={<PageLoading />}>
-            <Outlet />
-          </React.Suspense>
-        </main>
-      </div>
-    </SidebarProvider>
+      <SidebarProvider>
+        <Sidebar onSignOut={onSignOut} />
+        <div className="flex min-w-0 flex-1 flex-col bg-cream-100">
+          <header className="sticky top-0 z-10 flex h-14 items-center gap-2 border-b bg-cream-50/95 px-3 backdrop-blur">
+            <SidebarTrigger />
+            <Link
+              to="/"
+              className="text-sm font-semibold text-muted-foreground hover:text-rose-700"
+            >
+              View site
+            </Link>
+            <span className="ml-auto truncate text-sm text-muted-foreground">{email}</span>
+          </header>
+          <ConnectionBanner />
+          <main className="flex-1 p-4 sm:p-6">
+            <React.Suspense fallback={<PageLoading />}>
+              <Outlet />
+            </React.Suspense>
+          </main>
+        </div>
+      </SidebarProvider>
     </TooltipProvider>
   )
 }

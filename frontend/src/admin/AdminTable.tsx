@@ -35,23 +35,41 @@ export function AdminTable<T>({
   rowClassName?: (row: T) => string | undefined
 }) {
   const mobile = useIsMobile()
-  if (rows === undefined) return <p role="status" className="text-muted-foreground">{loadingText}</p>
-  if (rows.length === 0) return <p className="rounded-lg border bg-card p-8 text-center text-muted-foreground">{emptyText}</p>
+  if (rows === undefined)
+    return (
+      <p role="status" className="text-muted-foreground">
+        {loadingText}
+      </p>
+    )
+  if (rows.length === 0)
+    return (
+      <p className="rounded-lg border bg-card p-8 text-center text-muted-foreground">{emptyText}</p>
+    )
   if (mobile) {
     return (
       <ul className="space-y-3">
         {rows.map((row) => (
-          <li key={rowKey(row)} className={cn('rounded-lg border bg-card p-4', rowClassName?.(row))} data-testid={testId}>
-            {columns.filter((c) => c.primary).map((c) => (
-              <div key={c.heading} className="mb-2">{c.cell(row)}</div>
-            ))}
-            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
-              {columns.filter((c) => !c.primary && !c.desktopOnly).map((c) => (
-                <div key={c.heading} className="contents">
-                  <dt className="text-muted-foreground">{c.heading}</dt>
-                  <dd className="min-w-0">{c.cell(row)}</dd>
+          <li
+            key={rowKey(row)}
+            className={cn('rounded-lg border bg-card p-4', rowClassName?.(row))}
+            data-testid={testId}
+          >
+            {columns
+              .filter((c) => c.primary)
+              .map((c) => (
+                <div key={c.heading} className="mb-2">
+                  {c.cell(row)}
                 </div>
               ))}
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+              {columns
+                .filter((c) => !c.primary && !c.desktopOnly)
+                .map((c) => (
+                  <div key={c.heading} className="contents">
+                    <dt className="text-muted-foreground">{c.heading}</dt>
+                    <dd className="min-w-0">{c.cell(row)}</dd>
+                  </div>
+                ))}
             </dl>
             {actions && <div className="mt-3 border-t pt-3">{actions(row)}</div>}
           </li>
@@ -66,15 +84,27 @@ export function AdminTable<T>({
         <thead className="border-b bg-cream-200/60 text-left">
           <tr>
             {headings.map((h, i) => (
-              <th key={h} scope="col" className={actions && i === headings.length - 1 ? 'p-3 text-right' : 'p-3'}>{h}</th>
+              <th
+                key={h}
+                scope="col"
+                className={actions && i === headings.length - 1 ? 'p-3 text-right' : 'p-3'}
+              >
+                {h}
+              </th>
             ))}
           </tr>
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={rowKey(row)} className={cn('border-b last:border-0', rowClassName?.(row))} data-testid={testId}>
+            <tr
+              key={rowKey(row)}
+              className={cn('border-b last:border-0', rowClassName?.(row))}
+              data-testid={testId}
+            >
               {columns.map((c) => (
-                <td key={c.heading} className="p-3">{c.cell(row)}</td>
+                <td key={c.heading} className="p-3">
+                  {c.cell(row)}
+                </td>
               ))}
               {actions && <td className="p-3">{actions(row)}</td>}
             </tr>

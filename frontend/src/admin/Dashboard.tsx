@@ -33,20 +33,35 @@ function NewRequests() {
   return (
     <section aria-labelledby="new-requests-heading" className="rounded-lg border bg-card p-6">
       <div className="flex items-center justify-between gap-3">
-        <h2 id="new-requests-heading" className="font-display text-2xl font-semibold">New requests</h2>
-        <Link to="/admin/requests" className="text-sm font-semibold text-rose-700 hover:underline">All requests</Link>
+        <h2 id="new-requests-heading" className="font-display text-2xl font-semibold">
+          New requests
+        </h2>
+        <Link to="/admin/requests" className="text-sm font-semibold text-rose-700 hover:underline">
+          All requests
+        </Link>
       </div>
       {requests.isPending ? (
-        <p role="status" className="mt-3 text-muted-foreground">Loading requests...</p>
+        <p role="status" className="mt-3 text-muted-foreground">
+          Loading requests...
+        </p>
       ) : fresh.length === 0 ? (
-        <p className="mt-3 text-muted-foreground">No new requests. We will show them here as they come in.</p>
+        <p className="mt-3 text-muted-foreground">
+          No new requests. We will show them here as they come in.
+        </p>
       ) : (
         <ul className="mt-3 divide-y" data-testid="dashboard-requests">
           {fresh.map((r) => (
             <li key={r.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
-              <Link to={`/admin/requests/${r.id}`} className="font-semibold hover:text-rose-700 hover:underline">{r.customer_name}</Link>
+              <Link
+                to={`/admin/requests/${r.id}`}
+                className="font-semibold hover:text-rose-700 hover:underline"
+              >
+                {r.customer_name}
+              </Link>
               <span className="text-sm text-muted-foreground">{occasionLabel(r.occasion)}</span>
-              <span className="ml-auto text-sm text-muted-foreground">{receivedAgo(r.created_at)}</span>
+              <span className="ml-auto text-sm text-muted-foreground">
+                {receivedAgo(r.created_at)}
+              </span>
             </li>
           ))}
         </ul>
@@ -73,11 +88,16 @@ export default function Dashboard() {
         {cards.map((card) => (
           <Card key={card.label}>
             <CardHeader className="flex flex-row items-center justify-between pb-2">
-              <CardTitle className="font-sans text-sm font-semibold text-muted-foreground">{card.label}</CardTitle>
+              <CardTitle className="font-sans text-sm font-semibold text-muted-foreground">
+                {card.label}
+              </CardTitle>
               <card.icon className="size-5 text-rose-600" aria-hidden="true" />
             </CardHeader>
             <CardContent>
-              <p className="text-3xl font-bold" data-testid={`count-${card.label.toLowerCase().replace(/ /g, '-')}`}>
+              <p
+                className="text-3xl font-bold"
+                data-testid={`count-${card.label.toLowerCase().replace(/ /g, '-')}`}
+              >
                 {card.value ?? '…'}
               </p>
             </CardContent>

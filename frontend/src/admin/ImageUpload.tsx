@@ -3,7 +3,14 @@ import { ImagePlus, X } from 'lucide-react'
 import { Button } from '@/components/ui/button'
 import { toast } from '@/components/ui/use-toast'
 import { describeError } from '@/lib/errors'
-import { imageUrl, isObjectPath, removeImages, uploadImage, validateImageFile, type ImageBucket } from '@/lib/images'
+import {
+  imageUrl,
+  isObjectPath,
+  removeImages,
+  uploadImage,
+  validateImageFile,
+  type ImageBucket,
+} from '@/lib/images'
 
 /**
  * Uploads an image to a public bucket and reports its object name; shows a preview. An upload
@@ -45,7 +52,11 @@ export function ImageUpload({
       toast({ title: 'Image uploaded successfully' })
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
-      toast({ variant: 'destructive', title: 'Upload failed', description: describeError({ message }) })
+      toast({
+        variant: 'destructive',
+        title: 'Upload failed',
+        description: describeError({ message }),
+      })
     } finally {
       setBusy(false)
     }
@@ -56,14 +67,29 @@ export function ImageUpload({
       <span className="text-sm font-semibold text-ink-700">{label}</span>
       <div className="flex items-center gap-4">
         <div className="flex size-24 items-center justify-center overflow-hidden rounded-md border bg-cream-200">
-          {src ? <img src={src} alt="Preview of the chosen file" className="size-full object-cover" /> : <span className="text-xs text-muted-foreground">No Image</span>}
+          {src ? (
+            <img src={src} alt="Preview of the chosen file" className="size-full object-cover" />
+          ) : (
+            <span className="text-xs text-muted-foreground">No Image</span>
+          )}
         </div>
         <div className="flex flex-col gap-2">
-          <label htmlFor={inputId} className="inline-flex cursor-pointer items-center gap-2 rounded-md border border-input px-3 py-2 text-sm font-semibold hover:bg-accent">
+          <label
+            htmlFor={inputId}
+            className="inline-flex cursor-pointer items-center gap-2 rounded-md border border-input px-3 py-2 text-sm font-semibold hover:bg-accent"
+          >
             <ImagePlus className="size-4" aria-hidden="true" />
             {busy ? 'Uploading…' : 'Upload image'}
           </label>
-          <input id={inputId} type="file" accept="image/png,image/jpeg,image/webp" className="sr-only" onChange={onFile} disabled={busy} aria-label={`${label}: upload image`} />
+          <input
+            id={inputId}
+            type="file"
+            accept="image/png,image/jpeg,image/webp"
+            className="sr-only"
+            onChange={onFile}
+            disabled={busy}
+            aria-label={`${label}: upload image`}
+          />
           {value && (
             <Button
               type="button"

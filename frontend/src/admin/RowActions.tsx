@@ -60,7 +60,11 @@ export function RowActions({
         onConfirm={onDelete}
         hint={`Delete ${name}`}
         trigger={
-          <Button variant={mobile ? 'outline' : 'ghost'} size={mobile ? 'sm' : 'icon'} aria-label={`Delete ${name}`}>
+          <Button
+            variant={mobile ? 'outline' : 'ghost'}
+            size={mobile ? 'sm' : 'icon'}
+            aria-label={`Delete ${name}`}
+          >
             <Trash2 className="text-destructive" aria-hidden="true" />
             {mobile && 'Delete'}
           </Button>

@@ -1,7 +1,17 @@
 import * as React from 'react'
 import * as Dialog from '@radix-ui/react-dialog'
 import { NavLink } from 'react-router-dom'
-import { FileUp, FolderTree, Inbox, LayoutDashboard, LogOut, Package, PanelLeft, Users, Settings } from 'lucide-react'
+import {
+  FileUp,
+  FolderTree,
+  Inbox,
+  LayoutDashboard,
+  LogOut,
+  Package,
+  PanelLeft,
+  Users,
+  Settings,
+} from 'lucide-react'
 import { useUnreadCount } from '@/features/requests/api'
 import { useIsMobile } from '@/lib/useIsMobile'
 import { cn } from '@/lib/utils'
@@ -53,7 +63,13 @@ export function SidebarProvider({ children }: { children: React.ReactNode }) {
     <Ctx.Provider value={{ open, mobile, mobileOpen, toggle, setMobileOpen }}>
       <div
         className="flex min-h-screen w-full"
-        style={{ '--sidebar-width': SIDEBAR_WIDTH, '--sidebar-width-icon': SIDEBAR_WIDTH_ICON, '--sidebar-width-mobile': SIDEBAR_WIDTH_MOBILE } as React.CSSProperties}
+        style={
+          {
+            '--sidebar-width': SIDEBAR_WIDTH,
+            '--sidebar-width-icon': SIDEBAR_WIDTH_ICON,
+            '--sidebar-width-mobile': SIDEBAR_WIDTH_MOBILE,
+          } as React.CSSProperties
+        }
       >
         {children}
       </div>
@@ -71,7 +87,15 @@ const items = [
   { to: '/admin/settings', label: 'Settings', icon: Settings, end: false },
 ]
 
-function Menu({ collapsed, onSignOut, onNavigate }: { collapsed: boolean; onSignOut: () => void; onNavigate?: () => void }) {
+function Menu({
+  collapsed,
+  onSignOut,
+  onNavigate,
+}: {
+  collapsed: boolean
+  onSignOut: () => void
+  onNavigate?: () => void
+}) {
   const unread = useUnreadCount().data ?? 0
   const linkClass = ({ isActive }: { isActive: boolean }) =>
     cn(
@@ -84,14 +108,33 @@ function Menu({ collapsed, onSignOut, onNavigate }: { collapsed: boolean; onSign
       {items.map((i) => {
         const badge = i.to === '/admin/requests' && unread ? unread : 0
         return (
-          <NavLink key={i.to} to={i.to} end={i.end} className={linkClass} onClick={onNavigate} title={collapsed ? i.label : undefined}>
+          <NavLink
+            key={i.to}
+            to={i.to}
+            end={i.end}
+            className={linkClass}
+            onClick={onNavigate}
+            title={collapsed ? i.label : undefined}
+          >
             <span className="relative shrink-0">
               <i.icon className="size-5" aria-hidden="true" />
-              {badge > 0 && collapsed && <span className="absolute -right-1 -top-1 size-2 rounded-full bg-rose-600" aria-hidden="true" />}
+              {badge > 0 && collapsed && (
+                <span
+                  className="absolute -right-1 -top-1 size-2 rounded-full bg-rose-600"
+                  aria-hidden="true"
+                />
+              )}
             </span>
             <span className={collapsed ? 'sr-only' : ''}>{i.label}</span>
             {badge > 0 && (
-              <span className={collapsed ? 'sr-only' : 'ml-auto rounded-full bg-rose-600 px-2 py-0.5 text-xs font-bold text-white'} data-testid="unread-count">
+              <span
+                className={
+                  collapsed
+                    ? 'sr-only'
+                    : 'ml-auto rounded-full bg-rose-600 px-2 py-0.5 text-xs font-bold text-white'
+                }
+                data-testid="unread-count"
+              >
                 {badge}
                 <span className="sr-only"> unread</span>
               </span>
@@ -103,7 +146,10 @@ function Menu({ collapsed, onSignOut, onNavigate }: { collapsed: boolean; onSign
         type="button"
         onClick={onSignOut}
         title={collapsed ? 'Sign Out' : undefined}
-        className={cn('mt-auto flex h-10 items-center gap-3 rounded-md px-3 text-sm font-semibold text-ink-700 hover:bg-sidebar-accent hover:text-rose-700', collapsed && 'justify-center px-0')}
+        className={cn(
+          'mt-auto flex h-10 items-center gap-3 rounded-md px-3 text-sm font-semibold text-ink-700 hover:bg-sidebar-accent hover:text-rose-700',
+          collapsed && 'justify-center px-0',
+        )}
       >
         <LogOut className="size-5 shrink-0" aria-hidden="true" />
         <span className={collapsed ? 'sr-only' : ''}>Sign Out</span>
@@ -119,8 +165,13 @@ export function Sidebar({ onSignOut }: { onSignOut: () => void }) {
       <Dialog.Root open={mobileOpen} onOpenChange={setMobileOpen}>
         <Dialog.Portal>
           <Dialog.Overlay className="fixed inset-0 z-40 bg-ink-900/40" />
-          <Dialog.Content className="fixed inset-y-0 left-0 z-50 flex w-[var(--sidebar-width-mobile)] flex-col bg-sidebar shadow-xl" style={{ '--sidebar-width-mobile': '18rem' } as React.CSSProperties}>
-            <Dialog.Title className="border-b p-4 font-display text-xl font-semibold">Shop Admin</Dialog.Title>
+          <Dialog.Content
+            className="fixed inset-y-0 left-0 z-50 flex w-[var(--sidebar-width-mobile)] flex-col bg-sidebar shadow-xl"
+            style={{ '--sidebar-width-mobile': '18rem' } as React.CSSProperties}
+          >
+            <Dialog.Title className="border-b p-4 font-display text-xl font-semibold">
+              Shop Admin
+            </Dialog.Title>
             <Dialog.Description className="sr-only">Admin navigation</Dialog.Description>
             <Menu collapsed={false} onSignOut={onSignOut} onNavigate={() => setMobileOpen(false)} />
           </Dialog.Content>
@@ -134,7 +185,12 @@ export function Sidebar({ onSignOut }: { onSignOut: () => void }) {
       className="sticky top-0 flex h-screen shrink-0 flex-col border-r bg-sidebar transition-[width] duration-200"
       style={{ width: open ? 'var(--sidebar-width)' : 'var(--sidebar-width-icon)' }}
     >
-      <div className={cn('flex h-14 items-center border-b px-3 font-display text-xl font-semibold', !open && 'justify-center px-0')}>
+      <div
+        className={cn(
+          'flex h-14 items-center border-b px-3 font-display text-xl font-semibold',
+          !open && 'justify-center px-0',
+        )}
+      >
         {open ? 'Shop Admin' : <span aria-hidden="true">✿</span>}
       </div>
       <Menu collapsed={!open} onSignOut={onSignOut} />

@@ -8,7 +8,10 @@ import { supabase } from '@/lib/supabase'
 type Table = 'products' | 'categories'
 const label = { products: 'Product', categories: 'Category' } as const
 const noun = { products: 'product', categories: 'category' } as const
-const bucket: Record<Table, ImageBucket> = { products: 'product-images', categories: 'category-images' }
+const bucket: Record<Table, ImageBucket> = {
+  products: 'product-images',
+  categories: 'category-images',
+}
 
 interface Row {
   id: string
@@ -29,12 +32,18 @@ export function useRowMutations(table: Table) {
     if (isUnreachable(error)) void client.refetchQueries({ type: 'active' })
   }
   const toggle = async (row: Row) => {
-    const { error } = await supabase.from(table).update({ is_available: !row.is_available }).eq('id', row.id)
+    const { error } = await supabase
+      .from(table)
+      .update({ is_available: !row.is_available })
+      .eq('id', row.id)
     if (error) {
       failed(error, `Failed to update ${noun[table]}`)
       return
     }
-    toast({ title: `${label[table]} ${row.is_available ? 'disabled' : 'enabled'}`, description: row.name })
+    toast({
+      title: `${label[table]} ${row.is_available ? 'disabled' : 'enabled'}`,
+      description: row.name,
+    })
     refresh()
   }
   const remove = async (row: Row & { image?: string | null }) => {

@@ -24,6 +24,12 @@ export function isTypingTarget(target: EventTarget | null): boolean {
 }
 
 /** Ctrl+B or Cmd+B toggles the sidebar, except while typing in a field. */
-export function isToggleShortcut(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'target'>): boolean {
-  return e.key.toLowerCase() === SIDEBAR_SHORTCUT && (e.ctrlKey || e.metaKey) && !isTypingTarget(e.target)
+export function isToggleShortcut(
+  e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'target'>,
+): boolean {
+  return (
+    e.key.toLowerCase() === SIDEBAR_SHORTCUT &&
+    (e.ctrlKey || e.metaKey) &&
+    !isTypingTarget(e.target)
+  )
 }

@@ -22,7 +22,11 @@ export function useEditLoad<T>(
   })
   React.useEffect(() => {
     if (!loaded.error) return
-    toast({ variant: 'destructive', title: failure.title, description: describeError(loaded.error) })
+    toast({
+      variant: 'destructive',
+      title: failure.title,
+      description: describeError(loaded.error),
+    })
     navigate(failure.back)
   }, [loaded.error, navigate, failure.title, failure.back])
   React.useEffect(() => {

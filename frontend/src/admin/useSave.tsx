@@ -49,19 +49,36 @@ export function useSave(title = 'Error') {
 }
 
 /** A save that did not happen because the server could not be reached: focused when it shows. */
-export function SaveFailure({ message, onRetry, busy, what = 'Your changes were' }: { message: string | null; onRetry: () => void; busy: boolean; what?: string }) {
+export function SaveFailure({
+  message,
+  onRetry,
+  busy,
+  what = 'Your changes were',
+}: {
+  message: string | null
+  onRetry: () => void
+  busy: boolean
+  what?: string
+}) {
   const ref = React.useRef<HTMLDivElement>(null)
   React.useEffect(() => {
     if (message) ref.current?.focus()
   }, [message])
   if (!message) return null
   return (
-    <div ref={ref} tabIndex={-1} role="alert" className="space-y-3 rounded-md border-2 border-destructive bg-rose-50 p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-ring">
+    <div
+      ref={ref}
+      tabIndex={-1}
+      role="alert"
+      className="space-y-3 rounded-md border-2 border-destructive bg-rose-50 p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+    >
       <p className="flex items-center gap-2 font-semibold text-destructive">
         <TriangleAlert className="size-5" aria-hidden="true" /> {what} not saved
       </p>
       <p className="text-sm">{message} Everything you typed is still here.</p>
-      <Button type="button" onClick={onRetry} disabled={busy}><RotateCw aria-hidden="true" /> {busy ? 'Trying again…' : 'Try again'}</Button>
+      <Button type="button" onClick={onRetry} disabled={busy}>
+        <RotateCw aria-hidden="true" /> {busy ? 'Trying again…' : 'Try again'}
+      </Button>
     </div>
   )
 }

@@ -13,12 +13,24 @@ const Contact = lazyRetry(() => import('@/site/pages/Contact'))
 const OurShop = lazyRetry(() => import('@/site/pages/OurShop'))
 const AboutUs = lazyRetry(() => import('@/site/pages/AboutUs'))
 const Weddings = lazyRetry(() => import('@/site/pages/Weddings'))
-const TermsConditions = lazyRetry(() => import('@/site/pages/Legal').then((m) => ({ default: m.TermsConditions })))
-const Policies = lazyRetry(() => import('@/site/pages/Legal').then((m) => ({ default: m.Policies })))
-const HappyHour = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.HappyHour })))
-const GiftsRetail = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.GiftsRetail })))
-const WeddingConsult = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.WeddingConsult })))
-const CustomDesigns = lazyRetry(() => import('@/site/pages/Services').then((m) => ({ default: m.CustomDesigns })))
+const TermsConditions = lazyRetry(() =>
+  import('@/site/pages/Legal').then((m) => ({ default: m.TermsConditions })),
+)
+const Policies = lazyRetry(() =>
+  import('@/site/pages/Legal').then((m) => ({ default: m.Policies })),
+)
+const HappyHour = lazyRetry(() =>
+  import('@/site/pages/Services').then((m) => ({ default: m.HappyHour })),
+)
+const GiftsRetail = lazyRetry(() =>
+  import('@/site/pages/Services').then((m) => ({ default: m.GiftsRetail })),
+)
+const WeddingConsult = lazyRetry(() =>
+  import('@/site/pages/Services').then((m) => ({ default: m.WeddingConsult })),
+)
+const CustomDesigns = lazyRetry(() =>
+  import('@/site/pages/Services').then((m) => ({ default: m.CustomDesigns })),
+)
 const OccasionPage = withQueries(() => import('@/features/catalogue/OccasionPage'))
 const ProductDetailPage = withQueries(() => import('@/features/catalogue/ProductDetailPage'))
 const ShopAllPage = withQueries(() => import('@/features/catalogue/ShopAllPage'))
@@ -38,7 +50,11 @@ const RequestDetailPage = lazyRetry(() => import('@/features/requests/RequestDet
 const StaffPage = lazyRetry(() => import('@/features/staff/StaffPage'))
 const SettingsPage = lazyRetry(() => import('@/features/settings/SettingsPage'))
 
-const adminFallback = <p className="p-8 text-muted-foreground" role="status">Loading…</p>
+const adminFallback = (
+  <p className="p-8 text-muted-foreground" role="status">
+    Loading…
+  </p>
+)
 
 export const routes: RouteObject[] = [
   {

@@ -7,11 +7,15 @@ import { lazy, type ComponentType } from 'react'
  */
 export function loadWithRetry<T>(load: () => Promise<T>, attempt = 0): Promise<T> {
   return load().catch((e: unknown) => {
-    const unreachable = e instanceof TypeError || /dynamically imported module|Importing a module script failed|error loading dynamically/i.test(String(e))
+    const unreachable =
+      e instanceof TypeError ||
+      /dynamically imported module|Importing a module script failed|error loading dynamically/i.test(
+        String(e),
+      )
     if (!unreachable) throw e
-    return new Promise<T>((resolve) => setTimeout(resolve, Math.min(1000 * 2 ** attempt, 8000))).then(() =>
-      loadWithRetry(load, attempt + 1),
-    )
+    return new Promise<T>((resolve) =>
+      setTimeout(resolve, Math.min(1000 * 2 ** attempt, 8000)),
+    ).then(() => loadWithRetry(load, attempt + 1))
   })
 }
 

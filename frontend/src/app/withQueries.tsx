@@ -4,7 +4,10 @@ import { lazyRetry, loadWithRetry } from './lazyRetry'
 /** A page that reads through TanStack Query: the page and the query cache load together. */
 export function withQueries(load: () => Promise<{ default: ComponentType }>) {
   return lazyRetry(async () => {
-    const [{ QueryProvider }, page] = await Promise.all([loadWithRetry(() => import('./QueryProvider')), loadWithRetry(load)])
+    const [{ QueryProvider }, page] = await Promise.all([
+      loadWithRetry(() => import('./QueryProvider')),
+      loadWithRetry(load),
+    ])
     const Page = page.default
     return {
       default: () => (
@@ -15,4 +18,3 @@ export function withQueries(load: () => Promise<{ default: ComponentType }>) {
     }
   })
 }
-

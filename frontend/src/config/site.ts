@@ -35,7 +35,13 @@ export const site: SiteConfig = {
   phone: '(435) 555-0148',
   phoneHref: 'tel:+14355550148',
   secondaryPhone: '(435) 555-0192',
-  address: { street: '86 N Main Street', city: 'Cedar City', region: 'UT', postalCode: '84720', country: 'USA' },
+  address: {
+    street: '86 N Main Street',
+    city: 'Cedar City',
+    region: 'UT',
+    postalCode: '84720',
+    country: 'USA',
+  },
   mapEmbedUrl:
     'https://www.openstreetmap.org/export/embed.html?bbox=-113.0675%2C37.6710%2C-113.0555%2C37.6810&layer=mapnik&marker=37.6760%2C-113.0615',
   mapLinkUrl: 'https://www.openstreetmap.org/?mlat=37.6760&mlon=-113.0615#map=17/37.6760/-113.0615',
@@ -48,7 +54,17 @@ export const site: SiteConfig = {
     { name: 'Camille Park', role: 'Florist', image: '/demo/team-3.svg' },
     { name: 'Lily Jensen', role: 'Florist', image: '/demo/team-4.svg' },
   ],
-  namedArrangements: ['Abigail', 'Beatrice', 'Charlotte', 'Daisy', 'Eleanor', 'Florence', 'Grace', 'Hazel', 'Ivy'],
+  namedArrangements: [
+    'Abigail',
+    'Beatrice',
+    'Charlotte',
+    'Daisy',
+    'Eleanor',
+    'Florence',
+    'Grace',
+    'Hazel',
+    'Ivy',
+  ],
   copyrightYear: 2025,
 }
 

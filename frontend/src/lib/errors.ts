@@ -18,13 +18,18 @@ export function describeError(e: ServiceError): string {
   const constraint = /constraint "([^"]+)"/.exec(e.message)?.[1]
   switch (e.code) {
     case '23505':
-      return (constraint && uniqueMessages[constraint]) || 'This value is already in use. Choose a different one.'
+      return (
+        (constraint && uniqueMessages[constraint]) ||
+        'This value is already in use. Choose a different one.'
+      )
     case '23503':
       return 'Something this refers to no longer exists. Reload the page and try again.'
     case '42501':
       return 'Your account may not do this: only shop administrators can.'
     case '23514':
-      return constraint ? 'A value is outside what the shop accepts. Check the fields and try again.' : e.message
+      return constraint
+        ? 'A value is outside what the shop accepts. Check the fields and try again.'
+        : e.message
     case 'PGRST301':
     case 'PGRST303':
       return 'Your session has expired. Sign in again.'
@@ -41,7 +46,12 @@ export function isUnreachable(e: unknown): boolean {
   if (!e || typeof e !== 'object') return false
   const { message, status, code } = e as { message?: string; status?: number; code?: string }
   return (
-    /Failed to fetch|NetworkError|Load failed|fetch failed|ERR_CONNECTION|ECONNREFUSED|timed out/i.test(message ?? '') ||
-    status === 502 || status === 503 || status === 504 || code === 'PGRST003'
+    /Failed to fetch|NetworkError|Load failed|fetch failed|ERR_CONNECTION|ECONNREFUSED|timed out/i.test(
+      message ?? '',
+    ) ||
+    status === 502 ||
+    status === 503 ||
+    status === 504 ||
+    code === 'PGRST003'
   )
 }

@@ -4,4 +4,5 @@ import { z } from '@/lib/zod'
 export const optionalText = z.string().trim().optional().or(z.literal(''))
 
 /** What a form's optional text stores: null for empty. */
-export const nullIfEmpty = (v: string | undefined | null) => (v && v.trim() !== '' ? v.trim() : null)
+export const nullIfEmpty = (v: string | undefined | null) =>
+  v && v.trim() !== '' ? v.trim() : null

@@ -14,13 +14,15 @@ export const ACCEPTED_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as
 /** Checks an image before upload; returns the message to show, or null when it may be uploaded. */
 export function validateImageFile(file: { type: string; size: number }): string | null {
   if (!file.type.startsWith('image/')) return 'Please upload an image file'
-  if (!(ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type)) return 'Please upload a PNG, JPG or WEBP image'
+  if (!(ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type))
+    return 'Please upload a PNG, JPG or WEBP image'
   if (file.size >= MAX_IMAGE_BYTES) return 'File size must be less than 5MB'
   return null
 }
 
 /** What the owner reads when the image function cannot run on this server. */
-export const UPLOADS_UNAVAILABLE = 'Photo uploads are not available on this server right now — the rest of the admin works.'
+export const UPLOADS_UNAVAILABLE =
+  'Photo uploads are not available on this server right now — the rest of the admin works.'
 
 /** Uploads an image through the shop-image Edge Function, which checks it by its content and
  * stores it; resolves to its object name, or throws with the function's message. */
@@ -31,7 +33,10 @@ export async function uploadImage(bucket: ImageBucket, file: File): Promise<stri
   })
   if (error) {
     const answer = (error as { context?: Response }).context
-    const body = answer && typeof answer.json === 'function' ? ((await answer.json().catch(() => null)) as { code?: string; message?: string } | null) : null
+    const body =
+      answer && typeof answer.json === 'function'
+        ? ((await answer.json().catch(() => null)) as { code?: string; message?: string } | null)
+        : null
     // The function could not start on this server (e.g. no Deno): the owner needs to know that
     // photos wait, not the platform's "please check logs".
     if (body?.code === 'BOOT_ERROR') throw new Error(UPLOADS_UNAVAILABLE)
@@ -56,6 +61,9 @@ export async function sweepUnusedImages() {
   const { data, error } = await supabase.rpc('unused_images')
   if (error || !data) return
   for (const bucket of ['product-images', 'category-images'] as const) {
-    await removeImages(bucket, data.filter((o) => o.bucket_id === bucket).map((o) => o.name))
+    await removeImages(
+      bucket,
+      data.filter((o) => o.bucket_id === bucket).map((o) => o.name),
+    )
   }
 }

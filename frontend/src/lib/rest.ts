@@ -12,7 +12,9 @@ export type TableName = keyof PublicTables
 export type Row<T extends TableName> = PublicTables[T]['Row']
 
 /** The query of a read: PostgREST's filters on the table's columns, and its own parameters. */
-export type ReadQuery<T extends TableName> = Partial<Record<Extract<keyof Row<T>, string>, string>> & {
+export type ReadQuery<T extends TableName> = Partial<
+  Record<Extract<keyof Row<T>, string>, string>
+> & {
   select?: string
   order?: string
   limit?: number
@@ -27,7 +29,11 @@ export function readUrl<T extends TableName>(base: string, table: T, query: Read
 
 /** Rows of `table` as the visitor (`anon`, row level security applied) reads them; throws with the
  * API's message when the read fails. */
-export async function readRows<T extends TableName>(table: T, query: ReadQuery<T>, signal?: AbortSignal): Promise<Row<T>[]> {
+export async function readRows<T extends TableName>(
+  table: T,
+  query: ReadQuery<T>,
+  signal?: AbortSignal,
+): Promise<Row<T>[]> {
   const { url, anonKey } = apiConfig()
   const res = await fetch(readUrl(url, table, query), {
     headers: { apikey: anonKey, authorization: `Bearer ${anonKey}`, accept: 'application/json' },
@@ -45,11 +51,20 @@ export type FunctionName = keyof PublicFunctions
 
 /** A visitor's call of a public function (`POST /rest/v1/rpc/<name>`), typed by what it returns;
  * throws with the API's message when the call fails. */
-export async function callRpc<F extends FunctionName>(fn: F, args: Record<string, unknown> = {}, signal?: AbortSignal): Promise<PublicFunctions[F]['Returns']> {
+export async function callRpc<F extends FunctionName>(
+  fn: F,
+  args: Record<string, unknown> = {},
+  signal?: AbortSignal,
+): Promise<PublicFunctions[F]['Returns']> {
   const { url, anonKey } = apiConfig()
   const res = await fetch(`${url.replace(/\/+$/, '')}/rest/v1/rpc/${fn}`, {
     method: 'POST',
-    headers: { apikey: anonKey, authorization: `Bearer ${anonKey}`, accept: 'application/json', 'content-type': 'application/json' },
+    headers: {
+      apikey: anonKey,
+      authorization: `Bearer ${anonKey}`,
+      accept: 'application/json',
+      'content-type': 'application/json',
+    },
     body: JSON.stringify(args),
     signal,
   })

@@ -6,7 +6,9 @@ export const MOBILE_BREAKPOINT = 768
 /** Whether the viewport is narrower than the mobile breakpoint, following resizes. */
 export function useIsMobile() {
   const query = `(max-width: ${MOBILE_BREAKPOINT - 1}px)`
-  const [mobile, setMobile] = React.useState(() => typeof window !== 'undefined' && window.matchMedia(query).matches)
+  const [mobile, setMobile] = React.useState(
+    () => typeof window !== 'undefined' && window.matchMedia(query).matches,
+  )
   React.useEffect(() => {
     const mq = window.matchMedia(query)
     const on = () => setMobile(mq.matches)

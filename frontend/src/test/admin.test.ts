@@ -1,6 +1,17 @@
 import { describe, expect, it, vi } from 'vitest'
-import { importSummary, missingColumnsMessage, parseImportCsv, statusLabel, type ImportResult } from '@/features/import/csv'
-import { SIDEBAR_COOKIE_MAX_AGE, isToggleShortcut, readSidebarCookie, sidebarCookie } from '@/admin/sidebarState'
+import {
+  importSummary,
+  missingColumnsMessage,
+  parseImportCsv,
+  statusLabel,
+  type ImportResult,
+} from '@/features/import/csv'
+import {
+  SIDEBAR_COOKIE_MAX_AGE,
+  isToggleShortcut,
+  readSidebarCookie,
+  sidebarCookie,
+} from '@/admin/sidebarState'
 import { signUpErrorMessage } from '@/features/auth/AuthPage'
 import { isObjectPath } from '@/lib/images'
 import { productRow } from '@/features/products/api'
@@ -10,7 +21,9 @@ import { receivedAgo } from '@/features/requests/api'
 
 describe('CSV import parsing', () => {
   it('reads plain files the way a comma split would', () => {
-    const r = parseImportCsv('product_sku,product_internal_id,product_name\nA-1,100,Rose\nB-2,200,Lily\n')
+    const r = parseImportCsv(
+      'product_sku,product_internal_id,product_name\nA-1,100,Rose\nB-2,200,Lily\n',
+    )
     expect(r.missingColumns).toEqual([])
     expect(r.rows).toEqual([
       { sku: 'A-1', productInternalId: '100', name: 'Rose' },
@@ -18,8 +31,11 @@ describe('CSV import parsing', () => {
     ])
   })
   it('handles quotes, commas inside quotes, CRLF, a BOM and header case', () => {
-    const text = '\uFEFFProduct_Name,PRODUCT_SKU,product_internal_id\r\n"Roses, red ""long""",R-1,7\r\n'
-    expect(parseImportCsv(text).rows).toEqual([{ sku: 'R-1', productInternalId: '7', name: 'Roses, red "long"' }])
+    const text =
+      '\uFEFFProduct_Name,PRODUCT_SKU,product_internal_id\r\n"Roses, red ""long""",R-1,7\r\n'
+    expect(parseImportCsv(text).rows).toEqual([
+      { sku: 'R-1', productInternalId: '7', name: 'Roses, red "long"' },
+    ])
   })
   it('skips rows missing the sku or the id and counts them', () => {
     const r = parseImportCsv('product_sku,product_internal_id\nA,1\n,2\nB,\n  ,  \nC,3\n')
@@ -33,7 +49,13 @@ describe('CSV import parsing', () => {
     expect(parseImportCsv('product_sku\nA\n').missingColumns).toEqual(['product_internal_id'])
   })
   it('summarises results with the spec texts', () => {
-    const r = (status: ImportResult['status']): ImportResult => ({ sku: 's', name: 'n', status, message: '', productInternalId: '1' })
+    const r = (status: ImportResult['status']): ImportResult => ({
+      sku: 's',
+      name: 'n',
+      status,
+      message: '',
+      productInternalId: '1',
+    })
     expect(importSummary([r('success'), r('success'), r('error'), r('not_found')])).toEqual([
       'Successfully updated 2 product(s)',
       '1 product(s) failed to update',
@@ -58,15 +80,26 @@ describe('sidebar state', () => {
     expect(isToggleShortcut({ key: 'b', ctrlKey: false, metaKey: false, target: body })).toBe(false)
     expect(isToggleShortcut({ key: 'c', ctrlKey: true, metaKey: false, target: body })).toBe(false)
     for (const tag of ['input', 'textarea', 'select']) {
-      expect(isToggleShortcut({ key: 'b', ctrlKey: true, metaKey: false, target: document.createElement(tag) })).toBe(false)
+      expect(
+        isToggleShortcut({
+          key: 'b',
+          ctrlKey: true,
+          metaKey: false,
+          target: document.createElement(tag),
+        }),
+      ).toBe(false)
     }
   })
 })
 
 describe('auth and upload helpers', () => {
   it('maps sign-up errors to the spec toasts', () => {
-    expect(signUpErrorMessage('User already registered')).toBe('This email is already registered. Please sign in instead.')
-    expect(signUpErrorMessage('Password should be at least 6 characters.')).toBe('Password should be at least 6 characters.')
+    expect(signUpErrorMessage('User already registered')).toBe(
+      'This email is already registered. Please sign in instead.',
+    )
+    expect(signUpErrorMessage('Password should be at least 6 characters.')).toBe(
+      'Password should be at least 6 characters.',
+    )
     expect(signUpErrorMessage(undefined)).toBe('An error occurred during sign up')
   })
   it('keeps object names, and passes site paths and URLs through', () => {
@@ -77,7 +110,13 @@ describe('auth and upload helpers', () => {
   })
   it('stores No Category and empty optional fields as null', () => {
     const row = productRow({ ...productDefaults, name: '  Fern ', sku: '', category_id: '' })
-    expect(row).toMatchObject({ name: 'Fern', sku: null, category_id: null, ecwid_product_id: null, is_available: true })
+    expect(row).toMatchObject({
+      name: 'Fern',
+      sku: null,
+      category_id: null,
+      ecwid_product_id: null,
+      is_available: true,
+    })
   })
 })
 
@@ -86,14 +125,28 @@ describe('import results and service errors', () => {
     expect(statusLabel).toEqual({ success: 'Updated', not_found: 'Not found', error: 'Failed' })
   })
   it('turns unique violations into a sentence naming the field', () => {
-    expect(describeError({ code: '23505', message: 'duplicate key value violates unique constraint "products_sku_key"' })).toBe(
-      'Another product already uses this SKU. Choose a different one.',
+    expect(
+      describeError({
+        code: '23505',
+        message: 'duplicate key value violates unique constraint "products_sku_key"',
+      }),
+    ).toBe('Another product already uses this SKU. Choose a different one.')
+    expect(
+      describeError({
+        code: '23505',
+        message: 'duplicate key value violates unique constraint "categories_slug_key"',
+      }),
+    ).toContain('slug')
+    expect(describeError({ code: '23514', message: 'Please select a size' })).toBe(
+      'Please select a size',
     )
-    expect(describeError({ code: '23505', message: 'duplicate key value violates unique constraint "categories_slug_key"' })).toContain('slug')
-    expect(describeError({ code: '23514', message: 'Please select a size' })).toBe('Please select a size')
-    expect(describeError({ code: 'P0001', message: 'The shop needs at least one administrator', hint: 'Make someone else an administrator first.' })).toBe(
-      'The shop needs at least one administrator. Make someone else an administrator first.',
-    )
+    expect(
+      describeError({
+        code: 'P0001',
+        message: 'The shop needs at least one administrator',
+        hint: 'Make someone else an administrator first.',
+      }),
+    ).toBe('The shop needs at least one administrator. Make someone else an administrator first.')
     expect(describeError({ message: 'TypeError: Failed to fetch' })).toMatch(/could not be reached/)
   })
   it('says when a request came in', () => {
@@ -115,7 +168,9 @@ describe('admin saves', () => {
     const client = new QueryClient()
     vi.useFakeTimers()
     try {
-      const { result } = renderHook(() => useSave(), { wrapper: ({ children }) => createElement(QueryClientProvider, { client }, children) })
+      const { result } = renderHook(() => useSave(), {
+        wrapper: ({ children }) => createElement(QueryClientProvider, { client }, children),
+      })
       let done: Promise<boolean> = Promise.resolve(true)
       act(() => {
         done = result.current.run(() => new Promise(() => {}))
@@ -124,10 +179,16 @@ describe('admin saves', () => {
         await vi.advanceTimersByTimeAsync(SAVE_TIMEOUT_MS)
       })
       expect(await done).toBe(false)
-      expect(result.current.failure).toBe('The shop could not be reached. Check your connection and try again.')
+      expect(result.current.failure).toBe(
+        'The shop could not be reached. Check your connection and try again.',
+      )
       // A refusal is not an outage: no failure box (a toast says why).
       await act(async () => {
-        expect(await result.current.run(async () => ({ error: { message: 'duplicate', code: '23505' } }))).toBe(false)
+        expect(
+          await result.current.run(async () => ({
+            error: { message: 'duplicate', code: '23505' },
+          })),
+        ).toBe(false)
       })
       expect(result.current.failure).toBeNull()
     } finally {

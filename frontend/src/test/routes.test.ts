@@ -17,7 +17,10 @@ function statusOf(path: string): string | undefined {
   const parts = path.split('/').filter(Boolean)
   for (const [from, , status] of rules) {
     const segs = from.split('/').filter(Boolean)
-    const ok = segs.every((s, i) => s === '*' || (s.startsWith(':') ? parts[i] !== undefined : parts[i] === s)) &&
+    const ok =
+      segs.every(
+        (s, i) => s === '*' || (s.startsWith(':') ? parts[i] !== undefined : parts[i] === s),
+      ) &&
       (segs.at(-1) === '*' || segs.length === parts.length)
     if (ok) return status
   }
@@ -27,7 +30,12 @@ function statusOf(path: string): string | undefined {
 /** Every path the app's router knows, with sample values for its parameters. */
 function appPaths(list: RouteObject[], base = ''): string[] {
   return list.flatMap((r) => {
-    const here = r.path === undefined ? base : r.path.startsWith('/') ? r.path : `${base}/${r.path}`.replace('//', '/')
+    const here =
+      r.path === undefined
+        ? base
+        : r.path.startsWith('/')
+          ? r.path
+          : `${base}/${r.path}`.replace('//', '/')
     const own = r.path !== undefined && r.path !== '*' ? [here] : []
     return [...own, ...appPaths(r.children ?? [], here)]
   })
@@ -36,11 +44,14 @@ function appPaths(list: RouteObject[], base = ''): string[] {
 describe('the site’s _redirects', () => {
   it('answers 200 for every page of the app and every occasion, 404 for anything else', () => {
     const paths = appPaths(routes)
-      .flatMap((p) => (p === '/occasions/:slug' ? Object.keys(occasions).map((s) => `/occasions/${s}`) : [p]))
+      .flatMap((p) =>
+        p === '/occasions/:slug' ? Object.keys(occasions).map((s) => `/occasions/${s}`) : [p],
+      )
       .map((p) => p.replace(/:[a-z]+/g, 'x1'))
     expect(paths).toContain('/build-bouquet/sent/x1')
     for (const p of paths) expect(statusOf(p), p).toBe('200')
-    for (const p of ['/no/such/page', '/occasions/weddings', '/product/1/more', '/not-found']) expect(statusOf(p), p).toBe('404')
+    for (const p of ['/no/such/page', '/occasions/weddings', '/product/1/more', '/not-found'])
+      expect(statusOf(p), p).toBe('404')
     expect(statusOf('/sitemap.xml')).toBe('200')
   })
 })

@@ -9,14 +9,27 @@ import { productBrowserSettings } from '@/features/catalogue/storeWidget'
 import { reducer as toastReducer, TOAST_LIMIT, TOAST_REMOVE_DELAY } from '@/components/ui/use-toast'
 
 const p = (id: string, name: string): Product => ({
-  id, name, sku: null, description: null, base_price: 1, main_image_url: null, category_id: null,
-  is_available: true, is_featured: false, ecwid_product_id: null, ecwid_product_slug: null,
-  created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+  id,
+  name,
+  sku: null,
+  description: null,
+  base_price: 1,
+  main_image_url: null,
+  category_id: null,
+  is_available: true,
+  is_featured: false,
+  ecwid_product_id: null,
+  ecwid_product_slug: null,
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: '2026-01-01T00:00:00Z',
 })
 
 describe('listing merge', () => {
   it('merges, removes duplicates by id and sorts by name with a locale-aware comparison', () => {
-    const merged = mergeProducts([p('1', 'Zinnia'), p('2', 'azalea')], [p('2', 'azalea'), p('3', 'Éclair roses'), p('4', 'Begonia')])
+    const merged = mergeProducts(
+      [p('1', 'Zinnia'), p('2', 'azalea')],
+      [p('2', 'azalea'), p('3', 'Éclair roses'), p('4', 'Begonia')],
+    )
     expect(merged.map((x) => x.name)).toEqual(['azalea', 'Begonia', 'Éclair roses', 'Zinnia'])
   })
 })
@@ -36,7 +49,10 @@ describe('toasts', () => {
   it('shows one at a time and removes dismissed ones after 1000000 ms', () => {
     expect(TOAST_LIMIT).toBe(1)
     expect(TOAST_REMOVE_DELAY).toBe(1000000)
-    let s = toastReducer({ toasts: [] }, { type: 'ADD', toast: { id: '1', title: 'a', open: true } })
+    let s = toastReducer(
+      { toasts: [] },
+      { type: 'ADD', toast: { id: '1', title: 'a', open: true } },
+    )
     s = toastReducer(s, { type: 'ADD', toast: { id: '2', title: 'b', open: true } })
     expect(s.toasts.map((t) => t.id)).toEqual(['2'])
   })
@@ -50,8 +66,13 @@ describe('formatting and the store widget', () => {
   })
   it('passes the widget settings of the spec', () => {
     expect(productBrowserSettings('c', '42', 'rose')).toEqual([
-      'categoriesPerRow=3', 'views=grid(20,3) list(60) table(60)', 'categoryView=grid', 'searchView=list',
-      'id=c', 'defaultProductId=42', 'defaultSlug=rose',
+      'categoriesPerRow=3',
+      'views=grid(20,3) list(60) table(60)',
+      'categoryView=grid',
+      'searchView=list',
+      'id=c',
+      'defaultProductId=42',
+      'defaultSlug=rose',
     ])
   })
 })
@@ -85,7 +106,10 @@ describe('ProductList states', () => {
     await waitFor(() => expect(screen.getByText('Fern')).toBeInTheDocument())
     expect(screen.getByText('$12.00')).toBeInTheDocument()
     expect(screen.getAllByText('No Image')).toHaveLength(2)
-    expect(screen.getByRole('link', { name: 'View Details of Fern' })).toHaveAttribute('href', '/product/1')
+    expect(screen.getByRole('link', { name: 'View Details of Fern' })).toHaveAttribute(
+      'href',
+      '/product/1',
+    )
     expect(fetchProductsForSlug).toHaveBeenCalledWith('plants')
   })
 
@@ -93,7 +117,9 @@ describe('ProductList states', () => {
     fetchProductsForSlug.mockResolvedValue([])
     const { ProductList } = await import('@/features/catalogue/ProductList')
     const { rerender } = render(withQueries(<ProductList categorySlug="a" />))
-    await waitFor(() => expect(screen.getByText('No products available at this time.')).toBeInTheDocument())
+    await waitFor(() =>
+      expect(screen.getByText('No products available at this time.')).toBeInTheDocument(),
+    )
     rerender(withQueries(<ProductList categorySlug="b" />))
     await waitFor(() => expect(fetchProductsForSlug).toHaveBeenLastCalledWith('b'))
   })
@@ -133,8 +159,13 @@ describe('the calendar of the request form', () => {
     const { fireEvent } = await import('@testing-library/react')
     const chosen: string[] = []
     render(
-      <Calendar label="Delivery days" min="2026-06-01" max="2026-08-31" onSelect={(d) => chosen.push(d)}
-        unavailable={(d) => (new Date(`${d}T12:00:00Z`).getUTCDay() === 0 ? 'closed' : null)} />,
+      <Calendar
+        label="Delivery days"
+        min="2026-06-01"
+        max="2026-08-31"
+        onSelect={(d) => chosen.push(d)}
+        unavailable={(d) => (new Date(`${d}T12:00:00Z`).getUTCDay() === 0 ? 'closed' : null)}
+      />,
     )
     expect(screen.getByText('June 2026')).toBeInTheDocument()
     const sunday = screen.getByRole('button', { name: 'Sunday, June 7, 2026, closed' })
@@ -151,7 +182,9 @@ describe('the calendar of the request form', () => {
     fireEvent.keyDown(june30, { key: 'ArrowRight' })
     expect(screen.getByText('July 2026')).toBeInTheDocument()
     expect(screen.getByRole('button', { name: 'Wednesday, July 1, 2026' })).toHaveFocus()
-    fireEvent.keyDown(screen.getByRole('button', { name: 'Wednesday, July 1, 2026' }), { key: 'ArrowDown' })
+    fireEvent.keyDown(screen.getByRole('button', { name: 'Wednesday, July 1, 2026' }), {
+      key: 'ArrowDown',
+    })
     expect(screen.getByRole('button', { name: 'Wednesday, July 8, 2026' })).toHaveFocus()
   })
 })

@@ -37,7 +37,9 @@ export interface ButtonProps
 export const Button = React.forwardRef<HTMLButtonElement, ButtonProps>(
   ({ className, variant, size, asChild = false, ...props }, ref) => {
     const Comp = asChild ? Slot : 'button'
-    return <Comp className={cx(buttonVariants({ variant, size, className }))} ref={ref} {...props} />
+    return (
+      <Comp className={cx(buttonVariants({ variant, size, className }))} ref={ref} {...props} />
+    )
   },
 )
 Button.displayName = 'Button'

@@ -8,7 +8,10 @@ export const Label = React.forwardRef<
 >(({ className, ...props }, ref) => (
   <LabelPrimitive.Root
     ref={ref}
-    className={cn('text-sm font-semibold leading-none text-ink-700 peer-disabled:cursor-not-allowed peer-disabled:opacity-70', className)}
+    className={cn(
+      'text-sm font-semibold leading-none text-ink-700 peer-disabled:cursor-not-allowed peer-disabled:opacity-70',
+      className,
+    )}
     {...props}
   />
 ))

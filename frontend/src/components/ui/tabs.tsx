@@ -8,7 +8,14 @@ export const TabsList = React.forwardRef<
   React.ElementRef<typeof TabsPrimitive.List>,
   React.ComponentPropsWithoutRef<typeof TabsPrimitive.List>
 >(({ className, ...props }, ref) => (
-  <TabsPrimitive.List ref={ref} className={cn('inline-flex items-center justify-center rounded-lg bg-muted p-1 text-muted-foreground', className)} {...props} />
+  <TabsPrimitive.List
+    ref={ref}
+    className={cn(
+      'inline-flex items-center justify-center rounded-lg bg-muted p-1 text-muted-foreground',
+      className,
+    )}
+    {...props}
+  />
 ))
 TabsList.displayName = 'TabsList'
 
@@ -31,6 +38,13 @@ export const TabsContent = React.forwardRef<
   React.ElementRef<typeof TabsPrimitive.Content>,
   React.ComponentPropsWithoutRef<typeof TabsPrimitive.Content>
 >(({ className, ...props }, ref) => (
-  <TabsPrimitive.Content ref={ref} className={cn('mt-6 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring', className)} {...props} />
+  <TabsPrimitive.Content
+    ref={ref}
+    className={cn(
+      'mt-6 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+      className,
+    )}
+    {...props}
+  />
 ))
 TabsContent.displayName = 'TabsContent'

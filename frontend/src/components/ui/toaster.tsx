@@ -22,9 +22,13 @@ export function Toaster() {
           )}
         >
           <div className="grid gap-1">
-            {t.title && <ToastPrimitive.Title className="text-sm font-bold">{t.title}</ToastPrimitive.Title>}
+            {t.title && (
+              <ToastPrimitive.Title className="text-sm font-bold">{t.title}</ToastPrimitive.Title>
+            )}
             {t.description && (
-              <ToastPrimitive.Description className="text-sm opacity-90">{t.description}</ToastPrimitive.Description>
+              <ToastPrimitive.Description className="text-sm opacity-90">
+                {t.description}
+              </ToastPrimitive.Description>
             )}
           </div>
           <ToastPrimitive.Close

@@ -14,7 +14,10 @@ export const TooltipContent = React.forwardRef<
     <TooltipPrimitive.Content
       ref={ref}
       sideOffset={sideOffset}
-      className={cn('z-50 rounded-md bg-ink-900 px-2.5 py-1.5 text-xs font-semibold text-cream-50 shadow-md animate-fade-in', className)}
+      className={cn(
+        'z-50 rounded-md bg-ink-900 px-2.5 py-1.5 text-xs font-semibold text-cream-50 shadow-md animate-fade-in',
+        className,
+      )}
       {...props}
     />
   </TooltipPrimitive.Portal>

@@ -41,10 +41,14 @@ export function reducer(state: State, action: Action): State {
       return { toasts: [action.toast, ...state.toasts].slice(0, TOAST_LIMIT) }
     case 'DISMISS':
       return {
-        toasts: state.toasts.map((t) => (action.id === undefined || t.id === action.id ? { ...t, open: false } : t)),
+        toasts: state.toasts.map((t) =>
+          action.id === undefined || t.id === action.id ? { ...t, open: false } : t,
+        ),
       }
     case 'REMOVE':
-      return { toasts: action.id === undefined ? [] : state.toasts.filter((t) => t.id !== action.id) }
+      return {
+        toasts: action.id === undefined ? [] : state.toasts.filter((t) => t.id !== action.id),
+      }
   }
 }
 

@@ -17,13 +17,19 @@ import { usePageMeta } from '@/lib/usePageMeta'
 
 /** The toast for a failed sign-up (SPEC.md §8). */
 export function signUpErrorMessage(message: string | undefined): string {
-  if (message?.includes('already registered')) return 'This email is already registered. Please sign in instead.'
+  if (message?.includes('already registered'))
+    return 'This email is already registered. Please sign in instead.'
   return message || 'An error occurred during sign up'
 }
 
 function CredentialsForm({ mode }: { mode: 'signin' | 'signup' }) {
   const navigate = useNavigate()
-  const { register, handleSubmit, reset, formState: { errors, isSubmitting } } = useForm<AuthForm>({
+  const {
+    register,
+    handleSubmit,
+    reset,
+    formState: { errors, isSubmitting },
+  } = useForm<AuthForm>({
     resolver: zodResolver(authSchema),
     defaultValues: { email: '', password: '' },
   })
@@ -34,7 +40,11 @@ function CredentialsForm({ mode }: { mode: 'signin' | 'signup' }) {
       if (mode === 'signin') {
         const { data, error } = await supabase.auth.signInWithPassword({ email, password })
         if (error) {
-          toast({ variant: 'destructive', title: 'Error', description: error.message || 'An error occurred during sign in' })
+          toast({
+            variant: 'destructive',
+            title: 'Error',
+            description: error.message || 'An error occurred during sign in',
+          })
           return
         }
         // An account without the admin role is told so at once (the admin area says it too);
@@ -43,7 +53,11 @@ function CredentialsForm({ mode }: { mode: 'signin' | 'signup' }) {
         toast(
           staff
             ? { title: 'Signed in successfully!' }
-            : { title: 'Signed in', description: 'This account is not a shop administrator. The shop’s owner can add it under Staff.' },
+            : {
+                title: 'Signed in',
+                description:
+                  'This account is not a shop administrator. The shop’s owner can add it under Staff.',
+              },
         )
         navigate('/admin')
       } else {
@@ -53,7 +67,11 @@ function CredentialsForm({ mode }: { mode: 'signin' | 'signup' }) {
           options: { emailRedirectTo: `${window.location.origin}/admin` },
         })
         if (error) {
-          toast({ variant: 'destructive', title: 'Error', description: signUpErrorMessage(error.message) })
+          toast({
+            variant: 'destructive',
+            title: 'Error',
+            description: signUpErrorMessage(error.message),
+          })
           return
         }
         // With e-mail autoconfirm the sign-up also signed in; the flow asks to sign in, so
@@ -66,7 +84,10 @@ function CredentialsForm({ mode }: { mode: 'signin' | 'signup' }) {
       toast({
         variant: 'destructive',
         title: 'Error',
-        description: mode === 'signin' ? 'An error occurred during sign in' : 'An error occurred during sign up',
+        description:
+          mode === 'signin'
+            ? 'An error occurred during sign in'
+            : 'An error occurred during sign up',
       })
     }
   }
@@ -80,7 +101,14 @@ function CredentialsForm({ mode }: { mode: 'signin' | 'signup' }) {
     <form onSubmit={handleSubmit(onValid, onInvalid)} noValidate className="space-y-4">
       <div className="space-y-2">
         <Label htmlFor={id('email')}>Email</Label>
-        <Input id={id('email')} type="email" autoComplete="email" aria-invalid={!!errors.email} aria-describedby={id('email-error')} {...register('email')} />
+        <Input
+          id={id('email')}
+          type="email"
+          autoComplete="email"
+          aria-invalid={!!errors.email}
+          aria-describedby={id('email-error')}
+          {...register('email')}
+        />
         <FieldError id={id('email-error')} message={errors.email?.message} />
       </div>
       <div className="space-y-2">
@@ -137,7 +165,10 @@ function AdminAccess() {
           </Tabs>
         </CardContent>
       </Card>
-      <Link to="/" className="inline-flex items-center gap-2 rounded-md px-3 py-2 text-sm font-semibold text-ink-700 hover:bg-rose-100 hover:text-rose-700">
+      <Link
+        to="/"
+        className="inline-flex items-center gap-2 rounded-md px-3 py-2 text-sm font-semibold text-ink-700 hover:bg-rose-100 hover:text-rose-700"
+      >
         <ArrowLeft className="size-4" aria-hidden="true" /> Back to the shop
       </Link>
     </main>

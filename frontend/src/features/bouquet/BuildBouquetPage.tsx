@@ -20,15 +20,34 @@ import { closedWeekdays } from '@/features/hours/week'
 import { fetchRequestOptions, referenceOf, submitBouquetRequest } from './api'
 import { keepConfirmation } from './confirmation'
 import {
-  BOUQUET_LIMITS, addDays, bouquetColors, bouquetOccasions, bouquetSizes, cutoffLabel, defaultOptions, designStyles, fulfilments,
-  dateProblem, longDate, makeBouquetSchema, price, type BouquetRequest, type RequestOptions,
+  BOUQUET_LIMITS,
+  addDays,
+  bouquetColors,
+  bouquetOccasions,
+  bouquetSizes,
+  cutoffLabel,
+  defaultOptions,
+  designStyles,
+  fulfilments,
+  dateProblem,
+  longDate,
+  makeBouquetSchema,
+  price,
+  type BouquetRequest,
+  type RequestOptions,
 } from './schema'
 
 export const BOUQUET_SUBMIT_DELAY_MS = 1000
 
 const swatch: Record<string, string> = {
-  Pink: '#f5a3b8', Yellow: '#f7d154', Whites: '#fbfaf5', Purples: '#a682cf',
-  Reds: '#c2323f', Oranges: '#f08a4b', Blues: '#6d8fd6', Greens: '#7fa86f',
+  Pink: '#f5a3b8',
+  Yellow: '#f7d154',
+  Whites: '#fbfaf5',
+  Purples: '#a682cf',
+  Reds: '#c2323f',
+  Oranges: '#f08a4b',
+  Blues: '#6d8fd6',
+  Greens: '#7fa86f',
 }
 
 /** The fields in the order the form shows them, with the element that takes focus for each. */
@@ -49,7 +68,17 @@ const fieldOrder: [keyof BouquetRequest, string, string][] = [
   ['customerEmail', 'customerEmail', 'E-mail'],
 ]
 
-function Fieldset({ legend, error, errorId, children }: { legend: string; error?: string; errorId: string; children: React.ReactNode }) {
+function Fieldset({
+  legend,
+  error,
+  errorId,
+  children,
+}: {
+  legend: string
+  error?: string
+  errorId: string
+  children: React.ReactNode
+}) {
   return (
     <fieldset className="space-y-3" aria-describedby={error ? errorId : undefined}>
       <legend className="mb-2 font-display text-2xl font-semibold">{legend}</legend>
@@ -60,9 +89,22 @@ function Fieldset({ legend, error, errorId, children }: { legend: string; error?
 }
 
 /** One choice of a radio group, as a card: its label and an optional note under it. */
-function ChoiceCard({ id, value, label, note }: { id: string; value: string; label: string; note?: string }) {
+function ChoiceCard({
+  id,
+  value,
+  label,
+  note,
+}: {
+  id: string
+  value: string
+  label: string
+  note?: string
+}) {
   return (
-    <Label htmlFor={id} className="flex cursor-pointer items-center gap-3 rounded-md border p-4 hover:bg-rose-100 has-[[data-state=checked]]:border-primary has-[[data-state=checked]]:bg-rose-100">
+    <Label
+      htmlFor={id}
+      className="flex cursor-pointer items-center gap-3 rounded-md border p-4 hover:bg-rose-100 has-[[data-state=checked]]:border-primary has-[[data-state=checked]]:bg-rose-100"
+    >
       <RadioGroupItem id={id} value={value} />
       <span>
         <span className="block font-bold">{label}</span>
@@ -73,18 +115,37 @@ function ChoiceCard({ id, value, label, note }: { id: string; value: string; lab
 }
 
 /** The form's problems at the top, each a link to its field: focused when a submit is refused. */
-function ErrorSummary({ errors, summaryRef }: { errors: FieldErrors<BouquetRequest>; summaryRef: React.Ref<HTMLDivElement> }) {
+function ErrorSummary({
+  errors,
+  summaryRef,
+}: {
+  errors: FieldErrors<BouquetRequest>
+  summaryRef: React.Ref<HTMLDivElement>
+}) {
   const listed = fieldOrder.filter(([name]) => errors[name]?.message)
   if (listed.length === 0) return null
   return (
-    <div ref={summaryRef} tabIndex={-1} role="alert" aria-labelledby="form-errors-title" className="rounded-md border-2 border-destructive bg-rose-50 p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-ring">
+    <div
+      ref={summaryRef}
+      tabIndex={-1}
+      role="alert"
+      aria-labelledby="form-errors-title"
+      className="rounded-md border-2 border-destructive bg-rose-50 p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+    >
       <h2 id="form-errors-title" className="font-semibold text-destructive">
         Please check {listed.length === 1 ? 'one field' : `${listed.length} fields`}
       </h2>
       <ul className="mt-2 list-disc space-y-1 pl-5 text-sm">
         {listed.map(([name, target, label]) => (
           <li key={name}>
-            <a href={`#${target}`} className="underline" onClick={(e) => { e.preventDefault(); document.getElementById(target)?.focus() }}>
+            <a
+              href={`#${target}`}
+              className="underline"
+              onClick={(e) => {
+                e.preventDefault()
+                document.getElementById(target)?.focus()
+              }}
+            >
               {label}: {errors[name]?.message as string}
             </a>
           </li>
@@ -95,23 +156,47 @@ function ErrorSummary({ errors, summaryRef }: { errors: FieldErrors<BouquetReque
 }
 
 /** A send that failed: everything typed stays; try again or call. */
-function SendFailure({ message, onRetry, busy, failureRef }: { message: string; onRetry: () => void; busy: boolean; failureRef: React.Ref<HTMLDivElement> }) {
+function SendFailure({
+  message,
+  onRetry,
+  busy,
+  failureRef,
+}: {
+  message: string
+  onRetry: () => void
+  busy: boolean
+  failureRef: React.Ref<HTMLDivElement>
+}) {
   return (
-    <div ref={failureRef} tabIndex={-1} role="alert" className="space-y-3 rounded-md border-2 border-destructive bg-rose-50 p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-ring">
+    <div
+      ref={failureRef}
+      tabIndex={-1}
+      role="alert"
+      className="space-y-3 rounded-md border-2 border-destructive bg-rose-50 p-4 focus:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+    >
       <p className="flex items-center gap-2 font-semibold text-destructive">
         <TriangleAlert className="size-5" aria-hidden="true" /> Your request was not sent
       </p>
       <p className="text-sm">{message} Everything you typed is still here.</p>
       <div className="flex flex-wrap gap-3">
-        <Button type="button" onClick={onRetry} disabled={busy}><RotateCw aria-hidden="true" /> {busy ? 'Trying again…' : 'Try again'}</Button>
-        <Button type="button" variant="outline" asChild><a href={site.phoneHref}><Phone aria-hidden="true" /> Call {site.phone}</a></Button>
+        <Button type="button" onClick={onRetry} disabled={busy}>
+          <RotateCw aria-hidden="true" /> {busy ? 'Trying again…' : 'Try again'}
+        </Button>
+        <Button type="button" variant="outline" asChild>
+          <a href={site.phoneHref}>
+            <Phone aria-hidden="true" /> Call {site.phone}
+          </a>
+        </Button>
       </div>
     </div>
   )
 }
 
 export default function BuildBouquetPage() {
-  usePageMeta('Build Your Bouquet', 'Request a custom bouquet for delivery or pick-up: choose the size, colours, style, occasion and day.')
+  usePageMeta(
+    'Build Your Bouquet',
+    'Request a custom bouquet for delivery or pick-up: choose the size, colours, style, occasion and day.',
+  )
   const navigate = useNavigate()
   const [options, setOptions] = React.useState<RequestOptions>(() => defaultOptions())
   React.useEffect(() => {
@@ -128,8 +213,18 @@ export default function BuildBouquetPage() {
     resolver: zodResolver(schema),
     shouldFocusError: false,
     defaultValues: {
-      colors: [], namedArrangement: '', specialRequests: '', customerName: '', customerPhone: '', customerEmail: '',
-      wantedOn: '', recipientName: '', recipientPhone: '', deliveryAddress: '', cardMessage: '', website: '',
+      colors: [],
+      namedArrangement: '',
+      specialRequests: '',
+      customerName: '',
+      customerPhone: '',
+      customerEmail: '',
+      wantedOn: '',
+      recipientName: '',
+      recipientPhone: '',
+      deliveryAddress: '',
+      cardMessage: '',
+      website: '',
     },
   })
   const fulfilment = useWatch({ control, name: 'fulfilment' })
@@ -158,7 +253,10 @@ export default function BuildBouquetPage() {
   const onSubmit = async (data: BouquetRequest) => {
     setFailure(null)
     const [error] = await Promise.all([
-      submitBouquetRequest(data, requestId.current).catch((e: unknown) => ({ message: e instanceof Error ? e.message : String(e), code: '' })),
+      submitBouquetRequest(data, requestId.current).catch((e: unknown) => ({
+        message: e instanceof Error ? e.message : String(e),
+        code: '',
+      })),
       new Promise((r) => setTimeout(r, BOUQUET_SUBMIT_DELAY_MS)),
     ])
     if (error) {
@@ -179,7 +277,8 @@ export default function BuildBouquetPage() {
   const unavailable = (day: string) => {
     const problem = dateProblem(day, options)
     if (!problem) return null
-    if (problem.startsWith('Same-day')) return `same-day orders close at ${cutoffLabel(options.sameDayCutoff)}`
+    if (problem.startsWith('Same-day'))
+      return `same-day orders close at ${cutoffLabel(options.sameDayCutoff)}`
     const note = options.closed.find((c) => c.day === day)?.note
     return note ? `closed (${note})` : 'closed'
   }
@@ -191,25 +290,52 @@ export default function BuildBouquetPage() {
 
   return (
     <>
-      <PageHero title="Build Your Bouquet" subtitle="Tell us what you love and we will design it by hand. We call you within 24 hours to confirm." />
+      <PageHero
+        title="Build Your Bouquet"
+        subtitle="Tell us what you love and we will design it by hand. We call you within 24 hours to confirm."
+      />
       <Section className="max-w-3xl">
-        <form onSubmit={submit} noValidate className="relative space-y-10 rounded-lg border bg-card p-6 shadow-sm sm:p-8" aria-label="Bouquet request">
+        <form
+          onSubmit={submit}
+          noValidate
+          className="relative space-y-10 rounded-lg border bg-card p-6 shadow-sm sm:p-8"
+          aria-label="Bouquet request"
+        >
           <ErrorSummary errors={errors} summaryRef={summaryRef} />
           <Fieldset legend="Size" error={errors.size?.message} errorId="size-error">
             <Controller
               control={control}
               name="size"
               render={({ field }) => (
-                <RadioGroup value={field.value ?? ''} onValueChange={field.onChange} className="grid-cols-1 sm:grid-cols-3" aria-label="Size" aria-invalid={invalid('size')}>
+                <RadioGroup
+                  value={field.value ?? ''}
+                  onValueChange={field.onChange}
+                  className="grid-cols-1 sm:grid-cols-3"
+                  aria-label="Size"
+                  aria-invalid={invalid('size')}
+                >
                   {bouquetSizes.map((s) => {
                     const amount = options.sizePrices?.[s.value]
                     const label = amount === undefined ? s.label : `${s.label} · ${price(amount)}`
-                    return <ChoiceCard key={s.value} id={`size-${s.value}`} value={s.value} label={label} note={s.note} />
+                    return (
+                      <ChoiceCard
+                        key={s.value}
+                        id={`size-${s.value}`}
+                        value={s.value}
+                        label={label}
+                        note={s.note}
+                      />
+                    )
                   })}
                 </RadioGroup>
               )}
             />
-            {options.sizePrices && <p className="text-sm text-muted-foreground">Prices are a starting point; delivery is extra and depends on the distance. We confirm the total when we call.</p>}
+            {options.sizePrices && (
+              <p className="text-sm text-muted-foreground">
+                Prices are a starting point; delivery is extra and depends on the distance. We
+                confirm the total when we call.
+              </p>
+            )}
           </Fieldset>
 
           <Fieldset legend="Colors" error={errors.colors?.message} errorId="colors-error">
@@ -221,16 +347,28 @@ export default function BuildBouquetPage() {
                   {bouquetColors.map((c) => {
                     const checked = field.value?.includes(c) ?? false
                     return (
-                      <Label key={c} htmlFor={`color-${c}`} className="flex cursor-pointer items-center gap-2 rounded-md border p-3 hover:bg-rose-100">
+                      <Label
+                        key={c}
+                        htmlFor={`color-${c}`}
+                        className="flex cursor-pointer items-center gap-2 rounded-md border p-3 hover:bg-rose-100"
+                      >
                         <Checkbox
                           id={`color-${c}`}
                           checked={checked}
                           aria-invalid={invalid('colors')}
                           onCheckedChange={(v) =>
-                            field.onChange(v ? [...(field.value ?? []), c] : (field.value ?? []).filter((x) => x !== c))
+                            field.onChange(
+                              v
+                                ? [...(field.value ?? []), c]
+                                : (field.value ?? []).filter((x) => x !== c),
+                            )
                           }
                         />
-                        <span className="size-4 rounded-full border" style={{ background: swatch[c] }} aria-hidden="true" />
+                        <span
+                          className="size-4 rounded-full border"
+                          style={{ background: swatch[c] }}
+                          aria-hidden="true"
+                        />
                         {c}
                       </Label>
                     )
@@ -245,9 +383,20 @@ export default function BuildBouquetPage() {
               control={control}
               name="designStyle"
               render={({ field }) => (
-                <RadioGroup value={field.value ?? ''} onValueChange={field.onChange} className="grid-cols-1 sm:grid-cols-3" aria-label="Design style" aria-invalid={invalid('designStyle')}>
+                <RadioGroup
+                  value={field.value ?? ''}
+                  onValueChange={field.onChange}
+                  className="grid-cols-1 sm:grid-cols-3"
+                  aria-label="Design style"
+                  aria-invalid={invalid('designStyle')}
+                >
                   {designStyles.map((s) => (
-                    <ChoiceCard key={s.value} id={`style-${s.value}`} value={s.value} label={s.label} />
+                    <ChoiceCard
+                      key={s.value}
+                      id={`style-${s.value}`}
+                      value={s.value}
+                      label={s.label}
+                    />
                   ))}
                 </RadioGroup>
               )}
@@ -257,10 +406,20 @@ export default function BuildBouquetPage() {
           <div className="grid gap-6 sm:grid-cols-2">
             <div className="space-y-2">
               <Label htmlFor="occasion">Occasion</Label>
-              <NativeSelect id="occasion" defaultValue="" aria-invalid={invalid('occasion')} aria-describedby="occasion-error" {...register('occasion', { setValueAs: (v) => (v === '' ? undefined : v) })}>
-                <option value="" disabled>Select an occasion</option>
+              <NativeSelect
+                id="occasion"
+                defaultValue=""
+                aria-invalid={invalid('occasion')}
+                aria-describedby="occasion-error"
+                {...register('occasion', { setValueAs: (v) => (v === '' ? undefined : v) })}
+              >
+                <option value="" disabled>
+                  Select an occasion
+                </option>
                 {bouquetOccasions.map((o) => (
-                  <option key={o.value} value={o.value}>{o.label}</option>
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
                 ))}
               </NativeSelect>
               <FieldError id="occasion-error" message={errors.occasion?.message} />
@@ -270,7 +429,9 @@ export default function BuildBouquetPage() {
               <NativeSelect id="namedArrangement" {...register('namedArrangement')}>
                 <option value="">No preference</option>
                 {site.namedArrangements.map((n) => (
-                  <option key={n} value={n}>The {n}</option>
+                  <option key={n} value={n}>
+                    The {n}
+                  </option>
                 ))}
               </NativeSelect>
             </div>
@@ -278,18 +439,40 @@ export default function BuildBouquetPage() {
 
           <div className="space-y-2">
             <Label htmlFor="specialRequests">Special requests (optional)</Label>
-            <Textarea id="specialRequests" placeholder="Favourite flowers, allergies, anything we should know…" aria-invalid={invalid('specialRequests')} aria-describedby="special-error" {...register('specialRequests')} />
+            <Textarea
+              id="specialRequests"
+              placeholder="Favourite flowers, allergies, anything we should know…"
+              aria-invalid={invalid('specialRequests')}
+              aria-describedby="special-error"
+              {...register('specialRequests')}
+            />
             <FieldError id="special-error" message={errors.specialRequests?.message} />
           </div>
 
-          <Fieldset legend="Delivery or Pick-up" error={errors.fulfilment?.message} errorId="fulfilment-error">
+          <Fieldset
+            legend="Delivery or Pick-up"
+            error={errors.fulfilment?.message}
+            errorId="fulfilment-error"
+          >
             <Controller
               control={control}
               name="fulfilment"
               render={({ field }) => (
-                <RadioGroup value={field.value ?? ''} onValueChange={field.onChange} className="grid-cols-1 sm:grid-cols-2" aria-label="Delivery or pick-up" aria-invalid={invalid('fulfilment')}>
+                <RadioGroup
+                  value={field.value ?? ''}
+                  onValueChange={field.onChange}
+                  className="grid-cols-1 sm:grid-cols-2"
+                  aria-label="Delivery or pick-up"
+                  aria-invalid={invalid('fulfilment')}
+                >
                   {fulfilments.map((f) => (
-                    <ChoiceCard key={f.value} id={`fulfilment-${f.value}`} value={f.value} label={f.label} note={f.note} />
+                    <ChoiceCard
+                      key={f.value}
+                      id={`fulfilment-${f.value}`}
+                      value={f.value}
+                      label={f.label}
+                      note={f.note}
+                    />
                   ))}
                 </RadioGroup>
               )}
@@ -297,18 +480,49 @@ export default function BuildBouquetPage() {
             <div className="space-y-2">
               <Label htmlFor="wantedOn">{dateLabel}</Label>
               <div className="flex flex-wrap items-center gap-2">
-                <Input id="wantedOn" type="date" min={options.today} max={addDays(options.today, 365)} className="max-w-xs" aria-invalid={invalid('wantedOn')} aria-describedby="date-note date-error" {...register('wantedOn')} />
-                <Button type="button" variant="outline" aria-expanded={calendarOpen} aria-controls="wanted-calendar" onClick={() => setCalendarOpen((o) => !o)}>
-                  <CalendarDays aria-hidden="true" /> {calendarOpen ? 'Hide the calendar' : 'Choose on the calendar'}
+                <Input
+                  id="wantedOn"
+                  type="date"
+                  min={options.today}
+                  max={addDays(options.today, 365)}
+                  className="max-w-xs"
+                  aria-invalid={invalid('wantedOn')}
+                  aria-describedby="date-note date-error"
+                  {...register('wantedOn')}
+                />
+                <Button
+                  type="button"
+                  variant="outline"
+                  aria-expanded={calendarOpen}
+                  aria-controls="wanted-calendar"
+                  onClick={() => setCalendarOpen((o) => !o)}
+                >
+                  <CalendarDays aria-hidden="true" />{' '}
+                  {calendarOpen ? 'Hide the calendar' : 'Choose on the calendar'}
                 </Button>
               </div>
               {calendarOpen && (
-                <Calendar id="wanted-calendar" label={fulfilment === 'pickup' ? 'Pick-up days' : 'Delivery days'} selected={wantedOn} onSelect={chooseDay} min={options.today} max={addDays(options.today, 365)} unavailable={unavailable} />
+                <Calendar
+                  id="wanted-calendar"
+                  label={fulfilment === 'pickup' ? 'Pick-up days' : 'Delivery days'}
+                  selected={wantedOn}
+                  onSelect={chooseDay}
+                  min={options.today}
+                  max={addDays(options.today, 365)}
+                  unavailable={unavailable}
+                />
               )}
               <p id="date-note" className="text-sm text-muted-foreground">
-                Same-day orders must be placed before {cutoffLabel(options.sameDayCutoff)} (Mountain Time).
+                Same-day orders must be placed before {cutoffLabel(options.sameDayCutoff)} (Mountain
+                Time).
                 {closedDays.length > 0 && <> We are closed on {closedDays.join(' and ')}.</>}
-                {closedAhead.length > 0 && <> We are {closedDays.length > 0 ? 'also ' : ''}closed on {closedAhead.map((c) => `${longDate(c.day)} (${c.note})`).join(', ')}.</>}
+                {closedAhead.length > 0 && (
+                  <>
+                    {' '}
+                    We are {closedDays.length > 0 ? 'also ' : ''}closed on{' '}
+                    {closedAhead.map((c) => `${longDate(c.day)} (${c.note})`).join(', ')}.
+                  </>
+                )}
               </p>
               <FieldError id="date-error" message={errors.wantedOn?.message} />
             </div>
@@ -316,24 +530,53 @@ export default function BuildBouquetPage() {
               <div className="grid gap-6 sm:grid-cols-2">
                 <div className="space-y-2">
                   <Label htmlFor="recipientName">Recipient name</Label>
-                  <Input id="recipientName" autoComplete="off" aria-invalid={invalid('recipientName')} aria-describedby="recipient-error" {...register('recipientName')} />
+                  <Input
+                    id="recipientName"
+                    autoComplete="off"
+                    aria-invalid={invalid('recipientName')}
+                    aria-describedby="recipient-error"
+                    {...register('recipientName')}
+                  />
                   <FieldError id="recipient-error" message={errors.recipientName?.message} />
                 </div>
                 <div className="space-y-2">
                   <Label htmlFor="recipientPhone">Recipient phone (optional)</Label>
-                  <Input id="recipientPhone" type="tel" autoComplete="off" aria-invalid={invalid('recipientPhone')} aria-describedby="recipient-phone-error" {...register('recipientPhone')} />
+                  <Input
+                    id="recipientPhone"
+                    type="tel"
+                    autoComplete="off"
+                    aria-invalid={invalid('recipientPhone')}
+                    aria-describedby="recipient-phone-error"
+                    {...register('recipientPhone')}
+                  />
                   <FieldError id="recipient-phone-error" message={errors.recipientPhone?.message} />
                 </div>
                 <div className="space-y-2 sm:col-span-2">
                   <Label htmlFor="deliveryAddress">Delivery address</Label>
-                  <Textarea id="deliveryAddress" rows={2} autoComplete="off" placeholder="Street, city, ZIP" aria-invalid={invalid('deliveryAddress')} aria-describedby="address-error" {...register('deliveryAddress')} />
+                  <Textarea
+                    id="deliveryAddress"
+                    rows={2}
+                    autoComplete="off"
+                    placeholder="Street, city, ZIP"
+                    aria-invalid={invalid('deliveryAddress')}
+                    aria-describedby="address-error"
+                    {...register('deliveryAddress')}
+                  />
                   <FieldError id="address-error" message={errors.deliveryAddress?.message} />
                 </div>
               </div>
             )}
             <div className="space-y-2">
               <Label htmlFor="cardMessage">Card message (optional)</Label>
-              <Textarea id="cardMessage" rows={2} maxLength={BOUQUET_LIMITS.cardMessage} placeholder="Happy birthday, Mom! Love, Sam" aria-invalid={invalid('cardMessage')} aria-describedby="card-error" {...register('cardMessage')} />
+              <Textarea
+                id="cardMessage"
+                rows={2}
+                maxLength={BOUQUET_LIMITS.cardMessage}
+                placeholder="Happy birthday, Mom! Love, Sam"
+                aria-invalid={invalid('cardMessage')}
+                aria-describedby="card-error"
+                {...register('cardMessage')}
+              />
               <FieldError id="card-error" message={errors.cardMessage?.message} />
             </div>
           </Fieldset>
@@ -342,17 +585,37 @@ export default function BuildBouquetPage() {
             <legend className="mb-2 font-display text-2xl font-semibold">Your Details</legend>
             <div className="space-y-2">
               <Label htmlFor="customerName">Name</Label>
-              <Input id="customerName" autoComplete="name" aria-invalid={invalid('customerName')} aria-describedby="name-error" {...register('customerName')} />
+              <Input
+                id="customerName"
+                autoComplete="name"
+                aria-invalid={invalid('customerName')}
+                aria-describedby="name-error"
+                {...register('customerName')}
+              />
               <FieldError id="name-error" message={errors.customerName?.message} />
             </div>
             <div className="space-y-2">
               <Label htmlFor="customerPhone">Phone</Label>
-              <Input id="customerPhone" type="tel" autoComplete="tel" aria-invalid={invalid('customerPhone')} aria-describedby="phone-error" {...register('customerPhone')} />
+              <Input
+                id="customerPhone"
+                type="tel"
+                autoComplete="tel"
+                aria-invalid={invalid('customerPhone')}
+                aria-describedby="phone-error"
+                {...register('customerPhone')}
+              />
               <FieldError id="phone-error" message={errors.customerPhone?.message} />
             </div>
             <div className="space-y-2">
               <Label htmlFor="customerEmail">E-mail</Label>
-              <Input id="customerEmail" type="email" autoComplete="email" aria-invalid={invalid('customerEmail')} aria-describedby="email-error" {...register('customerEmail')} />
+              <Input
+                id="customerEmail"
+                type="email"
+                autoComplete="email"
+                aria-invalid={invalid('customerEmail')}
+                aria-describedby="email-error"
+                {...register('customerEmail')}
+              />
               <FieldError id="email-error" message={errors.customerEmail?.message} />
             </div>
           </fieldset>
@@ -360,10 +623,23 @@ export default function BuildBouquetPage() {
           {/* The honeypot: off-screen and skipped by keyboard and screen readers, so only bots fill it. */}
           <div className="absolute -left-[9999px] h-px w-px overflow-hidden" aria-hidden="true">
             <label htmlFor="website">Leave this field empty</label>
-            <input id="website" type="text" tabIndex={-1} autoComplete="off" {...register('website')} />
+            <input
+              id="website"
+              type="text"
+              tabIndex={-1}
+              autoComplete="off"
+              {...register('website')}
+            />
           </div>
 
-          {failure && <SendFailure message={failure} onRetry={() => void submit()} busy={isSubmitting} failureRef={failureRef} />}
+          {failure && (
+            <SendFailure
+              message={failure}
+              onRetry={() => void submit()}
+              busy={isSubmitting}
+              failureRef={failureRef}
+            />
+          )}
           <Button type="submit" size="lg" className="w-full sm:w-auto" disabled={isSubmitting}>
             {isSubmitting ? 'Submitting...' : 'Submit Bouquet Request'}
           </Button>

@@ -37,7 +37,10 @@ export const referenceOf = (id: string) => id.replaceAll('-', '').slice(0, 8).to
 
 /** Inserts the request; resolves to the service's error, or null when the shop has it. A request
  * the shop already has (this id, sent before an answer was lost) counts as sent. */
-export async function submitBouquetRequest(r: BouquetRequest, id: string): Promise<PostgrestError | null> {
+export async function submitBouquetRequest(
+  r: BouquetRequest,
+  id: string,
+): Promise<PostgrestError | null> {
   const { error } = await supabase.from('bouquet_requests').insert(requestRow(r, id))
   if (error?.code === '23505' && /bouquet_requests_pkey/.test(error.message)) return null
   return error
@@ -60,7 +63,10 @@ export async function fetchRequestOptions(now = new Date()): Promise<RequestOpti
   const base = defaultOptions(now)
   if (o.hours?.length === 7) rememberShopWeek(o.hours)
   return {
-    ...shopClock(o.time_zone, now), sameDayCutoff: o.same_day_cutoff, closed: o.closed, sizePrices: o.size_prices,
+    ...shopClock(o.time_zone, now),
+    sameDayCutoff: o.same_day_cutoff,
+    closed: o.closed,
+    sizePrices: o.size_prices,
     week: o.hours?.length === 7 ? o.hours : base.week,
   }
 }

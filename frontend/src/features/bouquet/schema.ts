@@ -10,7 +10,16 @@ export const bouquetSizes = [
   { value: 'better', label: 'Better', note: 'Premium' },
   { value: 'best', label: 'Best', note: 'Luxury' },
 ] as const
-export const bouquetColors = ['Pink', 'Yellow', 'Whites', 'Purples', 'Reds', 'Oranges', 'Blues', 'Greens'] as const
+export const bouquetColors = [
+  'Pink',
+  'Yellow',
+  'Whites',
+  'Purples',
+  'Reds',
+  'Oranges',
+  'Blues',
+  'Greens',
+] as const
 export const designStyles = [
   { value: 'modern', label: 'Modern' },
   { value: 'traditional', label: 'Traditional' },
@@ -41,8 +50,15 @@ export const fulfilments = [
 ] as const
 
 export const BOUQUET_LIMITS = {
-  namedArrangement: 100, specialRequests: 2000, name: 200, phone: 50, email: 254,
-  recipientName: 200, recipientPhone: 50, address: 500, cardMessage: 250,
+  namedArrangement: 100,
+  specialRequests: 2000,
+  name: 200,
+  phone: 50,
+  email: 254,
+  recipientName: 200,
+  recipientPhone: 50,
+  address: 500,
+  cardMessage: 250,
 } as const
 
 /** What the shop says about dates and prices (public.request_options(); defaults offline). */
@@ -61,16 +77,32 @@ export interface RequestOptions {
 /** Today ("YYYY-MM-DD") and the minutes since midnight in `timeZone`. */
 export function shopClock(timeZone: string, now = new Date()): { today: string; minutes: number } {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
       .formatToParts(now)
       .map((p) => [p.type, p.value]),
   )
-  return { today: `${parts.year}-${parts.month}-${parts.day}`, minutes: Number(parts.hour) * 60 + Number(parts.minute) }
+  return {
+    today: `${parts.year}-${parts.month}-${parts.day}`,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+  }
 }
 
 /** The shop's defaults (Mountain time, 2 PM cut-off), for when its settings cannot be read. */
 export function defaultOptions(now = new Date()): RequestOptions {
-  return { ...shopClock('America/Denver', now), sameDayCutoff: '14:00', closed: [], week: defaultWeek }
+  return {
+    ...shopClock('America/Denver', now),
+    sameDayCutoff: '14:00',
+    closed: [],
+    week: defaultWeek,
+  }
 }
 
 /** "2:00 PM" from "14:00". */
@@ -96,19 +128,24 @@ export function dateProblem(day: string | undefined, o: RequestOptions): string 
   }
   const closed = o.closed.find((c) => c.day === day)
   if (closed) return `We are closed that day (${closed.note}). Please choose another date.`
-  if (!opensOn(day, o.week)) return `We are closed on ${weekdayNames[isoWeekday(day) - 1]}s. Please choose another date.`
+  if (!opensOn(day, o.week))
+    return `We are closed on ${weekdayNames[isoWeekday(day) - 1]}s. Please choose another date.`
   return null
 }
 
 const fields = z.object({
   size: z.enum(values(bouquetSizes), { error: 'Please select a size' }),
-  colors: z.array(z.enum(bouquetColors), { error: 'Please select at least one color' }).min(1, { error: 'Please select at least one color' }),
+  colors: z
+    .array(z.enum(bouquetColors), { error: 'Please select at least one color' })
+    .min(1, { error: 'Please select at least one color' }),
   designStyle: z.enum(values(designStyles), { error: 'Please select a design style' }),
   occasion: z.enum(values(bouquetOccasions), { error: 'Please select an occasion' }),
   namedArrangement: z.string().max(BOUQUET_LIMITS.namedArrangement).optional(),
   specialRequests: z
     .string()
-    .max(BOUQUET_LIMITS.specialRequests, { error: `Special requests must be at most ${BOUQUET_LIMITS.specialRequests} characters` })
+    .max(BOUQUET_LIMITS.specialRequests, {
+      error: `Special requests must be at most ${BOUQUET_LIMITS.specialRequests} characters`,
+    })
     .optional(),
   customerName: z
     .string({ error: 'Name is required' })
@@ -119,14 +156,42 @@ const fields = z.object({
     .string({ error: 'Phone number is required' })
     .trim()
     .min(1, { error: 'Phone number is required' })
-    .max(BOUQUET_LIMITS.phone, { error: `Phone number must be at most ${BOUQUET_LIMITS.phone} characters` }),
-  customerEmail: z.email({ error: 'Valid email is required' }).max(BOUQUET_LIMITS.email, { error: 'Valid email is required' }),
+    .max(BOUQUET_LIMITS.phone, {
+      error: `Phone number must be at most ${BOUQUET_LIMITS.phone} characters`,
+    }),
+  customerEmail: z
+    .email({ error: 'Valid email is required' })
+    .max(BOUQUET_LIMITS.email, { error: 'Valid email is required' }),
   fulfilment: z.enum(values(fulfilments), { error: 'Please choose delivery or pick-up' }),
   wantedOn: z.string().optional(),
-  recipientName: z.string().trim().max(BOUQUET_LIMITS.recipientName, { error: `Recipient name must be at most ${BOUQUET_LIMITS.recipientName} characters` }).optional(),
-  recipientPhone: z.string().trim().max(BOUQUET_LIMITS.recipientPhone, { error: `Recipient phone must be at most ${BOUQUET_LIMITS.recipientPhone} characters` }).optional(),
-  deliveryAddress: z.string().trim().max(BOUQUET_LIMITS.address, { error: `Delivery address must be at most ${BOUQUET_LIMITS.address} characters` }).optional(),
-  cardMessage: z.string().trim().max(BOUQUET_LIMITS.cardMessage, { error: `Card message must be at most ${BOUQUET_LIMITS.cardMessage} characters` }).optional(),
+  recipientName: z
+    .string()
+    .trim()
+    .max(BOUQUET_LIMITS.recipientName, {
+      error: `Recipient name must be at most ${BOUQUET_LIMITS.recipientName} characters`,
+    })
+    .optional(),
+  recipientPhone: z
+    .string()
+    .trim()
+    .max(BOUQUET_LIMITS.recipientPhone, {
+      error: `Recipient phone must be at most ${BOUQUET_LIMITS.recipientPhone} characters`,
+    })
+    .optional(),
+  deliveryAddress: z
+    .string()
+    .trim()
+    .max(BOUQUET_LIMITS.address, {
+      error: `Delivery address must be at most ${BOUQUET_LIMITS.address} characters`,
+    })
+    .optional(),
+  cardMessage: z
+    .string()
+    .trim()
+    .max(BOUQUET_LIMITS.cardMessage, {
+      error: `Card message must be at most ${BOUQUET_LIMITS.cardMessage} characters`,
+    })
+    .optional(),
   /** The honeypot: hidden from people, so only bots fill it. */
   website: z.string().optional(),
 })
@@ -134,17 +199,35 @@ const fields = z.object({
 /** The form's schema for the shop's dates as `o` gives them. The date and the delivery fields
  * are checked whatever else is wrong, so one submit shows every problem. */
 export function makeBouquetSchema(o: RequestOptions) {
-  type Partly = { wantedOn?: unknown; fulfilment?: unknown; recipientName?: unknown; deliveryAddress?: unknown }
+  type Partly = {
+    wantedOn?: unknown
+    fulfilment?: unknown
+    recipientName?: unknown
+    deliveryAddress?: unknown
+  }
   const blank = (v: unknown) => typeof v !== 'string' || v.trim() === ''
   return fields.check(
-    z.superRefine((r: Partly, ctx) => {
-      const date = dateProblem(typeof r.wantedOn === 'string' ? r.wantedOn : undefined, o)
-      if (date) ctx.addIssue({ code: 'custom', path: ['wantedOn'], message: date })
-      if (r.fulfilment === 'delivery') {
-        if (blank(r.recipientName)) ctx.addIssue({ code: 'custom', path: ['recipientName'], message: 'Recipient name is required' })
-        if (blank(r.deliveryAddress)) ctx.addIssue({ code: 'custom', path: ['deliveryAddress'], message: 'Delivery address is required' })
-      }
-    }, { when: () => true }),
+    z.superRefine(
+      (r: Partly, ctx) => {
+        const date = dateProblem(typeof r.wantedOn === 'string' ? r.wantedOn : undefined, o)
+        if (date) ctx.addIssue({ code: 'custom', path: ['wantedOn'], message: date })
+        if (r.fulfilment === 'delivery') {
+          if (blank(r.recipientName))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['recipientName'],
+              message: 'Recipient name is required',
+            })
+          if (blank(r.deliveryAddress))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['deliveryAddress'],
+              message: 'Delivery address is required',
+            })
+        }
+      },
+      { when: () => true },
+    ),
   )
 }
 
@@ -157,9 +240,16 @@ export const sizeLabel = (v: string) => {
 }
 export const styleLabel = (v: string) => designStyles.find((x) => x.value === v)?.label ?? v
 export const occasionLabel = (v: string) => bouquetOccasions.find((x) => x.value === v)?.label ?? v
-export const fulfilmentLabel = (v: string | null) => fulfilments.find((x) => x.value === v)?.label ?? 'Not given'
+export const fulfilmentLabel = (v: string | null) =>
+  fulfilments.find((x) => x.value === v)?.label ?? 'Not given'
 /** "$45.00". */
 export const price = (n: number) => `$${n.toFixed(2)}`
 /** "Thursday, November 26, 2026" for "2026-11-26". */
 export const longDate = (day: string) =>
-  new Date(`${day}T12:00:00Z`).toLocaleDateString('en-US', { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' })
+  new Date(`${day}T12:00:00Z`).toLocaleDateString('en-US', {
+    weekday: 'long',
+    month: 'long',
+    day: 'numeric',
+    year: 'numeric',
+    timeZone: 'UTC',
+  })

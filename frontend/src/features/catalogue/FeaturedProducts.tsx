@@ -11,7 +11,11 @@ export default function FeaturedProducts() {
   const [products, setProducts] = useState<Row<'products'>[]>([])
   useEffect(() => {
     const ask = new AbortController()
-    readRows('products', { select: '*', is_available: 'eq.true', is_featured: 'eq.true', order: 'name', limit: 8 }, ask.signal)
+    readRows(
+      'products',
+      { select: '*', is_available: 'eq.true', is_featured: 'eq.true', order: 'name', limit: 8 },
+      ask.signal,
+    )
       .then(setProducts)
       .catch((e: unknown) => {
         if (!ask.signal.aborted) console.error('Error fetching products:', e)
@@ -22,8 +26,12 @@ export default function FeaturedProducts() {
   return (
     <section aria-labelledby="featured-heading" className="mx-auto max-w-7xl px-4 py-14">
       <div className="flex flex-wrap items-end justify-between gap-4">
-        <h2 id="featured-heading" className="font-display text-4xl font-semibold">Featured Flowers</h2>
-        <Button asChild variant="outline"><Link to="/flowers">See all flowers</Link></Button>
+        <h2 id="featured-heading" className="font-display text-4xl font-semibold">
+          Featured Flowers
+        </h2>
+        <Button asChild variant="outline">
+          <Link to="/flowers">See all flowers</Link>
+        </Button>
       </div>
       <div className="mt-8 grid grid-cols-1 gap-6 sm:grid-cols-2 lg:grid-cols-4">
         {products.map((p) => (

@@ -6,7 +6,13 @@ import type { Product } from './api'
 
 /** One product in a grid (the home page's featured products, the lists): its own module, so the
  * home page loads it without supabase-js or the query cache. */
-export function ProductCard({ product, headingLevel = 3 }: { product: Product; headingLevel?: 2 | 3 }) {
+export function ProductCard({
+  product,
+  headingLevel = 3,
+}: {
+  product: Product
+  headingLevel?: 2 | 3
+}) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
   const src = imageUrl('product-images', product.main_image_url)
   return (
@@ -28,7 +34,9 @@ export function ProductCard({ product, headingLevel = 3 }: { product: Product; h
         )}
       </div>
       <div className="flex flex-1 flex-col gap-2 p-4">
-        <Heading className="font-display text-xl font-semibold leading-snug">{product.name}</Heading>
+        <Heading className="font-display text-xl font-semibold leading-snug">
+          {product.name}
+        </Heading>
         <p className="line-clamp-2 text-sm text-muted-foreground">{product.description}</p>
         <p className="mt-auto text-lg font-bold text-rose-700">{formatPrice(product.base_price)}</p>
         <Button asChild variant="outline" className="w-full">

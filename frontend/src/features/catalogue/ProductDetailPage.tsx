@@ -31,11 +31,21 @@ function StoreWidget({ productId, slug }: { productId: string; slug: string | nu
   }, [containerId, productId, slug])
   return (
     <div className="mt-8">
-      {state === 'loading' && <p className="text-muted-foreground" role="status">Loading the shop checkout…</p>}
+      {state === 'loading' && (
+        <p className="text-muted-foreground" role="status">
+          Loading the shop checkout…
+        </p>
+      )}
       {state === 'unavailable' && (
-        <p className="rounded-md border border-gold-400 bg-cream-200 p-4 text-ink-700" role="status">
+        <p
+          className="rounded-md border border-gold-400 bg-cream-200 p-4 text-ink-700"
+          role="status"
+        >
           The online checkout is unavailable right now. Please call us on{' '}
-          <a href={site.phoneHref} className="font-semibold text-rose-700">{site.phone}</a> to order this product.
+          <a href={site.phoneHref} className="font-semibold text-rose-700">
+            {site.phone}
+          </a>{' '}
+          to order this product.
         </p>
       )}
       <div id={containerId} data-testid="store-widget" />
@@ -47,18 +57,33 @@ function StoreWidget({ productId, slug }: { productId: string; slug: string | nu
 function OrderByPhone({ name }: { name: string }) {
   return (
     <div className="mt-8 rounded-md bg-sage-100 p-5" data-testid="order-by-phone">
-      <p className="font-display text-2xl font-semibold text-sage-700">Product Details Coming Soon</p>
-      <p className="mt-2 text-ink-700">You can still order it: call or write to us and we will prepare it for you.</p>
+      <p className="font-display text-2xl font-semibold text-sage-700">
+        Product Details Coming Soon
+      </p>
+      <p className="mt-2 text-ink-700">
+        You can still order it: call or write to us and we will prepare it for you.
+      </p>
       <div className="mt-4 flex flex-wrap gap-3">
         <Button asChild>
-          <a href={site.phoneHref}><Phone aria-hidden="true" /> Call {site.phone}</a>
+          <a href={site.phoneHref}>
+            <Phone aria-hidden="true" /> Call {site.phone}
+          </a>
         </Button>
         <Button asChild variant="outline">
-          <a href={`mailto:${site.email}?subject=${encodeURIComponent(`Order: ${name}`)}`}><Mail aria-hidden="true" /> E-mail us</a>
+          <a href={`mailto:${site.email}?subject=${encodeURIComponent(`Order: ${name}`)}`}>
+            <Mail aria-hidden="true" /> E-mail us
+          </a>
         </Button>
       </div>
       <p className="mt-4 text-sm text-ink-700">
-        Or <Link to="/build-bouquet" className="font-semibold text-rose-700 underline-offset-4 hover:underline">build a bouquet of your own</Link>.
+        Or{' '}
+        <Link
+          to="/build-bouquet"
+          className="font-semibold text-rose-700 underline-offset-4 hover:underline"
+        >
+          build a bouquet of your own
+        </Link>
+        .
       </p>
     </div>
   )
@@ -78,7 +103,11 @@ export default function ProductDetailPage() {
 
   if (error) return null
   if (isPending) {
-    return <p className="py-24 text-center text-muted-foreground" role="status">Loading…</p>
+    return (
+      <p className="py-24 text-center text-muted-foreground" role="status">
+        Loading…
+      </p>
+    )
   }
   if (!product) return <Navigate to="/not-found" replace state={{ from: location.pathname }} />
   const src = imageUrl('product-images', product.main_image_url)
@@ -91,9 +120,17 @@ export default function ProductDetailPage() {
       <div className="grid gap-8 md:grid-cols-2">
         <div className="aspect-square overflow-hidden rounded-lg border bg-cream-200">
           {src ? (
-            <img src={src} alt={product.name} className="h-full w-full object-cover" width={600} height={600} />
+            <img
+              src={src}
+              alt={product.name}
+              className="h-full w-full object-cover"
+              width={600}
+              height={600}
+            />
           ) : (
-            <div className="flex h-full items-center justify-center font-semibold uppercase tracking-wider text-muted-foreground">No Image</div>
+            <div className="flex h-full items-center justify-center font-semibold uppercase tracking-wider text-muted-foreground">
+              No Image
+            </div>
           )}
         </div>
         <div>
@@ -103,7 +140,9 @@ export default function ProductDetailPage() {
           {!product.ecwid_product_id && <OrderByPhone name={product.name} />}
         </div>
       </div>
-      {product.ecwid_product_id && <StoreWidget productId={product.ecwid_product_id} slug={product.ecwid_product_slug} />}
+      {product.ecwid_product_id && (
+        <StoreWidget productId={product.ecwid_product_id} slug={product.ecwid_product_slug} />
+      )}
     </Section>
   )
 }

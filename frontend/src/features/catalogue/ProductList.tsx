@@ -12,7 +12,10 @@ export function ProductGridSkeleton({ count = 8 }: { count?: number }) {
       <div className="grid grid-cols-1 gap-6 sm:grid-cols-2 lg:grid-cols-4" aria-hidden="true">
         {Array.from({ length: count }, (_, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: placeholders with nothing but their place
-          <div key={i} className="flex flex-col overflow-hidden rounded-lg border bg-card shadow-sm">
+          <div
+            key={i}
+            className="flex flex-col overflow-hidden rounded-lg border bg-card shadow-sm"
+          >
             <div className="aspect-square animate-pulse bg-cream-200" />
             <div className="flex flex-col gap-2 p-4">
               <div className="h-7 w-3/4 rounded bg-cream-200" />
@@ -33,10 +36,15 @@ export function ProductList({ categorySlug }: { categorySlug?: string }) {
   const { data: products, isPending } = useProductsForSlug(categorySlug)
   if (isPending) return <ProductGridSkeleton />
   if (!products || products.length === 0) {
-    return <p className="py-12 text-center text-muted-foreground">No products available at this time.</p>
+    return (
+      <p className="py-12 text-center text-muted-foreground">No products available at this time.</p>
+    )
   }
   return (
-    <div className="grid grid-cols-1 gap-6 sm:grid-cols-2 lg:grid-cols-4" data-testid="product-grid">
+    <div
+      className="grid grid-cols-1 gap-6 sm:grid-cols-2 lg:grid-cols-4"
+      data-testid="product-grid"
+    >
       {products.map((p) => (
         <ProductCard key={p.id} product={p} headingLevel={2} />
       ))}

@@ -21,11 +21,19 @@ export function mergeProducts(primary: Product[], linked: Product[]): Product[] 
 export async function fetchProductsForSlug(slug?: string): Promise<Product[]> {
   try {
     if (!slug) {
-      const { data, error } = await supabase.from('products').select('*').eq('is_available', true).order('name')
+      const { data, error } = await supabase
+        .from('products')
+        .select('*')
+        .eq('is_available', true)
+        .order('name')
       if (error) throw error
       return data ?? []
     }
-    const { data: category, error: catError } = await supabase.from('categories').select('id').eq('slug', slug).single()
+    const { data: category, error: catError } = await supabase
+      .from('categories')
+      .select('id')
+      .eq('slug', slug)
+      .single()
     if (catError || !category) {
       if (catError) console.error('Error fetching products:', catError)
       return []
@@ -44,7 +52,11 @@ export async function fetchProductsForSlug(slug?: string): Promise<Product[]> {
     let linked: Product[] = []
     const ids = (links ?? []).map((l) => l.product_id)
     if (ids.length > 0) {
-      const { data, error } = await supabase.from('products').select('*').eq('is_available', true).in('id', ids)
+      const { data, error } = await supabase
+        .from('products')
+        .select('*')
+        .eq('is_available', true)
+        .in('id', ids)
       if (error) throw error
       linked = data ?? []
     }
@@ -57,17 +69,26 @@ export async function fetchProductsForSlug(slug?: string): Promise<Product[]> {
 
 export type ProductDetail = Pick<
   Product,
-  'id' | 'name' | 'description' | 'base_price' | 'main_image_url' | 'ecwid_product_id' | 'ecwid_product_slug'
+  | 'id'
+  | 'name'
+  | 'description'
+  | 'base_price'
+  | 'main_image_url'
+  | 'ecwid_product_id'
+  | 'ecwid_product_slug'
 >
 
 /** One available product for its detail page; null when missing or hidden. */
-export async function fetchProductDetail(id: string): Promise<{ product: ProductDetail | null; error: unknown }> {
+export async function fetchProductDetail(
+  id: string,
+): Promise<{ product: ProductDetail | null; error: unknown }> {
   const { data, error } = await supabase
     .from('products')
-    .select('id, name, description, base_price, main_image_url, ecwid_product_id, ecwid_product_slug')
+    .select(
+      'id, name, description, base_price, main_image_url, ecwid_product_id, ecwid_product_slug',
+    )
     .eq('id', id)
     .eq('is_available', true)
     .maybeSingle()
   return { product: data ?? null, error }
 }
-

@@ -41,7 +41,8 @@ export function waitForProductBrowser(signal: AbortSignal): Promise<ProductBrows
     const tick = () => {
       if (signal.aborted) return reject(new Error('aborted'))
       if (typeof window.xProductBrowser === 'function') return resolve(window.xProductBrowser)
-      if (Date.now() - started > STORE_GIVE_UP_MS) return reject(new Error('The store did not start'))
+      if (Date.now() - started > STORE_GIVE_UP_MS)
+        return reject(new Error('The store did not start'))
       setTimeout(tick, STORE_POLL_MS)
     }
     tick()
@@ -49,7 +50,11 @@ export function waitForProductBrowser(signal: AbortSignal): Promise<ProductBrows
 }
 
 /** The widget settings of SPEC.md §7: grid 20 per page in 3 columns, list 60, table 60, 3 categories per row. */
-export function productBrowserSettings(containerId: string, productId: string, slug?: string | null): string[] {
+export function productBrowserSettings(
+  containerId: string,
+  productId: string,
+  slug?: string | null,
+): string[] {
   const settings = [
     'categoriesPerRow=3',
     'views=grid(20,3) list(60) table(60)',

@@ -15,7 +15,11 @@ const columns: Column<Category>[] = [
   { heading: 'Slug', cell: (c) => <span className="font-mono text-xs">{c.slug}</span> },
   {
     heading: 'Status',
-    cell: (c) => <Badge tone={c.is_available ? 'good' : 'muted'}>{c.is_available ? 'Available' : 'Hidden'}</Badge>,
+    cell: (c) => (
+      <Badge tone={c.is_available ? 'good' : 'muted'}>
+        {c.is_available ? 'Available' : 'Hidden'}
+      </Badge>
+    ),
   },
 ]
 
@@ -27,7 +31,11 @@ export default function CategoriesPage() {
     <div className="space-y-6">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="font-display text-4xl font-bold">Categories</h1>
-        <Button asChild><Link to="/admin/categories/new"><Plus aria-hidden="true" /> Add Category</Link></Button>
+        <Button asChild>
+          <Link to="/admin/categories/new">
+            <Plus aria-hidden="true" /> Add Category
+          </Link>
+        </Button>
       </div>
       <AdminTable
         rows={categories.error ? [] : categories.data}

@@ -25,7 +25,14 @@ export default function CategoryFormPage() {
   const loaded = useCategoryForEdit(editing)
   // A new category's slug follows its name until someone edits the slug by hand.
   const [slugTouched, setSlugTouched] = React.useState(!!editing)
-  const { register, control, handleSubmit, reset, setValue, formState: { errors, isSubmitting } } = useForm<CategoryForm>({
+  const {
+    register,
+    control,
+    handleSubmit,
+    reset,
+    setValue,
+    formState: { errors, isSubmitting },
+  } = useForm<CategoryForm>({
     resolver: zodResolver(categorySchema),
     defaultValues: categoryDefaults,
   })
@@ -50,7 +57,10 @@ export default function CategoryFormPage() {
   const newId = React.useRef(crypto.randomUUID())
   const save = useSave()
   const onSubmit = async (form: CategoryForm) => {
-    if (!(await save.run(() => saveCategory(form, editing ?? { create: newId.current }, savedImage)))) return
+    if (
+      !(await save.run(() => saveCategory(form, editing ?? { create: newId.current }, savedImage)))
+    )
+      return
     toast({ title: editing ? 'Category updated successfully' : 'Category created successfully' })
     await client.invalidateQueries({ queryKey: ['categories'] })
     void client.invalidateQueries({ queryKey: ['category-names'] })
@@ -61,9 +71,19 @@ export default function CategoryFormPage() {
   if (!ready) return <p role="status">Loading…</p>
   return (
     <div className="max-w-2xl space-y-6">
-      <Button variant="ghost" asChild><Link to="/admin/categories"><ArrowLeft aria-hidden="true" /> Categories</Link></Button>
-      <h1 className="font-display text-4xl font-bold">{editing ? 'Edit Category' : 'New Category'}</h1>
-      <form onSubmit={handleSubmit(onSubmit)} noValidate className="space-y-5 rounded-lg border bg-card p-6">
+      <Button variant="ghost" asChild>
+        <Link to="/admin/categories">
+          <ArrowLeft aria-hidden="true" /> Categories
+        </Link>
+      </Button>
+      <h1 className="font-display text-4xl font-bold">
+        {editing ? 'Edit Category' : 'New Category'}
+      </h1>
+      <form
+        onSubmit={handleSubmit(onSubmit)}
+        noValidate
+        className="space-y-5 rounded-lg border bg-card p-6"
+      >
         <div className="space-y-2">
           <Label htmlFor="c-name">Name</Label>
           <Input
@@ -73,37 +93,77 @@ export default function CategoryFormPage() {
             {...name}
             onChange={(e) => {
               name.onChange(e)
-              if (!slugTouched) setValue('slug', slugify(e.target.value), { shouldValidate: !!errors.slug })
+              if (!slugTouched)
+                setValue('slug', slugify(e.target.value), { shouldValidate: !!errors.slug })
             }}
           />
           <FieldError id="c-name-error" message={errors.name?.message} />
         </div>
         <div className="space-y-2">
           <Label htmlFor="c-slug">Slug</Label>
-          <Input id="c-slug" aria-invalid={!!errors.slug} aria-describedby="c-slug-error" {...register('slug', { onChange: () => setSlugTouched(true) })} />
+          <Input
+            id="c-slug"
+            aria-invalid={!!errors.slug}
+            aria-describedby="c-slug-error"
+            {...register('slug', { onChange: () => setSlugTouched(true) })}
+          />
           <FieldError id="c-slug-error" message={errors.slug?.message} />
         </div>
         <div className="space-y-2">
           <Label htmlFor="c-description">Description</Label>
           <Textarea id="c-description" {...register('description')} />
         </div>
-        <Controller control={control} name="image_url" render={({ field }) => (
-          <ImageUpload bucket="category-images" label="Image" value={field.value ?? ''} saved={savedImage} onChange={field.onChange} />
-        )} />
+        <Controller
+          control={control}
+          name="image_url"
+          render={({ field }) => (
+            <ImageUpload
+              bucket="category-images"
+              label="Image"
+              value={field.value ?? ''}
+              saved={savedImage}
+              onChange={field.onChange}
+            />
+          )}
+        />
         <div className="grid gap-4 sm:grid-cols-2">
           <div className="space-y-2">
             <Label htmlFor="c-order">Order</Label>
-            <Input id="c-order" type="number" min="0" step="1" aria-invalid={!!errors.order_by} aria-describedby="c-order-error" {...register('order_by', { valueAsNumber: true })} />
+            <Input
+              id="c-order"
+              type="number"
+              min="0"
+              step="1"
+              aria-invalid={!!errors.order_by}
+              aria-describedby="c-order-error"
+              {...register('order_by', { valueAsNumber: true })}
+            />
             <FieldError id="c-order-error" message={errors.order_by?.message} />
           </div>
-          <Controller control={control} name="is_available" render={({ field }) => (
-            <Label htmlFor="c-available" className="flex items-center gap-3 self-end pb-2"><Switch id="c-available" checked={field.value} onCheckedChange={field.onChange} /> Available</Label>
-          )} />
+          <Controller
+            control={control}
+            name="is_available"
+            render={({ field }) => (
+              <Label htmlFor="c-available" className="flex items-center gap-3 self-end pb-2">
+                <Switch id="c-available" checked={field.value} onCheckedChange={field.onChange} />{' '}
+                Available
+              </Label>
+            )}
+          />
         </div>
-        <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} what={editing ? 'Your changes were' : 'The category was'} />
+        <SaveFailure
+          message={save.failure}
+          onRetry={() => void handleSubmit(onSubmit)()}
+          busy={isSubmitting}
+          what={editing ? 'Your changes were' : 'The category was'}
+        />
         <div className="flex gap-2">
-          <Button type="submit" disabled={isSubmitting}>{isSubmitting ? 'Saving…' : editing ? 'Update Category' : 'Create Category'}</Button>
-          <Button type="button" variant="outline" asChild><Link to="/admin/categories">Cancel</Link></Button>
+          <Button type="submit" disabled={isSubmitting}>
+            {isSubmitting ? 'Saving…' : editing ? 'Update Category' : 'Create Category'}
+          </Button>
+          <Button type="button" variant="outline" asChild>
+            <Link to="/admin/categories">Cancel</Link>
+          </Button>
         </div>
       </form>
     </div>

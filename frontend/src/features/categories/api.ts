@@ -45,11 +45,24 @@ export function categoryRow(f: CategoryForm) {
 /** Inserts (`target`: a new category's id, made once per form) or updates (its id) one category,
  * then removes the image it no longer uses. A create sent again after its answer was lost finds
  * the category it made and saves onto it. */
-export async function saveCategory(form: CategoryForm, target: string | { create: string }, previousImage: string | null) {
+export async function saveCategory(
+  form: CategoryForm,
+  target: string | { create: string },
+  previousImage: string | null,
+) {
   const row = categoryRow(form)
   const update = (id: string) => supabase.from('categories').update(row).eq('id', id)
-  let { error } = typeof target === 'string' ? await update(target) : await supabase.from('categories').insert({ ...row, id: target.create })
-  if (typeof target !== 'string' && error?.code === '23505' && /categories_pkey/.test(error.message)) ({ error } = await update(target.create))
-  if (!error && previousImage !== row.image_url) await removeImages('category-images', [previousImage])
+  let { error } =
+    typeof target === 'string'
+      ? await update(target)
+      : await supabase.from('categories').insert({ ...row, id: target.create })
+  if (
+    typeof target !== 'string' &&
+    error?.code === '23505' &&
+    /categories_pkey/.test(error.message)
+  )
+    ({ error } = await update(target.create))
+  if (!error && previousImage !== row.image_url)
+    await removeImages('category-images', [previousImage])
   return { error }
 }

@@ -13,10 +13,16 @@ const day = z
   })
   .superRefine((d, ctx) => {
     if (!d.open) return
-    if (!hhmm.test(d.opens)) ctx.addIssue({ code: 'custom', path: ['opens'], message: 'Choose an opening time' })
-    if (!hhmm.test(d.closes)) ctx.addIssue({ code: 'custom', path: ['closes'], message: 'Choose a closing time' })
+    if (!hhmm.test(d.opens))
+      ctx.addIssue({ code: 'custom', path: ['opens'], message: 'Choose an opening time' })
+    if (!hhmm.test(d.closes))
+      ctx.addIssue({ code: 'custom', path: ['closes'], message: 'Choose a closing time' })
     else if (hhmm.test(d.opens) && d.closes <= d.opens) {
-      ctx.addIssue({ code: 'custom', path: ['closes'], message: 'Closing time must be after opening time' })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['closes'],
+        message: 'Closing time must be after opening time',
+      })
     }
   })
 
@@ -27,9 +33,20 @@ export type HoursForm = z.infer<typeof hoursSchema>
 
 /** The form's values for a week (a closed day keeps empty times). */
 export const hoursForm = (week: WeekDay[]): HoursForm => ({
-  days: [...week].sort((a, b) => a.weekday - b.weekday).map((d) => ({ weekday: d.weekday, open: !!d.opens, opens: d.opens ?? '', closes: d.closes ?? '' })),
+  days: [...week]
+    .sort((a, b) => a.weekday - b.weekday)
+    .map((d) => ({
+      weekday: d.weekday,
+      open: !!d.opens,
+      opens: d.opens ?? '',
+      closes: d.closes ?? '',
+    })),
 })
 
 /** The week the form describes, as the database stores it. */
 export const weekOf = (f: HoursForm): WeekDay[] =>
-  f.days.map((d) => (d.open ? { weekday: d.weekday, opens: d.opens, closes: d.closes } : { weekday: d.weekday, opens: null, closes: null }))
+  f.days.map((d) =>
+    d.open
+      ? { weekday: d.weekday, opens: d.opens, closes: d.closes }
+      : { weekday: d.weekday, opens: null, closes: null },
+  )

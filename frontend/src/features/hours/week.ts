@@ -15,11 +15,23 @@ export interface WeekDay {
   closes: string | null
 }
 
-export const weekdayNames = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const
+export const weekdayNames = [
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+] as const
 
 /** The demo shop's week, as the migration sets it: shown until the shop's own arrives. */
 export const defaultWeek: WeekDay[] = weekdayNames.map((_, i) =>
-  i < 5 ? { weekday: i + 1, opens: '09:00', closes: '18:00' } : i === 5 ? { weekday: 6, opens: '10:00', closes: '16:00' } : { weekday: 7, opens: null, closes: null },
+  i < 5
+    ? { weekday: i + 1, opens: '09:00', closes: '18:00' }
+    : i === 5
+      ? { weekday: 6, opens: '10:00', closes: '16:00' }
+      : { weekday: 7, opens: null, closes: null },
 )
 
 /** "9:00 AM" from "09:00". */
@@ -40,7 +52,10 @@ export function weekLines(week: WeekDay[]): { days: string; time: string }[] {
     else lines.push({ first: d.weekday, last: d.weekday, time })
   }
   return lines.map((l) => ({
-    days: l.first === l.last ? weekdayNames[l.first - 1] : `${weekdayNames[l.first - 1]} – ${weekdayNames[l.last - 1]}`,
+    days:
+      l.first === l.last
+        ? weekdayNames[l.first - 1]
+        : `${weekdayNames[l.first - 1]} – ${weekdayNames[l.last - 1]}`,
     time: l.time,
   }))
 }
@@ -56,15 +71,24 @@ export function opensOn(day: string, week: WeekDay[]): boolean {
 
 /** "Sundays" or "Sundays and Mondays": the weekdays the shop is closed, for the form's date note. */
 export function closedWeekdays(week: WeekDay[]): string[] {
-  return weekdayNames.filter((_, i) => !week.find((w) => w.weekday === i + 1)?.opens).map((n) => `${n}s`)
+  return weekdayNames
+    .filter((_, i) => !week.find((w) => w.weekday === i + 1)?.opens)
+    .map((n) => `${n}s`)
 }
 
 /** The shop's week as the database has it now (throws when it cannot be read: for the admin). */
 export async function readShopWeek(): Promise<WeekDay[]> {
   const { supabase } = await import('@/lib/supabase')
-  const { data, error } = await supabase.from('shop_hours').select('weekday, opens, closes').order('weekday')
+  const { data, error } = await supabase
+    .from('shop_hours')
+    .select('weekday, opens, closes')
+    .order('weekday')
   if (error) throw error
-  return data.map((d) => ({ weekday: d.weekday, opens: d.opens?.slice(0, 5) ?? null, closes: d.closes?.slice(0, 5) ?? null }))
+  return data.map((d) => ({
+    weekday: d.weekday,
+    opens: d.opens?.slice(0, 5) ?? null,
+    closes: d.closes?.slice(0, 5) ?? null,
+  }))
 }
 
 let loading: Promise<WeekDay[]> | null = null
@@ -73,22 +97,24 @@ const listeners = new Set<() => void>()
 
 /** The shop's week, asked once per page load; the default week when it cannot be read. */
 export function fetchShopWeek(): Promise<WeekDay[]> {
-  loading ??= import('@/lib/rest').then(({ callRpc }) => callRpc('request_options')).then(
-    (data) => {
-      const hours = data ? (data as { hours?: WeekDay[] }).hours : undefined
-      if (hours?.length === 7) {
-        loaded = hours
-        for (const l of listeners) l()
-        return hours
-      }
-      loading = null
-      return defaultWeek
-    },
-    () => {
-      loading = null
-      return defaultWeek
-    },
-  )
+  loading ??= import('@/lib/rest')
+    .then(({ callRpc }) => callRpc('request_options'))
+    .then(
+      (data) => {
+        const hours = data ? (data as { hours?: WeekDay[] }).hours : undefined
+        if (hours?.length === 7) {
+          loaded = hours
+          for (const l of listeners) l()
+          return hours
+        }
+        loading = null
+        return defaultWeek
+      },
+      () => {
+        loading = null
+        return defaultWeek
+      },
+    )
   return loading
 }
 

@@ -49,7 +49,11 @@ export function missingColumnsMessage(missing: readonly string[]): string {
 export type ImportStatus = 'success' | 'not_found' | 'error'
 
 /** How each status reads in the results list. */
-export const statusLabel: Record<ImportStatus, string> = { success: 'Updated', not_found: 'Not found', error: 'Failed' }
+export const statusLabel: Record<ImportStatus, string> = {
+  success: 'Updated',
+  not_found: 'Not found',
+  error: 'Failed',
+}
 
 export interface ImportResult {
   sku: string

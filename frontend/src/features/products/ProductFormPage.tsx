@@ -28,13 +28,24 @@ export default function ProductFormPage() {
   const names = useCategoryNames()
   const loaded = useProductForEdit(editing)
   const categories = names.data ?? []
-  const { register, control, handleSubmit, reset, formState: { errors, isSubmitting } } = useForm<ProductForm>({
+  const {
+    register,
+    control,
+    handleSubmit,
+    reset,
+    formState: { errors, isSubmitting },
+  } = useForm<ProductForm>({
     resolver: zodResolver(productSchema),
     defaultValues: productDefaults,
   })
   const savedImage = loaded.data?.product.main_image_url ?? null
   React.useEffect(() => {
-    if (names.error) toast({ variant: 'destructive', title: 'Error fetching categories', description: describeError(names.error) })
+    if (names.error)
+      toast({
+        variant: 'destructive',
+        title: 'Error fetching categories',
+        description: describeError(names.error),
+      })
   }, [names.error])
   const ready = useEditLoad(
     editing,
@@ -60,7 +71,10 @@ export default function ProductFormPage() {
   const newId = React.useRef(crypto.randomUUID())
   const save = useSave()
   const onSubmit = async (form: ProductForm) => {
-    if (!(await save.run(() => saveProduct(form, editing ?? { create: newId.current }, savedImage)))) return
+    if (
+      !(await save.run(() => saveProduct(form, editing ?? { create: newId.current }, savedImage)))
+    )
+      return
     toast({ title: editing ? 'Product updated successfully' : 'Product created successfully' })
     await client.invalidateQueries({ queryKey: ['products'] })
     void client.invalidateQueries({ queryKey: ['dashboard'] })
@@ -70,23 +84,51 @@ export default function ProductFormPage() {
   if (!ready) return <p role="status">Loading…</p>
   return (
     <div className="max-w-3xl space-y-6">
-      <Button variant="ghost" asChild><Link to="/admin/products"><ArrowLeft aria-hidden="true" /> Products</Link></Button>
-      <h1 className="font-display text-4xl font-bold">{editing ? 'Edit Product' : 'New Product'}</h1>
-      <form onSubmit={handleSubmit(onSubmit)} noValidate className="space-y-6 rounded-lg border bg-card p-6">
+      <Button variant="ghost" asChild>
+        <Link to="/admin/products">
+          <ArrowLeft aria-hidden="true" /> Products
+        </Link>
+      </Button>
+      <h1 className="font-display text-4xl font-bold">
+        {editing ? 'Edit Product' : 'New Product'}
+      </h1>
+      <form
+        onSubmit={handleSubmit(onSubmit)}
+        noValidate
+        className="space-y-6 rounded-lg border bg-card p-6"
+      >
         <div className="grid gap-4 sm:grid-cols-2">
           <div className="space-y-2 sm:col-span-2">
             <Label htmlFor="p-name">Name</Label>
-            <Input id="p-name" aria-invalid={!!errors.name} aria-describedby="p-name-error" {...register('name')} />
+            <Input
+              id="p-name"
+              aria-invalid={!!errors.name}
+              aria-describedby="p-name-error"
+              {...register('name')}
+            />
             <FieldError id="p-name-error" message={errors.name?.message} />
           </div>
           <div className="space-y-2">
             <Label htmlFor="p-sku">SKU</Label>
-            <Input id="p-sku" aria-invalid={!!errors.sku} aria-describedby="p-sku-error" {...register('sku')} />
+            <Input
+              id="p-sku"
+              aria-invalid={!!errors.sku}
+              aria-describedby="p-sku-error"
+              {...register('sku')}
+            />
             <FieldError id="p-sku-error" message={errors.sku?.message} />
           </div>
           <div className="space-y-2">
             <Label htmlFor="p-price">Price ($)</Label>
-            <Input id="p-price" type="number" step="0.01" min="0" aria-invalid={!!errors.base_price} aria-describedby="p-price-error" {...register('base_price', { valueAsNumber: true })} />
+            <Input
+              id="p-price"
+              type="number"
+              step="0.01"
+              min="0"
+              aria-invalid={!!errors.base_price}
+              aria-describedby="p-price-error"
+              {...register('base_price', { valueAsNumber: true })}
+            />
             <FieldError id="p-price-error" message={errors.base_price?.message} />
           </div>
           <div className="space-y-2 sm:col-span-2">
@@ -97,7 +139,11 @@ export default function ProductFormPage() {
             <Label htmlFor="p-category">Primary category</Label>
             <NativeSelect id="p-category" {...register('category_id')}>
               <option value="">No Category</option>
-              {categories.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+              {categories.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
             </NativeSelect>
             <FieldError message={errors.category_id?.message} />
           </div>
@@ -107,13 +153,24 @@ export default function ProductFormPage() {
               control={control}
               name="additional_category_ids"
               render={({ field }) => (
-                <div className="max-h-48 space-y-1 overflow-y-auto rounded-md border bg-cream-50 p-2" data-testid="additional-categories">
+                <div
+                  className="max-h-48 space-y-1 overflow-y-auto rounded-md border bg-cream-50 p-2"
+                  data-testid="additional-categories"
+                >
                   {categories.map((c) => (
-                    <Label key={c.id} htmlFor={`extra-${c.id}`} className="flex cursor-pointer items-center gap-2 rounded px-2 py-1.5 font-normal hover:bg-rose-100">
+                    <Label
+                      key={c.id}
+                      htmlFor={`extra-${c.id}`}
+                      className="flex cursor-pointer items-center gap-2 rounded px-2 py-1.5 font-normal hover:bg-rose-100"
+                    >
                       <Checkbox
                         id={`extra-${c.id}`}
                         checked={field.value.includes(c.id)}
-                        onCheckedChange={(v) => field.onChange(v ? [...field.value, c.id] : field.value.filter((x) => x !== c.id))}
+                        onCheckedChange={(v) =>
+                          field.onChange(
+                            v ? [...field.value, c.id] : field.value.filter((x) => x !== c.id),
+                          )
+                        }
                       />
                       {c.name}
                     </Label>
@@ -127,30 +184,64 @@ export default function ProductFormPage() {
             name="main_image_url"
             render={({ field }) => (
               <div className="sm:col-span-2">
-                <ImageUpload bucket="product-images" label="Main image" value={field.value ?? ''} saved={savedImage} onChange={field.onChange} />
+                <ImageUpload
+                  bucket="product-images"
+                  label="Main image"
+                  value={field.value ?? ''}
+                  saved={savedImage}
+                  onChange={field.onChange}
+                />
               </div>
             )}
           />
           <div className="space-y-2">
             <Label htmlFor="p-ecwid-id">Store product id</Label>
-            <Input id="p-ecwid-id" aria-invalid={!!errors.ecwid_product_id} aria-describedby="p-ecwid-id-error" {...register('ecwid_product_id')} />
+            <Input
+              id="p-ecwid-id"
+              aria-invalid={!!errors.ecwid_product_id}
+              aria-describedby="p-ecwid-id-error"
+              {...register('ecwid_product_id')}
+            />
             <FieldError id="p-ecwid-id-error" message={errors.ecwid_product_id?.message} />
           </div>
           <div className="space-y-2">
             <Label htmlFor="p-ecwid-slug">Store product slug</Label>
             <Input id="p-ecwid-slug" {...register('ecwid_product_slug')} />
           </div>
-          <Controller control={control} name="is_available" render={({ field }) => (
-            <Label htmlFor="p-available" className="flex items-center gap-3"><Switch id="p-available" checked={field.value} onCheckedChange={field.onChange} /> Available</Label>
-          )} />
-          <Controller control={control} name="is_featured" render={({ field }) => (
-            <Label htmlFor="p-featured" className="flex items-center gap-3"><Switch id="p-featured" checked={field.value} onCheckedChange={field.onChange} /> Featured</Label>
-          )} />
+          <Controller
+            control={control}
+            name="is_available"
+            render={({ field }) => (
+              <Label htmlFor="p-available" className="flex items-center gap-3">
+                <Switch id="p-available" checked={field.value} onCheckedChange={field.onChange} />{' '}
+                Available
+              </Label>
+            )}
+          />
+          <Controller
+            control={control}
+            name="is_featured"
+            render={({ field }) => (
+              <Label htmlFor="p-featured" className="flex items-center gap-3">
+                <Switch id="p-featured" checked={field.value} onCheckedChange={field.onChange} />{' '}
+                Featured
+              </Label>
+            )}
+          />
         </div>
-        <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} what={editing ? 'Your changes were' : 'The product was'} />
+        <SaveFailure
+          message={save.failure}
+          onRetry={() => void handleSubmit(onSubmit)()}
+          busy={isSubmitting}
+          what={editing ? 'Your changes were' : 'The product was'}
+        />
         <div className="flex gap-2">
-          <Button type="submit" disabled={isSubmitting}>{isSubmitting ? 'Saving…' : editing ? 'Update Product' : 'Create Product'}</Button>
-          <Button type="button" variant="outline" asChild><Link to="/admin/products">Cancel</Link></Button>
+          <Button type="submit" disabled={isSubmitting}>
+            {isSubmitting ? 'Saving…' : editing ? 'Update Product' : 'Create Product'}
+          </Button>
+          <Button type="button" variant="outline" asChild>
+            <Link to="/admin/products">Cancel</Link>
+          </Button>
         </div>
       </form>
     </div>

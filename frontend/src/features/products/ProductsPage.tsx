@@ -27,7 +27,9 @@ export default function ProductsPage() {
         return src ? (
           <img src={src} alt="" className="size-12 rounded object-cover" />
         ) : (
-          <span className="flex size-12 items-center justify-center rounded bg-cream-200 text-[10px] text-muted-foreground">No Image</span>
+          <span className="flex size-12 items-center justify-center rounded bg-cream-200 text-[10px] text-muted-foreground">
+            No Image
+          </span>
         )
       },
     },
@@ -45,7 +47,11 @@ export default function ProductsPage() {
     { heading: 'Category', cell: (p) => (p.category_id && names[p.category_id]) || '—' },
     {
       heading: 'Status',
-      cell: (p) => <Badge tone={p.is_available ? 'good' : 'muted'}>{p.is_available ? 'Available' : 'Hidden'}</Badge>,
+      cell: (p) => (
+        <Badge tone={p.is_available ? 'good' : 'muted'}>
+          {p.is_available ? 'Available' : 'Hidden'}
+        </Badge>
+      ),
     },
   ]
 
@@ -54,7 +60,9 @@ export default function ProductsPage() {
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="font-display text-4xl font-bold">Products</h1>
         <Button asChild>
-          <Link to="/admin/products/new"><Plus aria-hidden="true" /> Add Product</Link>
+          <Link to="/admin/products/new">
+            <Plus aria-hidden="true" /> Add Product
+          </Link>
         </Button>
       </div>
       <AdminTable

@@ -67,7 +67,11 @@ export function productRow(f: ProductForm) {
  * Saves a product (`target`: its id, or a new product's id) with its additional categories in
  * one transaction (`save_product`), then removes the image it no longer uses.
  */
-export async function saveProduct(form: ProductForm, target: string | { create: string }, previousImage: string | null) {
+export async function saveProduct(
+  form: ProductForm,
+  target: string | { create: string },
+  previousImage: string | null,
+) {
   const row = productRow(form)
   // A create names the id it was given once per form: sent again after its answer was lost, it
   // saves onto the product it made (save_product), never a second one.
@@ -76,6 +80,7 @@ export async function saveProduct(form: ProductForm, target: string | { create: 
     category_ids: [...new Set(form.additional_category_ids)],
     ...(typeof target === 'string' ? { id: target } : {}),
   })
-  if (!error && previousImage !== row.main_image_url) await removeImages('product-images', [previousImage])
+  if (!error && previousImage !== row.main_image_url)
+    await removeImages('product-images', [previousImage])
   return { data, error }
 }

@@ -11,7 +11,8 @@ export const requestStatuses: { value: RequestStatus; label: string }[] = [
   { value: 'contacted', label: 'Contacted' },
   { value: 'done', label: 'Done' },
 ]
-export const statusLabel = (s: RequestStatus) => requestStatuses.find((x) => x.value === s)?.label ?? s
+export const statusLabel = (s: RequestStatus) =>
+  requestStatuses.find((x) => x.value === s)?.label ?? s
 
 /** How many requests the inbox lists (the newest). */
 export const INBOX_SIZE = 500
@@ -35,7 +36,11 @@ export function useRequest(id: string) {
   return useQuery({
     queryKey: ['requests', 'one', id],
     queryFn: async () => {
-      const { data, error } = await supabase.from('bouquet_requests').select('*').eq('id', id).maybeSingle()
+      const { data, error } = await supabase
+        .from('bouquet_requests')
+        .select('*')
+        .eq('id', id)
+        .maybeSingle()
       if (error) throw error
       return data
     },
@@ -58,7 +63,11 @@ export function useUnreadCount() {
 }
 
 export async function markRead(id: string) {
-  return supabase.from('bouquet_requests').update({ read_at: new Date().toISOString() }).eq('id', id).is('read_at', null)
+  return supabase
+    .from('bouquet_requests')
+    .update({ read_at: new Date().toISOString() })
+    .eq('id', id)
+    .is('read_at', null)
 }
 
 export async function setStatus(id: string, status: RequestStatus) {
@@ -66,7 +75,10 @@ export async function setStatus(id: string, status: RequestStatus) {
 }
 
 export async function saveNotes(id: string, notes: string) {
-  return supabase.from('bouquet_requests').update({ notes: notes.trim() || null }).eq('id', id)
+  return supabase
+    .from('bouquet_requests')
+    .update({ notes: notes.trim() || null })
+    .eq('id', id)
 }
 
 export async function deleteRequest(id: string) {
@@ -83,5 +95,9 @@ export function receivedAgo(iso: string, now = Date.now()): string {
   const days = Math.round(hours / 24)
   if (days === 1) return 'yesterday'
   if (days < 7) return `${days} days ago`
-  return new Date(iso).toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric' })
+  return new Date(iso).toLocaleDateString('en-US', {
+    month: 'short',
+    day: 'numeric',
+    year: 'numeric',
+  })
 }

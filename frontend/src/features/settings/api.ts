@@ -48,7 +48,11 @@ export function useClosures() {
     queryKey: ['settings', 'closures'],
     queryFn: async () => {
       const today = new Date().toISOString().slice(0, 10)
-      const { data, error } = await supabase.from('shop_closures').select('day, note').gte('day', today).order('day')
+      const { data, error } = await supabase
+        .from('shop_closures')
+        .select('day, note')
+        .gte('day', today)
+        .order('day')
       if (error) throw error
       return data
     },

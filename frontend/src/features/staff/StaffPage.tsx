@@ -20,10 +20,18 @@ import { grantSchema, notifySchema, type GrantForm, type NotifyForm } from './sc
 
 type Admin = { user_id: string; email: string; since: string; last_sign_in_at: string }
 
-const day = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric' }) : 'Never')
+const day = (iso: string | null) =>
+  iso
+    ? new Date(iso).toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric' })
+    : 'Never'
 
 function GrantAdmin({ onDone }: { onDone: () => void }) {
-  const { register, handleSubmit, reset, formState: { errors, isSubmitting } } = useForm<GrantForm>({
+  const {
+    register,
+    handleSubmit,
+    reset,
+    formState: { errors, isSubmitting },
+  } = useForm<GrantForm>({
     resolver: zodResolver(grantSchema),
     defaultValues: { email: '' },
   })
@@ -35,20 +43,41 @@ function GrantAdmin({ onDone }: { onDone: () => void }) {
     onDone()
   }
   return (
-    <form onSubmit={handleSubmit(onSubmit)} noValidate className="space-y-3 rounded-lg border bg-card p-6">
+    <form
+      onSubmit={handleSubmit(onSubmit)}
+      noValidate
+      className="space-y-3 rounded-lg border bg-card p-6"
+    >
       <h2 className="font-display text-2xl font-semibold">Add an administrator</h2>
       <p className="text-sm text-muted-foreground">
         They create an account on the sign-up page first; then enter its e-mail here.
       </p>
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
         <div className="flex-1 space-y-2">
-          <Label htmlFor="grant-email" className="sr-only">E-mail of the account</Label>
-          <Input id="grant-email" type="email" placeholder="name@example.com" autoComplete="off" aria-invalid={!!errors.email} aria-describedby="grant-email-error" {...register('email')} />
+          <Label htmlFor="grant-email" className="sr-only">
+            E-mail of the account
+          </Label>
+          <Input
+            id="grant-email"
+            type="email"
+            placeholder="name@example.com"
+            autoComplete="off"
+            aria-invalid={!!errors.email}
+            aria-describedby="grant-email-error"
+            {...register('email')}
+          />
           <FieldError id="grant-email-error" message={errors.email?.message} />
         </div>
-        <Button type="submit" disabled={isSubmitting}><UserPlus aria-hidden="true" /> {isSubmitting ? 'Adding…' : 'Make administrator'}</Button>
+        <Button type="submit" disabled={isSubmitting}>
+          <UserPlus aria-hidden="true" /> {isSubmitting ? 'Adding…' : 'Make administrator'}
+        </Button>
       </div>
-      <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} what="The administrator was" />
+      <SaveFailure
+        message={save.failure}
+        onRetry={() => void handleSubmit(onSubmit)()}
+        busy={isSubmitting}
+        what="The administrator was"
+      />
     </form>
   )
 }
@@ -56,7 +85,12 @@ function GrantAdmin({ onDone }: { onDone: () => void }) {
 function NotifyEmail() {
   const current = useNotifyEmail()
   const client = useQueryClient()
-  const { register, handleSubmit, reset, formState: { errors, isSubmitting, isDirty } } = useForm<NotifyForm>({
+  const {
+    register,
+    handleSubmit,
+    reset,
+    formState: { errors, isSubmitting, isDirty },
+  } = useForm<NotifyForm>({
     resolver: zodResolver(notifySchema),
     defaultValues: { notify_email: '' },
   })
@@ -66,22 +100,47 @@ function NotifyEmail() {
   const save = useSave()
   const onSubmit = async ({ notify_email }: NotifyForm) => {
     if (!(await save.run(() => saveNotifyEmail(notify_email)))) return
-    toast({ title: notify_email ? `New requests are e-mailed to ${notify_email}` : 'New requests are no longer e-mailed' })
+    toast({
+      title: notify_email
+        ? `New requests are e-mailed to ${notify_email}`
+        : 'New requests are no longer e-mailed',
+    })
     void client.invalidateQueries({ queryKey: ['settings'] })
   }
   return (
-    <form onSubmit={handleSubmit(onSubmit)} noValidate className="space-y-3 rounded-lg border bg-card p-6">
+    <form
+      onSubmit={handleSubmit(onSubmit)}
+      noValidate
+      className="space-y-3 rounded-lg border bg-card p-6"
+    >
       <h2 className="font-display text-2xl font-semibold">Request notifications</h2>
-      <p className="text-sm text-muted-foreground">Each new bouquet request is e-mailed here. Leave it empty to only see them under Requests.</p>
+      <p className="text-sm text-muted-foreground">
+        Each new bouquet request is e-mailed here. Leave it empty to only see them under Requests.
+      </p>
       <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
         <div className="flex-1 space-y-2">
-          <Label htmlFor="notify-email" className="sr-only">E-mail for new requests</Label>
-          <Input id="notify-email" type="email" placeholder="shop@example.com" aria-invalid={!!errors.notify_email} aria-describedby="notify-email-error" {...register('notify_email')} />
+          <Label htmlFor="notify-email" className="sr-only">
+            E-mail for new requests
+          </Label>
+          <Input
+            id="notify-email"
+            type="email"
+            placeholder="shop@example.com"
+            aria-invalid={!!errors.notify_email}
+            aria-describedby="notify-email-error"
+            {...register('notify_email')}
+          />
           <FieldError id="notify-email-error" message={errors.notify_email?.message} />
         </div>
-        <Button type="submit" variant="outline" disabled={isSubmitting || !isDirty}>Save</Button>
+        <Button type="submit" variant="outline" disabled={isSubmitting || !isDirty}>
+          Save
+        </Button>
       </div>
-      <SaveFailure message={save.failure} onRetry={() => void handleSubmit(onSubmit)()} busy={isSubmitting} />
+      <SaveFailure
+        message={save.failure}
+        onRetry={() => void handleSubmit(onSubmit)()}
+        busy={isSubmitting}
+      />
     </form>
   )
 }
@@ -99,10 +158,17 @@ export default function StaffPage() {
   const revoke = async (a: Admin) => {
     const { error } = await revokeAdmin(a.email)
     if (error) {
-      toast({ variant: 'destructive', title: 'Could not revoke', description: describeError(error) })
+      toast({
+        variant: 'destructive',
+        title: 'Could not revoke',
+        description: describeError(error),
+      })
       return
     }
-    toast({ title: 'Administrator removed', description: `${a.email} can no longer use the admin panel.` })
+    toast({
+      title: 'Administrator removed',
+      description: `${a.email} can no longer use the admin panel.`,
+    })
     refresh()
     // Revoking oneself ends one's own access: the guard shows Access Denied.
     if (a.user_id === session?.user.id) void client.invalidateQueries({ queryKey: ['is-admin'] })
@@ -125,7 +191,9 @@ export default function StaffPage() {
     <div className="max-w-4xl space-y-6">
       <div>
         <h1 className="font-display text-4xl font-bold">Staff</h1>
-        <p className="mt-1 text-muted-foreground">The shop's administrators: they manage the catalogue and answer requests.</p>
+        <p className="mt-1 text-muted-foreground">
+          The shop's administrators: they manage the catalogue and answer requests.
+        </p>
       </div>
       <AdminTable
         rows={list}
@@ -140,7 +208,11 @@ export default function StaffPage() {
               <span className="text-xs text-muted-foreground">The only administrator</span>
             ) : (
               <ConfirmDialog
-                title={a.user_id === session?.user.id ? 'Remove your own administrator role?' : `Remove ${a.email}?`}
+                title={
+                  a.user_id === session?.user.id
+                    ? 'Remove your own administrator role?'
+                    : `Remove ${a.email}?`
+                }
                 description={
                   a.user_id === session?.user.id
                     ? 'You will no longer be able to use the admin panel.'
@@ -148,7 +220,11 @@ export default function StaffPage() {
                 }
                 confirmLabel="Revoke"
                 onConfirm={() => revoke(a)}
-                trigger={<Button variant="outline" size="sm" aria-label={`Revoke ${a.email}`}><UserMinus aria-hidden="true" /> Revoke</Button>}
+                trigger={
+                  <Button variant="outline" size="sm" aria-label={`Revoke ${a.email}`}>
+                    <UserMinus aria-hidden="true" /> Revoke
+                  </Button>
+                }
               />
             )}
           </div>

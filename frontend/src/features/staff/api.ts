@@ -33,5 +33,8 @@ export function useNotifyEmail() {
 }
 
 export async function saveNotifyEmail(email: string) {
-  return supabase.from('shop_settings').update({ notify_email: email.trim() || null }).eq('id', true)
+  return supabase
+    .from('shop_settings')
+    .update({ notify_email: email.trim() || null })
+    .eq('id', true)
 }

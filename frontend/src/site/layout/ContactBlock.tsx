@@ -22,11 +22,19 @@ function ShopMap() {
   }, [])
   if (reachable === false) {
     return (
-      <div className="flex h-full min-h-72 flex-col items-center justify-center gap-2 p-6 text-center" data-testid="map-fallback">
+      <div
+        className="flex h-full min-h-72 flex-col items-center justify-center gap-2 p-6 text-center"
+        data-testid="map-fallback"
+      >
         <MapPin className="size-8 text-rose-600" aria-hidden="true" />
         <p className="font-semibold">{fullAddress}</p>
         <p className="text-sm text-muted-foreground">The map cannot be shown right now.</p>
-        <a href={site.mapLinkUrl} className="text-sm font-semibold text-rose-700 underline-offset-4 hover:underline" target="_blank" rel="noreferrer">
+        <a
+          href={site.mapLinkUrl}
+          className="text-sm font-semibold text-rose-700 underline-offset-4 hover:underline"
+          target="_blank"
+          rel="noreferrer"
+        >
           Open the map on OpenStreetMap
         </a>
       </div>
@@ -56,7 +64,12 @@ export function ContactBlock({ heading = 'Visit the Shop' }: { heading?: string 
           <span>
             {fullAddress}
             <br />
-            <a href={site.mapLinkUrl} className="text-sm text-rose-700 underline-offset-4 hover:underline" target="_blank" rel="noreferrer">
+            <a
+              href={site.mapLinkUrl}
+              className="text-sm text-rose-700 underline-offset-4 hover:underline"
+              target="_blank"
+              rel="noreferrer"
+            >
               Open in a map
             </a>
           </span>
@@ -64,18 +77,26 @@ export function ContactBlock({ heading = 'Visit the Shop' }: { heading?: string 
         <p className="flex items-center gap-3">
           <Phone className="size-5 shrink-0 text-rose-600" aria-hidden="true" />
           <span>
-            <a href={site.phoneHref} className="font-semibold hover:text-rose-700">{site.phone}</a>
+            <a href={site.phoneHref} className="font-semibold hover:text-rose-700">
+              {site.phone}
+            </a>
             <span className="text-muted-foreground"> · also {site.secondaryPhone}</span>
           </span>
         </p>
         <p className="flex items-center gap-3">
           <Mail className="size-5 shrink-0 text-rose-600" aria-hidden="true" />
-          <a href={`mailto:${site.email}`} className="font-semibold hover:text-rose-700">Email Us</a>
+          <a href={`mailto:${site.email}`} className="font-semibold hover:text-rose-700">
+            Email Us
+          </a>
           <span className="text-muted-foreground">{site.email}</span>
         </p>
         <div className="flex items-start gap-3">
           <Clock className="mt-1 size-5 shrink-0 text-rose-600" aria-hidden="true" />
-          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm" aria-label="Opening hours" data-testid="opening-hours">
+          <dl
+            className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm"
+            aria-label="Opening hours"
+            data-testid="opening-hours"
+          >
             {hours.map((h) => (
               <div key={h.days} className="contents">
                 <dt className="font-semibold">{h.days}</dt>

@@ -52,12 +52,19 @@ export function Footer() {
           <address className="mt-3 text-sm not-italic leading-relaxed text-cream-200/90">
             {fullAddress}
             <br />
-            <a href={site.phoneHref} className="hover:text-rose-200">{site.phone}</a>
+            <a href={site.phoneHref} className="hover:text-rose-200">
+              {site.phone}
+            </a>
             <br />
-            <a href={`mailto:${site.email}`} className="hover:text-rose-200">{site.email}</a>
+            <a href={`mailto:${site.email}`} className="hover:text-rose-200">
+              {site.email}
+            </a>
           </address>
           <h2 className="mt-4 text-sm font-semibold text-white">Opening hours</h2>
-          <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 text-sm text-cream-200/90" data-testid="footer-hours">
+          <dl
+            className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 text-sm text-cream-200/90"
+            data-testid="footer-hours"
+          >
             {hours.map((h) => (
               <div key={h.days} className="contents">
                 <dt>{h.days}</dt>

@@ -18,7 +18,10 @@ function TopBar() {
     <div className="bg-ink-900 text-cream-100">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-x-6 gap-y-1 px-4 py-2 text-xs sm:text-sm">
         <div className="flex flex-wrap items-center gap-x-5 gap-y-1">
-          <a href={`mailto:${site.email}`} className="inline-flex items-center gap-1.5 hover:text-rose-200">
+          <a
+            href={`mailto:${site.email}`}
+            className="inline-flex items-center gap-1.5 hover:text-rose-200"
+          >
             <Mail className="size-3.5" aria-hidden="true" />
             {site.email}
           </a>
@@ -85,7 +88,10 @@ function DesktopNav() {
         <NavigationMenu.Item value="occasions">
           <NavigationMenu.Trigger className="group inline-flex items-center gap-1 rounded-md px-3 py-2 text-sm font-semibold uppercase tracking-wider text-ink-700 hover:bg-rose-100 hover:text-rose-700 data-[state=open]:bg-rose-100">
             Occasions
-            <ChevronDown className="size-4 transition-transform group-data-[state=open]:rotate-180" aria-hidden="true" />
+            <ChevronDown
+              className="size-4 transition-transform group-data-[state=open]:rotate-180"
+              aria-hidden="true"
+            />
           </NavigationMenu.Trigger>
           <NavigationMenu.Content className="absolute right-0 top-full mt-2 w-[min(30rem,90vw)] rounded-lg border bg-card p-3 shadow-xl data-[motion]:animate-fade-in">
             <ul className="grid grid-cols-2 gap-1">
@@ -117,7 +123,10 @@ export function Header() {
       <header>
         <TopBar />
       </header>
-      <div data-header-bar className="sticky top-0 z-30 border-b bg-cream-100/95 backdrop-blur supports-[backdrop-filter]:bg-cream-100/85">
+      <div
+        data-header-bar
+        className="sticky top-0 z-30 border-b bg-cream-100/95 backdrop-blur supports-[backdrop-filter]:bg-cream-100/85"
+      >
         <div className="mx-auto flex max-w-7xl items-center justify-between gap-4 px-4 py-2">
           <Logo />
           <div className="flex items-center gap-1">

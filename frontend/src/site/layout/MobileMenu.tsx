@@ -74,9 +74,10 @@ export function MobileMenu() {
       // Tab goes round the toggle and the panel's links, never to the page behind.
       if (e.key !== 'Tab') return
       const panel = document.getElementById(panelId)
-      const items = [toggleRef.current, ...Array.from(panel?.querySelectorAll<HTMLElement>('a[href], button') ?? [])].filter(
-        (el): el is HTMLElement => el !== null,
-      )
+      const items = [
+        toggleRef.current,
+        ...Array.from(panel?.querySelectorAll<HTMLElement>('a[href], button') ?? []),
+      ].filter((el): el is HTMLElement => el !== null)
       if (items.length === 0) return
       e.preventDefault()
       const i = items.indexOf(document.activeElement as HTMLElement)
@@ -106,46 +107,55 @@ export function MobileMenu() {
         <FlowerIcon open={visible} />
       </button>
       {/* In a portal: the header's backdrop blur would otherwise make it the panel's frame. */}
-      {visible && createPortal(
-        <nav
-          id={panelId}
-          aria-label="Mobile"
-          data-state={state}
-          style={{ top }}
-          className={cx(
-            'fixed inset-x-0 bottom-0 z-40 overflow-y-auto md:hidden overscroll-contain border-t bg-cream-50 px-4 pb-6 pt-1 shadow-xl',
-            state === 'opening' ? 'animate-fade-in' : '',
-          )}
-        >
-          <ul className="divide-y divide-border">
-            {mobileMainLinks.map((l) => (
-              <li key={l.to}>
-                <Link to={l.to} onClick={close} className="block py-2.5 font-semibold uppercase tracking-wider text-ink-700 hover:text-rose-700">
-                  {l.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-          <p className="mt-3 font-display text-xl font-semibold text-sage-700">Occasions</p>
-          <ul className="mt-1 grid grid-cols-2 gap-x-3">
-            {occasionLinks.map((o) => (
-              <li key={o.to}>
-                <Link to={o.to} onClick={close} className="block py-1.5 text-sm font-semibold text-ink-700 hover:text-rose-700">
-                  {o.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-          <Link
-            to="/build-bouquet"
-            onClick={close}
-            className="mt-4 block rounded-md bg-primary py-3 text-center font-bold uppercase tracking-wider text-white hover:bg-rose-700"
+      {visible &&
+        createPortal(
+          <nav
+            id={panelId}
+            aria-label="Mobile"
+            data-state={state}
+            style={{ top }}
+            className={cx(
+              'fixed inset-x-0 bottom-0 z-40 overflow-y-auto md:hidden overscroll-contain border-t bg-cream-50 px-4 pb-6 pt-1 shadow-xl',
+              state === 'opening' ? 'animate-fade-in' : '',
+            )}
           >
-            BUILD YOUR BOUQUET
-          </Link>
-        </nav>,
-        document.body,
-      )}
+            <ul className="divide-y divide-border">
+              {mobileMainLinks.map((l) => (
+                <li key={l.to}>
+                  <Link
+                    to={l.to}
+                    onClick={close}
+                    className="block py-2.5 font-semibold uppercase tracking-wider text-ink-700 hover:text-rose-700"
+                  >
+                    {l.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            <p className="mt-3 font-display text-xl font-semibold text-sage-700">Occasions</p>
+            <ul className="mt-1 grid grid-cols-2 gap-x-3">
+              {occasionLinks.map((o) => (
+                <li key={o.to}>
+                  <Link
+                    to={o.to}
+                    onClick={close}
+                    className="block py-1.5 text-sm font-semibold text-ink-700 hover:text-rose-700"
+                  >
+                    {o.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            <Link
+              to="/build-bouquet"
+              onClick={close}
+              className="mt-4 block rounded-md bg-primary py-3 text-center font-bold uppercase tracking-wider text-white hover:bg-rose-700"
+            >
+              BUILD YOUR BOUQUET
+            </Link>
+          </nav>,
+          document.body,
+        )}
     </div>
   )
 }

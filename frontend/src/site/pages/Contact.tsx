@@ -3,7 +3,10 @@ import { PageHero, Section } from '@/site/layout/PageHero'
 import { usePageMeta } from '@/lib/usePageMeta'
 
 export default function Contact() {
-  usePageMeta('Contact Us', 'Address, phone numbers, e-mail and opening hours of the shop, with a map.')
+  usePageMeta(
+    'Contact Us',
+    'Address, phone numbers, e-mail and opening hours of the shop, with a map.',
+  )
   return (
     <>
       <PageHero

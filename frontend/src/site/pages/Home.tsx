@@ -38,13 +38,18 @@ const cards = [
 ]
 
 export default function Home() {
-  usePageMeta('', `${site.name}: a neighbourhood florist in ${site.address.city}, Utah. Bouquets for every occasion, weddings and sympathy flowers.`)
+  usePageMeta(
+    '',
+    `${site.name}: a neighbourhood florist in ${site.address.city}, Utah. Bouquets for every occasion, weddings and sympathy flowers.`,
+  )
   return (
     <>
       <section className="relative overflow-hidden bg-gradient-to-br from-rose-100 via-cream-100 to-sage-100">
         <div className="mx-auto grid max-w-7xl items-center gap-8 px-4 py-12 md:grid-cols-2 md:py-20">
           <div className="text-center md:text-left">
-            <p className="text-sm font-bold uppercase tracking-[0.2em] text-sage-700">{site.address.city}, Utah</p>
+            <p className="text-sm font-bold uppercase tracking-[0.2em] text-sage-700">
+              {site.address.city}, Utah
+            </p>
             <h1 className="mt-3 font-display text-5xl font-bold leading-[1.05] text-ink-900 sm:text-6xl">
               Floral Moments That Speak From The Heart
             </h1>
@@ -58,17 +63,26 @@ export default function Home() {
       </section>
 
       <Section aria-labelledby="services-heading">
-        <h2 id="services-heading" className="sr-only">What we do</h2>
+        <h2 id="services-heading" className="sr-only">
+          What we do
+        </h2>
         <div className="grid gap-6 md:grid-cols-3">
           {cards.map((c) => (
-            <article key={c.title} className="flex flex-col rounded-lg border bg-card p-6 shadow-sm">
-              <div className={`mb-4 inline-flex size-12 items-center justify-center rounded-full ${c.tint}`}>
+            <article
+              key={c.title}
+              className="flex flex-col rounded-lg border bg-card p-6 shadow-sm"
+            >
+              <div
+                className={`mb-4 inline-flex size-12 items-center justify-center rounded-full ${c.tint}`}
+              >
                 <c.icon className="size-6 text-rose-700" aria-hidden="true" />
               </div>
               <h3 className="font-display text-2xl font-semibold">{c.title}</h3>
               <p className="mt-2 flex-1 text-muted-foreground">{c.text}</p>
               <Button asChild variant="outline" className="mt-5 self-start">
-                <Link to={c.to} aria-label={`SHOP NOW: ${c.title}`}>SHOP NOW</Link>
+                <Link to={c.to} aria-label={`SHOP NOW: ${c.title}`}>
+                  SHOP NOW
+                </Link>
               </Button>
             </article>
           ))}
@@ -84,15 +98,22 @@ export default function Home() {
           <div>
             <h2 className="font-display text-4xl font-semibold">Your Neighbourhood Flower Shop</h2>
             <p className="mt-4 leading-relaxed text-ink-700">
-              {site.name} is a small, friendly flower shop on Main Street. We know many of our customers by name, we
-              buy fresh flowers several times a week, and every arrangement is cut, conditioned and designed by hand in
-              the shop. Whether it is a birthday, a wedding or a goodbye, we are here to help you say it with flowers.
+              {site.name} is a small, friendly flower shop on Main Street. We know many of our
+              customers by name, we buy fresh flowers several times a week, and every arrangement is
+              cut, conditioned and designed by hand in the shop. Whether it is a birthday, a wedding
+              or a goodbye, we are here to help you say it with flowers.
             </p>
             <Button asChild variant="sage" className="mt-6">
               <Link to="/about-us">MEET THE TEAM</Link>
             </Button>
           </div>
-          <img src="/demo/team-owner.svg" alt="Illustrated portrait of the shop's owner" width={300} height={300} className="mx-auto w-64 rounded-full border-8 border-cream-50 shadow-md" />
+          <img
+            src="/demo/team-owner.svg"
+            alt="Illustrated portrait of the shop's owner"
+            width={300}
+            height={300}
+            className="mx-auto w-64 rounded-full border-8 border-cream-50 shadow-md"
+          />
         </div>
       </section>
 
@@ -100,7 +121,9 @@ export default function Home() {
         <div className="grid items-center gap-8 md:grid-cols-2">
           <VaseCare className="w-full" />
           <div>
-            <h2 id="care-heading" className="font-display text-4xl font-semibold">Make Your Blooms Last Longer</h2>
+            <h2 id="care-heading" className="font-display text-4xl font-semibold">
+              Make Your Blooms Last Longer
+            </h2>
             <ul className="mt-4 list-disc space-y-2 pl-5 text-ink-700">
               <li>Change the water every 2-3 days and rinse the vase.</li>
               <li>Trim stems at an angle each time you change the water.</li>

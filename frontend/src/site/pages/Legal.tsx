@@ -34,7 +34,10 @@ const terms: { title: string; body: string }[] = [
 ]
 
 export function TermsConditions() {
-  usePageMeta('Terms & Conditions', 'The terms that apply to orders, payment, delivery and substitutions.')
+  usePageMeta(
+    'Terms & Conditions',
+    'The terms that apply to orders, payment, delivery and substitutions.',
+  )
   return (
     <>
       <PageHero title="Terms & Conditions" />
@@ -63,47 +66,48 @@ export function Policies() {
         <section>
           <h2 className="font-display text-3xl font-semibold text-ink-900">Privacy Policy</h2>
           <p className="mt-2">
-            We use your name, phone number, e-mail and delivery address only to take, deliver and follow up on your
-            order. We never sell or share them for marketing. Card payments are handled by our payment provider; we do
-            not store card numbers.
+            We use your name, phone number, e-mail and delivery address only to take, deliver and
+            follow up on your order. We never sell or share them for marketing. Card payments are
+            handled by our payment provider; we do not store card numbers.
           </p>
         </section>
         <section>
-          <h2 className="font-display text-3xl font-semibold text-ink-900">Return &amp; Refund Policy</h2>
+          <h2 className="font-display text-3xl font-semibold text-ink-900">
+            Return &amp; Refund Policy
+          </h2>
           <p className="mt-2">
-            Because flowers are perishable, we cannot accept returns of fresh flowers. If something is not right,
-            contact us within 24 hours of delivery with a photo; refunds or replacements are at the shop&apos;s
-            discretion.
+            Because flowers are perishable, we cannot accept returns of fresh flowers. If something
+            is not right, contact us within 24 hours of delivery with a photo; refunds or
+            replacements are at the shop&apos;s discretion.
           </p>
         </section>
         <section>
           <h2 className="font-display text-3xl font-semibold text-ink-900">Delivery Policy</h2>
           <ul className="mt-2 list-disc space-y-2 pl-5">
             <li>
-              <strong>Areas:</strong> we deliver across {site.address.city} and nearby towns; delivery fees vary by
-              distance.
+              <strong>Areas:</strong> we deliver across {site.address.city} and nearby towns;
+              delivery fees vary by distance.
             </li>
             <li>
-              <strong>Times:</strong> same-day delivery for orders placed before 2:00 PM, Monday to Saturday.
+              <strong>Times:</strong> same-day delivery for orders placed before 2:00 PM, Monday to
+              Saturday.
             </li>
             <li>
-              <strong>Requirements:</strong> a complete address and a phone number for the recipient. If nobody can
-              receive the order, a redelivery fee may apply.
+              <strong>Requirements:</strong> a complete address and a phone number for the
+              recipient. If nobody can receive the order, a redelivery fee may apply.
             </li>
             <li>
-              <strong>Special occasions:</strong> around Valentine&apos;s Day, Mother&apos;s Day and prom we ask you to
-              order early; delivery times may be wider on those days.
+              <strong>Special occasions:</strong> around Valentine&apos;s Day, Mother&apos;s Day and
+              prom we ask you to order early; delivery times may be wider on those days.
             </li>
           </ul>
-          <p className="mt-2">
-            Delivery complaints must reach us within 24 hours of delivery.
-          </p>
+          <p className="mt-2">Delivery complaints must reach us within 24 hours of delivery.</p>
         </section>
         <section>
           <h2 className="font-display text-3xl font-semibold text-ink-900">Flower Care Policy</h2>
           <p className="mt-2">
-            Keep flowers in a cool spot away from direct sun. Change the water every 2-3 days, trim the stems at an
-            angle and remove fading blooms. Plants come with their own care card.
+            Keep flowers in a cool spot away from direct sun. Change the water every 2-3 days, trim
+            the stems at an angle and remove fading blooms. Plants come with their own care card.
           </p>
         </section>
       </Section>

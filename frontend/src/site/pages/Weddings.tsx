@@ -27,20 +27,42 @@ export default function Weddings() {
             <TabsTrigger value="gallery">Gallery</TabsTrigger>
           </TabsList>
           <TabsContent value="consult" className="space-y-4 leading-relaxed text-ink-700">
-            <h2 className="font-display text-3xl font-semibold text-ink-900">Start With a Consult</h2>
+            <h2 className="font-display text-3xl font-semibold text-ink-900">
+              Start With a Consult
+            </h2>
             <p>
-              Every wedding is different, so we begin with a free consultation in the shop. Bring your ideas, your
-              colours and your venue; we bring what is in season and what will hold up beautifully on the day.
+              Every wedding is different, so we begin with a free consultation in the shop. Bring
+              your ideas, your colours and your venue; we bring what is in season and what will hold
+              up beautifully on the day.
             </p>
             <p>
-              Pricing varies with the flowers and the number of pieces, so wedding flowers are by quote. Call or
-              e-mail us to book a time.
+              Pricing varies with the flowers and the number of pieces, so wedding flowers are by
+              quote. Call or e-mail us to book a time.
             </p>
             <p className="flex flex-wrap gap-x-6 gap-y-2 font-semibold">
-              <a href={site.phoneHref} className="inline-flex items-center gap-2 hover:text-rose-700"><Phone className="size-4" aria-hidden="true" />Call {site.phone}</a>
-              <a href={`mailto:${site.email}?subject=Wedding%20flowers`} className="inline-flex items-center gap-2 hover:text-rose-700"><Mail className="size-4" aria-hidden="true" />E-mail {site.email}</a>
+              <a
+                href={site.phoneHref}
+                className="inline-flex items-center gap-2 hover:text-rose-700"
+              >
+                <Phone className="size-4" aria-hidden="true" />
+                Call {site.phone}
+              </a>
+              <a
+                href={`mailto:${site.email}?subject=Wedding%20flowers`}
+                className="inline-flex items-center gap-2 hover:text-rose-700"
+              >
+                <Mail className="size-4" aria-hidden="true" />
+                E-mail {site.email}
+              </a>
             </p>
-            <p><Link to="/wedding-consult" className="font-semibold text-rose-700 underline-offset-4 hover:underline">How a consult works</Link></p>
+            <p>
+              <Link
+                to="/wedding-consult"
+                className="font-semibold text-rose-700 underline-offset-4 hover:underline"
+              >
+                How a consult works
+              </Link>
+            </p>
           </TabsContent>
           <TabsContent value="menu">
             <h2 className="font-display text-3xl font-semibold">Wedding Menu</h2>
@@ -57,7 +79,9 @@ export default function Weddings() {
           <TabsContent value="gallery">
             <div className="rounded-lg border border-dashed bg-card p-12 text-center">
               <h2 className="font-display text-3xl font-semibold">Gallery Coming Soon</h2>
-              <p className="mt-2 text-muted-foreground">Photos of our recent weddings will be here soon.</p>
+              <p className="mt-2 text-muted-foreground">
+                Photos of our recent weddings will be here soon.
+              </p>
             </div>
           </TabsContent>
         </Tabs>
