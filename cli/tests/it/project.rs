@@ -510,7 +510,10 @@ async fn new_data_directories_are_copies_of_one_pristine_cluster() {
         assert!(out.status.success(), "{}", text(&out));
         text(&out)
     };
+    // A private folder (as mkdtemp makes them): PostgreSQL's user is let through it.
     let data = dir.join(".data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::set_permissions(&data, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     let cache = support::pg_cache();
     let pristine = copied_from(&reset(&data.join("a"), &cache));
     assert!(pristine.starts_with(&cache), "{}", pristine.display());

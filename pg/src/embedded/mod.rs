@@ -437,6 +437,11 @@ impl EmbeddedPg {
             .await
             .map_err(|e| EmbeddedError::Command("cp".into(), e.to_string()))?;
         if out.status.success() && self.pgdata.join("PG_VERSION").is_file() {
+            // The user PostgreSQL runs as must be able to walk down to it (initdb's password
+            // file does that when initdb makes the cluster in place).
+            if let Some(user) = &self.run_as {
+                self.make_reachable_for(user, &self.pgdata)?;
+            }
             return Ok(());
         }
         let _ = std::fs::remove_dir_all(&self.pgdata);
