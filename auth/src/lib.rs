@@ -15,6 +15,7 @@ pub mod hooks;
 pub mod limits;
 pub mod mfa;
 pub mod mfa_webauthn;
+pub mod models;
 pub mod oauth_providers;
 pub mod oauth_server;
 pub mod otp;

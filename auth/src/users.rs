@@ -2,9 +2,11 @@
 
 use crate::error::ErrorCode;
 use crate::error::{Result, api, user_not_found};
+use crate::models::{Factor, FromRow, Identity, User};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
-use tokio_postgres::GenericClient;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{GenericClient, Row};
 use uuid::Uuid;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -39,43 +41,63 @@ pub fn normalize_email(email: &str) -> std::result::Result<String, InvalidEmail>
     if valid { Ok(e) } else { Err(InvalidEmail) }
 }
 
-/// The user object GoTrue returns (`omitempty` fields left out when empty), built in SQL from
-/// a row `u` of auth.users.
-const USER_OBJECT: &str = "(jsonb_build_object(
-   'id', u.id, 'aud', coalesce(u.aud, ''), 'role', coalesce(u.role, ''), 'email', coalesce(u.email, ''),
-   'phone', coalesce(u.phone, ''),
-   'app_metadata', coalesce(u.raw_app_meta_data, '{}'), 'user_metadata', coalesce(u.raw_user_meta_data, '{}'),
-   'identities', coalesce((SELECT jsonb_agg(jsonb_build_object(
-        'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
-        'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
-        'updated_at', i.updated_at, 'email', i.email) ORDER BY i.created_at)
-      FROM auth.identities i WHERE i.user_id = u.id), '[]'),
-   'created_at', u.created_at, 'updated_at', u.updated_at, 'is_anonymous', u.is_anonymous)
- || jsonb_strip_nulls(jsonb_build_object(
-   'email_confirmed_at', u.email_confirmed_at, 'invited_at', u.invited_at,
-   'phone_confirmed_at', u.phone_confirmed_at, 'confirmation_sent_at', u.confirmation_sent_at,
-   'confirmed_at', u.confirmed_at, 'recovery_sent_at', u.recovery_sent_at,
-   'new_email', nullif(u.email_change, ''), 'email_change_sent_at', u.email_change_sent_at,
-   'new_phone', nullif(u.phone_change, ''), 'phone_change_sent_at', u.phone_change_sent_at,
-   'reauthentication_sent_at', u.reauthentication_sent_at, 'last_sign_in_at', u.last_sign_in_at,
-   'banned_until', u.banned_until,
-   'factors', (SELECT jsonb_agg(jsonb_build_object(
-        'id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'status', f.status,
-        'created_at', f.created_at, 'updated_at', f.updated_at, 'phone', coalesce(f.phone, ''),
-        'last_challenged_at', f.last_challenged_at) ORDER BY f.created_at)
-      FROM auth.mfa_factors f WHERE f.user_id = u.id))))";
+/// The user with its identities and factors, or None when the user does not exist (or is
+/// deleted): its three queries sent together.
+pub async fn load(c: &impl GenericClient, id: Uuid) -> Result<Option<User>> {
+    let sql = format!(
+        "SELECT {} FROM auth.users u WHERE u.id = $1 AND u.deleted_at IS NULL",
+        User::COLUMNS
+    );
+    let ids = [id];
+    let by_id: [&(dyn ToSql + Sync); 1] = [&id];
+    let (row, related) = tokio::try_join!(c.query_opt(&sql, &by_id), related(c, &ids))?;
+    let mut users: Vec<User> = row.iter().map(User::from_row).collect();
+    attach(&mut users, related);
+    Ok(users.pop())
+}
 
-/// The user object, or None when the user does not exist.
+/// The identities and factors of some users (oldest first).
+async fn related(
+    c: &impl GenericClient,
+    ids: &[Uuid],
+) -> std::result::Result<(Vec<Row>, Vec<Row>), tokio_postgres::Error> {
+    let identities = format!(
+        "SELECT {} FROM auth.identities i WHERE i.user_id = ANY($1) ORDER BY i.created_at",
+        Identity::COLUMNS
+    );
+    let factors = format!(
+        "SELECT {} FROM auth.mfa_factors f WHERE f.user_id = ANY($1) ORDER BY f.created_at",
+        Factor::COLUMNS
+    );
+    let by_ids: [&(dyn ToSql + Sync); 1] = [&ids];
+    tokio::try_join!(c.query(&identities, &by_ids), c.query(&factors, &by_ids))
+}
+
+/// Gives each user its rows of [`related`].
+fn attach(users: &mut [User], (identities, factors): (Vec<Row>, Vec<Row>)) {
+    let of = |r: &&Row, id: Uuid| r.get::<_, Uuid>("user_id") == id;
+    for user in users {
+        user.identities = identities
+            .iter()
+            .filter(|r| of(r, user.id))
+            .map(Identity::from_row)
+            .collect();
+        user.factors = factors
+            .iter()
+            .filter(|r| of(r, user.id))
+            .map(Factor::from_row)
+            .collect();
+    }
+}
+
+/// The user object as JSON, or None when the user does not exist.
 pub async fn user_json(c: &impl GenericClient, id: Uuid) -> Result<Option<Value>> {
-    let row = c
-        .query_opt(
-            &format!(
-                "SELECT {USER_OBJECT}::text FROM auth.users u WHERE u.id = $1 AND u.deleted_at IS NULL"
-            ),
-            &[&id],
-        )
-        .await?;
-    Ok(row.map(|r| serde_json::from_str(&r.get::<_, String>(0)).expect("user JSON from Postgres")))
+    Ok(load(c, id).await?.map(|u| to_json(&u)))
+}
+
+/// A user as GoTrue's JSON.
+pub fn to_json(user: &User) -> Value {
+    serde_json::to_value(user).expect("a user serializes")
 }
 
 pub async fn require(c: &impl GenericClient, id: Uuid) -> Result<Value> {
@@ -89,7 +111,7 @@ pub async fn list(
     page: i64,
     per_page: i64,
     filter: &str,
-) -> Result<(Vec<Value>, i64)> {
+) -> Result<(Vec<User>, i64)> {
     // GoTrue's pattern is `%filter%` with the filter's own wildcards left as they are.
     let pattern = format!("%{filter}%");
     // The filter and its pattern are parameters `$n` and `$n+1`.
@@ -107,22 +129,21 @@ pub async fn list(
         )
         .await?
         .get(0);
-    let users: String = c
-        .query_one(
+    let rows = c
+        .query(
             &format!(
-                "SELECT coalesce(jsonb_agg({USER_OBJECT} ORDER BY u.created_at DESC, u.id), '[]')::text
-                 FROM (SELECT * FROM auth.users WHERE {kept}
-                       ORDER BY created_at DESC, id LIMIT $1 OFFSET $2) u",
+                "SELECT {columns} FROM auth.users u WHERE {kept}
+                 ORDER BY u.created_at DESC, u.id LIMIT $1 OFFSET $2",
+                columns = User::COLUMNS,
                 kept = kept(3)
             ),
             &[&per_page, &((page - 1) * per_page), &filter, &pattern],
         )
-        .await?
-        .get(0);
-    Ok((
-        serde_json::from_str(&users).expect("users JSON from Postgres"),
-        total,
-    ))
+        .await?;
+    let mut users: Vec<User> = rows.iter().map(User::from_row).collect();
+    let ids: Vec<Uuid> = users.iter().map(|u| u.id).collect();
+    attach(&mut users, related(c, &ids).await?);
+    Ok((users, total))
 }
 
 /// What the flows read of a user.
