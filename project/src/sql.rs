@@ -47,11 +47,17 @@ pub fn split(sql: &str) -> Vec<Statement> {
     let mut atomic_depth = 0usize;
     // Where the current statement's first code (not comment) character is.
     let mut code_start: Option<usize> = None;
-    let push = |out: &mut Vec<Statement>, from: Option<usize>, to: usize| {
+    // The line of the last statement pushed and where it starts: each statement's line is
+    // counted on from there (counting from the file's start each time is quadratic).
+    let mut counted = (0usize, 1usize);
+    let mut push = |out: &mut Vec<Statement>, from: Option<usize>, to: usize| {
         if let Some(offset) = from {
+            let (at, line) = counted;
+            let line = line + sql[at..offset].matches('\n').count();
+            counted = (offset, line);
             out.push(Statement {
                 text: sql[offset..to].trim_end().to_string(),
-                line: sql[..offset].matches('\n').count() + 1,
+                line,
                 offset,
             });
         }

@@ -12,5 +12,5 @@ pub mod scope;
 
 pub use diff::{Statement, diff, render};
 pub use model::Catalog;
-pub use read::{ReadError, read};
+pub use read::{ReadError, read, read_again, read_keeping};
 pub use scope::Scope;

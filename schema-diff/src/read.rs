@@ -1,6 +1,8 @@
 //! The one I/O function: a database's catalog read from `pg_catalog` in one read-only
 //! transaction (a consistent snapshot), with an empty search_path so that PostgreSQL prints
-//! every name qualified. Each kind of object is one query answering JSON.
+//! every name qualified. Each kind of object is one query answering JSON. Those answers can be
+//! kept and the same catalog built from them again without the database (`db diff`'s cache of
+//! the schemas the project's files build).
 
 use crate::canon::flatten;
 use crate::model::*;
@@ -16,6 +18,10 @@ pub enum ReadError {
     Db(#[from] tokio_postgres::Error),
     #[error("unexpected catalog shape: {0}")]
     Shape(#[from] serde_json::Error),
+    #[error("the kept answers to the catalog queries are fewer than its queries")]
+    TooFewAnswers,
+    #[error("the kept answers to the catalog queries are more than its queries")]
+    TooManyAnswers,
 }
 
 /// The privileges of an ACL expression as JSON `[grantee, privilege, grantable]` triples, a
@@ -262,19 +268,41 @@ struct RawPublication {
 /// object, deptype)`.
 type RawDep = (String, i64, i32, String, i64, i32, Option<String>, String);
 
+/// Where the answers to the catalog queries come from: the database (each answer kept when
+/// `kept` is given), or answers kept from an earlier read (`read_again`), in the same order.
+enum Source<'a> {
+    Live {
+        c: &'a Client,
+        kept: Option<&'a mut Vec<String>>,
+    },
+    Kept(std::slice::Iter<'a, String>),
+}
+
+/// The answer to one catalog query, its rows as one JSON array.
 async fn rows<T: DeserializeOwned>(
-    c: &Client,
+    src: &mut Source<'_>,
     sql: &str,
     params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
 ) -> Result<Vec<T>, ReadError> {
-    let text: String = c
-        .query_one(
-            &format!("SELECT coalesce(json_agg(q), '[]')::text FROM ({sql}) q"),
-            params,
-        )
-        .await?
-        .get(0);
-    Ok(serde_json::from_str(&text)?)
+    match src {
+        Source::Live { c, kept } => {
+            let text: String = c
+                .query_one(
+                    &format!("SELECT coalesce(json_agg(q), '[]')::text FROM ({sql}) q"),
+                    params,
+                )
+                .await?
+                .get(0);
+            let rows = serde_json::from_str(&text)?;
+            if let Some(kept) = kept {
+                kept.push(text);
+            }
+            Ok(rows)
+        }
+        Source::Kept(answers) => Ok(serde_json::from_str(
+            answers.next().ok_or(ReadError::TooFewAnswers)?,
+        )?),
+    }
 }
 
 /// Where each object read is found by `pg_depend`'s (catalog, oid, sub-id).
@@ -341,23 +369,53 @@ fn letter(s: &str) -> char {
 
 /// Reads the catalog of the database `c` is connected to, within `scope`.
 pub async fn read(c: &Client, scope: &Scope) -> Result<Catalog, ReadError> {
+    read_from(&mut Source::Live { c, kept: None }, c, scope).await
+}
+
+/// [`read`], and the answers of the database to the catalog queries, for [`read_again`] to
+/// build the same catalog from without the database (when nothing it was built from changed).
+pub async fn read_keeping(c: &Client, scope: &Scope) -> Result<(Catalog, Vec<String>), ReadError> {
+    let mut answers = Vec::new();
+    let cat = read_from(
+        &mut Source::Live {
+            c,
+            kept: Some(&mut answers),
+        },
+        c,
+        scope,
+    )
+    .await?;
+    Ok((cat, answers))
+}
+
+/// The catalog [`read_keeping`] read, built again from the answers it kept (`scope` as then).
+pub async fn read_again(answers: &[String], scope: &Scope) -> Result<Catalog, ReadError> {
+    let mut src = Source::Kept(answers.iter());
+    let cat = read_in_transaction(&mut src, scope).await?;
+    match src {
+        Source::Kept(rest) if !rest.as_slice().is_empty() => Err(ReadError::TooManyAnswers),
+        _ => Ok(cat),
+    }
+}
+
+async fn read_from(src: &mut Source<'_>, c: &Client, scope: &Scope) -> Result<Catalog, ReadError> {
     c.batch_execute(
         "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path = ''; \
          SET LOCAL statement_timeout = 0",
     )
     .await?;
-    let read = read_in_transaction(c, scope).await;
+    let read = read_in_transaction(src, scope).await;
     let _ = c.batch_execute("COMMIT").await;
     read
 }
 
-async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadError> {
+async fn read_in_transaction(src: &mut Source<'_>, scope: &Scope) -> Result<Catalog, ReadError> {
     let mut cat = Catalog::default();
     let mut oids = Oids::default();
 
     let builtin: RawBuiltin = {
         let mut b: Vec<RawBuiltin> = rows(
-            c,
+            src,
             &format!(
                 "SELECT current_user::text AS user, {r} AS r, {s} AS s, {f} AS f, {t} AS \"T\", {n} AS n \
                  FROM pg_roles u WHERE u.rolname = current_user",
@@ -383,7 +441,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
 
     // Schemas, and how much of each the diff covers.
     let schemas: Vec<RawSchema> = rows(
-        c,
+        src,
         &format!(
             "SELECT n.oid::int8 AS oid, n.nspname::text AS name, \
              pg_get_userbyid(n.nspowner)::text AS owner, {acl} AS acl, \
@@ -419,7 +477,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let extensions: Vec<RawExtension> = rows(
-        c,
+        src,
         "SELECT e.oid::int8 AS oid, e.extname::text AS name, n.nspname::text AS schema, \
          e.extversion AS version, coalesce((SELECT v.schema = n.nspname \
            FROM pg_available_extension_versions v \
@@ -443,7 +501,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let types: Vec<RawType> = rows(
-        c,
+        src,
         &format!(
             "SELECT t.oid::int8 AS oid, t.typarray::int8 AS array, t.typrelid::int8 AS relid, \
              n.nspname::text AS schema, t.typname::text AS name, t.typtype::text AS kind, \
@@ -525,7 +583,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let sequences: Vec<RawSequence> = rows(
-        c,
+        src,
         &format!(
             "SELECT c.oid::int8 AS oid, n.nspname::text AS schema, c.relname::text AS name, \
              format_type(s.seqtypid, NULL) AS type, s.seqstart AS start, \
@@ -573,7 +631,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let relations: Vec<RawRelation> = rows(
-        c,
+        src,
         &format!(
             "SELECT c.oid::int8 AS oid, c.reltype::int8 AS type, \
              (SELECT rt.typarray::int8 FROM pg_type rt WHERE rt.oid = c.reltype) AS array, \
@@ -663,7 +721,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let columns: Vec<RawColumn> = rows(
-        c,
+        src,
         &format!(
             "SELECT a.attrelid::int8 AS rel, a.attnum::int4 AS num, a.attname::text AS name, \
              format_type(a.atttypid, a.atttypmod) AS type, \
@@ -738,7 +796,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let constraints: Vec<RawConstraint> = rows(
-        c,
+        src,
         "SELECT k.oid::int8 AS oid, k.conrelid::int8 AS rel, k.conname::text AS name, \
          k.contype::text AS kind, pg_get_constraintdef(k.oid) AS def, \
          obj_description(k.oid, 'pg_constraint') AS comment, k.conindid::int8 AS index \
@@ -770,7 +828,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let indexes: Vec<RawIndex> = rows(
-        c,
+        src,
         "SELECT i.indexrelid::int8 AS oid, i.indrelid::int8 AS rel, ic.relname::text AS name, \
          pg_get_indexdef(i.indexrelid) AS def, \
          obj_description(i.indexrelid, 'pg_class') AS comment \
@@ -799,7 +857,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let functions: Vec<RawFunction> = rows(
-        c,
+        src,
         &format!(
             "SELECT p.oid::int8 AS oid, n.nspname::text AS schema, p.proname::text AS name, \
              pg_get_function_identity_arguments(p.oid) AS args, p.prokind::text AS kind, \
@@ -837,7 +895,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let triggers: Vec<RawTrigger> = rows(
-        c,
+        src,
         &format!(
             "SELECT t.oid::int8 AS oid, n.nspname::text AS schema, c.relname::text AS table, \
              t.tgname::text AS name, pg_get_triggerdef(t.oid) AS def, \
@@ -871,7 +929,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let policies: Vec<RawPolicy> = rows(
-        c,
+        src,
         &format!(
             "SELECT p.oid::int8 AS oid, n.nspname::text AS schema, c.relname::text AS table, \
              p.polname::text AS name, p.polpermissive AS permissive, p.polcmd::text AS cmd, \
@@ -910,7 +968,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let default_acls: Vec<RawDefaultAcl> = rows(
-        c,
+        src,
         &format!(
             "SELECT pg_get_userbyid(d.defaclrole)::text AS role, n.nspname::text AS schema, \
              d.defaclobjtype::text AS kind, {acl} AS acl \
@@ -936,7 +994,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let publications: Vec<RawPublication> = rows(
-        c,
+        src,
         "SELECT p.oid::int8 AS oid, p.pubname::text AS name, p.puballtables AS all, \
          p.pubinsert AS insert, p.pubupdate AS update, p.pubdelete AS delete, \
          p.pubtruncate AS truncate, p.pubviaroot AS via_root, \
@@ -1000,7 +1058,7 @@ async fn read_in_transaction(c: &Client, scope: &Scope) -> Result<Catalog, ReadE
     }
 
     let deps: Vec<RawDep> = rows(
-        c,
+        src,
         "SELECT json_build_array(x.cls, x.obj, x.sub, x.refcls, x.refobj, x.refsub, x.refext, \
            x.deptype) AS d FROM ( \
          SELECT CASE WHEN d.classid = 'pg_rewrite'::regclass THEN 'pg_class' \

@@ -534,6 +534,23 @@ async fn run(cluster: &Cluster, case: &Case) -> Result<(), String> {
     let forward = diff(&ca, &cb);
     let got: Vec<String> = forward.iter().map(|s| s.to_string()).collect();
     let mut problems = Vec::new();
+    // The catalog built again from the answers kept is the one read, and only from all of them.
+    let scope = schema_diff::Scope::default();
+    let (kept, answers) = schema_diff::read_keeping(&b, &scope).await.unwrap();
+    let again = schema_diff::read_again(&answers, &scope).await;
+    if kept != cb || again.as_ref().ok() != Some(&cb) {
+        problems.push(format!("read again from the kept answers: {again:?}"));
+    }
+    let fewer = schema_diff::read_again(&answers[..answers.len() - 1], &scope).await;
+    let more = [answers.clone(), vec!["[]".to_string()]].concat();
+    let more = schema_diff::read_again(&more, &scope).await;
+    if !matches!(fewer, Err(schema_diff::ReadError::TooFewAnswers))
+        || !matches!(more, Err(schema_diff::ReadError::TooManyAnswers))
+    {
+        problems.push(format!(
+            "answers missing: {fewer:?}; one too many: {more:?}"
+        ));
+    }
     if got != case.want {
         problems.push(format!(
             "the diff is:\n{}\n(want:\n{})",

@@ -1,8 +1,11 @@
 //! `db diff`, as the Supabase CLI's: the SQL that turns the schema the migrations build into
 //! the local database's (or a remote one's, or the declared schema files'), printed or written
 //! as a new migration. The migrations' side is a copy of the template in the same cluster (the
-//! CLI starts a shadow database for it, about 15 s); the differ is `schema-diff`.
+//! CLI starts a shadow database for it, about 15 s); the differ is `schema-diff`. The catalogs
+//! of the databases the project's files build are kept (`diff_cache`): when none of those files
+//! changed, no database is built at all.
 
+use super::diff_cache::DiffCache;
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use pg::migrate::shadow;
@@ -137,6 +140,9 @@ pub fn warn_drops(statements: &[schema_diff::Statement]) {
 
 /// The statements that turn the schema the migrations build into `target`'s (a remote
 /// database), else the declared schema files' when there are some, else the local database's.
+/// On the embedded cluster, the catalogs of the databases the files build come from
+/// `diff_cache` when nothing they are built from changed; otherwise those databases are made
+/// (copies of the template and of the platform), read, kept in the cache and dropped.
 pub async fn compare(
     cfg: &Config,
     schemas: &[String],
@@ -148,44 +154,42 @@ pub async fn compare(
     let mut statements = Vec::new();
     with_database(cfg, Prepare::IfFresh, async |db| {
         let t0 = Instant::now();
-        if keep_templates {
-            shadow::sweep(db).await.map_err(|e| e.to_string())?;
-        }
+        let cache = match keep_templates {
+            true => DiffCache::open(cfg, db, schemas).await,
+            false => None,
+        };
         let from_db = shadow::name("migrations");
         let declared_db = shadow::name("declared");
+        let mut builder = Builder {
+            cfg,
+            db,
+            scope: &scope,
+            cache: cache.as_ref(),
+            swept: !keep_templates,
+            made: Vec::new(),
+        };
         let diffed = async {
-            shadow::migrations_copy(&cfg.project, db, &from_db, keep_templates)
-                .await
-                .map_err(|e| e.to_string())?;
-            let to_login = match &target {
-                Some(login) => login.clone(),
+            let from = builder.catalog("migrations", &[], &from_db).await?;
+            let to = match &target {
+                Some(login) => Catalogs::Read(login.clone()),
                 None if !declared.is_empty() => {
                     eprintln!("Creating local database from declarative schemas:");
                     for f in &declared {
                         eprintln!(" • {}", f.path);
                     }
-                    let mut c =
-                        shadow::platform_copy(&cfg.project, db, &declared_db, keep_templates)
-                            .await
-                            .map_err(|e| e.to_string())?;
-                    let files: Vec<(String, String)> = declared
-                        .iter()
-                        .map(|f| (f.path.clone(), f.sql.clone()))
-                        .collect();
-                    shadow::apply_files(&mut c, &files)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    db.admin_on(&declared_db)
+                    Catalogs::Built(builder.catalog("declared", &declared, &declared_db).await?)
                 }
-                None => db.admin.clone(),
+                None => Catalogs::Read(db.admin.clone()),
             };
             if schemas.is_empty() {
                 eprintln!("Diffing schemas...");
             } else {
                 eprintln!("Diffing schemas: {}", schemas.join(","));
             }
-            let from = read(&db.admin_on(&from_db), &scope).await?;
-            let to = read(&to_login, &scope).await?;
+            let to = match to {
+                Catalogs::Built(cat) => cat,
+                Catalogs::Read(login) => read(&login, &scope).await?,
+            };
             // A schema named that neither side has is a mistake, not "no changes".
             for s in schemas {
                 if !from.schemas.contains_key(s) && !to.schemas.contains_key(s) {
@@ -195,14 +199,90 @@ pub async fn compare(
             Ok::<_, String>(schema_diff::diff(&from, &to))
         }
         .await;
-        let removed = remove(db, &[&from_db, &declared_db]).await;
+        let made: Vec<&str> = builder.made.iter().map(String::as_str).collect();
+        let removed = remove(db, &made).await;
         statements = diffed?;
         removed?;
-        tracing::info!("diffed in {} ms", t0.elapsed().as_millis());
+        tracing::info!(
+            "diffed in {} ms (databases built: {})",
+            t0.elapsed().as_millis(),
+            if made.is_empty() {
+                "none, the catalogs were kept".to_string()
+            } else {
+                made.join(", ")
+            }
+        );
         Ok(())
     })
     .await?;
     Ok(statements)
+}
+
+/// The second side of a diff: a catalog built from files, or a database to read.
+enum Catalogs {
+    Built(Catalog),
+    Read(Login),
+}
+
+/// Builds (or finds in the cache) the catalogs of the databases the project's files make.
+struct Builder<'a> {
+    cfg: &'a Config,
+    db: &'a Database,
+    scope: &'a Scope,
+    cache: Option<&'a DiffCache>,
+    /// Whether the databases that diffs of processes now gone left behind were dropped.
+    swept: bool,
+    /// The databases made, to drop.
+    made: Vec<String>,
+}
+
+impl Builder<'_> {
+    /// The catalog of the database `side` names: the migrations' (`files` empty) or the
+    /// platform with `files` applied, made as `name` unless the cache has it.
+    async fn catalog(
+        &mut self,
+        side: &str,
+        files: &[project::SchemaFile],
+        name: &str,
+    ) -> Result<Catalog, String> {
+        let key = self.cache.map(|c| c.key(side, files));
+        if let (Some(cache), Some(key)) = (self.cache, &key)
+            && let Some(cat) = cache.catalog(side, key, self.scope).await
+        {
+            return Ok(cat);
+        }
+        if !self.swept {
+            shadow::sweep(self.db).await.map_err(|e| e.to_string())?;
+            self.swept = true;
+        }
+        let project = &self.cfg.project;
+        let keep_templates = self.cfg.embedded();
+        self.made.push(name.to_string());
+        if files.is_empty() {
+            shadow::migrations_copy(project, self.db, name, keep_templates)
+                .await
+                .map_err(|e| e.to_string())?;
+        } else {
+            let mut c = shadow::platform_copy(project, self.db, name, keep_templates)
+                .await
+                .map_err(|e| e.to_string())?;
+            let files: Vec<(String, String)> = files
+                .iter()
+                .map(|f| (f.path.clone(), f.sql.clone()))
+                .collect();
+            shadow::apply_files(&mut c, &files)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        let c = connect(&self.db.admin_on(name)).await?;
+        let (cat, answers) = schema_diff::read_keeping(&c, self.scope)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let (Some(cache), Some(key)) = (self.cache, &key) {
+            cache.keep(side, key, answers);
+        }
+        Ok(cat)
+    }
 }
 
 /// Drops the databases a diff made (those it did not get to make are not there).

@@ -4,6 +4,7 @@ pub mod advisors;
 pub mod codegen;
 pub mod db;
 pub mod diff;
+mod diff_cache;
 pub mod dump;
 pub mod functions;
 pub mod init;

@@ -248,6 +248,83 @@ async fn declared_schema_files_become_a_migration() {
     );
 }
 
+#[tokio::test]
+async fn db_diff_keeps_what_the_files_build_until_one_changes() {
+    let notes = "create table public.notes (id bigint primary key, body text);";
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"kept\"\n"),
+        ("supabase/migrations/20240101000000_notes.sql", notes),
+        (
+            "supabase/schemas/notes.sql",
+            "create table public.notes (id bigint primary key, body text, done boolean);",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    let diff = |want: &str, not: &str| {
+        let out = gw.command(&dir, &["db", "diff"]);
+        assert!(out.status.success(), "{}", text(&out));
+        let sql = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            sql.contains(want) && (not.is_empty() || !sql.contains(not)),
+            "want {want:?}, not {not:?}, in:\n{sql}"
+        );
+        sql
+    };
+    let first = diff("ADD COLUMN \"done\" boolean", "");
+    let kept = gw.data_dir.join("diff-cache");
+    let entries = || {
+        let mut names: Vec<String> = std::fs::read_dir(&kept)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let after_first = entries();
+    assert_eq!(
+        after_first.iter().map(|n| &n[..9]).collect::<Vec<_>>(),
+        ["declared-", "migration"],
+        "{after_first:?}"
+    );
+    // Nothing changed: the same diff, from the same entries.
+    assert_eq!(diff("ADD COLUMN \"done\" boolean", ""), first);
+    assert_eq!(entries(), after_first);
+    // A declared file changes: the diff follows it.
+    std::fs::write(
+        dir.join("supabase/schemas/notes.sql"),
+        "create table public.notes (id bigint primary key, body text, due date);",
+    )
+    .unwrap();
+    diff("ADD COLUMN \"due\" date", "done");
+    // A migration changes: so does the schema the migrations build.
+    std::fs::write(
+        dir.join("supabase/migrations/20240101000000_notes.sql"),
+        "create table public.notes (id bigint primary key, body text, due date);",
+    )
+    .unwrap();
+    let out = gw.command(&dir, &["db", "diff"]);
+    assert!(
+        text(&out).contains("No schema changes found"),
+        "{}",
+        text(&out)
+    );
+    // Back as it was: the entries kept then are used again, and say what they said.
+    std::fs::write(
+        dir.join("supabase/migrations/20240101000000_notes.sql"),
+        notes,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("supabase/schemas/notes.sql"),
+        "create table public.notes (id bigint primary key, body text, done boolean);",
+    )
+    .unwrap();
+    assert_eq!(diff("ADD COLUMN \"done\" boolean", "due"), first);
+}
+
 /// Rows of `migration list`'s table, trimmed: (local, remote, time).
 fn list_rows(out: &Output) -> Vec<(String, String, String)> {
     let said = String::from_utf8_lossy(&out.stdout).to_string();
