@@ -19,6 +19,8 @@ pub enum Kind {
     Functions,
     Triggers,
     Indexes,
+    IndexMethods,
+    Enums,
     Policies,
     Extensions,
     Roles,
@@ -27,7 +29,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Schemas,
         Kind::Tables,
         Kind::Columns,
@@ -35,6 +37,8 @@ impl Kind {
         Kind::Functions,
         Kind::Triggers,
         Kind::Indexes,
+        Kind::IndexMethods,
+        Kind::Enums,
         Kind::Policies,
         Kind::Extensions,
         Kind::Roles,
@@ -51,6 +55,8 @@ impl Kind {
             Kind::Functions => "functions",
             Kind::Triggers => "triggers",
             Kind::Indexes => "indexes",
+            Kind::IndexMethods => "index_methods",
+            Kind::Enums => "enums",
             Kind::Policies => "policies",
             Kind::Extensions => "extensions",
             Kind::Roles => "roles",
@@ -154,11 +160,35 @@ impl Kind {
             Kind::Indexes => format!(
                 "SELECT n.nspname AS schema, t.relname AS table, i.relname AS name,
                         pg_get_indexdef(x.indexrelid) AS definition, x.indisunique AS unique,
-                        x.indisprimary AS primary, pg_relation_size(i.oid) AS bytes
+                        x.indisprimary AS primary, pg_relation_size(i.oid) AS bytes,
+                        am.amname AS method,
+                        ARRAY(SELECT pg_get_indexdef(x.indexrelid, k, true)
+                              FROM generate_series(1, x.indnkeyatts) k) AS columns,
+                        pg_get_expr(x.indpred, x.indrelid, true) AS predicate,
+                        (SELECT k.conname FROM pg_constraint k
+                         WHERE k.conindid = x.indexrelid AND k.conrelid = x.indrelid
+                           AND k.contype IN ('p', 'u', 'x')) AS constraint
                  FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                 JOIN pg_am am ON am.oid = i.relam
                  JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
                  WHERE {SYSTEM} AND ($1 = '' OR n.nspname = $1)
                  ORDER BY 1, 2, 3"
+            ),
+            // The index methods this database has (btree, hash, gist, gin, ... and extensions').
+            Kind::IndexMethods => "SELECT amname AS name FROM pg_am
+                 WHERE amtype = 'i' AND $1 = $1 ORDER BY amname = 'btree' DESC, 1"
+                .to_string(),
+            // Enum types with their values in order, and how many columns use each.
+            Kind::Enums => format!(
+                "SELECT n.nspname AS schema, t.typname AS name,
+                        ARRAY(SELECT e.enumlabel FROM pg_enum e WHERE e.enumtypid = t.oid
+                              ORDER BY e.enumsortorder) AS values,
+                        (SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+                         WHERE a.atttypid = t.oid AND a.attnum > 0 AND NOT a.attisdropped
+                           AND c.relkind IN ('r', 'p', 'v', 'm', 'f')) AS columns
+                 FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                 WHERE t.typtype = 'e' AND {SYSTEM} AND ($1 = '' OR n.nspname = $1)
+                 ORDER BY 1, 2"
             ),
             Kind::Policies => format!(
                 "SELECT n.nspname AS schema, c.relname AS table, p.polname AS name,

@@ -44,6 +44,8 @@ pub struct TableInfo {
     /// Foreign keys from this table (`outgoing`) and to it.
     pub relations: Value,
     pub policies: Value,
+    /// Its indexes (method, key columns, predicate, the constraint one backs).
+    pub indexes: Value,
 }
 
 /// A page of rows and how many the filters keep (`exact` false: the planner's estimate, for a
@@ -141,12 +143,17 @@ impl Studio {
             .query_one(&Kind::Policies.sql_of_table(), &[&schema, &name])
             .await?
             .get(0);
+        let indexes: String = c
+            .query_one(&Kind::Indexes.sql_of_table(), &[&schema, &name])
+            .await?
+            .get(0);
         Ok(TableInfo {
             shape,
             rls_enabled,
             rls_forced,
             relations: parse_json(&relations),
             policies: parse_json(&policies),
+            indexes: parse_json(&indexes),
         })
     }
 

@@ -106,6 +106,25 @@ async fn studio_reads_writes_and_runs_sql_as_asked() {
             200,
             "{\"schema\":\"public\",\"table\":\"categories\",\"name\":\"id\",",
         ),
+        // A table's indexes with their method and key columns; a schema's enums in order;
+        // the index methods the database has, btree first.
+        ("/tables/public/products", 200, "\"indexes\":[{"),
+        (
+            "/tables/public/products",
+            200,
+            "\"method\":\"btree\",\"columns\":[\"id\"]",
+        ),
+        (
+            "/database/enums?schema=public",
+            200,
+            "\"name\":\"request_status\",\"values\":[\"new\",\"contacted\",\"done\"]",
+        ),
+        (
+            "/database/index_methods?schema=",
+            200,
+            "[{\"name\":\"btree\"}",
+        ),
+        ("/database/index_methods?schema=", 200, "{\"name\":\"gin\"}"),
         ("/settings", 200, "\"algorithm\":\"HS256\""),
         ("/settings", 200, "\"rest\":\"http://127.0.0.1:"),
         ("/nothing-here", 404, "Studio has no such API"),
@@ -114,6 +133,14 @@ async fn studio_reads_writes_and_runs_sql_as_asked() {
         let (got, text) = s.call("GET", path, None).await;
         assert_eq!(got, *status, "{path}: {text}");
         assert!(text.contains(holds), "{path}: {text}");
+    }
+    // The new lists are Studio's like the others: nothing without this start's secret.
+    for path in [
+        "/database/enums?schema=public",
+        "/database/index_methods?schema=",
+    ] {
+        let r = reqwest::get(format!("{}/api{path}", s.base)).await.unwrap();
+        assert_eq!(r.status().as_u16(), 401, "{path}");
     }
     // A migration's name is checked before anything is diffed or written.
     let (st, text) = s

@@ -13,6 +13,7 @@ import { Field, Input } from '@/components/ui/input'
 import { tablePath, type Policy, type TableInfo } from './types'
 import { ChangeDialog, ColumnFields, PolicyDialog, TypeList } from './SchemaDialogs'
 import { PolicyPreview } from './PolicyPreview'
+import { IndexesTab } from './IndexesEnums'
 import { addColumn, blankColumn, dropColumn, dropPolicy, renameColumn, retypeColumn, type ColumnSpec } from './ddl'
 
 type Change = { kind: 'add' } | { kind: 'rename' | 'retype' | 'drop'; column: string } | { kind: 'drop-policy'; policy: string }
@@ -86,6 +87,7 @@ export function TableView({ schema, table }: { schema: string; table: string }) 
           <TabsTrigger value="data">Data</TabsTrigger>
           <TabsTrigger value="structure">Structure</TabsTrigger>
           <TabsTrigger value="policies">Policies ({t.policies.length})</TabsTrigger>
+          <TabsTrigger value="indexes">Indexes ({t.indexes.length})</TabsTrigger>
         </TabsList>
         <TabsContent value="data" className="min-h-0 flex-1 py-3">
           <DataGrid info={t} />
@@ -142,6 +144,9 @@ export function TableView({ schema, table }: { schema: string; table: string }) 
               </li>
             ))}
           </ul>
+        </TabsContent>
+        <TabsContent value="indexes" className="py-3">
+          <IndexesTab info={t} onChanged={changed} />
         </TabsContent>
         <TabsContent value="policies" className="space-y-3 py-3">
           {isTable && !t.rls_enabled ? (

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Link, useNavigate, useParams } from 'react-router-dom'
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom'
 import { Lock, LockOpen } from 'lucide-react'
 import { api } from '@/lib/api'
 import { cn } from '@/lib/cn'
@@ -9,6 +9,7 @@ import { ErrorNote } from '@/components/ErrorNote'
 import { Button } from '@/components/ui/button'
 import { TableView } from './TableView'
 import { NewTable, SaveMigration } from './SchemaDialogs'
+import { EnumsView } from './IndexesEnums'
 import type { TableSummary } from './types'
 
 interface SchemaRow {
@@ -19,6 +20,9 @@ interface SchemaRow {
 export default function TablesPage() {
   const { schema = 'public', table } = useParams()
   const navigate = useNavigate()
+  // `?view=enums` without a table: the schema's enums instead of a table.
+  const [search] = useSearchParams()
+  const enums = !table && search.get('view') === 'enums'
   const qc = useQueryClient()
   const [creating, setCreating] = useState(false)
   const [saving, setSaving] = useState(false)
@@ -45,6 +49,13 @@ export default function TablesPage() {
             <Button size="sm" onClick={() => setCreating(true)}>New table</Button>
             <Button size="sm" variant="outline" onClick={() => setSaving(true)}>Save as migration</Button>
           </div>
+          <Link
+            to={`/tables/${encodeURIComponent(schema)}?view=enums`}
+            aria-current={enums ? 'page' : undefined}
+            className={cn('mt-2 block rounded px-2 py-1 text-sm text-primary underline', enums && 'font-medium')}
+          >
+            Enums of {schema}
+          </Link>
           <NewTable
             open={creating}
             onOpenChange={setCreating}
@@ -96,6 +107,8 @@ export default function TablesPage() {
       <section className="min-w-0 flex-1">
         {table ? (
           <TableView key={`${schema}.${table}`} schema={schema} table={table} />
+        ) : enums ? (
+          <EnumsView key={schema} schema={schema} />
         ) : (
           <p className="p-6 text-muted-foreground">Choose a table to browse its rows.</p>
         )}

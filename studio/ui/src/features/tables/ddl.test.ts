@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   addColumn, blankColumn, createPolicy, createTable, dropColumn, dropPolicy, ident, literal, POLICY_TEMPLATES,
   renameColumn, replacePolicy, retypeColumn, setDefault, setNullable, starterColumns, typeName, type ColumnSpec,
+  addEnumValue, createEnum, createIndex, dropEnum, dropIndex, renameEnumValue,
 } from './ddl'
 
 describe('identifiers and literals', () => {
@@ -120,5 +121,59 @@ describe('policies', () => {
     expect(replacePolicy('public', 'posts', 'old', p)).toBe(
       'DROP POLICY "old" ON "public"."posts";\nCREATE POLICY "new" ON "public"."posts"\n  AS RESTRICTIVE\n  FOR SELECT\n  TO "anon", "authenticated"\n  USING (true);',
     )
+  })
+})
+
+describe('indexes', () => {
+  const base = { schema: 'public', table: 'orders', name: '', columns: ['user_id'], unique: false, method: 'btree', where: '' }
+  it('builds CREATE INDEX from its parts', () => {
+    const cases: [Partial<typeof base>, string][] = [
+      [{}, 'CREATE INDEX ON "public"."orders" USING btree ("user_id");'],
+      [{ name: 'orders_user', unique: true, columns: ['user_id', 'day'] }, 'CREATE UNIQUE INDEX "orders_user" ON "public"."orders" USING btree ("user_id", "day");'],
+      [{ method: 'gin', columns: ['tags'] }, 'CREATE INDEX ON "public"."orders" USING gin ("tags");'],
+      [{ where: "status <> 'done'" }, `CREATE INDEX ON "public"."orders" USING btree ("user_id") WHERE (status <> 'done');`],
+      [{ columns: ['a"b'] }, 'CREATE INDEX ON "public"."orders" USING btree ("a""b");'],
+    ]
+    for (const [change, sql] of cases) expect(createIndex({ ...base, ...change })).toBe(sql)
+  })
+
+  it('refuses what cannot be an index', () => {
+    const cases: [Partial<typeof base>, string][] = [
+      [{ columns: [] }, 'an index needs a column'],
+      [{ columns: ['a', 'a'] }, 'the column "a" is there twice'],
+      [{ columns: Array.from({ length: 33 }, (_, n) => `c${n}`) }, 'at most 32 columns'],
+      [{ method: 'btree; drop table x' }, 'is not an index method'],
+      [{ unique: true, method: 'gin' }, 'only a btree index can be unique'],
+      [{ where: 'true); drop table x; --' }, 'unbalanced'],
+      [{ where: "a = 1; drop table x" }, 'more than one expression'],
+    ]
+    for (const [change, error] of cases) expect(() => createIndex({ ...base, ...change }), error).toThrow(error)
+  })
+
+  it('drops an index, or the constraint it backs', () => {
+    expect(dropIndex('public', 'orders', 'orders_day_idx', null)).toBe('DROP INDEX "public"."orders_day_idx";')
+    expect(dropIndex('public', 'orders', 'orders_pkey', 'orders_pkey')).toBe('ALTER TABLE "public"."orders" DROP CONSTRAINT "orders_pkey";')
+  })
+})
+
+describe('enums', () => {
+  it('creates an enum and changes its values', () => {
+    expect(createEnum('public', 'status', ['new', "won't", 'done'])).toBe(`CREATE TYPE "public"."status" AS ENUM ('new', 'won''t', 'done');`)
+    expect(createEnum('public', 'empty', [])).toBe('CREATE TYPE "public"."empty" AS ENUM ();')
+    expect(addEnumValue('public', 'status', 'late')).toBe(`ALTER TYPE "public"."status" ADD VALUE 'late';`)
+    expect(addEnumValue('public', 'status', 'started', { where: 'AFTER', value: 'new' })).toBe(`ALTER TYPE "public"."status" ADD VALUE 'started' AFTER 'new';`)
+    expect(addEnumValue('public', 'status', 'draft', { where: 'BEFORE', value: 'new' })).toBe(`ALTER TYPE "public"."status" ADD VALUE 'draft' BEFORE 'new';`)
+    expect(renameEnumValue('public', 'status', 'done', 'finished')).toBe(`ALTER TYPE "public"."status" RENAME VALUE 'done' TO 'finished';`)
+    expect(dropEnum('public', 'status')).toBe('DROP TYPE "public"."status";')
+  })
+
+  it('refuses values PostgreSQL cannot hold', () => {
+    expect(() => createEnum('public', 's', ['a', 'a'])).toThrow('the value "a" is there twice')
+    expect(() => createEnum('public', 's', [''])).toThrow('cannot be empty')
+    expect(() => addEnumValue('public', 's', 'x'.repeat(64))).toThrow('longer than 63 bytes')
+    expect(() => addEnumValue('public', 's', 'é'.repeat(32))).toThrow('longer than 63 bytes')
+    expect(() => renameEnumValue('public', 's', 'a', 'a')).toThrow('already "a"')
+    expect(() => createEnum('public', '', ['a'])).toThrow('a name is missing')
+    expect(() => createEnum('public', 's', Array.from({ length: 1001 }, (_, n) => `v${n}`))).toThrow('at most 1000 values')
   })
 })

@@ -239,3 +239,79 @@ export function dropPolicy(schema: string, table: string, name: string): string 
 export function replacePolicy(schema: string, table: string, oldName: string, p: PolicySpec): string {
   return `${dropPolicy(schema, table, oldName)}\n${createPolicy(schema, table, p)}`
 }
+
+/* Indexes */
+
+/** The index methods PostgreSQL always has (the catalog's list, extensions' too, is preferred). */
+export const INDEX_METHODS = ['btree', 'hash', 'gist', 'spgist', 'gin', 'brin']
+
+export interface IndexSpec {
+  schema: string
+  table: string
+  /** Empty: PostgreSQL names it (`<table>_<column>_idx`). */
+  name: string
+  columns: string[]
+  unique: boolean
+  method: string
+  /** A partial index's predicate, or empty. */
+  where: string
+}
+
+/** Columns an index holds at most (PostgreSQL's INDEX_MAX_KEYS). */
+export const MAX_INDEX_COLUMNS = 32
+
+/** CREATE [UNIQUE] INDEX … USING method (columns) [WHERE predicate]. */
+export function createIndex(i: IndexSpec): string {
+  if (i.columns.length === 0) throw new Error('an index needs a column')
+  if (i.columns.length > MAX_INDEX_COLUMNS) throw new Error(`an index holds at most ${MAX_INDEX_COLUMNS} columns`)
+  const twice = i.columns.find((c, n) => i.columns.indexOf(c) !== n)
+  if (twice !== undefined) throw new Error(`the column "${twice}" is there twice`)
+  if (!/^[a-z_][a-z0-9_]*$/.test(i.method)) throw new Error(`"${i.method}" is not an index method`)
+  if (i.unique && i.method !== 'btree') throw new Error('only a btree index can be unique')
+  const name = i.name.trim() ? `${ident(i.name.trim())} ` : ''
+  let sql = `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${name}ON ${qualified(i.schema, i.table)} USING ${i.method} (${i.columns.map(ident).join(', ')})`
+  if (i.where.trim()) sql += ` WHERE (${expression(i.where)})`
+  return `${sql};`
+}
+
+/** An index dropped; one that backs a primary key, unique or exclusion constraint goes with its constraint. */
+export function dropIndex(schema: string, table: string, name: string, constraint: string | null): string {
+  return constraint
+    ? `ALTER TABLE ${qualified(schema, table)} DROP CONSTRAINT ${ident(constraint)};`
+    : `DROP INDEX ${qualified(schema, name)};`
+}
+
+/* Enums */
+
+/** An enum value as a literal: 1 to 63 bytes, as PostgreSQL's labels. */
+export function enumLabel(value: string): string {
+  if (value.length === 0) throw new Error('an enum value cannot be empty')
+  if (new TextEncoder().encode(value).length > 63) throw new Error(`the value "${value}" is longer than 63 bytes`)
+  if (value.includes('\0')) throw new Error('an enum value cannot hold a NUL character')
+  return literal(value)
+}
+
+/** Values one enum gets in one CREATE TYPE at most (a bound for the editor, not PostgreSQL's). */
+export const MAX_ENUM_VALUES = 1000
+
+export function createEnum(schema: string, name: string, values: string[]): string {
+  if (values.length > MAX_ENUM_VALUES) throw new Error(`an enum is made with at most ${MAX_ENUM_VALUES} values here`)
+  const twice = values.find((v, n) => values.indexOf(v) !== n)
+  if (twice !== undefined) throw new Error(`the value "${twice}" is there twice`)
+  return `CREATE TYPE ${qualified(schema, name)} AS ENUM (${values.map(enumLabel).join(', ')});`
+}
+
+/** A new value, last or next to an existing one. */
+export function addEnumValue(schema: string, name: string, value: string, place: { where: 'BEFORE' | 'AFTER'; value: string } | null = null): string {
+  const at = place ? ` ${place.where} ${enumLabel(place.value)}` : ''
+  return `ALTER TYPE ${qualified(schema, name)} ADD VALUE ${enumLabel(value)}${at};`
+}
+
+export function renameEnumValue(schema: string, name: string, from: string, to: string): string {
+  if (from === to) throw new Error(`the value is already "${to}"`)
+  return `ALTER TYPE ${qualified(schema, name)} RENAME VALUE ${enumLabel(from)} TO ${enumLabel(to)};`
+}
+
+export function dropEnum(schema: string, name: string): string {
+  return `DROP TYPE ${qualified(schema, name)};`
+}

@@ -37,6 +37,18 @@ export interface Policy {
   check: string | null
 }
 
+export interface Index {
+  name: string
+  definition: string
+  unique: boolean
+  primary: boolean
+  method: string
+  columns: string[]
+  predicate: string | null
+  /** The primary key, unique or exclusion constraint it backs, if any. */
+  constraint: string | null
+}
+
 export interface TableInfo {
   schema: string
   name: string
@@ -46,6 +58,7 @@ export interface TableInfo {
   rls_forced: boolean
   relations: Relation[]
   policies: Policy[]
+  indexes: Index[]
 }
 
 export type Row = Record<string, unknown>
