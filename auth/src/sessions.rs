@@ -6,6 +6,7 @@
 use crate::config::AuthConfig;
 use crate::error::ErrorCode;
 use crate::error::{Result, api, invalid_credentials};
+use crate::models::{AccessTokenResponse, User};
 use crate::{hooks, users};
 use base64::Engine;
 use rand::RngCore;
@@ -48,7 +49,7 @@ async fn aal_amr(
 async fn respond(
     c: &impl GenericClient,
     cfg: &AuthConfig,
-    user: Value,
+    user: User,
     session_id: Uuid,
     refresh: &str,
     method: &str,
@@ -57,37 +58,36 @@ async fn respond(
     let (aal, amr, client) = aal_amr(c, session_id).await?;
     let mut claims = json!({
         "iss": cfg.jwt_issuer,
-        "sub": user["id"],
-        "aud": user["aud"],
+        "sub": user.id,
+        "aud": user.aud,
         "exp": now + cfg.jwt_expiry,
         "iat": now,
-        "email": user["email"],
-        "phone": user["phone"],
-        "app_metadata": user["app_metadata"],
-        "user_metadata": user["user_metadata"],
-        "role": user["role"],
+        "email": user.email,
+        "phone": user.phone,
+        "app_metadata": user.app_metadata,
+        "user_metadata": user.user_metadata,
+        "role": user.role,
         "aal": aal,
         "amr": amr,
         "session_id": session_id,
-        "is_anonymous": user["is_anonymous"],
+        "is_anonymous": user.is_anonymous,
     });
     if let Some(client) = client {
         claims["client_id"] = json!(client);
     }
     if let Some(hook) = &cfg.hooks.custom_access_token {
-        let id = user["id"].as_str().and_then(|s| Uuid::parse_str(s).ok());
-        claims =
-            hooks::custom_access_token(c, hook, id.unwrap_or_default(), claims, method).await?;
+        claims = hooks::custom_access_token(c, hook, user.id, claims, method).await?;
     }
     let exp = claims["exp"].as_i64().unwrap_or(now + cfg.jwt_expiry);
-    Ok(json!({
-        "access_token": cfg.keys.sign(&claims),
-        "token_type": "bearer",
-        "expires_in": exp - now,
-        "expires_at": exp,
-        "refresh_token": refresh,
-        "user": user,
-    }))
+    let response = AccessTokenResponse {
+        access_token: cfg.keys.sign(&claims),
+        token_type: "bearer",
+        expires_in: exp - now,
+        expires_at: exp,
+        refresh_token: refresh.to_string(),
+        user,
+    };
+    Ok(serde_json::to_value(response).expect("a token response serializes"))
 }
 
 /// Records that the session was authenticated (again) by `method`.
@@ -144,7 +144,7 @@ pub async fn start_for(
         &[&user_id],
     )
     .await?;
-    let user = users::user_json(c, user_id)
+    let user = users::load(c, user_id)
         .await?
         .ok_or_else(invalid_credentials)?;
     respond(c, cfg, user, session, &refresh, method).await
@@ -176,7 +176,9 @@ pub async fn upgrade(
         &[&sha256_hex(&refresh), &user_id, &session_id],
     )
     .await?;
-    let user = users::require(c, user_id).await?;
+    let user = users::load(c, user_id)
+        .await?
+        .ok_or_else(crate::error::user_not_found)?;
     respond(c, cfg, user, session_id, &refresh, method).await
 }
 
@@ -302,7 +304,7 @@ pub async fn refresh(c: &impl GenericClient, cfg: &AuthConfig, token: &str) -> R
         .await?;
         next
     };
-    let user = users::user_json(c, user_id).await?.ok_or_else(not_found)?;
+    let user = users::load(c, user_id).await?.ok_or_else(not_found)?;
     respond(c, cfg, user, session_id, &next, "token_refresh").await
 }
 
@@ -312,8 +314,8 @@ pub async fn check(
     c: &impl GenericClient,
     user_id: Uuid,
     session_id: Option<Uuid>,
-) -> Result<Value> {
-    let user = users::user_json(c, user_id).await?.ok_or_else(|| {
+) -> Result<User> {
+    let user = users::load(c, user_id).await?.ok_or_else(|| {
         api(
             403,
             ErrorCode::UserNotFound,

@@ -25,7 +25,7 @@ impl Auth {
         self.in_tx(never, async |c| {
             let user = sessions::check(c, who.id, who.session).await?;
             let aal2 = mfa::session_aal2(c, who.session).await?;
-            let email = user["email"].as_str().unwrap_or("").to_string();
+            let email = user.email;
             mfa::enroll(
                 c,
                 cfg,

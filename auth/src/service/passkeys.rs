@@ -138,11 +138,10 @@ impl Auth {
         let w = &self.cfg.webauthn;
         self.in_tx(never, async |c| {
             let user = sessions::check(c, who.id, who.session).await?;
-            let name = [&user["email"], &user["phone"]]
+            let name = [user.email, user.phone]
                 .into_iter()
-                .filter_map(Value::as_str)
                 .find(|s| !s.is_empty())
-                .map_or_else(|| who.id.to_string(), str::to_string);
+                .unwrap_or_else(|| who.id.to_string());
             let exclude: Vec<Value> = c
                 .query(
                     "SELECT credential_id, transports FROM auth.webauthn_credentials

@@ -69,7 +69,8 @@ impl Auth {
     /// `GET /user`.
     pub async fn user(&self, who: Caller) -> Result<Value, AuthError> {
         self.in_tx(never, async |c| {
-            sessions::check(c, who.id, who.session).await
+            let user = sessions::check(c, who.id, who.session).await?;
+            Ok(crate::users::to_json(&user))
         })
         .await
     }
