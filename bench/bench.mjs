@@ -20,6 +20,8 @@ import http from 'node:http'
 import { chromium } from '@playwright/test'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
 import {
+  PG_BIN,
+  psql,
   round,
   rssKb,
   wrk as runWrk,
@@ -40,7 +42,6 @@ const bin = join(root, 'target', profile, 'supagate')
 const DUR = quick ? 1 : 15
 // Connections of the REST loads (quick mode: one count proves the harness).
 const CONNS = quick ? [8] : [8, 32]
-const PG_BIN = execSync('ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1').toString().trim()
 const TUNING =
   'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
 const log = (...a) => console.error('[bench]', ...a)
@@ -105,32 +106,6 @@ async function startGateway(dataDir, extraEnv = {}) {
     dataDir,
     stop: gw.stop,
   }
-}
-
-function psql(gw, sql) {
-  const sock = join(gw.dataDir, 'pg')
-  return execFileSync(
-    join(PG_BIN, 'psql'),
-    [
-      '-X',
-      '-q',
-      '-t',
-      '-A',
-      '-h',
-      sock,
-      '-p',
-      '5432',
-      '-U',
-      'postgres',
-      '-d',
-      'postgres',
-      '-v',
-      'ON_ERROR_STOP=1',
-      '-c',
-      sql,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 << 20 },
-  )
 }
 
 // ------------------------------------------------------------------ load tools

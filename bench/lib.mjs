@@ -3,6 +3,40 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
+/** The newest PostgreSQL's programs on this machine (psql, pgbench). */
+export const PG_BIN = execFileSync('sh', [
+  '-c',
+  'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1',
+])
+  .toString()
+  .trim()
+
+/** Runs `sql` as postgres on the database of the gateway `gw` (over its cluster's socket),
+ * stopping at the first error; what psql prints, unaligned and trimmed. */
+export const psql = (gw, sql) =>
+  execFileSync(
+    join(PG_BIN, 'psql'),
+    [
+      '-X',
+      '-q',
+      '-t',
+      '-A',
+      '-h',
+      join(gw.dataDir, 'pg'),
+      '-p',
+      '5432',
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      sql,
+    ],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  ).trim()
+
 export const round = (x, d = 1) =>
   x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d
 

@@ -3,7 +3,7 @@
 // broadcast latency, and the gateway memory an idle socket costs. Subscribers are raw
 // WebSockets speaking Phoenix 2.0.0, so the client side costs little. Writes
 // realtime.json and realtime-table.md (included in BENCHMARKS.md); `--quick` runs small.
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,15 +11,12 @@ import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
 import { startGateway } from '../tests/support/gateway.mjs'
-import { rssKb } from './lib.mjs'
+import { PG_BIN, psql, rssKb } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const profile = process.env.BENCH_PROFILE ?? (quick ? 'debug' : 'release')
 const bin = join(root, 'target', profile, 'supagate')
-const PG_BIN = execFileSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'])
-  .toString()
-  .trim()
 const SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long'
 const SUBSCRIBERS = quick ? 10 : 100
 const CHANGES = quick ? 20 : 200
@@ -96,28 +93,6 @@ function socket(gw, topic, config, { accessToken, onMessage = () => {}, onRaw = 
     })
   })
 }
-
-const psql = (gw, sql) =>
-  execFileSync(
-    join(PG_BIN, 'psql'),
-    [
-      '-X',
-      '-q',
-      '-t',
-      '-A',
-      '-h',
-      join(gw.dataDir, 'pg'),
-      '-p',
-      '5432',
-      '-U',
-      'postgres',
-      '-d',
-      'postgres',
-      '-c',
-      sql,
-    ],
-    { encoding: 'utf8' },
-  ).trim()
 
 async function rest(gw, table, row) {
   const res = await fetch(`${gw.url}/rest/v1/${table}`, {

@@ -17,15 +17,12 @@ import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startGateway as launch } from '../tests/support/gateway.mjs'
-import { postmasterPid } from './lib.mjs'
+import { postmasterPid, psql } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const profile = process.env.BENCH_PROFILE ?? (quick ? 'debug' : 'release')
 const bin = join(root, 'target', profile, 'supagate')
-const PG_BIN = execFileSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'])
-  .toString()
-  .trim()
 const log = (...a) => console.error('[reliability]', ...a)
 const round = (x, d = 0) => Math.round(x * 10 ** d) / 10 ** d
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
@@ -54,27 +51,6 @@ function request(url, { method = 'GET', headers = {}, body, localAddress, timeou
   })
 }
 const key = (gw, k = gw.anonKey) => ({ apikey: k, authorization: `Bearer ${k}` })
-const psql = (gw, sql) =>
-  execFileSync(
-    join(PG_BIN, 'psql'),
-    [
-      '-X',
-      '-q',
-      '-t',
-      '-A',
-      '-h',
-      join(gw.dataDir, 'pg'),
-      '-p',
-      '5432',
-      '-U',
-      'postgres',
-      '-d',
-      'postgres',
-      '-c',
-      sql,
-    ],
-    { encoding: 'utf8' },
-  ).trim()
 const row = (attack, result, figure) => {
   results.rows.push({ attack, result, figure })
   log(`${attack}: ${result} (${figure})`)
