@@ -4,11 +4,13 @@
 use super::{Auth, Request, hash_password, never};
 use crate::email::{self as mails, Flow};
 use crate::error::{AuthError, ErrorCode, api, user_not_found, validation};
+use crate::models::User;
 use crate::params::{
     AdminUserParams, GenerateLinkParams, InviteParams, UserListQuery, object, text,
 };
 use crate::users::{self, UserRow};
 use mail::MailJob;
+use serde::Serialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -78,15 +80,16 @@ async fn set_ban(c: &tokio_postgres::Client, id: Uuid, ban: Option<&str>) -> Res
     Ok(())
 }
 
-/// What a generated link carries besides the user.
-fn link_properties(job: &MailJob, kind: &str, redirect: &str) -> Value {
-    json!({
-        "action_link": job.var("ConfirmationURL"),
-        "email_otp": job.var("Token"),
-        "hashed_token": job.var("TokenHash"),
-        "verification_type": kind,
-        "redirect_to": redirect,
-    })
+/// GoTrue's `GenerateLinkResponse`: the user and what its generated link carries.
+#[derive(Serialize)]
+struct GeneratedLink<'a> {
+    #[serde(flatten)]
+    user: User,
+    action_link: &'a str,
+    email_otp: &'a str,
+    hashed_token: &'a str,
+    verification_type: &'a str,
+    redirect_to: &'a str,
 }
 
 impl Auth {
@@ -195,9 +198,16 @@ impl Auth {
     }
 
     pub async fn get_user(&self, id: &str) -> Result<Value, AuthError> {
+        Ok(users::to_json(&self.admin_user(id).await?))
+    }
+
+    /// The user `id` names (GoTrue's 404 when there is none).
+    async fn admin_user(&self, id: &str) -> Result<User, AuthError> {
         let id = user_id(id)?;
-        self.in_tx(never, async |c| users::require(c, id).await)
-            .await
+        self.in_tx(never, async |c| {
+            users::load(c, id).await?.ok_or_else(user_not_found)
+        })
+        .await
     }
 
     pub async fn update_user_admin(
@@ -250,8 +260,8 @@ impl Auth {
     }
 
     pub async fn list_factors(&self, id: &str) -> Result<Value, AuthError> {
-        let user = self.get_user(id).await?;
-        Ok(user.get("factors").cloned().unwrap_or(json!([])))
+        let user = self.admin_user(id).await?;
+        Ok(serde_json::to_value(user.factors).expect("factors serialize"))
     }
 
     pub async fn delete_factor(&self, id: &str, factor: &str) -> Result<Value, AuthError> {
@@ -336,7 +346,7 @@ impl Auth {
                 want_current,
             )
             .await?;
-            let mut user = users::require(c, row.id).await?;
+            let user = users::load(c, row.id).await?.ok_or_else(user_not_found)?;
             // GoTrue answers with the type asked for (`email_change_current`), save a magic
             // link that signs a new user up.
             let asked = if kind == "email_change" {
@@ -344,11 +354,15 @@ impl Auth {
             } else {
                 kind
             };
-            let extra = link_properties(&job, asked, &redirect);
-            for (k, v) in extra.as_object().expect("object") {
-                user[k] = v.clone();
-            }
-            Ok(user)
+            let link = GeneratedLink {
+                user,
+                action_link: job.var("ConfirmationURL"),
+                email_otp: job.var("Token"),
+                hashed_token: job.var("TokenHash"),
+                verification_type: asked,
+                redirect_to: &redirect,
+            };
+            Ok(serde_json::to_value(link).expect("a generated link serializes"))
         })
         .await
     }
