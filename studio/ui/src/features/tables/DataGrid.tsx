@@ -10,7 +10,8 @@ import { Dialog } from '@/components/ui/dialog'
 import { ErrorNote } from '@/components/ErrorNote'
 import { cellText } from '@/components/ValueTable'
 import { InsertRow } from './InsertRow'
-import { OPERATORS, keyOf, tablePath, type Column, type Row, type RowPage, type TableInfo } from './types'
+import { OPERATORS, keyOf, tablePath, type Column, type Relation, type Row, type RowPage, type TableInfo } from './types'
+import { FkPicker, foreignKeyOf } from './FkPicker'
 
 const RESERVED = new Set(['limit', 'offset', 'order'])
 
@@ -204,6 +205,7 @@ export function DataGrid({ info }: { info: TableInfo }) {
                     onCancel={() => setEditing(null)}
                     onSave={(value) => update.mutate({ row, column: c.name, value })}
                     saving={update.isPending}
+                    relation={foreignKeyOf(info.relations, c.name)}
                     link={
                       outgoing.has(c.name) && row[c.name] !== null
                         ? `/tables/${tablePath(outgoing.get(c.name)!.schema, outgoing.get(c.name)!.table)}?${new URLSearchParams({ [outgoing.get(c.name)!.foreign_columns[0]]: `eq.${cellText(row[c.name])}` })}`
@@ -261,6 +263,7 @@ function Cell({
   onSave,
   saving,
   link,
+  relation,
 }: {
   column: Column
   value: unknown
@@ -271,7 +274,10 @@ function Cell({
   onSave: (value: string | null) => void
   saving: boolean
   link?: string
+  /** The column's single-column foreign key: its rows can be picked instead of typed. */
+  relation?: Relation
 }) {
+  const [picking, setPicking] = useState(false)
   const [text, setText] = useState(value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value))
   if (editing) {
     return (
@@ -292,6 +298,14 @@ function Cell({
             onKeyDown={(e) => e.key === 'Escape' && onCancel()}
           />
           <Button type="submit" size="sm" disabled={saving}>Save</Button>
+          {relation ? (
+            <>
+              <Button size="sm" variant="outline" disabled={saving} onClick={() => setPicking(true)}>Pick</Button>
+              <Dialog open={picking} onOpenChange={setPicking} title={`Pick a row of ${relation.table} for ${column.name}`}>
+                <FkPicker relation={relation} onPick={(v) => { setPicking(false); onSave(v) }} />
+              </Dialog>
+            </>
+          ) : null}
           {column.nullable ? <Button size="sm" variant="outline" disabled={saving} onClick={() => onSave(null)}>NULL</Button> : null}
           <Button size="sm" variant="ghost" onClick={onCancel}>Cancel</Button>
         </form>
