@@ -71,9 +71,13 @@ def generate_signing_keys(pkg: Path) -> None:
         run(["node", str(script)], cwd=pkg)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    where = ap.add_mutually_exclusive_group(required=True)
+def prepare(doc: str, work: Path, default: Path | None = None) -> tuple[Path, Path]:
+    """Reads the command line a runner of a supabase-js package's suite takes (`--checkout`,
+    `--repo`, `--supagate`) and returns the supagate binary (built when missing) and the
+    supabase-js checkout: the one given, the one cloned into `work` and installed, or
+    `default` when neither is given (then one of them is required without a default)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
+    where = ap.add_mutually_exclusive_group(required=default is None)
     where.add_argument("--checkout", type=Path, help="an installed supabase-js checkout")
     where.add_argument("--repo", help="git URL or path to clone supabase-js from")
     ap.add_argument("--supagate", type=Path, default=ROOT / "target/debug/supagate")
@@ -81,15 +85,20 @@ def main() -> int:
     binary = args.supagate.resolve()
     if not binary.exists():
         run(["cargo", "build", "--bin", "supagate"], cwd=ROOT)
-    WORK.mkdir(parents=True, exist_ok=True)
-    (WORK / "data").mkdir(exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "data").mkdir(exist_ok=True)
     if args.repo:
-        src = WORK / "src"
+        src = work / "src"
         shutil.rmtree(src, ignore_errors=True)
-        run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(src)], cwd=WORK)
+        run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(src)], cwd=work)
         install(src)
     else:
-        src = args.checkout.resolve()
+        src = (args.checkout or default).resolve()
+    return binary, src
+
+
+def main() -> int:
+    binary, src = prepare(__doc__, WORK)
     pkg = src / "packages/core/auth-js"
 
     results = {}

@@ -25,13 +25,12 @@ CI.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
 from pathlib import Path
 
-from auth_js import install, jest
+from auth_js import jest, prepare
 from compose import Supagate, point, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,24 +81,7 @@ def project(pkg: Path) -> Path:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    where = ap.add_mutually_exclusive_group()
-    where.add_argument("--checkout", type=Path, help="an installed supabase-js checkout")
-    where.add_argument("--repo", help="git URL or path to clone supabase-js from")
-    ap.add_argument("--supagate", type=Path, default=ROOT / "target/debug/supagate")
-    args = ap.parse_args()
-    binary = args.supagate.resolve()
-    if not binary.exists():
-        run(["cargo", "build", "--bin", "supagate"], cwd=ROOT)
-    WORK.mkdir(parents=True, exist_ok=True)
-    (WORK / "data").mkdir(exist_ok=True)
-    if args.repo:
-        src = WORK / "src"
-        shutil.rmtree(src, ignore_errors=True)
-        run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(src)], cwd=WORK)
-        install(src)
-    else:
-        src = (args.checkout or DEFAULT_CHECKOUT).resolve()
+    binary, src = prepare(__doc__, WORK, DEFAULT_CHECKOUT)
     pkg = src / "packages/core/functions-js"
 
     relay = pkg / "test/relay/container.ts"
