@@ -4,6 +4,7 @@
 
 use crate::error::ErrorCode;
 use crate::error::{Result, api, validation};
+use crate::models::{FlowState, FromRow};
 use base64::Engine;
 use sha2::{Digest, Sha256};
 use tokio_postgres::GenericClient;
@@ -129,43 +130,38 @@ pub async fn exchange(
             "invalid request: both auth code and code verifier should be non-empty",
         ));
     }
-    let row = c
+    let flow = c
         .query_opt(
-            "DELETE FROM auth.flow_state WHERE auth_code = $1
-             RETURNING user_id, code_challenge, code_challenge_method::text, authentication_method,
-                       extract(epoch FROM now() - CASE WHEN authentication_method = 'magiclink'
-                         THEN coalesce(auth_code_issued_at, created_at) ELSE created_at END)::float8,
-                       provider_access_token, provider_refresh_token",
+            &format!(
+                "DELETE FROM auth.flow_state WHERE auth_code = $1 RETURNING {}",
+                FlowState::COLUMNS
+            ),
             &[&auth_code],
         )
         .await?
+        .map(|row| FlowState::from_row(&row))
         .ok_or_else(|| {
-            api(404, ErrorCode::FlowStateNotFound,
+            api(
+                404,
+                ErrorCode::FlowStateNotFound,
                 "invalid flow state, no valid flow state found",
             )
         })?;
-    let (user_id, challenge, method, auth_method, age): (
-        Option<Uuid>,
-        String,
-        String,
-        String,
-        f64,
-    ) = (row.get(0), row.get(1), row.get(2), row.get(3), row.get(4));
-    if age > EXPIRY_SECS {
+    if flow.age_secs > EXPIRY_SECS {
         return Err(api(
             422,
             ErrorCode::FlowStateExpired,
             "invalid flow state, flow state has expired",
         ));
     }
-    if !matches(&challenge, &method, verifier) {
+    if !matches(&flow.code_challenge, &flow.code_challenge_method, verifier) {
         return Err(api(
             400,
             ErrorCode::BadCodeVerifier,
             "code challenge does not match previously saved code verifier",
         ));
     }
-    let user_id = user_id.ok_or_else(|| {
+    let user_id = flow.user_id.ok_or_else(|| {
         api(
             404,
             ErrorCode::FlowStateNotFound,
@@ -174,8 +170,8 @@ pub async fn exchange(
     })?;
     Ok(Exchanged {
         user: user_id,
-        method: auth_method,
-        provider_tokens: (row.get(5), row.get(6)),
+        method: flow.authentication_method,
+        provider_tokens: (flow.provider_access_token, flow.provider_refresh_token),
     })
 }
 
