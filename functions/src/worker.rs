@@ -250,17 +250,20 @@ impl Functions {
         });
     }
 
+    /// `oneshot`: where `f`'s process started ahead is kept.
+    fn spare_slot(&self, f: &Function) -> Arc<tokio::sync::Mutex<Option<Running>>> {
+        self.spares
+            .lock()
+            .entry(f.slug.clone())
+            .or_default()
+            .clone()
+    }
+
     /// `oneshot`: the process started ahead for `f` (waited for while it boots: it started
     /// before this request), unless it died or its files or env file changed since it started
     /// (then it ends, and the request starts another).
     async fn take_spare(&self, f: &Function) -> Option<Arc<Process>> {
-        let slot = self
-            .spares
-            .lock()
-            .entry(f.slug.clone())
-            .or_default()
-            .clone();
-        let spare = slot.lock().await.take()?;
+        let spare = self.spare_slot(f).lock().await.take()?;
         let fresh = spare.process.alive()
             && spare.files == newest_file(&self.project.supabase_dir.join("functions"))
             && spare.env_file == self.env_file_time();
@@ -269,12 +272,7 @@ impl Functions {
 
     /// `oneshot`: starts a process for `f`'s next request, unless one is there or booting.
     async fn add_spare(&self, f: &Function) {
-        let slot = self
-            .spares
-            .lock()
-            .entry(f.slug.clone())
-            .or_default()
-            .clone();
+        let slot = self.spare_slot(f);
         let Ok(mut held) = slot.try_lock() else {
             return;
         };

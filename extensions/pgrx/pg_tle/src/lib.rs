@@ -399,48 +399,43 @@ fn invalid(message: String, detail: &str) -> ! {
 
 /// PostgreSQL's (and upstream's) rules for an extension's name.
 fn check_name(name: &str) {
-    let message = format!("invalid extension name: \"{name}\"");
-    if name.is_empty() {
-        invalid(message, "Extension names must not be empty.");
-    }
-    if name.contains("--") {
-        invalid(message, "Extension names must not contain \"--\".");
-    }
-    if name.starts_with('-') || name.ends_with('-') {
-        invalid(message, "Extension names must not begin or end with \"-\".");
-    }
-    if name.contains('/') {
-        invalid(
-            message,
-            "Extension names must not contain directory separator characters.",
-        );
-    }
+    check_part(name, "extension name", "Extension names");
     if !name
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'@')
     {
         invalid(
-            message,
+            format!("invalid extension name: \"{name}\""),
             "Extension names must only contain alphanumeric characters or valid separators.",
         );
     }
 }
 
+/// PostgreSQL's (and upstream's) rules for a version's name.
 fn check_version(version: &str) {
-    let message = format!("invalid extension version name: \"{version}\"");
-    if version.is_empty() {
-        invalid(message, "Version names must not be empty.");
+    check_part(version, "extension version name", "Version names");
+}
+
+/// The rules an extension's name and a version's name share: `what` as the error names it,
+/// `names` as its detail does.
+fn check_part(value: &str, what: &str, names: &str) {
+    let message = format!("invalid {what}: \"{value}\"");
+    if value.is_empty() {
+        invalid(message, &format!("{names} must not be empty."));
     }
-    if version.contains("--") {
-        invalid(message, "Version names must not contain \"--\".");
+    if value.contains("--") {
+        invalid(message, &format!("{names} must not contain \"--\"."));
     }
-    if version.starts_with('-') || version.ends_with('-') {
-        invalid(message, "Version names must not begin or end with \"-\".");
-    }
-    if version.contains('/') {
+    if value.starts_with('-') || value.ends_with('-') {
         invalid(
             message,
-            "Version names must not contain directory separator characters.",
+            &format!("{names} must not begin or end with \"-\"."),
+        );
+    }
+    if value.contains('/') {
+        invalid(
+            message,
+            &format!("{names} must not contain directory separator characters."),
         );
     }
 }
