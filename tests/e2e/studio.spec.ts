@@ -360,6 +360,24 @@ test('logs: API requests as they come, and what functions print', async ({ page 
   await expect(page.getByLabel('Function output')).toContainText('echo   echo says bluebell')
 })
 
+test('edge functions: listed with verify_jwt, invoked as a chosen role, the call and its output seen', async ({ page }) => {
+  await open(page, shop, '/functions')
+  const list = page.getByRole('navigation', { name: 'Functions' })
+  await list.getByRole('link', { name: 'echo' }).click()
+  await expect(page).toHaveURL(/\/functions\/echo$/)
+  await expect(page.getByRole('heading', { name: 'echo' })).toBeVisible()
+  await expect(page.getByText('verify_jwt', { exact: true })).toBeVisible()
+  await page.getByLabel('Method').selectOption('GET')
+  await page.getByLabel('Call as').selectOption('service_role')
+  await page.getByRole('button', { name: 'Send' }).click()
+  await expect(page.getByLabel('Answer status')).toHaveText('200')
+  await expect(page.getByLabel('Answer', { exact: true })).toHaveText('ok')
+  const calls = page.getByRole('table', { name: 'Recent calls' })
+  await expect(calls.getByRole('row').nth(1)).toContainText('GETservice_role200')
+  await expect(page.getByLabel('Function output')).toContainText('echo   echo says null')
+  await noSeriousAxe(page)
+})
+
 test('API docs: the tables and functions with supabase-js snippets', async ({ page }) => {
   await open(page, shop, '/api-docs')
   await page.getByRole('button', { name: 'products', exact: true }).click()

@@ -125,6 +125,9 @@ async fn studio_reads_writes_and_runs_sql_as_asked() {
             "[{\"name\":\"btree\"}",
         ),
         ("/database/index_methods?schema=", 200, "{\"name\":\"gin\"}"),
+        // The Edge Functions page's list: each function with verify_jwt.
+        ("/functions", 200, "\"served\":true"),
+        ("/functions", 200, "\"verify_jwt\":"),
         ("/settings", 200, "\"algorithm\":\"HS256\""),
         ("/settings", 200, "\"rest\":\"http://127.0.0.1:"),
         ("/nothing-here", 404, "Studio has no such API"),
@@ -138,6 +141,7 @@ async fn studio_reads_writes_and_runs_sql_as_asked() {
     for path in [
         "/database/enums?schema=public",
         "/database/index_methods?schema=",
+        "/functions",
     ] {
         let r = reqwest::get(format!("{}/api{path}", s.base)).await.unwrap();
         assert_eq!(r.status().as_u16(), 401, "{path}");

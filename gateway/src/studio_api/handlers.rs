@@ -315,6 +315,33 @@ async fn function_logs(s: S, q: web::Query<LogQuery>) -> Reply {
     ok(f.logs().since(q.after, q.function.as_deref(), 500))
 }
 
+/// The project's Edge Functions as the gateway serves them: each with `verify_jwt` and its
+/// entrypoint; disabled ones and folders that are not functions (with why) beside them.
+async fn functions(s: S) -> Reply {
+    let Some(f) = &s.state.functions else {
+        return ok(json!({"served": false, "functions": [], "disabled": [], "skipped": []}));
+    };
+    let catalog = f.catalog();
+    let base = &s.state.config.project.supabase_dir;
+    let list: Vec<_> = catalog
+        .functions
+        .values()
+        .map(|f| {
+            json!({
+                "slug": f.slug,
+                "verify_jwt": f.verify_jwt,
+                "entrypoint": f.entrypoint.strip_prefix(base).unwrap_or(&f.entrypoint),
+            })
+        })
+        .collect();
+    ok(json!({
+        "served": true,
+        "functions": list,
+        "disabled": catalog.disabled,
+        "skipped": catalog.skipped,
+    }))
+}
+
 async fn channels(s: S) -> Reply {
     ok(s.state
         .realtime
@@ -353,6 +380,7 @@ pub fn routes(c: &mut web::ServiceConfig) {
         .route("/mail/{id}", web::get().to(one_mail))
         .route("/sms", web::get().to(texts))
         .route("/requests", web::get().to(requests))
+        .route("/functions", web::get().to(functions))
         .route("/functions/logs", web::get().to(function_logs))
         .route("/realtime/channels", web::get().to(channels))
         .default_service(web::to(|| async {

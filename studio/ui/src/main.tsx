@@ -19,6 +19,7 @@ const UserPage = lazy(() => import('@/features/auth/UserPage'))
 const MessagesPage = lazy(() => import('@/features/auth/MessagesPage'))
 const StoragePage = lazy(() => import('@/features/storage/StoragePage'))
 const RealtimePage = lazy(() => import('@/features/realtime/RealtimePage'))
+const FunctionsPage = lazy(() => import('@/features/functions/FunctionsPage'))
 const LogsPage = lazy(() => import('@/features/logs/LogsPage'))
 const ApiDocsPage = lazy(() => import('@/features/apidocs/ApiDocsPage'))
 const SettingsPage = lazy(() => import('@/features/settings/SettingsPage'))
@@ -42,6 +43,7 @@ createRoot(document.getElementById('root')!).render(
               <Route path="auth/messages" element={<MessagesPage />} />
               <Route path="storage/:bucket?/*" element={<StoragePage />} />
               <Route path="realtime" element={<RealtimePage />} />
+              <Route path="functions/:slug?" element={<FunctionsPage />} />
               <Route path="logs" element={<LogsPage />} />
               <Route path="api-docs" element={<ApiDocsPage />} />
               <Route path="settings" element={<SettingsPage />} />

@@ -1,5 +1,5 @@
 import { NavLink, Outlet } from 'react-router-dom'
-import { Database, FileCode2, FolderOpen, KeyRound, Radio, ScrollText, Table2, BookOpen, Settings, Moon, Sun } from 'lucide-react'
+import { Database, FileCode2, Zap, FolderOpen, KeyRound, Radio, ScrollText, Table2, BookOpen, Settings, Moon, Sun } from 'lucide-react'
 import { Suspense, useEffect, useState } from 'react'
 import { applyTheme, loadTheme, storeTheme, type Theme } from '@/lib/theme'
 import { useSession } from '@/lib/session'
@@ -12,6 +12,7 @@ const NAV = [
   { to: '/auth', label: 'Authentication', icon: KeyRound },
   { to: '/storage', label: 'Storage', icon: FolderOpen },
   { to: '/realtime', label: 'Realtime', icon: Radio },
+  { to: '/functions', label: 'Edge Functions', icon: Zap },
   { to: '/logs', label: 'Logs', icon: ScrollText },
   { to: '/api-docs', label: 'API docs', icon: BookOpen },
   { to: '/settings', label: 'Project settings', icon: Settings },

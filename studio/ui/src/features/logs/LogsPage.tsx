@@ -105,8 +105,9 @@ function Requests() {
   )
 }
 
-function FunctionLogs({ functions }: { functions: string[] }) {
-  const [fn, setFn] = useState('')
+/** What functions print, polled: every function's, or the one chosen (`initial` first). */
+export function FunctionLogs({ functions, initial = '' }: { functions: string[]; initial?: string }) {
+  const [fn, setFn] = useState(initial)
   const [lines, setLines] = useState<LogLine[]>([])
   const [error, setError] = useState('')
   useEffect(() => {
