@@ -88,9 +88,12 @@ def prepare(doc: str, work: Path, default: Path | None = None) -> tuple[Path, Pa
     work.mkdir(parents=True, exist_ok=True)
     (work / "data").mkdir(exist_ok=True)
     if args.repo:
-        src = work / "src"
+        # Cloned beside the checkout, which is replaced only once the clone has worked.
+        src, fresh = work / "src", work / "src.new"
+        shutil.rmtree(fresh, ignore_errors=True)
+        run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(fresh)], cwd=work)
         shutil.rmtree(src, ignore_errors=True)
-        run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(src)], cwd=work)
+        fresh.rename(src)
         install(src)
     else:
         src = (args.checkout or default).resolve()

@@ -150,8 +150,13 @@ def main() -> int:
         run(["cargo", "build", "--bin", "supagate"], cwd=ROOT)
     WORK.mkdir(parents=True, exist_ok=True)
     src = WORK / "src"
+    # Cloned beside the checkout, which is replaced only once the clone has worked: a repo that
+    # cannot be reached leaves the last checkout as it was.
+    fresh = WORK / "src.new"
+    shutil.rmtree(fresh, ignore_errors=True)
+    run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(fresh)], cwd=WORK)
     shutil.rmtree(src, ignore_errors=True)
-    run(["git", "clone", "--quiet", "--depth", "1", args.repo, str(src)], cwd=WORK)
+    fresh.rename(src)
     run(["uv", "sync", "--quiet", "--all-packages"], cwd=src)
     (WORK / "data").mkdir(exist_ok=True)
     results = {}
