@@ -33,30 +33,55 @@ export default defineConfig({
     {
       name: 'site',
       testMatch: 'site.spec.ts',
-      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_SITE_URL },
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: chromium,
+        baseURL: process.env.E2E_SITE_URL,
+      },
     },
     {
       // Starts a gateway of its own (tests/fixtures/auth-flows) and plays the app itself.
       name: 'oauth',
       testMatch: 'oauth.spec.ts',
-      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium },
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: chromium,
+      },
     },
     {
       // Starts a gateway of its own, stops it under the page and starts it again; on a phone.
       name: 'outage',
       testMatch: 'outage.spec.ts',
-      use: { ...devices['Desktop Chrome'], viewport: { width: 375, height: 812 }, isMobile: false, hasTouch: true, launchOptions: chromium },
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 375, height: 812 },
+        isMobile: false,
+        hasTouch: true,
+        launchOptions: chromium,
+      },
     },
     {
       // Starts gateways of its own (a copy of the shop's folder and an empty project).
       name: 'studio',
       testMatch: 'studio.spec.ts',
-      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, acceptDownloads: true },
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: chromium,
+        acceptDownloads: true,
+      },
     },
     {
       name: 'admin',
       testMatch: 'admin.spec.ts',
-      use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 }, launchOptions: chromium, baseURL: process.env.E2E_ADMIN_URL },
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: chromium,
+        baseURL: process.env.E2E_ADMIN_URL,
+      },
     },
   ],
 })

@@ -13,26 +13,57 @@ mkdirSync(out, { recursive: true })
 for (const f of readdirSync(out)) if (f.endsWith('.png') || f.endsWith('.jpg')) rmSync(join(out, f))
 
 const pages = [
-  ['home', '/'], ['gifts-retail', '/gifts-retail'], ['weddings', '/weddings'], ['build-bouquet', '/build-bouquet'],
-  ['contact', '/contact'], ['our-shop', '/our-shop'], ['about-us', '/about-us'], ['happy-hour', '/happy-hour'],
-  ['terms-conditions', '/terms-conditions'], ['policies', '/policies'], ['wedding-consult', '/wedding-consult'],
-  ['custom-designs', '/custom-designs'], ['occasion-seasonal', '/occasions/seasonal'], ['occasion-best-sellers', '/occasions/best-sellers'],
-  ['occasion-everyday', '/occasions/everyday'], ['occasion-plants', '/occasions/plants'], ['occasion-dance-flowers', '/occasions/dance-flowers'],
-  ['occasion-sympathy', '/occasions/sympathy'], ['occasion-memorial', '/occasions/memorial'], ['occasion-love-romance', '/occasions/love-romance'],
-  ['not-found', '/no-such-page'], ['auth', '/auth'], ['flowers', '/flowers'], ['flowers-search', '/flowers?q=rose'],
+  ['home', '/'],
+  ['gifts-retail', '/gifts-retail'],
+  ['weddings', '/weddings'],
+  ['build-bouquet', '/build-bouquet'],
+  ['contact', '/contact'],
+  ['our-shop', '/our-shop'],
+  ['about-us', '/about-us'],
+  ['happy-hour', '/happy-hour'],
+  ['terms-conditions', '/terms-conditions'],
+  ['policies', '/policies'],
+  ['wedding-consult', '/wedding-consult'],
+  ['custom-designs', '/custom-designs'],
+  ['occasion-seasonal', '/occasions/seasonal'],
+  ['occasion-best-sellers', '/occasions/best-sellers'],
+  ['occasion-everyday', '/occasions/everyday'],
+  ['occasion-plants', '/occasions/plants'],
+  ['occasion-dance-flowers', '/occasions/dance-flowers'],
+  ['occasion-sympathy', '/occasions/sympathy'],
+  ['occasion-memorial', '/occasions/memorial'],
+  ['occasion-love-romance', '/occasions/love-romance'],
+  ['not-found', '/no-such-page'],
+  ['auth', '/auth'],
+  ['flowers', '/flowers'],
+  ['flowers-search', '/flowers?q=rose'],
 ]
 
 const gw = await startGateway({ site: true })
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 })
 const stub = async (context) => {
   await context.route('**/www.openstreetmap.org/**', (r) =>
-    r.fulfill({ contentType: 'text/html', body: '<body style="margin:0;background:#cfdccb;font:16px sans-serif;display:grid;place-items:center;height:100vh">Map of 86 N Main Street, Cedar City</body>' }),
+    r.fulfill({
+      contentType: 'text/html',
+      body: '<body style="margin:0;background:#cfdccb;font:16px sans-serif;display:grid;place-items:center;height:100vh">Map of 86 N Main Street, Cedar City</body>',
+    }),
   )
   await context.route('**/app.ecwid.com/**', (r) =>
-    r.fulfill({ contentType: 'application/javascript', body: 'window.xProductBrowser=function(){var id=[].slice.call(arguments).find(function(a){return a.indexOf("id=")===0}).slice(3);var e=document.getElementById(id);if(e){e.innerHTML="<div style=\\"border:1px dashed #b04f6a;padding:24px;border-radius:8px;text-align:center\\">Store checkout (third-party widget)</div>"}}' }),
+    r.fulfill({
+      contentType: 'application/javascript',
+      body: 'window.xProductBrowser=function(){var id=[].slice.call(arguments).find(function(a){return a.indexOf("id=")===0}).slice(3);var e=document.getElementById(id);if(e){e.innerHTML="<div style=\\"border:1px dashed #b04f6a;padding:24px;border-radius:8px;text-align:center\\">Store checkout (third-party widget)</div>"}}',
+    }),
   )
 }
 const shot = async (page, name, width) => {
@@ -42,7 +73,10 @@ const shot = async (page, name, width) => {
 }
 try {
   for (const width of [375, 1280]) {
-    const context = await browser.newContext({ viewport: { width, height: width < 500 ? 812 : 900 }, deviceScaleFactor: 1 })
+    const context = await browser.newContext({
+      viewport: { width, height: width < 500 ? 812 : 900 },
+      deviceScaleFactor: 1,
+    })
     await stub(context)
     const page = await context.newPage()
     for (const [name, path] of pages) {
@@ -90,20 +124,61 @@ try {
   }
   // Visitors' requests, as the form sends them (RLS lets anyone insert).
   const requests = [
-    ['Rosa Diaz', '(435) 555-0199', 'rosa@example.com', 'get-well', 'best', ['Yellow', 'Oranges'], 'traditional', 'For my neighbour, after her surgery.'],
-    ['Tom Becker', '(435) 555-0123', 'tom@example.com', 'love-romance', 'better', ['Reds', 'Pink'], 'modern', 'Anniversary on Friday; a card saying "Still you".'],
-    ['Mei Tan', '(435) 555-0177', 'mei@example.com', 'baby', 'good', ['Whites', 'Greens'], 'rustic', null],
+    [
+      'Rosa Diaz',
+      '(435) 555-0199',
+      'rosa@example.com',
+      'get-well',
+      'best',
+      ['Yellow', 'Oranges'],
+      'traditional',
+      'For my neighbour, after her surgery.',
+    ],
+    [
+      'Tom Becker',
+      '(435) 555-0123',
+      'tom@example.com',
+      'love-romance',
+      'better',
+      ['Reds', 'Pink'],
+      'modern',
+      'Anniversary on Friday; a card saying "Still you".',
+    ],
+    [
+      'Mei Tan',
+      '(435) 555-0177',
+      'mei@example.com',
+      'baby',
+      'good',
+      ['Whites', 'Greens'],
+      'rustic',
+      null,
+    ],
   ]
   for (const [name, phone, email, occasion, size, colors, style, special] of requests) {
     const res = await fetch(`${gw.url}/rest/v1/bouquet_requests`, {
       method: 'POST',
       headers: { apikey: gw.anonKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ customer_name: name, customer_phone: phone, customer_email: email, occasion, size, colors, design_style: style, special_requests: special, fulfilment: 'pickup', wanted_on: shopDay(3) }),
+      body: JSON.stringify({
+        customer_name: name,
+        customer_phone: phone,
+        customer_email: email,
+        occasion,
+        size,
+        colors,
+        design_style: style,
+        special_requests: special,
+        fulfilment: 'pickup',
+        wanted_on: shopDay(3),
+      }),
     })
     if (!res.ok) throw new Error(`request not sent: ${res.status} ${await res.text()}`)
   }
   for (const width of [375, 1280]) {
-    const context = await browser.newContext({ viewport: { width, height: width < 500 ? 812 : 900 }, deviceScaleFactor: 1 })
+    const context = await browser.newContext({
+      viewport: { width, height: width < 500 ? 812 : 900 },
+      deviceScaleFactor: 1,
+    })
     await stub(context)
     const page = await context.newPage()
     await page.goto(`${gw.url}/auth`)
@@ -124,10 +199,19 @@ try {
       await shot(page, name, width)
     }
     await page.goto(`${gw.url}/admin/settings`)
-    await page.getByRole('list', { name: 'Closed days' }).getByText('Christmas Day').first().waitFor()
+    await page
+      .getByRole('list', { name: 'Closed days' })
+      .getByText('Christmas Day')
+      .first()
+      .waitFor()
     await shot(page, 'admin-settings', width)
     await page.goto(`${gw.url}/admin/requests`)
-    await page.getByTestId('request-row').filter({ hasText: 'Tom Becker' }).getByRole('link').first().click()
+    await page
+      .getByTestId('request-row')
+      .filter({ hasText: 'Tom Becker' })
+      .getByRole('link')
+      .first()
+      .click()
     await page.getByRole('heading', { name: 'Tom Becker' }).waitFor()
     await shot(page, 'admin-request-detail', width)
     await page.goto(`${gw.url}/admin/products`)
@@ -141,7 +225,9 @@ try {
     await page.getByLabel('CSV file').setInputFiles({
       name: 'export.csv',
       mimeType: 'text/csv',
-      buffer: Buffer.from('product_internal_id,product_name,product_sku\n800001,Peace Lily,PLT-002\n800002,"Autumn Harvest, large",SEA-001\n800003,Ghost,NOPE-1\n,No id,PLT-001\n'),
+      buffer: Buffer.from(
+        'product_internal_id,product_name,product_sku\n800001,Peace Lily,PLT-002\n800002,"Autumn Harvest, large",SEA-001\n800003,Ghost,NOPE-1\n,No id,PLT-001\n',
+      ),
     })
     await page.getByRole('button', { name: 'Import' }).click()
     await page.getByTestId('import-summary').waitFor()

@@ -7,6 +7,9 @@ import { fileURLToPath, URL } from 'node:url'
 export default defineConfig({
   plugins: [react(), tailwindcss()],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
-  server: { host: '127.0.0.1', proxy: { '/api': process.env.STUDIO_URL ?? 'http://127.0.0.1:54323' } },
+  server: {
+    host: '127.0.0.1',
+    proxy: { '/api': process.env.STUDIO_URL ?? 'http://127.0.0.1:54323' },
+  },
   build: { target: 'es2022', reportCompressedSize: false, chunkSizeWarningLimit: 600 },
 })

@@ -69,11 +69,20 @@ async function down() {
       if (pid) process.kill(pid, 'SIGTERM')
     }
     const deadline = Date.now() + 15_000
-    while (Object.entries(state.pids).some(([n, pid]) => alive(pid, programOf(n))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-    for (const [n, pid] of Object.entries(state.pids)) if (alive(pid, programOf(n))) process.kill(pid, 'SIGKILL')
+    while (
+      Object.entries(state.pids).some(([n, pid]) => alive(pid, programOf(n))) &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 100))
+    for (const [n, pid] of Object.entries(state.pids))
+      if (alive(pid, programOf(n))) process.kill(pid, 'SIGKILL')
     if (existsSync(join(state.pgData, 'postmaster.pid'))) {
       const pgCtl = [join(pgBin(), 'pg_ctl'), '-D', state.pgData, '-w', '-m', 'fast', 'stop']
-      execFileSync(process.getuid?.() === 0 ? 'runuser' : pgCtl[0], process.getuid?.() === 0 ? ['-u', 'postgres', '--', ...pgCtl] : pgCtl.slice(1), { stdio: 'ignore' })
+      execFileSync(
+        process.getuid?.() === 0 ? 'runuser' : pgCtl[0],
+        process.getuid?.() === 0 ? ['-u', 'postgres', '--', ...pgCtl] : pgCtl.slice(1),
+        { stdio: 'ignore' },
+      )
     }
     rmSync(stateFile, { force: true })
     console.log('Stopped.')
@@ -93,10 +102,14 @@ async function status() {
   }
   console.log(`balancer ${state.url}: ${await health(state.url)}`)
   for (const [name, url] of Object.entries(state.replicas)) {
-    console.log(`${name} ${url}: ${await health(url)} (pid ${alive(state.pids[name], 'supagate') ?? 'gone'})`)
+    console.log(
+      `${name} ${url}: ${await health(url)} (pid ${alive(state.pids[name], 'supagate') ?? 'gone'})`,
+    )
   }
   console.log(`SeaweedFS ${state.s3}: pid ${alive(state.pids.weed, 'weed') ?? 'gone'}`)
-  console.log(`PostgreSQL ${state.db}: ${existsSync(join(state.pgData, 'postmaster.pid')) ? 'running' : 'stopped'}`)
+  console.log(
+    `PostgreSQL ${state.db}: ${existsSync(join(state.pgData, 'postmaster.pid')) ? 'running' : 'stopped'}`,
+  )
 }
 
 const commands = { up, down, status }

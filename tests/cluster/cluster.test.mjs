@@ -5,7 +5,15 @@
 // load costs no acknowledged write, and a PostgreSQL restart heals every replica by itself.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, chmodSync, readFileSync, existsSync, cpSync, mkdirSync, writeFileSync } from 'node:fs'
+import {
+  mkdtempSync,
+  chmodSync,
+  readFileSync,
+  existsSync,
+  cpSync,
+  mkdirSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@supabase/supabase-js'
@@ -64,7 +72,10 @@ const anon = (extra) => headers(cl.anonKey, extra)
 test('the balancer spreads the shop over every replica', async () => {
   const seen = new Set()
   for (let i = 0; i < 12; i++) {
-    const res = await fetch(`${cl.url}/rest/v1/products?select=id,name&is_available=eq.true&limit=3`, { headers: anon() })
+    const res = await fetch(
+      `${cl.url}/rest/v1/products?select=id,name&is_available=eq.true&limit=3`,
+      { headers: anon() },
+    )
     assert.equal(res.status, 200)
     assert.equal((await res.json()).length, 3)
     seen.add(res.headers.get('x-replica'))
@@ -76,7 +87,10 @@ test('the balancer spreads the shop over every replica', async () => {
 })
 
 test('an Edge Function answers through the balancer from every replica, which names the balancer as its URL', async () => {
-  const client = createClient(cl.url, cl.anonKey, { auth: { persistSession: false }, realtime: { transport: WebSocket } })
+  const client = createClient(cl.url, cl.anonKey, {
+    auth: { persistSession: false },
+    realtime: { transport: WebSocket },
+  })
   const replicas = new Set()
   const pids = new Set()
   for (let i = 0; i < 12; i++) {
@@ -102,7 +116,9 @@ test('a session started on one replica works on the others, and its refresh toke
   const signIn = await password(r1.url, ADMIN)
   assert.equal(signIn.status, 200)
   const first = await signIn.json()
-  const user = await fetch(`${r2.url}/auth/v1/user`, { headers: { apikey: cl.anonKey, authorization: `Bearer ${first.access_token}` } })
+  const user = await fetch(`${r2.url}/auth/v1/user`, {
+    headers: { apikey: cl.anonKey, authorization: `Bearer ${first.access_token}` },
+  })
   assert.equal(user.status, 200)
   assert.equal((await user.json()).email, ADMIN.email)
 
@@ -117,10 +133,15 @@ test('a session started on one replica works on the others, and its refresh toke
   const second = await rotated.json()
   assert.notEqual(second.refresh_token, first.refresh_token)
   // The admin's own rows, by RLS, on a third replica with the rotated token.
-  const mine = await fetch(`${r1.url}/rest/v1/user_roles?select=role`, { headers: { apikey: cl.anonKey, authorization: `Bearer ${second.access_token}` } })
+  const mine = await fetch(`${r1.url}/rest/v1/user_roles?select=role`, {
+    headers: { apikey: cl.anonKey, authorization: `Bearer ${second.access_token}` },
+  })
   assert.deepEqual(await mine.json(), [{ role: 'admin' }])
 
-  const out = await fetch(`${r2.url}/auth/v1/logout`, { method: 'POST', headers: { apikey: cl.anonKey, authorization: `Bearer ${second.access_token}` } })
+  const out = await fetch(`${r2.url}/auth/v1/logout`, {
+    method: 'POST',
+    headers: { apikey: cl.anonKey, authorization: `Bearer ${second.access_token}` },
+  })
   assert.equal(out.status, 204)
   const revoked = await refresh(r1.url, second.refresh_token)
   assert.equal(revoked.status, 400)
@@ -156,9 +177,17 @@ test('objects stored through one replica are served by the others, signed URLs a
   assert.equal(await range.text(), 'card')
   assert.ok((await cl.weed.keys()).length >= 1, 'the bytes are in SeaweedFS')
 
-  const del = await fetch(`${r3.url}/storage/v1/object/cluster-private/cards/note.txt`, { method: 'DELETE', headers: service() })
+  const del = await fetch(`${r3.url}/storage/v1/object/cluster-private/cards/note.txt`, {
+    method: 'DELETE',
+    headers: service(),
+  })
   assert.equal(del.status, 200)
-  for (const r of cl.replicas) assert.equal((await fetch(`${r.url}/storage/v1${signedURL}`)).status, 400, `deleted object gone on ${r.name}`)
+  for (const r of cl.replicas)
+    assert.equal(
+      (await fetch(`${r.url}/storage/v1${signedURL}`)).status,
+      400,
+      `deleted object gone on ${r.name}`,
+    )
 })
 
 test('sign-in limits are counted once for the whole cluster, per client address', async () => {
@@ -168,22 +197,38 @@ test('sign-in limits are counted once for the whole cluster, per client address'
   const limit = 30 // supabase/config.toml [auth.rate_limit] sign_in_sign_ups
   const statuses = []
   for (let i = 0; i <= limit; i++) {
-    const res = await password(cl.replicas[i % 3].url, { email: 'nobody@example.com', password: 'wrong-guess-1' }, { 'x-forwarded-for': client })
+    const res = await password(
+      cl.replicas[i % 3].url,
+      { email: 'nobody@example.com', password: 'wrong-guess-1' },
+      { 'x-forwarded-for': client },
+    )
     statuses.push(res.status)
   }
   assert.deepEqual(statuses.slice(0, limit), Array(limit).fill(400))
   assert.equal(statuses[limit], 429)
-  const other = await password(r2.url, { email: 'nobody@example.com', password: 'wrong-guess-1' }, { 'x-forwarded-for': '10.251.0.1' })
+  const other = await password(
+    r2.url,
+    { email: 'nobody@example.com', password: 'wrong-guess-1' },
+    { 'x-forwarded-for': '10.251.0.1' },
+  )
   assert.equal(other.status, 400, 'another client is not limited')
 })
 
 test('a table created by DDL is served by every replica within a second', async () => {
   const table = `ddl_probe_${Date.now()}`
   const started = Date.now()
-  cl.pg.sql(`create table public.${table} (id int primary key, note text); insert into public.${table} values (1, 'fresh'); grant select on public.${table} to anon;`)
+  cl.pg.sql(
+    `create table public.${table} (id int primary key, note text); insert into public.${table} values (1, 'fresh'); grant select on public.${table} to anon;`,
+  )
   const arrived = await Promise.all(
     cl.replicas.map(async (r) => {
-      await until(async () => (await fetch(`${r.url}/rest/v1/${table}?select=note`, { headers: anon() })).status === 200, `${table} on ${r.name}`, 1000)
+      await until(
+        async () =>
+          (await fetch(`${r.url}/rest/v1/${table}?select=note`, { headers: anon() })).status ===
+          200,
+        `${table} on ${r.name}`,
+        1000,
+      )
       return Date.now() - started
     }),
   )
@@ -241,26 +286,50 @@ test('a change or a broadcast reaches the clients of every replica', async () =>
     channels[r.name] = await subscribedToChanges(
       c
         .channel(`cluster-${r.name}`)
-        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'categories' }, (p) => changes[r.name].push(p.new.slug)),
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'categories' }, (p) =>
+          changes[r.name].push(p.new.slug),
+        ),
     )
-    channels[`lobby-${r.name}`] = await subscribed(c.channel('cluster-lobby').on('broadcast', { event: 'wave' }, (m) => waves[r.name].push(m.payload.from)))
+    channels[`lobby-${r.name}`] = await subscribed(
+      c
+        .channel('cluster-lobby')
+        .on('broadcast', { event: 'wave' }, (m) => waves[r.name].push(m.payload.from)),
+    )
   }
   const slug = `cluster-${Date.now()}`
   await insertCategory(r2, 'Cluster', slug)
-  assert.equal(await channels['lobby-r1'].send({ type: 'broadcast', event: 'wave', payload: { from: 'r1' } }), 'ok')
-  await until(() => ['r1', 'r2', 'r3'].every((n) => changes[n].includes(slug)), 'the insert on every replica')
-  await until(() => waves.r2.includes('r1') && waves.r3.includes('r1'), 'the broadcast on r2 and r3')
+  assert.equal(
+    await channels['lobby-r1'].send({ type: 'broadcast', event: 'wave', payload: { from: 'r1' } }),
+    'ok',
+  )
+  await until(
+    () => ['r1', 'r2', 'r3'].every((n) => changes[n].includes(slug)),
+    'the insert on every replica',
+  )
+  await until(
+    () => waves.r2.includes('r1') && waves.r3.includes('r1'),
+    'the broadcast on r2 and r3',
+  )
   assert.deepEqual(waves.r1, [], 'no echo to the sender without self')
-  await fetch(`${r1.url}/rest/v1/categories?slug=eq.${slug}`, { method: 'DELETE', headers: service() })
+  await fetch(`${r1.url}/rest/v1/categories?slug=eq.${slug}`, {
+    method: 'DELETE',
+    headers: service(),
+  })
 })
 
 test('kill -9 of a replica under mixed load: the balancer routes around it and no acknowledged write is lost', async () => {
   const workers = 6
-  const { requests: log, killedAt, stored } = await loadWithKill(cl, { victim: r2, workers, runMs: 7000, killAt: 2500, writeEvery: 2 })
+  const {
+    requests: log,
+    killedAt,
+    stored,
+  } = await loadWithKill(cl, { victim: r2, workers, runMs: 7000, killAt: 2500, writeEvery: 2 })
   const acknowledged = log.filter((e) => e.write && e.ok).map((e) => e.id)
   const lost = acknowledged.filter((id) => !stored.has(id))
   const failed = log.filter((e) => !e.ok)
-  const slowest = Math.max(...log.filter((e) => e.start >= killedAt - 1000).map((e) => e.end - e.start))
+  const slowest = Math.max(
+    ...log.filter((e) => e.start >= killedAt - 1000).map((e) => e.end - e.start),
+  )
   const applied = failed.filter((e) => stored.has(e.id)).length
   console.log(
     `# ${log.length} requests, ${acknowledged.length} acknowledged writes, ${failed.length} failed (${applied} of them applied) (${failed.map((e) => `${e.write ? 'write' : 'read'} ${e.status} ${e.error ?? ''} ${e.start.toFixed(0)}–${e.end.toFixed(0)} ms`).join(', ') || 'none'}), slowest around the kill ${slowest.toFixed(0)} ms, killed at ${killedAt.toFixed(0)} ms`,
@@ -269,11 +338,18 @@ test('kill -9 of a replica under mixed load: the balancer routes around it and n
   assert.ok(acknowledged.length > 20, 'writes were made')
   assert.ok(log.filter((e) => e.start > killedAt).length > 50, 'requests went on after the kill')
   // Reads are retried by the balancer; only writes in flight on the killed replica can fail.
-  assert.deepEqual(failed.filter((e) => !e.write), [], 'no read failed')
+  assert.deepEqual(
+    failed.filter((e) => !e.write),
+    [],
+    'no read failed',
+  )
   // A write the balancer had sent to the replica as it died: its client sees the connection
   // close (the write may or may not have committed) and nothing else fails. The signal takes a
   // moment to land, hence the half second after the kill.
-  assert.ok(failed.every((e) => e.end >= killedAt && e.start <= killedAt + 500), 'only requests in flight at the kill failed')
+  assert.ok(
+    failed.every((e) => e.end >= killedAt && e.start <= killedAt + 500),
+    'only requests in flight at the kill failed',
+  )
   assert.ok(failed.length <= workers)
 
   // The replica comes back and the balancer sends it traffic again.
@@ -287,16 +363,37 @@ test('kill -9 of a replica under mixed load: the balancer routes around it and n
 test('restarting PostgreSQL heals every replica by itself, realtime included', async () => {
   const seen = []
   const c = realtime(r3)
-  await subscribed(c.channel('heal').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'categories' }, (p) => seen.push(p.new.slug)))
+  await subscribed(
+    c
+      .channel('heal')
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'categories' }, (p) =>
+        seen.push(p.new.slug),
+      ),
+  )
   cl.pg.restart()
   for (const r of cl.replicas) {
-    await until(async () => (await fetch(`${r.url}/rest/v1/products?select=id&limit=1`, { headers: anon() })).status === 200, `REST on ${r.name} after the restart`, 30_000)
-    await until(async () => (await password(r.url, ADMIN, { 'x-forwarded-for': `10.252.0.${r.port % 250}` })).status === 200, `sign-in on ${r.name} after the restart`, 30_000)
+    await until(
+      async () =>
+        (await fetch(`${r.url}/rest/v1/products?select=id&limit=1`, { headers: anon() })).status ===
+        200,
+      `REST on ${r.name} after the restart`,
+      30_000,
+    )
+    await until(
+      async () =>
+        (await password(r.url, ADMIN, { 'x-forwarded-for': `10.252.0.${r.port % 250}` })).status ===
+        200,
+      `sign-in on ${r.name} after the restart`,
+      30_000,
+    )
   }
   const slug = `healed-${Date.now()}`
   await insertCategory(r1, 'Healed', slug)
   await until(() => seen.includes(slug), 'a change after the restart on r3', 30_000)
-  await fetch(`${r1.url}/rest/v1/categories?slug=eq.${slug}`, { method: 'DELETE', headers: service() })
+  await fetch(`${r1.url}/rest/v1/categories?slug=eq.${slug}`, {
+    method: 'DELETE',
+    headers: service(),
+  })
   for (const r of cl.replicas) assert.ok(existsSync(join(dir, `${r.name}.log`)))
   const panics = cl.replicas.map((r) => readFileSync(join(dir, `${r.name}.log`), 'utf8')).join('\n')
   assert.doesNotMatch(panics, /panicked at/)

@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto'
 import { sleep, until } from '../support/wait.mjs'
 
-
 /**
  * `workers` clients send requests for `runMs`; one in `writeEvery` is an insert, the others read
  * products. `victim` is killed `killAt` ms in. Returns every request ({ write, id, ok, status,
@@ -18,7 +17,11 @@ export async function loadWithKill(cluster, { victim, workers, runMs, killAt, wr
   const svc = { apikey: cluster.serviceKey, authorization: `Bearer ${cluster.serviceKey}` }
   // Until every replica's schema cache knows the table.
   for (const r of cluster.replicas) {
-    await until(async () => (await fetch(`${r.url}/rest/v1/load_writes?limit=0`, { headers: svc })).status === 200, `${r.name} knowing load_writes`)
+    await until(
+      async () =>
+        (await fetch(`${r.url}/rest/v1/load_writes?limit=0`, { headers: svc })).status === 200,
+      `${r.name} knowing load_writes`,
+    )
   }
   const t0 = performance.now()
   const requests = []
@@ -42,7 +45,9 @@ export async function loadWithKill(cluster, { victim, workers, runMs, killAt, wr
                 headers: { ...svc, 'content-type': 'application/json', prefer: 'return=minimal' },
                 body: JSON.stringify({ id, worker }),
               })
-            : await fetch(`${cluster.url}/rest/v1/products?select=id,name&limit=10`, { headers: svc })
+            : await fetch(`${cluster.url}/rest/v1/products?select=id,name&limit=10`, {
+                headers: svc,
+              })
           await res.arrayBuffer()
           status = res.status
         } catch (e) {
@@ -54,6 +59,8 @@ export async function loadWithKill(cluster, { victim, workers, runMs, killAt, wr
     }),
   )
   await killer
-  const stored = new Set(cluster.pg.sql('select id from public.load_writes').split('\n').filter(Boolean))
+  const stored = new Set(
+    cluster.pg.sql('select id from public.load_writes').split('\n').filter(Boolean),
+  )
   return { requests, killedAt, stored }
 }

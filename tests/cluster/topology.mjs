@@ -3,7 +3,16 @@
 // in front. `scripts/cluster up` runs it on the usual ports; the cluster tests and the cluster
 // benchmark start their own on free ports and remove it afterwards.
 import { spawn, execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { createHmac } from 'node:crypto'
 import { gatewayBinary, repoRoot } from '../support/gateway.mjs'
@@ -27,9 +36,12 @@ export function apiKey(role, secret = DEMO_JWT_SECRET) {
 export function pgBin() {
   if (process.env.PG_BIN_DIR) return process.env.PG_BIN_DIR
   const root = '/usr/lib/postgresql'
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : []
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    : []
   versions.sort((a, b) => Number(b) - Number(a))
-  if (!versions.length) throw new Error('PostgreSQL server binaries not found (apt-get install postgresql)')
+  if (!versions.length)
+    throw new Error('PostgreSQL server binaries not found (apt-get install postgresql)')
   return join(root, versions[0], 'bin')
 }
 
@@ -55,7 +67,21 @@ export function postgres(dir, port) {
       if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir])
       writeFileSync(join(dir, 'pwfile'), 'postgres\n')
       if (asRoot) execFileSync('chown', ['postgres:postgres', join(dir, 'pwfile')])
-      pgRun('initdb', ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${join(dir, 'pwfile')}`, '-E', 'UTF8', '--locale=C'], { stdio: 'pipe' })
+      pgRun(
+        'initdb',
+        [
+          '-D',
+          data,
+          '-U',
+          'postgres',
+          '--auth=scram-sha-256',
+          `--pwfile=${join(dir, 'pwfile')}`,
+          '-E',
+          'UTF8',
+          '--locale=C',
+        ],
+        { stdio: 'pipe' },
+      )
       // What the replicas need: logical decoding for Realtime, connections for three pools.
       writeFileSync(
         join(data, 'postgresql.auto.conf'),
@@ -89,9 +115,23 @@ export function postgres(dir, port) {
     },
     /** Runs SQL as the owner; returns psql's unaligned output. */
     sql(query) {
-      return execFileSync(join(pgBin(), 'psql'), ['-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`, '-c', query], {
-        encoding: 'utf8',
-      }).trim()
+      return execFileSync(
+        join(pgBin(), 'psql'),
+        [
+          '-X',
+          '-A',
+          '-t',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-d',
+          `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
+          '-c',
+          query,
+        ],
+        {
+          encoding: 'utf8',
+        },
+      ).trim()
     },
   }
 }
@@ -101,10 +141,25 @@ function replica({ name, dir, workdir, port, dbUrl, lbUrl, mailPort, env: extraE
   const dataDir = join(dir, name)
   mkdirSync(dataDir, { recursive: true })
   const args = [
-    '--workdir', workdir, '--data-dir', dataDir, '--database-url', dbUrl, '--port', String(port),
-    '--mail-port', String(mailPort), '--studio-port', '0', '--site-dir', join(repoRoot, 'frontend/dist'),
+    '--workdir',
+    workdir,
+    '--data-dir',
+    dataDir,
+    '--database-url',
+    dbUrl,
+    '--port',
+    String(port),
+    '--mail-port',
+    String(mailPort),
+    '--studio-port',
+    '0',
+    '--site-dir',
+    join(repoRoot, 'frontend/dist'),
     // HAProxy appends the client address to X-Forwarded-For: rate limits count that entry.
-    '--rate-limit-ip-header', 'X-Forwarded-For', '--api-external-url', lbUrl,
+    '--rate-limit-ip-header',
+    'X-Forwarded-For',
+    '--api-external-url',
+    lbUrl,
     ...(detached ? [] : ['--stop-on-stdin-close']),
     'start',
   ]
@@ -120,7 +175,11 @@ function replica({ name, dir, workdir, port, dbUrl, lbUrl, mailPort, env: extraE
     },
     start() {
       const log = openSync(join(dir, `${name}.log`), 'a')
-      child = spawn(gatewayBinary, args, { env, stdio: [detached ? 'ignore' : 'pipe', log, log], detached })
+      child = spawn(gatewayBinary, args, {
+        env,
+        stdio: [detached ? 'ignore' : 'pipe', log, log],
+        detached,
+      })
       if (detached) child.unref()
       return until(async () => (await fetch(`${self.url}/health`)).ok, `replica ${name}`, 60_000)
     },
@@ -143,8 +202,11 @@ function replica({ name, dir, workdir, port, dbUrl, lbUrl, mailPort, env: extraE
 function haproxyConfig(lbPort, replicas) {
   const template = readFileSync(join(repoRoot, 'deploy/haproxy.cfg'), 'utf8')
   const servers = replicas.map((r) => `  server ${r.name} 127.0.0.1:${r.port} check`).join('\n')
-  const config = template.replace(/^ {2}bind .*$/m, `  bind 127.0.0.1:${lbPort}`).replace(/(^ {2}server .*\n)+/m, `${servers}\n`)
-  if (!config.includes(`127.0.0.1:${lbPort}`) || !config.includes(servers)) throw new Error('deploy/haproxy.cfg lacks the bind or server lines')
+  const config = template
+    .replace(/^ {2}bind .*$/m, `  bind 127.0.0.1:${lbPort}`)
+    .replace(/(^ {2}server .*\n)+/m, `${servers}\n`)
+  if (!config.includes(`127.0.0.1:${lbPort}`) || !config.includes(servers))
+    throw new Error('deploy/haproxy.cfg lacks the bind or server lines')
   return config
 }
 
@@ -154,7 +216,15 @@ function haproxyConfig(lbPort, replicas) {
  * one (up/down), else they stop with it.
  */
 /** `workdir`: the project the replicas serve (default: the shop at the repository root). */
-export async function startCluster({ dir, workdir = repoRoot, replicas: count = 3, ports = {}, env = {}, detached = false, log = () => {} } = {}) {
+export async function startCluster({
+  dir,
+  workdir = repoRoot,
+  replicas: count = 3,
+  ports = {},
+  env = {},
+  detached = false,
+  log = () => {},
+} = {}) {
   mkdirSync(dir, { recursive: true })
   const [lbPort, dbPort, ...replicaPorts] = await freePorts(2 + count)
   const lb = ports.lb ?? lbPort
@@ -196,10 +266,23 @@ export async function startCluster({ dir, workdir = repoRoot, replicas: count = 
   if (detached) haproxy.unref()
   // A balancer that cannot start (its port taken) fails at once, saying why.
   const exited = new Promise((_, reject) =>
-    haproxy.once('exit', (code) => reject(new Error(`HAProxy exited with ${code}: ${readFileSync(haproxyLog, 'utf8').trim().slice(-2000)}`))),
+    haproxy.once('exit', (code) =>
+      reject(
+        new Error(
+          `HAProxy exited with ${code}: ${readFileSync(haproxyLog, 'utf8').trim().slice(-2000)}`,
+        ),
+      ),
+    ),
   )
   exited.catch(() => {}) // a later exit (stop, or a test's kill) is no failure
-  await Promise.race([until(async () => haproxy.exitCode !== null || (await fetch(`${lbUrl}/health`)).ok, 'HAProxy', 60_000), exited])
+  await Promise.race([
+    until(
+      async () => haproxy.exitCode !== null || (await fetch(`${lbUrl}/health`)).ok,
+      'HAProxy',
+      60_000,
+    ),
+    exited,
+  ])
   log(`HAProxy on ${lbUrl}`)
   const cluster = {
     dir,
@@ -217,12 +300,23 @@ export async function startCluster({ dir, workdir = repoRoot, replicas: count = 
       pgData: join(dir, 'pg'),
       s3: weed.endpoint,
       mail: ports.mail ? `http://127.0.0.1:${ports.mail}` : null,
-      pids: { haproxy: haproxy.pid, weed: weed.pid, ...Object.fromEntries(nodes.map((n) => [n.name, n.pid])) },
+      pids: {
+        haproxy: haproxy.pid,
+        weed: weed.pid,
+        ...Object.fromEntries(nodes.map((n) => [n.name, n.pid])),
+      },
       replicas: Object.fromEntries(nodes.map((n) => [n.name, n.url])),
     }),
     /** Waits until the balancer's health checks see every replica up. */
     async settled() {
-      await until(async () => (await Promise.all(nodes.map((n) => fetch(`${n.url}/health`).then((r) => r.ok)))).every(Boolean), 'all replicas healthy behind HAProxy', 60_000)
+      await until(
+        async () =>
+          (await Promise.all(nodes.map((n) => fetch(`${n.url}/health`).then((r) => r.ok)))).every(
+            Boolean,
+          ),
+        'all replicas healthy behind HAProxy',
+        60_000,
+      )
       await sleep(1200)
     },
     async stop() {

@@ -53,7 +53,8 @@ async function confirmedUser(password = 'flows-pass-1') {
 function totp(secret, at = Date.now()) {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
   let bits = ''
-  for (const ch of secret.replace(/=+$/, '')) bits += alphabet.indexOf(ch).toString(2).padStart(5, '0')
+  for (const ch of secret.replace(/=+$/, ''))
+    bits += alphabet.indexOf(ch).toString(2).padStart(5, '0')
   const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)))
   const counter = Buffer.alloc(8)
   counter.writeBigUInt64BE(BigInt(Math.floor(at / 30000)))
@@ -66,7 +67,11 @@ test('sign-up mails a confirmation; the link signs in and redirects with the ses
   const email = uniqueEmail('confirm')
   const c = client(gw)
   const t0 = Date.now() - 1000
-  const { data, error } = await c.auth.signUp({ email, password: 'confirm-pass-1', options: { emailRedirectTo: 'http://localhost:5173/welcome' } })
+  const { data, error } = await c.auth.signUp({
+    email,
+    password: 'confirm-pass-1',
+    options: { emailRedirectTo: 'http://localhost:5173/welcome' },
+  })
   assert.equal(error, null)
   assert.equal(data.session, null)
   assert.equal(data.user.email, email)
@@ -76,7 +81,10 @@ test('sign-up mails a confirmation; the link signs in and redirects with the ses
   const mail = await mailTo(email, /^Confirm your email address$/, { after: t0 })
   assert.match(mail.Text, /confirm this email address/)
   const link = linkOf(mail)
-  assert.match(link, /\/auth\/v1\/verify\?token=[0-9a-f]{56}&type=signup&redirect_to=http%3A%2F%2Flocalhost%3A5173%2Fwelcome/)
+  assert.match(
+    link,
+    /\/auth\/v1\/verify\?token=[0-9a-f]{56}&type=signup&redirect_to=http%3A%2F%2Flocalhost%3A5173%2Fwelcome/,
+  )
   const res = await fetch(link, { redirect: 'manual' })
   assert.equal(res.status, 303)
   const to = new URL(res.headers.get('location'))
@@ -86,7 +94,10 @@ test('sign-up mails a confirmation; the link signs in and redirects with the ses
   assert.ok(fragment.get('access_token') && fragment.get('refresh_token'))
   const again = await fetch(link, { redirect: 'manual' })
   assert.match(new URL(again.headers.get('location')).hash, /error_code=otp_expired/)
-  const { error: signInError } = await client(gw).auth.signInWithPassword({ email, password: 'confirm-pass-1' })
+  const { error: signInError } = await client(gw).auth.signInWithPassword({
+    email,
+    password: 'confirm-pass-1',
+  })
   assert.equal(signInError, null)
   // A second sign-up of the confirmed address does not reveal it and mails nothing.
   const t1 = Date.now()
@@ -109,7 +120,10 @@ test('magic links and e-mailed codes sign in; unknown addresses need should_crea
   assert.equal(data.user.email, email)
   const amr = JSON.parse(Buffer.from(data.session.access_token.split('.')[1], 'base64url')).amr
   assert.equal(amr[0].method, 'otp')
-  const unknown = await client(gw).auth.signInWithOtp({ email: uniqueEmail('nobody'), options: { shouldCreateUser: false } })
+  const unknown = await client(gw).auth.signInWithOtp({
+    email: uniqueEmail('nobody'),
+    options: { shouldCreateUser: false },
+  })
   assert.equal(unknown.error?.code, 'otp_disabled')
   assert.equal(unknown.error?.message, 'Signups not allowed for otp')
   const wrong = await c.auth.verifyOtp({ email, token: '000000', type: 'email' })
@@ -126,7 +140,9 @@ test('password recovery by token hash; password changes ask for a reauthenticati
   assert.equal(error, null)
   assert.equal(data.user.id, user.id)
   // A session older than a day must prove itself again before the password changes.
-  psql(`update auth.sessions set created_at = now() - interval '2 days' where user_id = '${user.id}'`)
+  psql(
+    `update auth.sessions set created_at = now() - interval '2 days' where user_id = '${user.id}'`,
+  )
   const refused = await c.auth.updateUser({ password: 'new-password-1' })
   assert.equal(refused.error?.code, 'reauthentication_needed')
   const t1 = Date.now() - 1000
@@ -137,7 +153,10 @@ test('password recovery by token hash; password changes ask for a reauthenticati
   const ok = await c.auth.updateUser({ password: 'new-password-1', nonce: codeOf(nonceMail) })
   assert.equal(ok.error, null)
   await mailTo(email, /^Your password was changed$/, { after: t1 })
-  assert.equal((await client(gw).auth.signInWithPassword({ email, password: 'new-password-1' })).error, null)
+  assert.equal(
+    (await client(gw).auth.signInWithPassword({ email, password: 'new-password-1' })).error,
+    null,
+  )
 })
 
 test('an e-mail change is confirmed from both addresses', async () => {
@@ -170,11 +189,23 @@ test('PKCE: the link carries a code the same client exchanges for the session', 
       flowType: 'pkce',
       persistSession: true,
       autoRefreshToken: false,
-      storage: { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v), removeItem: (k) => void store.delete(k) },
+      storage: {
+        getItem: (k) => store.get(k) ?? null,
+        setItem: (k, v) => void store.set(k, v),
+        removeItem: (k) => void store.delete(k),
+      },
     },
   })
   const t0 = Date.now() - 1000
-  assert.equal((await pkce.auth.signInWithOtp({ email, options: { emailRedirectTo: 'http://localhost:5173/cb' } })).error, null)
+  assert.equal(
+    (
+      await pkce.auth.signInWithOtp({
+        email,
+        options: { emailRedirectTo: 'http://localhost:5173/cb' },
+      })
+    ).error,
+    null,
+  )
   const link = linkOf(await mailTo(email, /^Your sign-in link$/, { after: t0 }))
   assert.match(link, /token=pkce_/)
   const res = await fetch(link, { redirect: 'manual' })
@@ -207,13 +238,19 @@ test('anonymous users get a session and become permanent by confirming an addres
 
 test('TOTP: enroll, challenge and verify reach aal2; unenroll then needs aal2', async () => {
   const { c } = await confirmedUser()
-  const { data: enrolled, error } = await c.auth.mfa.enroll({ factorType: 'totp', friendlyName: 'phone app' })
+  const { data: enrolled, error } = await c.auth.mfa.enroll({
+    factorType: 'totp',
+    friendlyName: 'phone app',
+  })
   assert.equal(error, null)
   assert.match(enrolled.totp.qr_code, /^data:image\/svg\+xml;utf-8,<\?xml|<svg/)
   assert.match(enrolled.totp.uri, /^otpauth:\/\/totp\//)
   const wrong = await c.auth.mfa.challengeAndVerify({ factorId: enrolled.id, code: '000000' })
   assert.equal(wrong.error?.code, 'mfa_verification_failed')
-  const { error: verifyError } = await c.auth.mfa.challengeAndVerify({ factorId: enrolled.id, code: totp(enrolled.totp.secret) })
+  const { error: verifyError } = await c.auth.mfa.challengeAndVerify({
+    factorId: enrolled.id,
+    code: totp(enrolled.totp.secret),
+  })
   assert.equal(verifyError, null)
   const { data: aal } = await c.auth.mfa.getAuthenticatorAssuranceLevel()
   assert.equal(aal.currentLevel, 'aal2')
@@ -224,7 +261,7 @@ test('TOTP: enroll, challenge and verify reach aal2; unenroll then needs aal2', 
   assert.equal((await c.auth.mfa.unenroll({ factorId: enrolled.id })).error, null)
 })
 
-test('tokens are signed with the signing key, published in the JWKS, with the hook\'s claim', async () => {
+test("tokens are signed with the signing key, published in the JWKS, with the hook's claim", async () => {
   const { c, user, session } = await confirmedUser()
   const header = JSON.parse(Buffer.from(session.access_token.split('.')[0], 'base64url'))
   assert.equal(header.alg, 'ES256')
@@ -241,7 +278,10 @@ test('tokens are signed with the signing key, published in the JWKS, with the ho
   const payload = JSON.parse(Buffer.from(refreshed.session.access_token.split('.')[1], 'base64url'))
   assert.equal(payload.plan, 'gold')
   // REST accepts the ES256 token (and runs as authenticated).
-  const { data: rows, error: restError } = await c.from('plans').select('plan').eq('user_id', user.id)
+  const { data: rows, error: restError } = await c
+    .from('plans')
+    .select('plan')
+    .eq('user_id', user.id)
   assert.equal(restError, null)
   assert.deepEqual(rows, [{ plan: 'gold' }])
   const forged = `${session.access_token.slice(0, -3)}AAA`
@@ -258,16 +298,31 @@ test('invitations use the project template; generated links carry a usable code'
   assert.ok(data.user.invited_at)
   const mail = await mailTo(email, /^Join us at http:\/\/127\.0\.0\.1:3000$/, { after: t0 })
   assert.match(mail.HTML, /Hello Ivy!/)
-  const accepted = await client(gw).auth.verifyOtp({ email, token: mail.Text.match(/enter (\d{6})/)[1], type: 'invite' })
+  const accepted = await client(gw).auth.verifyOtp({
+    email,
+    token: mail.Text.match(/enter (\d{6})/)[1],
+    type: 'invite',
+  })
   assert.equal(accepted.error, null)
-  const { data: link, error: linkError } = await admin.auth.admin.generateLink({ type: 'magiclink', email })
+  const { data: link, error: linkError } = await admin.auth.admin.generateLink({
+    type: 'magiclink',
+    email,
+  })
   assert.equal(linkError, null)
   assert.match(link.properties.action_link, /type=magiclink/)
-  const signedIn = await client(gw).auth.verifyOtp({ email, token: link.properties.email_otp, type: 'magiclink' })
+  const signedIn = await client(gw).auth.verifyOtp({
+    email,
+    token: link.properties.email_otp,
+    type: 'magiclink',
+  })
   assert.equal(signedIn.error, null)
   // An e-mail change link names the side it confirms, as GoTrue's answer does.
   for (const type of ['email_change_current', 'email_change_new']) {
-    const change = await admin.auth.admin.generateLink({ type, email, newEmail: uniqueEmail('moved') })
+    const change = await admin.auth.admin.generateLink({
+      type,
+      email,
+      newEmail: uniqueEmail('moved'),
+    })
     assert.equal(change.error, null)
     assert.equal(change.data.properties.verification_type, type)
     assert.match(change.data.properties.action_link, /type=email_change/)
@@ -285,22 +340,33 @@ test('identities: the last one cannot be unlinked', async () => {
 test('providers that are off answer as GoTrue does', async () => {
   const c = client(gw)
   const idToken = await c.auth.signInWithIdToken({ provider: 'google', token: 'x.y.z' })
-  assert.equal(idToken.error?.message, 'Provider (issuer "https://accounts.google.com") is not enabled')
+  assert.equal(
+    idToken.error?.message,
+    'Provider (issuer "https://accounts.google.com") is not enabled',
+  )
   const sso = await c.auth.signInWithSSO({ domain: 'example.com' })
   assert.equal(sso.error?.message, 'SAML 2.0 is disabled')
   const phone = await c.auth.signUp({ phone: '+15555550100', password: 'phone-pass-1' })
   assert.equal(phone.error?.message, 'Phone signups are disabled')
-  const authorize = await fetch(`${gw.url}/auth/v1/authorize?provider=gitlab`, { headers: { apikey: gw.anonKey } })
+  const authorize = await fetch(`${gw.url}/auth/v1/authorize?provider=gitlab`, {
+    headers: { apikey: gw.anonKey },
+  })
   assert.equal(authorize.status, 400)
   assert.match((await authorize.json()).msg, /Unsupported provider: provider is not enabled/)
 })
 
 test('the catcher shows mail on its page and through the Inbucket mailbox API', async () => {
   const { email } = await confirmedUser()
-  const page = await (await fetch(`${gw.status.MAILPIT_URL}/?query=${encodeURIComponent(`to:${email}`)}`)).text()
+  const page = await (
+    await fetch(`${gw.status.MAILPIT_URL}/?query=${encodeURIComponent(`to:${email}`)}`)
+  ).text()
   assert.match(page, /Confirm your email address/)
-  const box = await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/mailbox/${email.split('@')[0]}`)).json()
+  const box = await (
+    await fetch(`${gw.status.MAILPIT_URL}/api/v1/mailbox/${email.split('@')[0]}`)
+  ).json()
   assert.equal(box[0].subject, 'Confirm your email address')
-  const one = await (await fetch(`${gw.status.MAILPIT_URL}/api/v1/mailbox/${email.split('@')[0]}/${box[0].id}`)).json()
+  const one = await (
+    await fetch(`${gw.status.MAILPIT_URL}/api/v1/mailbox/${email.split('@')[0]}/${box[0].id}`)
+  ).json()
   assert.match(one.body.html, /verify\?token=/)
 })

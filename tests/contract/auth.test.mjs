@@ -26,7 +26,16 @@ test('signUp returns a session; a second signUp says already registered', async 
   assert.equal(data.user.user_metadata.full_name, 'Ann')
   assert.equal(data.user.app_metadata.provider, 'email')
   assert.equal(data.user.identities.length, 1)
-  for (const k of ['id', 'aud', 'email', 'phone', 'email_confirmed_at', 'last_sign_in_at', 'created_at', 'updated_at']) {
+  for (const k of [
+    'id',
+    'aud',
+    'email',
+    'phone',
+    'email_confirmed_at',
+    'last_sign_in_at',
+    'created_at',
+    'updated_at',
+  ]) {
     assert.equal(typeof data.user[k], 'string', k)
   }
   await new Promise((r) => setTimeout(r, 50))
@@ -54,10 +63,16 @@ test('signInWithPassword: good, wrong password, unknown user', async () => {
   assert.equal(ok.data.user.email, DEMO_ADMIN.email)
   assert.equal(ok.data.session.token_type, 'bearer')
   assert.equal(ok.data.session.expires_in, 3600)
-  const wrong = await client(gw).auth.signInWithPassword({ email: DEMO_ADMIN.email, password: 'nope-nope' })
+  const wrong = await client(gw).auth.signInWithPassword({
+    email: DEMO_ADMIN.email,
+    password: 'nope-nope',
+  })
   assert.equal(wrong.error.message, 'Invalid login credentials')
   assert.equal(wrong.error.status, 400)
-  const unknown = await client(gw).auth.signInWithPassword({ email: uniqueEmail('ghost'), password: 'nope-nope' })
+  const unknown = await client(gw).auth.signInWithPassword({
+    email: uniqueEmail('ghost'),
+    password: 'nope-nope',
+  })
   assert.equal(unknown.error.message, 'Invalid login credentials')
 })
 
@@ -70,7 +85,12 @@ test('getSession, getUser, updateUser, role row, signOut', async () => {
   assert.equal(error, null)
   assert.equal(u.user.email, DEMO_ADMIN.email)
   // The admin guard's query.
-  const { data: role } = await c.from('user_roles').select('role').eq('user_id', u.user.id).eq('role', 'admin').single()
+  const { data: role } = await c
+    .from('user_roles')
+    .select('role')
+    .eq('user_id', u.user.id)
+    .eq('role', 'admin')
+    .single()
   assert.deepEqual(role, { role: 'admin' })
   const events = []
   c.auth.onAuthStateChange((e) => events.push(e))
@@ -84,7 +104,9 @@ test('getSession, getUser, updateUser, role row, signOut', async () => {
   await new Promise((r) => setTimeout(r, 50))
   assert.ok(events.includes('USER_UPDATED') && events.includes('SIGNED_OUT'), events.join())
   // The old access token's session is gone.
-  const stale = await fetch(`${gw.url}/auth/v1/user`, { headers: { apikey: gw.anonKey, authorization: `Bearer ${s.session.access_token}` } })
+  const stale = await fetch(`${gw.url}/auth/v1/user`, {
+    headers: { apikey: gw.anonKey, authorization: `Bearer ${s.session.access_token}` },
+  })
   assert.equal(stale.status, 403)
 })
 
@@ -136,7 +158,9 @@ test('a session survives a gateway restart on the same data', async () => {
   await one.stop()
   const two = await startGateway({ dataDir: dir })
   try {
-    const res = await fetch(`${two.url}/auth/v1/user`, { headers: { apikey: two.anonKey, authorization: `Bearer ${data.session.access_token}` } })
+    const res = await fetch(`${two.url}/auth/v1/user`, {
+      headers: { apikey: two.anonKey, authorization: `Bearer ${data.session.access_token}` },
+    })
     assert.equal(res.status, 200)
     const refreshed = await fetch(`${two.url}/auth/v1/token?grant_type=refresh_token`, {
       method: 'POST',
@@ -154,7 +178,12 @@ test('a session survives a gateway restart on the same data', async () => {
 test('admin API with the service_role key', async () => {
   const svc = client(gw, gw.serviceKey)
   const email = uniqueEmail('admin-api')
-  const created = await svc.auth.admin.createUser({ email, password: 'secret123', email_confirm: true, user_metadata: { a: 1 } })
+  const created = await svc.auth.admin.createUser({
+    email,
+    password: 'secret123',
+    email_confirm: true,
+    user_metadata: { a: 1 },
+  })
   assert.equal(created.error, null)
   assert.equal(created.data.user.email, email)
   const got = await svc.auth.admin.getUserById(created.data.user.id)
@@ -170,11 +199,15 @@ test('admin API with the service_role key', async () => {
   assert.equal(denied.error.status, 403)
   // GoTrue's admin roles: service_role and supabase_admin (which the REST API never switches to).
   const asAdmin = (role) =>
-    fetch(`${gw.url}/auth/v1/admin/users?per_page=1`, { headers: { authorization: `Bearer ${demoToken({ role })}` } })
+    fetch(`${gw.url}/auth/v1/admin/users?per_page=1`, {
+      headers: { authorization: `Bearer ${demoToken({ role })}` },
+    })
   assert.equal((await asAdmin('supabase_admin')).status, 200)
   const user = await asAdmin('authenticated')
   assert.equal(user.status, 403)
   assert.equal((await user.json()).error_code, 'not_admin')
-  const rest = await fetch(`${gw.url}/rest/v1/products?select=id`, { headers: { authorization: `Bearer ${demoToken({ role: 'supabase_admin' })}` } })
+  const rest = await fetch(`${gw.url}/rest/v1/products?select=id`, {
+    headers: { authorization: `Bearer ${demoToken({ role: 'supabase_admin' })}` },
+  })
   assert.equal(rest.status, 403)
 })

@@ -45,7 +45,10 @@ async function receiver() {
 before(async () => {
   // The receivers below listen on this machine, which the database may not reach by default
   // (Studio and the workbench answer loopback: cli/tests/it/borrowed_powers.rs); this project lets it.
-  gw = await startGateway({ workdir: WORKDIR, env: { PARTNER_API_KEY: PARTNER_KEY, SUPAGATE_NET_LOCAL: 'allow' } })
+  gw = await startGateway({
+    workdir: WORKDIR,
+    env: { PARTNER_API_KEY: PARTNER_KEY, SUPAGATE_NET_LOCAL: 'allow' },
+  })
 })
 after(() => gw?.stop())
 
@@ -64,10 +67,18 @@ describe('the Supabase database', { concurrency: true }, () => {
   test('pg_net requests are made after commit and their answers recorded', async () => {
     const r = await receiver()
     try {
-      const id = psql(gw, `select net.http_get('${r.url}/ping', '{"q":"a b"}'::jsonb, '{"X-Token":"t1"}'::jsonb)`)
+      const id = psql(
+        gw,
+        `select net.http_get('${r.url}/ping', '{"q":"a b"}'::jsonb, '{"X-Token":"t1"}'::jsonb)`,
+      )
       psql(gw, `begin; select net.http_post('${r.url}/never', '{"n":1}'); rollback;`)
       const posted = psql(gw, `select net.http_post('${r.url}/echo', '{"n":2}'::jsonb)`)
-      await until(() => psql(gw, `select count(*) from net._http_response where id in (${id}, ${posted})`) === '2', 'two answers')
+      await until(
+        () =>
+          psql(gw, `select count(*) from net._http_response where id in (${id}, ${posted})`) ===
+          '2',
+        'two answers',
+      )
       assert.deepEqual(
         r.got.map((g) => `${g.method} ${g.url}`),
         ['GET /ping?q=a%20b', 'POST /echo'],
@@ -76,12 +87,21 @@ describe('the Supabase database', { concurrency: true }, () => {
       assert.match(r.got[0].headers['user-agent'], /^pg_net\//)
       assert.equal(r.got[1].body, '{"n": 2}')
       assert.equal(
-        psql(gw, `select status_code || ' ' || content || ' ' || (headers->>'x-answered-by') || ' ' || timed_out from net._http_response where id = ${id}`),
+        psql(
+          gw,
+          `select status_code || ' ' || content || ' ' || (headers->>'x-answered-by') || ' ' || timed_out from net._http_response where id = ${id}`,
+        ),
         '200 {"received":true} receiver false',
       )
       const refused = psql(gw, `select net.http_get('http://127.0.0.1:1/closed')`)
-      await until(() => psql(gw, `select count(*) from net._http_response where id = ${refused}`) === '1', 'the failure')
-      assert.equal(psql(gw, `select error_msg from net._http_response where id = ${refused}`), "Couldn't connect to server")
+      await until(
+        () => psql(gw, `select count(*) from net._http_response where id = ${refused}`) === '1',
+        'the failure',
+      )
+      assert.equal(
+        psql(gw, `select error_msg from net._http_response where id = ${refused}`),
+        "Couldn't connect to server",
+      )
     } finally {
       r.close()
     }
@@ -100,7 +120,11 @@ describe('the Supabase database', { concurrency: true }, () => {
       const { error } = await client(gw).from('orders').insert({ item: 'peonies' })
       assert.equal(error, null)
       await until(
-        () => psql(gw, `select count(*) from supabase_functions.hooks h join net._http_response r on r.id = h.request_id where h.hook_name = 'orders_webhook' and r.status_code = 200`) === '1',
+        () =>
+          psql(
+            gw,
+            `select count(*) from supabase_functions.hooks h join net._http_response r on r.id = h.request_id where h.hook_name = 'orders_webhook' and r.status_code = 200`,
+          ) === '1',
         'the webhook answer',
       )
       assert.equal(r.got.length, 1)
@@ -110,7 +134,13 @@ describe('the Supabase database', { concurrency: true }, () => {
       const body = JSON.parse(hook.body)
       assert.deepEqual(
         { ...body, record: { ...body.record, id: 0 } },
-        { type: 'INSERT', table: 'orders', schema: 'public', old_record: null, record: { id: 0, item: 'peonies', note: null } },
+        {
+          type: 'INSERT',
+          table: 'orders',
+          schema: 'public',
+          old_record: null,
+          record: { id: 0, item: 'peonies', note: null },
+        },
       )
     } finally {
       r.close()
@@ -118,23 +148,50 @@ describe('the Supabase database', { concurrency: true }, () => {
   })
 
   test('a [db.vault] secret round-trips and anon and authenticated cannot read it', async () => {
-    assert.equal(psql(gw, `select decrypted_secret from vault.decrypted_secrets where name = 'partner_api_key'`), PARTNER_KEY)
-    assert.ok(!psql(gw, `select secret from vault.secrets where name = 'partner_api_key'`).includes(PARTNER_KEY))
-    const id = psql(gw, `select vault.create_secret('first value', 'rotating', 'a key that changes')`)
+    assert.equal(
+      psql(
+        gw,
+        `select decrypted_secret from vault.decrypted_secrets where name = 'partner_api_key'`,
+      ),
+      PARTNER_KEY,
+    )
+    assert.ok(
+      !psql(gw, `select secret from vault.secrets where name = 'partner_api_key'`).includes(
+        PARTNER_KEY,
+      ),
+    )
+    const id = psql(
+      gw,
+      `select vault.create_secret('first value', 'rotating', 'a key that changes')`,
+    )
     psql(gw, `select vault.update_secret('${id}', 'second value')`)
-    assert.equal(psql(gw, `select decrypted_secret || ' / ' || description from vault.decrypted_secrets where id = '${id}'`), 'second value / a key that changes')
+    assert.equal(
+      psql(
+        gw,
+        `select decrypted_secret || ' / ' || description from vault.decrypted_secrets where id = '${id}'`,
+      ),
+      'second value / a key that changes',
+    )
     // A SECURITY DEFINER function the app wrote may read it; the API roles may not.
     const { data, error } = await client(gw).rpc('partner_key_configured')
     assert.equal(error, null)
     assert.equal(data, true)
     for (const role of ['anon', 'authenticated']) {
-      assert.throws(() => psql(gw, `set role ${role}; select decrypted_secret from vault.decrypted_secrets`), /permission denied for schema vault/)
-      assert.throws(() => psql(gw, `set role ${role}; select vault.create_secret('x')`), /permission denied for schema vault/)
+      assert.throws(
+        () => psql(gw, `set role ${role}; select decrypted_secret from vault.decrypted_secrets`),
+        /permission denied for schema vault/,
+      )
+      assert.throws(
+        () => psql(gw, `set role ${role}; select vault.create_secret('x')`),
+        /permission denied for schema vault/,
+      )
     }
   })
 
   test('a JWT signed by pgjwt is accepted by supagate, and pgjwt verifies its own', async () => {
-    const { data: token, error } = await client(gw, gw.serviceKey).rpc('service_token', { secret: gw.status.JWT_SECRET })
+    const { data: token, error } = await client(gw, gw.serviceKey).rpc('service_token', {
+      secret: gw.status.JWT_SECRET,
+    })
     assert.equal(error, null)
     const { error: denied } = await client(gw).rpc('service_token', { secret: 'x' })
     assert.equal(denied.code, '42501')
@@ -145,29 +202,69 @@ describe('the Supabase database', { concurrency: true }, () => {
     })
     const { data: uid } = await user.rpc('whoami')
     assert.equal(uid, '6d3b1a2e-0f4c-4b8a-9d8e-2f1c3a4b5c6d')
-    assert.equal(psql(gw, `select valid from extensions.verify('${token}', '${gw.status.JWT_SECRET}')`), 't')
+    assert.equal(
+      psql(gw, `select valid from extensions.verify('${token}', '${gw.status.JWT_SECRET}')`),
+      't',
+    )
     assert.equal(psql(gw, `select valid from extensions.verify('${token}', 'another secret')`), 'f')
-    assert.equal(psql(gw, `select payload->>'a' from extensions.verify(extensions.sign('{"a":1}', 'k', 'HS384'), 'k', 'HS384')`), '1')
+    assert.equal(
+      psql(
+        gw,
+        `select payload->>'a' from extensions.verify(extensions.sign('{"a":1}', 'k', 'HS384'), 'k', 'HS384')`,
+      ),
+      '1',
+    )
   })
 
   test('a queue message sent through supabase-js is read back once', async () => {
     const queue = client(gw, gw.serviceKey).schema('pgmq_public')
-    const { data: sent, error } = await queue.rpc('send', { queue_name: 'emails', message: { to: 'ann@example.com' } })
+    const { data: sent, error } = await queue.rpc('send', {
+      queue_name: 'emails',
+      message: { to: 'ann@example.com' },
+    })
     assert.equal(error, null)
     assert.equal(sent.length, 1)
-    const { data: batch } = await queue.rpc('send_batch', { queue_name: 'emails', messages: [{ to: 'bo@example.com' }] })
+    const { data: batch } = await queue.rpc('send_batch', {
+      queue_name: 'emails',
+      messages: [{ to: 'bo@example.com' }],
+    })
     assert.equal(batch.length, 1)
-    const { data: read } = await queue.rpc('read', { queue_name: 'emails', sleep_seconds: 30, n: 5 })
-    assert.deepEqual(read.map((m) => [m.msg_id, m.read_ct, m.message.to]), [[sent[0], 1, 'ann@example.com'], [batch[0], 1, 'bo@example.com']])
-    const { data: again } = await queue.rpc('read', { queue_name: 'emails', sleep_seconds: 30, n: 5 })
+    const { data: read } = await queue.rpc('read', {
+      queue_name: 'emails',
+      sleep_seconds: 30,
+      n: 5,
+    })
+    assert.deepEqual(
+      read.map((m) => [m.msg_id, m.read_ct, m.message.to]),
+      [
+        [sent[0], 1, 'ann@example.com'],
+        [batch[0], 1, 'bo@example.com'],
+      ],
+    )
+    const { data: again } = await queue.rpc('read', {
+      queue_name: 'emails',
+      sleep_seconds: 30,
+      n: 5,
+    })
     assert.deepEqual(again, [])
-    const { data: archived } = await queue.rpc('archive', { queue_name: 'emails', message_id: sent[0] })
+    const { data: archived } = await queue.rpc('archive', {
+      queue_name: 'emails',
+      message_id: sent[0],
+    })
     assert.equal(archived, true)
-    const { data: deleted } = await queue.rpc('delete', { queue_name: 'emails', message_id: batch[0] })
+    const { data: deleted } = await queue.rpc('delete', {
+      queue_name: 'emails',
+      message_id: batch[0],
+    })
     assert.equal(deleted, true)
-    assert.equal(`${psql(gw, `select count(*) from pgmq.q_emails`)}/${psql(gw, `select count(*) from pgmq.a_emails`)}`, '0/1')
+    assert.equal(
+      `${psql(gw, `select count(*) from pgmq.q_emails`)}/${psql(gw, `select count(*) from pgmq.a_emails`)}`,
+      '0/1',
+    )
     // The other API roles need grants of their own on a queue.
-    const { error: refused } = await client(gw).schema('pgmq_public').rpc('send', { queue_name: 'emails', message: {} })
+    const { error: refused } = await client(gw)
+      .schema('pgmq_public')
+      .rpc('send', { queue_name: 'emails', message: {} })
     assert.equal(refused.code, '42501')
   })
 })

@@ -19,9 +19,12 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 function pack() {
   const src = join(dir, 'pkg', 'package')
   mkdirSync(src, { recursive: true })
-  writeFileSync(join(src, 'package.json'), JSON.stringify({ name: 'greet-fixture', version: '1.0.0', main: 'index.js' }))
+  writeFileSync(
+    join(src, 'package.json'),
+    JSON.stringify({ name: 'greet-fixture', version: '1.0.0', main: 'index.js' }),
+  )
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the package's source, a template literal of its own
-  writeFileSync(join(src, 'index.js'), "module.exports = (name) => `Hello ${name} from npm`\n")
+  writeFileSync(join(src, 'index.js'), 'module.exports = (name) => `Hello ${name} from npm`\n')
   const tgz = join(dir, 'greet-fixture-1.0.0.tgz')
   execFileSync('tar', ['czf', tgz, '-C', join(dir, 'pkg'), 'package'])
   return readFileSync(tgz)
@@ -34,9 +37,20 @@ async function registry(tarball) {
     const base = `http://127.0.0.1:${server.address().port}`
     if (req.url === '/greet-fixture') {
       const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`
-      const version = { name: 'greet-fixture', version: '1.0.0', main: 'index.js', dist: { tarball: `${base}/greet-fixture/-/greet-fixture-1.0.0.tgz`, integrity } }
+      const version = {
+        name: 'greet-fixture',
+        version: '1.0.0',
+        main: 'index.js',
+        dist: { tarball: `${base}/greet-fixture/-/greet-fixture-1.0.0.tgz`, integrity },
+      }
       res.setHeader('content-type', 'application/json')
-      res.end(JSON.stringify({ name: 'greet-fixture', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } }))
+      res.end(
+        JSON.stringify({
+          name: 'greet-fixture',
+          'dist-tags': { latest: '1.0.0' },
+          versions: { '1.0.0': version },
+        }),
+      )
     } else if (req.url === '/greet-fixture/-/greet-fixture-1.0.0.tgz') {
       res.end(tarball)
     } else {
@@ -45,13 +59,20 @@ async function registry(tarball) {
     }
   })
   await new Promise((r) => server.listen(0, '127.0.0.1', r))
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)), requests: () => requests }
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    close: () => new Promise((r) => server.close(r)),
+    requests: () => requests,
+  }
 }
 
 test("a function's npm modules come from the data directory once downloaded", async () => {
   const project = join(dir, 'project')
   mkdirSync(join(project, 'supabase/functions/greet'), { recursive: true })
-  writeFileSync(join(project, 'supabase/config.toml'), 'project_id = "npm-offline"\n\n[functions.greet]\nverify_jwt = false\n')
+  writeFileSync(
+    join(project, 'supabase/config.toml'),
+    'project_id = "npm-offline"\n\n[functions.greet]\nverify_jwt = false\n',
+  )
   writeFileSync(
     join(project, 'supabase/functions/greet/index.ts'),
     "import greet from 'npm:greet-fixture@1.0.0'\nDeno.serve(() => new Response(greet('Sage')))\n",

@@ -21,28 +21,46 @@ async function graphql(as, query, variables = {}) {
   const token = as ? (await as.auth.getSession()).data.session.access_token : gw.anonKey
   const r = await fetch(`${gw.url}/graphql/v1`, {
     method: 'POST',
-    headers: { apikey: gw.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: {
+      apikey: gw.anonKey,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ query, variables }),
   })
   return { status: r.status, body: await r.json() }
 }
 
 test('a query: anon sees the shared list and its to-dos, not the private list', async () => {
-  const r = await graphql(null, `{
+  const r = await graphql(
+    null,
+    `{
     listCollection { edges { node { title shared todoCollection(orderBy: [{id: AscNullsLast}]) { edges { node { task } } } } } }
-  }`)
+  }`,
+  )
   assert.equal(r.status, 200)
   assert.deepEqual(r.body, {
     data: {
       listCollection: {
         edges: [
-          { node: { title: 'Groceries', shared: true, todoCollection: { edges: ['tulips', 'bread', 'coffee', 'oranges'].map((task) => ({ node: { task } })) } } },
+          {
+            node: {
+              title: 'Groceries',
+              shared: true,
+              todoCollection: {
+                edges: ['tulips', 'bread', 'coffee', 'oranges'].map((task) => ({ node: { task } })),
+              },
+            },
+          },
         ],
       },
     },
   })
   const own = await graphql(alice, '{ listCollection { edges { node { title } } } }')
-  assert.deepEqual(own.body.data.listCollection.edges.map((e) => e.node.title), ['Groceries', 'Presents'])
+  assert.deepEqual(
+    own.body.data.listCollection.edges.map((e) => e.node.title),
+    ['Groceries', 'Presents'],
+  )
 })
 
 test('a filtered connection, ordered and paginated with cursors', async () => {
@@ -57,13 +75,20 @@ test('a filtered connection, ordered and paginated with cursors', async () => {
   assert.equal(first.status, 200)
   const page = first.body.data.todoCollection
   assert.equal(page.totalCount, 3)
-  assert.deepEqual(page.edges.map((e) => [e.node.task, e.node.due, e.node.list.title]), [
-    ['tulips', '2024-05-02', 'Groceries'],
-    ['oranges', '2024-05-03', 'Groceries'],
-  ])
+  assert.deepEqual(
+    page.edges.map((e) => [e.node.task, e.node.due, e.node.list.title]),
+    [
+      ['tulips', '2024-05-02', 'Groceries'],
+      ['oranges', '2024-05-03', 'Groceries'],
+    ],
+  )
   assert.deepEqual([page.pageInfo.hasNextPage, page.pageInfo.hasPreviousPage], [true, false])
-  const next = (await graphql(alice, query, { after: page.pageInfo.endCursor })).body.data.todoCollection
-  assert.deepEqual(next.edges.map((e) => e.node.task), ['a scarf for Bob'])
+  const next = (await graphql(alice, query, { after: page.pageInfo.endCursor })).body.data
+    .todoCollection
+  assert.deepEqual(
+    next.edges.map((e) => e.node.task),
+    ['a scarf for Bob'],
+  )
   assert.deepEqual([next.pageInfo.hasNextPage, next.pageInfo.hasPreviousPage], [false, true])
   // The same connection for anon: the private list's to-do is not there.
   const anonPage = (await graphql(null, query)).body.data.todoCollection
@@ -80,7 +105,14 @@ test('mutations under row level security', async () => {
     data: {
       insertIntoTodoCollection: {
         affectedCount: 1,
-        records: [{ task: 'milk', done: false, owner: 'a11ce000-0000-4000-8000-000000000001', list: { title: 'Groceries' } }],
+        records: [
+          {
+            task: 'milk',
+            done: false,
+            owner: 'a11ce000-0000-4000-8000-000000000001',
+            list: { title: 'Groceries' },
+          },
+        ],
       },
     },
   })
@@ -95,23 +127,38 @@ test('mutations under row level security', async () => {
     data: null,
     errors: [{ message: 'new row violates row-level security policy for table "todo"' }],
   })
-  const done = 'mutation { updateTodoCollection(set: {done: true}, filter: {task: {eq: "milk"}}) { affectedCount records { task done } } }'
-  assert.deepEqual((await graphql(bob, done)).body, { data: { updateTodoCollection: { affectedCount: 0, records: [] } } })
+  const done =
+    'mutation { updateTodoCollection(set: {done: true}, filter: {task: {eq: "milk"}}) { affectedCount records { task done } } }'
+  assert.deepEqual((await graphql(bob, done)).body, {
+    data: { updateTodoCollection: { affectedCount: 0, records: [] } },
+  })
   assert.deepEqual((await graphql(alice, done)).body, {
     data: { updateTodoCollection: { affectedCount: 1, records: [{ task: 'milk', done: true }] } },
   })
   // atMost guards a change that reaches more rows than meant, and nothing is changed.
   const all = 'mutation { deleteFromTodoCollection(filter: {listId: {eq: "1"}}) { affectedCount } }'
-  assert.deepEqual((await graphql(alice, all)).body, { data: null, errors: [{ message: 'delete impacts too many records' }] })
-  const left = await graphql(alice, '{ todoCollection(filter: {listId: {eq: "1"}}) { totalCount } }')
+  assert.deepEqual((await graphql(alice, all)).body, {
+    data: null,
+    errors: [{ message: 'delete impacts too many records' }],
+  })
+  const left = await graphql(
+    alice,
+    '{ todoCollection(filter: {listId: {eq: "1"}}) { totalCount } }',
+  )
   assert.equal(left.body.data.todoCollection.totalCount, 5)
-  const gone = await graphql(alice, 'mutation { deleteFromTodoCollection(filter: {task: {eq: "milk"}}) { records { task } } }')
-  assert.deepEqual(gone.body, { data: { deleteFromTodoCollection: { records: [{ task: 'milk' }] } } })
+  const gone = await graphql(
+    alice,
+    'mutation { deleteFromTodoCollection(filter: {task: {eq: "milk"}}) { records { task } } }',
+  )
+  assert.deepEqual(gone.body, {
+    data: { deleteFromTodoCollection: { records: [{ task: 'milk' }] } },
+  })
 })
 
 test("supabase-js's rpc on graphql_public is the same call", async () => {
   const { data, error } = await alice.schema('graphql_public').rpc('graphql', {
-    query: 'query Titles($shared: Boolean) { listCollection(filter: {shared: {eq: $shared}}) { edges { node { title } } } }',
+    query:
+      'query Titles($shared: Boolean) { listCollection(filter: {shared: {eq: $shared}}) { edges { node { title } } } }',
     variables: { shared: false },
   })
   assert.equal(error, null)
@@ -121,7 +168,10 @@ test("supabase-js's rpc on graphql_public is the same call", async () => {
 test("errors in GraphQL's shape, with status 200", async () => {
   const unknown = await graphql(alice, '{ nope { id } }')
   assert.equal(unknown.status, 200)
-  assert.deepEqual(unknown.body, { data: null, errors: [{ message: 'Unknown field "nope" on type Query' }] })
+  assert.deepEqual(unknown.body, {
+    data: null,
+    errors: [{ message: 'Unknown field "nope" on type Query' }],
+  })
   const broken = await graphql(alice, '{ listCollection {')
   assert.equal(broken.status, 200)
   assert.equal(broken.body.data, undefined)
@@ -133,5 +183,7 @@ test("errors in GraphQL's shape, with status 200", async () => {
     body: JSON.stringify({ query: '{ listCollection { edges { node { title } } } }' }),
   })
   assert.equal(keyless.status, 200)
-  assert.deepEqual(await keyless.json(), { data: { listCollection: { edges: [{ node: { title: 'Groceries' } }] } } })
+  assert.deepEqual(await keyless.json(), {
+    data: { listCollection: { edges: [{ node: { title: 'Groceries' } }] } },
+  })
 })

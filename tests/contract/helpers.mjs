@@ -7,7 +7,9 @@ import { createHmac } from 'node:crypto'
 export function demoToken(claims) {
   const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
   const body = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`
-  const sig = createHmac('sha256', 'super-secret-jwt-token-with-at-least-32-characters-long').update(body).digest('base64url')
+  const sig = createHmac('sha256', 'super-secret-jwt-token-with-at-least-32-characters-long')
+    .update(body)
+    .digest('base64url')
   return `${body}.${sig}`
 }
 
@@ -41,7 +43,9 @@ export const uniqueEmail = (tag) => `${tag}-${Date.now()}-${n++}@example.com`
 
 /** Runs SQL as the database's owner (psql on the gateway's DB_URL); returns its output as text. */
 export const psql = (gw, sql) =>
-  execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' }).trim()
+  execFileSync('psql', [gw.dbUrl, '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
+    encoding: 'utf8',
+  }).trim()
 
 /**
  * A local HTTP server standing in for a provider (SMS, OAuth, OpenID): each request is recorded
@@ -55,7 +59,14 @@ export async function standIn(answer) {
     req.on('data', (d) => (body += d))
     req.on('end', () => {
       const u = new URL(req.url, 'http://stand-in')
-      const r = { url: req.url, path: u.pathname, query: u.searchParams, auth: req.headers.authorization, headers: req.headers, form: new URLSearchParams(body) }
+      const r = {
+        url: req.url,
+        path: u.pathname,
+        query: u.searchParams,
+        auth: req.headers.authorization,
+        headers: req.headers,
+        form: new URLSearchParams(body),
+      }
       got.push(r)
       answer(r, res)
     })
@@ -78,7 +89,8 @@ export async function oidcKey() {
   }
   const serve = (r, res, issuer) => {
     const path = new URL(issuer).pathname.replace(/\/$/, '')
-    if (r.path === `${path}/.well-known/openid-configuration`) sendJson(res, 200, { issuer, jwks_uri: `${issuer}/keys` })
+    if (r.path === `${path}/.well-known/openid-configuration`)
+      sendJson(res, 200, { issuer, jwks_uri: `${issuer}/keys` })
     else if (r.path === `${path}/keys`) sendJson(res, 200, { keys: [jwk] })
     else return false
     return true
@@ -99,6 +111,9 @@ export async function projectWith(name, lines) {
   const { join } = await import('node:path')
   const dir = mkdtempSync(join(tmpdir(), `supagate-${name}-`))
   mkdirSync(join(dir, 'supabase'))
-  writeFileSync(join(dir, 'supabase/config.toml'), [`project_id = "${name}"`, ...lines, ''].join('\n'))
+  writeFileSync(
+    join(dir, 'supabase/config.toml'),
+    [`project_id = "${name}"`, ...lines, ''].join('\n'),
+  )
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }

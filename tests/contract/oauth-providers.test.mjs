@@ -7,7 +7,14 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { startGateway, repoRoot } from '../support/gateway.mjs'
-import { client, oidcKey, projectWith, sendJson, standIn as fakeProvider, uniqueEmail } from './helpers.mjs'
+import {
+  client,
+  oidcKey,
+  projectWith,
+  sendJson,
+  standIn as fakeProvider,
+  uniqueEmail,
+} from './helpers.mjs'
 
 let gw
 before(async () => {
@@ -26,7 +33,11 @@ async function standIn(url) {
   const page = first.status === 302 ? await manual(pageUrl) : first
   assert.equal(page.status, 200)
   const html = await page.text()
-  return { html, pageUrl, state: html.match(/name="state" value="([^"]+)"/)[1].replaceAll('&amp;', '&') }
+  return {
+    html,
+    pageUrl,
+    state: html.match(/name="state" value="([^"]+)"/)[1].replaceAll('&amp;', '&'),
+  }
 }
 
 /** Submits the stand-in's form; follows /callback: the URL the app is sent to. */
@@ -46,7 +57,10 @@ const fragment = (u) => new URLSearchParams(u.hash.slice(1))
 
 test('sign in with GitHub through the stand-in: a new account, then the same one again', async () => {
   const c = client(gw)
-  const { data } = await c.auth.signInWithOAuth({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })
+  const { data } = await c.auth.signInWithOAuth({
+    provider: 'github',
+    options: { redirectTo: APP, skipBrowserRedirect: true },
+  })
   const { html, pageUrl, state } = await standIn(data.url)
   assert.match(html, /Sign in with Github/)
   assert.match(html, /stands in for Github/)
@@ -54,9 +68,14 @@ test('sign in with GitHub through the stand-in: a new account, then the same one
   const { app } = await choose(pageUrl, { state, name: 'Octo Cat', email })
   assert.equal(`${app.origin}${app.pathname}`, APP)
   const tokens = fragment(app)
-  const set = await c.auth.setSession({ access_token: tokens.get('access_token'), refresh_token: tokens.get('refresh_token') })
+  const set = await c.auth.setSession({
+    access_token: tokens.get('access_token'),
+    refresh_token: tokens.get('refresh_token'),
+  })
   assert.equal(set.error, null)
-  const { data: { user } } = await c.auth.getUser()
+  const {
+    data: { user },
+  } = await c.auth.getUser()
   assert.equal(user.email, email)
   assert.equal(user.app_metadata.provider, 'github')
   assert.equal(user.identities[0].provider, 'github')
@@ -64,13 +83,21 @@ test('sign in with GitHub through the stand-in: a new account, then the same one
   const sub = user.identities[0].id
 
   // The page now offers the account; picking it signs the same user in.
-  const again = await client(gw).auth.signInWithOAuth({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })
+  const again = await client(gw).auth.signInWithOAuth({
+    provider: 'github',
+    options: { redirectTo: APP, skipBrowserRedirect: true },
+  })
   const second = await standIn(again.data.url)
   assert.ok(second.html.includes(`value="${sub}"`))
   const { app: back } = await choose(second.pageUrl, { state: second.state, sub })
-  const claims = JSON.parse(Buffer.from(fragment(back).get('access_token').split('.')[1], 'base64url'))
+  const claims = JSON.parse(
+    Buffer.from(fragment(back).get('access_token').split('.')[1], 'base64url'),
+  )
   assert.equal(claims.sub, user.id)
-  assert.deepEqual(claims.amr.map((a) => a.method), ['oauth'])
+  assert.deepEqual(
+    claims.amr.map((a) => a.method),
+    ['oauth'],
+  )
 })
 
 test('PKCE: the app gets a code it exchanges for the session; a code and a state work once', async () => {
@@ -79,9 +106,21 @@ test('PKCE: the app gets a code it exchanges for the session; a code and a state
   const WebSocket = (await import('ws')).default
   const c = createClient(gw.url, gw.anonKey, {
     realtime: { transport: WebSocket },
-    auth: { flowType: 'pkce', persistSession: true, autoRefreshToken: false, storage: { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v), removeItem: (k) => void store.delete(k) } },
+    auth: {
+      flowType: 'pkce',
+      persistSession: true,
+      autoRefreshToken: false,
+      storage: {
+        getItem: (k) => store.get(k) ?? null,
+        setItem: (k, v) => void store.set(k, v),
+        removeItem: (k) => void store.delete(k),
+      },
+    },
   })
-  const { data } = await c.auth.signInWithOAuth({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })
+  const { data } = await c.auth.signInWithOAuth({
+    provider: 'github',
+    options: { redirectTo: APP, skipBrowserRedirect: true },
+  })
   assert.match(data.url, /code_challenge=/)
   const { pageUrl, state } = await standIn(data.url)
   const email = uniqueEmail('pkce-octo')
@@ -95,13 +134,30 @@ test('PKCE: the app gets a code it exchanges for the session; a code and a state
   const replay = new URL((await manual(callback)).headers.get('location'))
   assert.equal(fragment(replay).get('error_code'), 'bad_oauth_callback')
   const forged = await manual(`${gw.url}/auth/v1/callback?code=x&state=${state.slice(0, -4)}AAAA`)
-  assert.equal(fragment(new URL(forged.headers.get('location'))).get('error_code'), 'bad_oauth_state')
+  assert.equal(
+    fragment(new URL(forged.headers.get('location'))).get('error_code'),
+    'bad_oauth_state',
+  )
   const page = await manual(pageUrl.replace(/state=[^&]+/, 'state=nope'))
   assert.equal(page.status, 400)
 
   // A code is good with the state it was made for only.
-  const one = await standIn((await c.auth.signInWithOAuth({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })).data.url)
-  const two = await standIn((await c.auth.signInWithOAuth({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })).data.url)
+  const one = await standIn(
+    (
+      await c.auth.signInWithOAuth({
+        provider: 'github',
+        options: { redirectTo: APP, skipBrowserRedirect: true },
+      })
+    ).data.url,
+  )
+  const two = await standIn(
+    (
+      await c.auth.signInWithOAuth({
+        provider: 'github',
+        options: { redirectTo: APP, skipBrowserRedirect: true },
+      })
+    ).data.url,
+  )
   const made = await manual(one.pageUrl.split('?')[0], {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -110,7 +166,10 @@ test('PKCE: the app gets a code it exchanges for the session; a code and a state
   const swapped = new URL(made.headers.get('location'))
   swapped.searchParams.set('state', two.state)
   const mixed = await manual(swapped.toString())
-  assert.equal(fragment(new URL(mixed.headers.get('location'))).get('error_code'), 'bad_oauth_callback')
+  assert.equal(
+    fragment(new URL(mixed.headers.get('location'))).get('error_code'),
+    'bad_oauth_callback',
+  )
 })
 
 test('a signed-in user links a GitHub identity; another user cannot take it', async () => {
@@ -119,11 +178,17 @@ test('a signed-in user links a GitHub identity; another user cannot take it', as
   await admin.auth.admin.createUser({ email, password: 'link-pass-1', email_confirm: true })
   const c = client(gw)
   await c.auth.signInWithPassword({ email, password: 'link-pass-1' })
-  const { data, error } = await c.auth.linkIdentity({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })
+  const { data, error } = await c.auth.linkIdentity({
+    provider: 'github',
+    options: { redirectTo: APP, skipBrowserRedirect: true },
+  })
   assert.equal(error, null)
   const { pageUrl, state } = await standIn(data.url)
   const { app } = await choose(pageUrl, { state, name: 'Linked Cat', email: uniqueEmail('gh') })
-  await c.auth.setSession({ access_token: fragment(app).get('access_token'), refresh_token: fragment(app).get('refresh_token') })
+  await c.auth.setSession({
+    access_token: fragment(app).get('access_token'),
+    refresh_token: fragment(app).get('refresh_token'),
+  })
   const { data: ids } = await c.auth.getUserIdentities()
   assert.deepEqual(ids.identities.map((i) => i.provider).sort(), ['email', 'github'])
   const gh = ids.identities.find((i) => i.provider === 'github')
@@ -132,7 +197,10 @@ test('a signed-in user links a GitHub identity; another user cannot take it', as
   await admin.auth.admin.createUser({ email: other, password: 'link-pass-1', email_confirm: true })
   const thief = client(gw)
   await thief.auth.signInWithPassword({ email: other, password: 'link-pass-1' })
-  const attempt = await thief.auth.linkIdentity({ provider: 'github', options: { redirectTo: APP, skipBrowserRedirect: true } })
+  const attempt = await thief.auth.linkIdentity({
+    provider: 'github',
+    options: { redirectTo: APP, skipBrowserRedirect: true },
+  })
   const s = await standIn(attempt.data.url)
   const { app: refused } = await choose(s.pageUrl, { state: s.state, sub: gh.id })
   assert.equal(fragment(refused).get('error_code'), 'identity_already_exists')
@@ -141,20 +209,45 @@ test('a signed-in user links a GitHub identity; another user cannot take it', as
 test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience and nonce checked', async () => {
   const { createHash } = await import('node:crypto')
   const { sign, serve } = await oidcKey()
-  const realm = await fakeProvider((r, res) => serve(r, res, `${realm.url}/realms/shop`) || sendJson(res, 404, {}))
+  const realm = await fakeProvider(
+    (r, res) => serve(r, res, `${realm.url}/realms/shop`) || sendJson(res, 404, {}),
+  )
   const issuer = `${realm.url}/realms/shop`
   const now = Math.floor(Date.now() / 1000)
   const hash = (n) => createHash('sha256').update(n).digest('hex')
-  const claims = (over = {}) => ({ iss: issuer, aud: 'shop-app', sub: 'kc-7', email: 'Kay@Example.com', email_verified: true,
-    name: 'Kay', iat: now, exp: now + 300, nonce: hash('n-1'), ...over })
-  const project = await projectWith('id-token', ['[auth.external.keycloak]', 'enabled = true', 'client_id = "shop-app"', `url = "${issuer}"`])
+  const claims = (over = {}) => ({
+    iss: issuer,
+    aud: 'shop-app',
+    sub: 'kc-7',
+    email: 'Kay@Example.com',
+    email_verified: true,
+    name: 'Kay',
+    iat: now,
+    exp: now + 300,
+    nonce: hash('n-1'),
+    ...over,
+  })
+  const project = await projectWith('id-token', [
+    '[auth.external.keycloak]',
+    'enabled = true',
+    'client_id = "shop-app"',
+    `url = "${issuer}"`,
+  ])
   const kc = await startGateway({ workdir: project.dir })
   try {
-    const first = await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: sign(claims()), nonce: 'n-1' })
+    const first = await client(kc).auth.signInWithIdToken({
+      provider: 'keycloak',
+      token: sign(claims()),
+      nonce: 'n-1',
+    })
     assert.equal(first.error, null)
     assert.equal(first.data.user.email, 'kay@example.com')
     assert.equal(first.data.user.app_metadata.provider, 'keycloak')
-    const again = await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: sign(claims()), nonce: 'n-1' })
+    const again = await client(kc).auth.signInWithIdToken({
+      provider: 'keycloak',
+      token: sign(claims()),
+      nonce: 'n-1',
+    })
     assert.equal(again.data.user.id, first.data.user.id, 'the same identity, the same user')
     // (claims, nonce sent, the error)
     const refused = [
@@ -165,16 +258,35 @@ test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience 
       [claims(), undefined, /Passed nonce and nonce in id_token should either both exist or not/],
     ]
     for (const [c, nonce, message] of refused) {
-      const { error } = await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: sign(c), nonce })
+      const { error } = await client(kc).auth.signInWithIdToken({
+        provider: 'keycloak',
+        token: sign(c),
+        nonce,
+      })
       assert.match(error?.message ?? '', message, JSON.stringify(c))
       assert.equal(error.status, 400)
     }
     const forged = sign(claims()).split('.')
     forged[2] = sign(claims({ sub: 'x' })).split('.')[2]
-    assert.match((await client(kc).auth.signInWithIdToken({ provider: 'keycloak', token: forged.join('.'), nonce: 'n-1' })).error.message, /Bad ID token/)
+    assert.match(
+      (
+        await client(kc).auth.signInWithIdToken({
+          provider: 'keycloak',
+          token: forged.join('.'),
+          nonce: 'n-1',
+        })
+      ).error.message,
+      /Bad ID token/,
+    )
     // A provider that is not on answers as GoTrue does.
-    const off = await client(kc).auth.signInWithIdToken({ provider: 'google', token: sign(claims()) })
-    assert.match(off.error.message, /Provider \(issuer "https:\/\/accounts.google.com"\) is not enabled/)
+    const off = await client(kc).auth.signInWithIdToken({
+      provider: 'google',
+      token: sign(claims()),
+    })
+    assert.match(
+      off.error.message,
+      /Provider \(issuer "https:\/\/accounts.google.com"\) is not enabled/,
+    )
   } finally {
     await kc.stop()
     realm.close()
@@ -185,26 +297,50 @@ test('signInWithIdToken: a Keycloak realm’s ID token, its signature, audience 
 test('with a client id and secret, sign-in goes through the provider itself (GitHub Enterprise stand-in)', async () => {
   const github = await fakeProvider((r, res) => {
     if (r.path === '/login/oauth/authorize') {
-      res.writeHead(302, { location: `${r.query.get('redirect_uri')}?code=gh-code&state=${encodeURIComponent(r.query.get('state'))}` })
+      res.writeHead(302, {
+        location: `${r.query.get('redirect_uri')}?code=gh-code&state=${encodeURIComponent(r.query.get('state'))}`,
+      })
       return res.end()
     }
     if (r.path === '/login/oauth/access_token') {
-      const ok = r.form.get('code') === 'gh-code' && r.form.get('client_id') === 'gh-client' && r.form.get('client_secret') === 'gh-secret'
-      return sendJson(res, 200, ok ? { access_token: 'gho_1', token_type: 'bearer' } : { error: 'bad_verification_code' })
+      const ok =
+        r.form.get('code') === 'gh-code' &&
+        r.form.get('client_id') === 'gh-client' &&
+        r.form.get('client_secret') === 'gh-secret'
+      return sendJson(
+        res,
+        200,
+        ok ? { access_token: 'gho_1', token_type: 'bearer' } : { error: 'bad_verification_code' },
+      )
     }
     if (r.auth !== 'Bearer gho_1') return sendJson(res, 401, { message: 'Bad credentials' })
-    if (r.path === '/api/v3/user') return sendJson(res, 200, { id: 9001, login: 'octo', name: 'Octo Cat', avatar_url: 'https://git.example/avatar.png' })
-    if (r.path === '/api/v3/user/emails') return sendJson(res, 200, [{ email: 'Octo@Example.com', primary: true, verified: true }])
+    if (r.path === '/api/v3/user')
+      return sendJson(res, 200, {
+        id: 9001,
+        login: 'octo',
+        name: 'Octo Cat',
+        avatar_url: 'https://git.example/avatar.png',
+      })
+    if (r.path === '/api/v3/user/emails')
+      return sendJson(res, 200, [{ email: 'Octo@Example.com', primary: true, verified: true }])
     sendJson(res, 404, {})
   })
   const seen = github.got
   const project = await projectWith('real-github', [
-    '[auth]', 'site_url = "http://localhost:5173"', 'additional_redirect_urls = ["http://localhost:5173/welcome"]',
-    '[auth.external.github]', 'enabled = true', 'client_id = "gh-client"', 'secret = "gh-secret"', `url = "${github.url}"`,
+    '[auth]',
+    'site_url = "http://localhost:5173"',
+    'additional_redirect_urls = ["http://localhost:5173/welcome"]',
+    '[auth.external.github]',
+    'enabled = true',
+    'client_id = "gh-client"',
+    'secret = "gh-secret"',
+    `url = "${github.url}"`,
   ])
   const real = await startGateway({ workdir: project.dir })
   try {
-    const start = await manual(`${real.url}/auth/v1/authorize?provider=github&redirect_to=${encodeURIComponent(APP)}`)
+    const start = await manual(
+      `${real.url}/auth/v1/authorize?provider=github&redirect_to=${encodeURIComponent(APP)}`,
+    )
     assert.equal(start.status, 302)
     const toProvider = new URL(start.headers.get('location'))
     assert.equal(toProvider.origin + toProvider.pathname, `${github.url}/login/oauth/authorize`)
@@ -225,8 +361,13 @@ test('with a client id and secret, sign-in goes through the provider itself (Git
     assert.equal(exchange.form.get('redirect_uri'), `${real.url}/auth/v1/callback`)
     // A code the provider does not know: back to the app with the error.
     const state = toProvider.searchParams.get('state')
-    const bad = await manual(`${real.url}/auth/v1/callback?code=forged&state=${encodeURIComponent(state)}`)
-    assert.match(bad.headers.get('location'), /#error=invalid_request&error_code=bad_oauth_callback/)
+    const bad = await manual(
+      `${real.url}/auth/v1/callback?code=forged&state=${encodeURIComponent(state)}`,
+    )
+    assert.match(
+      bad.headers.get('location'),
+      /#error=invalid_request&error_code=bad_oauth_callback/,
+    )
   } finally {
     await real.stop()
     github.close()

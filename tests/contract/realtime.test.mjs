@@ -72,7 +72,10 @@ async function subscribeChanges(channel) {
   const system = []
   channel.on('system', {}, (p) => system.push(p))
   const r = await subscribe(channel)
-  await until(() => system.some((m) => m.extension === 'postgres_changes'), 'the subscription confirmation')
+  await until(
+    () => system.some((m) => m.extension === 'postgres_changes'),
+    'the subscription confirmation',
+  )
   return r
 }
 
@@ -86,8 +89,17 @@ test('inserts, updates and deletes arrive shaped as Supabase sends them', async 
     .on('system', {}, (p) => system.push(p))
   assert.equal((await subscribe(ch)).status, 'SUBSCRIBED')
   await until(() => system.length > 0, 'the subscription confirmation')
-  assert.deepEqual(system[0], { extension: 'postgres_changes', status: 'ok', message: 'Subscribed to PostgreSQL', channel: 'board-all' })
-  const { data: row } = await c.from('board').insert({ room: 'shape', body: 'hi', tags: ['a', 'b'], meta: { n: 1 } }).select().single()
+  assert.deepEqual(system[0], {
+    extension: 'postgres_changes',
+    status: 'ok',
+    message: 'Subscribed to PostgreSQL',
+    channel: 'board-all',
+  })
+  const { data: row } = await c
+    .from('board')
+    .insert({ room: 'shape', body: 'hi', tags: ['a', 'b'], meta: { n: 1 } })
+    .select()
+    .single()
   await c.from('board').update({ votes: 3 }).eq('id', row.id)
   await c.from('board').delete().eq('id', row.id)
   await until(() => got.length === 3, 'three changes')
@@ -118,16 +130,37 @@ test('filters pick the rows a subscriber asked for', async () => {
   await subscribeChanges(
     c
       .channel('board-filtered')
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.kitchen' }, (p) => room.push(p.new.body))
-      .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'board', filter: 'votes=gt.5' }, (p) => many.push(p.new.votes))
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'body=in.(x,"y,z")' }, (p) => listed.push(p.new.body))
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.filters-done' }, () => room.push('marker')),
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.kitchen' },
+        (p) => room.push(p.new.body),
+      )
+      .on(
+        'postgres_changes',
+        { event: 'UPDATE', schema: 'public', table: 'board', filter: 'votes=gt.5' },
+        (p) => many.push(p.new.votes),
+      )
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'board', filter: 'body=in.(x,"y,z")' },
+        (p) => listed.push(p.new.body),
+      )
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.filters-done' },
+        () => room.push('marker'),
+      ),
   )
   const { data: rows } = await c
     .from('board')
-    .insert([{ room: 'kitchen', body: 'x' }, { room: 'garden', body: 'y,z' }, { room: 'kitchen', body: 'w' }])
+    .insert([
+      { room: 'kitchen', body: 'x' },
+      { room: 'garden', body: 'y,z' },
+      { room: 'kitchen', body: 'w' },
+    ])
     .select()
-  for (const [i, votes] of [3, 6, 9].entries()) await c.from('board').update({ votes }).eq('id', rows[i].id)
+  for (const [i, votes] of [3, 6, 9].entries())
+    await c.from('board').update({ votes }).eq('id', rows[i].id)
   // A last change every binding but one ignores: once it arrives, so has everything before it.
   await c.from('board').insert({ room: 'filters-done', body: 'end' })
   await until(() => room.includes('marker'), 'the marker change')
@@ -162,8 +195,14 @@ test('row level security decides who hears of a change', async () => {
     subscribeChanges(
       c
         .channel(`notes-${who}`)
-        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'notes' }, (p) => heard[who].push(p.new.title))
-        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.rls-done' }, () => done.add(who)),
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'notes' }, (p) =>
+          heard[who].push(p.new.title),
+        )
+        .on(
+          'postgres_changes',
+          { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.rls-done' },
+          () => done.add(who),
+        ),
     )
   await Promise.all([watch(alice, 'alice'), watch(bob.c, 'bob'), watch(anon, 'anon')])
   await alice.from('notes').insert({ title: 'alice only' })
@@ -190,16 +229,26 @@ test('replica identity full with NULL columns: changes reach their owner only, k
     )
   await Promise.all([watch(ann, 'ann'), watch(ben, 'ben')])
   // due and details stay NULL; the whole row is the replica identity.
-  const { data: task, error } = await ann.c.from('tasks').insert({ title: 'water the ferns' }).select().single()
+  const { data: task, error } = await ann.c
+    .from('tasks')
+    .insert({ title: 'water the ferns' })
+    .select()
+    .single()
   assert.equal(error, null)
   assert.equal(task.due, null)
-  assert.equal((await ann.c.from('tasks').update({ title: 'water the ficus' }).eq('id', task.id)).error, null)
+  assert.equal(
+    (await ann.c.from('tasks').update({ title: 'water the ficus' }).eq('id', task.id)).error,
+    null,
+  )
   assert.equal((await ben.c.from('tasks').insert({ title: 'ben', details: { n: 1 } })).error, null)
   // Without a primary key, NULLs, a float and json included.
   const reading = { sensor: 'greenhouse', value: 0.1, taken_at: null, raw: { a: [1, 2] } }
   assert.equal((await ann.c.from('readings').insert(reading)).error, null)
   assert.equal((await ann.c.from('readings').insert({ sensor: 'empty', value: null })).error, null)
-  await until(() => heard.ann.length === 4 && heard.ben.length === 1, 'each owner hearing of their changes')
+  await until(
+    () => heard.ann.length === 4 && heard.ben.length === 1,
+    'each owner hearing of their changes',
+  )
   assert.deepEqual(heard.ann, [
     'INSERT task water the ferns',
     'UPDATE task water the ficus',
@@ -213,7 +262,9 @@ test('broadcast between two clients honours self and ack', async () => {
   const [a, b] = [rt(), rt()]
   const gotA = []
   const gotB = []
-  const chA = a.channel('lobby', { config: { broadcast: { self: true, ack: true } } }).on('broadcast', { event: 'wave' }, (m) => gotA.push(m))
+  const chA = a
+    .channel('lobby', { config: { broadcast: { self: true, ack: true } } })
+    .on('broadcast', { event: 'wave' }, (m) => gotA.push(m))
   const chB = b.channel('lobby').on('broadcast', { event: 'wave' }, (m) => gotB.push(m))
   await Promise.all([subscribe(chA), subscribe(chB)])
   assert.equal(await chA.send({ type: 'broadcast', event: 'wave', payload: { from: 'a' } }), 'ok')
@@ -224,7 +275,10 @@ test('broadcast between two clients honours self and ack', async () => {
   // b did not ask for its own messages: what b hears next is a's second wave, nothing between.
   await chA.send({ type: 'broadcast', event: 'wave', payload: { from: 'a again' } })
   await until(() => gotB.length === 2, 'b receiving a again')
-  assert.deepEqual(gotB.map((m) => m.payload.from), ['a', 'a again'])
+  assert.deepEqual(
+    gotB.map((m) => m.payload.from),
+    ['a', 'a again'],
+  )
   assert.equal(gotA[1].payload.from, 'b')
 })
 
@@ -237,13 +291,23 @@ test('broadcasts over HTTP reach subscribers, JSON and binary', async () => {
   const res = await fetch(`${gw.url}/realtime/v1/api/broadcast`, {
     method: 'POST',
     headers: { apikey: gw.anonKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ messages: [{ topic: 'http-topic', event: 'batch', payload: { n: 1 } }] }),
+    body: JSON.stringify({
+      messages: [{ topic: 'http-topic', event: 'batch', payload: { n: 1 } }],
+    }),
   })
   assert.equal(res.status, 202)
-  assert.deepEqual(await server.channel('http-topic').httpSend('single', { n: 2 }), { success: true })
-  assert.deepEqual(await server.channel('http-topic').httpSend('bytes', new Uint8Array([1, 2, 3]).buffer), { success: true })
+  assert.deepEqual(await server.channel('http-topic').httpSend('single', { n: 2 }), {
+    success: true,
+  })
+  assert.deepEqual(
+    await server.channel('http-topic').httpSend('bytes', new Uint8Array([1, 2, 3]).buffer),
+    { success: true },
+  )
   await until(() => got.length === 3, 'three broadcasts')
-  assert.deepEqual(got.map((m) => m.event), ['batch', 'single', 'bytes'])
+  assert.deepEqual(
+    got.map((m) => m.event),
+    ['batch', 'single', 'bytes'],
+  )
   assert.deepEqual(got[1].payload, { n: 2 })
   assert.deepEqual([...new Uint8Array(got[2].payload)], [1, 2, 3])
   const bad = await fetch(`${gw.url}/realtime/v1/api/broadcast`, {
@@ -259,10 +323,14 @@ test('presence: sync, join and leave between two clients', async () => {
   const chA = a.channel('room-presence', { config: { presence: { key: 'ann' } } })
   const joins = []
   const leaves = []
-  chA.on('presence', { event: 'join' }, ({ key }) => joins.push(key)).on('presence', { event: 'leave' }, ({ key }) => leaves.push(key))
+  chA
+    .on('presence', { event: 'join' }, ({ key }) => joins.push(key))
+    .on('presence', { event: 'leave' }, ({ key }) => leaves.push(key))
   await subscribe(chA)
   assert.equal(await chA.track({ mood: 'happy' }), 'ok')
-  const chB = b.channel('room-presence', { config: { presence: { key: 'ben' } } }).on('presence', { event: 'sync' }, () => {})
+  const chB = b
+    .channel('room-presence', { config: { presence: { key: 'ben' } } })
+    .on('presence', { event: 'sync' }, () => {})
   await subscribe(chB)
   await until(() => Object.keys(chB.presenceState()).includes('ann'), 'ben seeing ann')
   assert.equal(chB.presenceState().ann[0].mood, 'happy')
@@ -278,12 +346,19 @@ test('private channels follow RLS on realtime.messages, and the database broadca
   const dave = await user()
   const got = []
   const own = carol.c
-    .channel(`room:${carol.id}`, { config: { private: true, broadcast: { self: true, ack: true } } })
+    .channel(`room:${carol.id}`, {
+      config: { private: true, broadcast: { self: true, ack: true } },
+    })
     .on('broadcast', { event: '*' }, (m) => got.push(m))
   assert.equal((await subscribe(own)).status, 'SUBSCRIBED')
   const other = await subscribe(dave.c.channel(`room:${carol.id}`, { config: { private: true } }))
   assert.equal(other.status, 'CHANNEL_ERROR')
-  assert.match(other.err.message, new RegExp(`^Unauthorized: You do not have permissions to read from this Channel topic: room:${carol.id}`))
+  assert.match(
+    other.err.message,
+    new RegExp(
+      `^Unauthorized: You do not have permissions to read from this Channel topic: room:${carol.id}`,
+    ),
+  )
   assert.equal(await own.send({ type: 'broadcast', event: 'note', payload: { x: 1 } }), 'ok')
   await carol.c.from('notes').insert({ title: 'announced' })
   await until(() => got.length === 2, 'the broadcast and the database announcement')
@@ -292,13 +367,20 @@ test('private channels follow RLS on realtime.messages, and the database broadca
   assert.ok(fromDb.meta?.id, 'a stored message carries its id')
   // The public topic of the same name is another channel.
   const pub = []
-  await subscribe(rt().channel(`room:${carol.id}`).on('broadcast', { event: '*' }, (m) => pub.push(m)))
+  await subscribe(
+    rt()
+      .channel(`room:${carol.id}`)
+      .on('broadcast', { event: '*' }, (m) => pub.push(m)),
+  )
   await own.send({ type: 'broadcast', event: 'note', payload: { x: 2 } })
   await until(() => got.length === 3, 'the private broadcast')
   // The public topic hears its own broadcast, sent after the private one, and nothing else.
   await rt().channel(`room:${carol.id}`).httpSend('public-note', { x: 3 })
   await until(() => pub.length > 0, 'the public broadcast')
-  assert.deepEqual(pub.map((m) => m.event), ['public-note'])
+  assert.deepEqual(
+    pub.map((m) => m.event),
+    ['public-note'],
+  )
 })
 
 /** A token signed with the project's secret that expired two minutes ago. */
@@ -327,7 +409,11 @@ test('the 1.0.0 serializer works as well as 2.0.0', async () => {
   const ch = c
     .channel('v1-room', { config: { broadcast: { self: true } } })
     .on('broadcast', { event: 'ping' }, (m) => got.push(m.payload))
-    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.v1' }, (p) => changes.push(p.new.body))
+    .on(
+      'postgres_changes',
+      { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.v1' },
+      (p) => changes.push(p.new.body),
+    )
   assert.equal((await subscribeChanges(ch)).status, 'SUBSCRIBED')
   await ch.send({ type: 'broadcast', event: 'ping', payload: { v: 1 } })
   await c.from('board').insert({ room: 'v1', body: 'old protocol' })
@@ -355,7 +441,15 @@ test('after a gateway restart the client reconnects and no committed change is l
   try {
     const c = rt(g)
     const seen = []
-    await subscribeChanges(c.channel('restart-watch').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.restart' }, (p) => seen.push(p.new.body)))
+    await subscribeChanges(
+      c
+        .channel('restart-watch')
+        .on(
+          'postgres_changes',
+          { event: 'INSERT', schema: 'public', table: 'board', filter: 'room=eq.restart' },
+          (p) => seen.push(p.new.body),
+        ),
+    )
     const writer = rt(g, g.serviceKey)
     await writer.from('board').insert({ room: 'restart', body: 'before' })
     await until(() => seen.includes('before'), 'the change before the restart')
@@ -367,8 +461,13 @@ test('after a gateway restart the client reconnects and no committed change is l
     await until(() => seen.includes('after'), 'the change committed during reconnection', 15000)
     assert.deepEqual(seen, ['before', 'after'])
     // `db reset` while it runs: the database starts over, subscriptions keep working.
-    execFileSync(gatewayBinary, ['--workdir', WORKDIR, '--data-dir', dataDir, 'db', 'reset'], { env: { ...process.env, RUST_LOG: 'error' } })
-    assert.equal((await writer.from('board').insert({ room: 'restart', body: 'after reset' })).error, null)
+    execFileSync(gatewayBinary, ['--workdir', WORKDIR, '--data-dir', dataDir, 'db', 'reset'], {
+      env: { ...process.env, RUST_LOG: 'error' },
+    })
+    assert.equal(
+      (await writer.from('board').insert({ room: 'restart', body: 'after reset' })).error,
+      null,
+    )
     await until(() => seen.includes('after reset'), 'the change after db reset', 15000)
   } finally {
     await g.stop()

@@ -26,7 +26,9 @@ function get(path, encoding) {
       .get(`${gw.url}${path}`, { headers }, (res) => {
         const chunks = []
         res.on('data', (c) => chunks.push(c))
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }))
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }),
+        )
       })
       .on('error', reject)
   })
@@ -73,13 +75,24 @@ test('a page path gets the index with the config script; a missing asset is a 40
 
 test("the site's scripts come only from its own origin and the store widget's own hosts", async () => {
   const headers = readFileSync(join(repoRoot, 'frontend/public/_headers'), 'utf8')
-  const policies = headers.split('\n').filter((l) => l.trim().startsWith('Content-Security-Policy:'))
+  const policies = headers
+    .split('\n')
+    .filter((l) => l.trim().startsWith('Content-Security-Policy:'))
   assert.ok(policies.length >= 1)
   for (const policy of policies) {
-    const script = policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src')) ?? ''
+    const script =
+      policy
+        .split(';')
+        .map((d) => d.trim())
+        .find((d) => d.startsWith('script-src')) ?? ''
     // A wildcard over a shared hosting service lets anyone's script run on the shop's pages.
     for (const source of script.split(/\s+/).slice(1)) {
-      assert.ok(!/^https?:$|^\*$|\*\.(cloudfront\.net|amazonaws\.com|github\.io|netlify\.app|vercel\.app)$/.test(source), `${source} in ${script}`)
+      assert.ok(
+        !/^https?:$|^\*$|\*\.(cloudfront\.net|amazonaws\.com|github\.io|netlify\.app|vercel\.app)$/.test(
+          source,
+        ),
+        `${source} in ${script}`,
+      )
     }
   }
 })

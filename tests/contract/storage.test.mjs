@@ -11,7 +11,9 @@ storageSuite(async () => {
     /** Keys of the stored files under `prefix` (a folder of the object store). */
     async stored(prefix) {
       const dir = join(gw.dataDir, 'storage', prefix)
-      return existsSync(dir) ? readdirSync(dir, { recursive: true }).map((f) => `${prefix}${f}`) : []
+      return existsSync(dir)
+        ? readdirSync(dir, { recursive: true }).map((f) => `${prefix}${f}`)
+        : []
     },
   }
 })

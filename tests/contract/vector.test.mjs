@@ -66,7 +66,9 @@ after(async () => {
 
 test('match_documents through supabase-js returns the nearest documents, found with the HNSW index', async () => {
   const supabase = client(gw)
-  const queries = psql(gw, 'select embedding::text from queries order by q').split('\n').map((t) => JSON.parse(t))
+  const queries = psql(gw, 'select embedding::text from queries order by q')
+    .split('\n')
+    .map((t) => JSON.parse(t))
   assert.equal(queries.length, 50)
   assert.equal(queries[0].length, 384)
   const exact = psql(

@@ -22,10 +22,20 @@ let scratch
 /** Runs the binary on the gateway's data directory; resolves with { code, stdout, stderr }. */
 async function supagate(args, { dataDir = gw.dataDir, env = {} } = {}) {
   try {
-    const { stdout, stderr } = await run(gatewayBinary, ['--workdir', repoRoot, '--data-dir', dataDir, ...args], {
-      env: { ...process.env, DATABASE_URL: '', RUST_LOG: 'warn', SUPAGATE_CACHE_DIR: join(repoRoot, 'target/tmp/pg-cache'), ...env },
-      timeout: 120000,
-    })
+    const { stdout, stderr } = await run(
+      gatewayBinary,
+      ['--workdir', repoRoot, '--data-dir', dataDir, ...args],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: '',
+          RUST_LOG: 'warn',
+          SUPAGATE_CACHE_DIR: join(repoRoot, 'target/tmp/pg-cache'),
+          ...env,
+        },
+        timeout: 120000,
+      },
+    )
     return { code: 0, stdout, stderr }
   } catch (e) {
     return { code: e.code, stdout: e.stdout, stderr: e.stderr }
@@ -47,7 +57,9 @@ test('test db runs pgTAP files, shows a failing assertion whole and exits 1', as
   const dir = join(scratch, 'pgtap')
   const { mkdirSync } = await import('node:fs')
   mkdirSync(join(dir, 'nested'), { recursive: true })
-  writeFileSync(join(dir, 'a_pass.test.sql'), `begin; create extension "basejump-supabase_test_helpers" version '0.0.6';
+  writeFileSync(
+    join(dir, 'a_pass.test.sql'),
+    `begin; create extension "basejump-supabase_test_helpers" version '0.0.6';
 select plan(4);
 select tests.create_supabase_user('ann');
 select tests.authenticate_as('ann');
@@ -57,15 +69,22 @@ select tests.freeze_time('2020-02-02 10:00+00');
 select is(now(), '2020-02-02 10:00+00'::timestamptz, 'time stands still');
 select tests.unfreeze_time();
 select ok(now() > '2024-01-01', 'and moves again');
-select * from finish(); rollback;`)
-  writeFileSync(join(dir, 'nested', 'b_fail.sql'), `begin; select plan(2);
+select * from finish(); rollback;`,
+  )
+  writeFileSync(
+    join(dir, 'nested', 'b_fail.sql'),
+    `begin; select plan(2);
 select ok(true, 'fine');
 select is((select count(*) from public.bouquet_requests)::int, 99, 'ninety-nine requests');
-select * from finish(); rollback;`)
+select * from finish(); rollback;`,
+  )
   const failed = await supagate(['test', 'db', dir])
   assert.equal(failed.code, 1, failed.stderr)
   assert.match(failed.stdout, /a_pass\.test\.sql \.+ ok/)
-  assert.match(failed.stdout, /not ok 2 - ninety-nine requests\n# +Failed test 2: "ninety-nine requests"\n# +have: 0\n# +want: 99/)
+  assert.match(
+    failed.stdout,
+    /not ok 2 - ninety-nine requests\n# +Failed test 2: "ninety-nine requests"\n# +have: 0\n# +want: 99/,
+  )
   assert.match(failed.stdout, /b_fail\.sql \.+ Failed 1\/2 subtests/)
   assert.match(failed.stdout, /Files=2, Tests=6, .*\nResult: FAIL/)
   const passed = await supagate(['test', 'db', join(dir, 'a_pass.test.sql')])
@@ -80,7 +99,9 @@ select * from finish(); rollback;`)
 test('exec gives the command the URLs and keys and passes its exit code through', async () => {
   const script = `const e = process.env; console.log(JSON.stringify({ url: e.SUPABASE_URL, api: e.API_URL, anon: e.SUPABASE_ANON_KEY === e.ANON_KEY, db: e.DB_URL }));
 fetch(e.SUPABASE_URL + '/rest/v1/categories?select=slug&limit=1', { headers: { apikey: e.SUPABASE_ANON_KEY } }).then(r => r.json()).then(b => { console.log(b.length); process.exit(7) })`
-  const r = await supagate(['exec', '--fresh', '--', process.execPath, '-e', script], { dataDir: join(scratch, 'unused') })
+  const r = await supagate(['exec', '--fresh', '--', process.execPath, '-e', script], {
+    dataDir: join(scratch, 'unused'),
+  })
   assert.equal(r.code, 7, r.stderr)
   const [line, count] = r.stdout.trim().split('\n')
   const env = JSON.parse(line)
@@ -97,7 +118,14 @@ test('a snapshot puts back users, rows and stored objects; a snapshot folder too
   const kept = uniqueEmail('kept')
   await service.auth.admin.createUser({ email: kept, password: 'secret-123', email_confirm: true })
   const bytes = Buffer.from('\x89PNG\r\n\x1a\n snapshot')
-  assert.equal((await service.storage.from('product-images').upload('snap/a.png', bytes, { contentType: 'image/png' })).error, null)
+  assert.equal(
+    (
+      await service.storage
+        .from('product-images')
+        .upload('snap/a.png', bytes, { contentType: 'image/png' })
+    ).error,
+    null,
+  )
   const saved = await supagate(['snapshot', 'save', 'before-changes'])
   assert.equal(saved.code, 0, saved.stderr)
   const dir = join(scratch, 'exported')
@@ -110,10 +138,14 @@ test('a snapshot puts back users, rows and stored objects; a snapshot folder too
 
   const restored = await supagate(['snapshot', 'restore', 'before-changes'])
   assert.equal(restored.code, 0, restored.stderr)
-  const emails = async () => (await service.auth.admin.listUsers({ perPage: 1000 })).data.users.map((u) => u.email)
+  const emails = async () =>
+    (await service.auth.admin.listUsers({ perPage: 1000 })).data.users.map((u) => u.email)
   assert.ok((await emails()).includes(kept))
   assert.ok(!(await emails()).includes(later))
-  assert.equal((await service.from('categories').select('slug').eq('slug', 'plants')).data.length, 1)
+  assert.equal(
+    (await service.from('categories').select('slug').eq('slug', 'plants')).data.length,
+    1,
+  )
   const file = await service.storage.from('product-images').download('snap/a.png')
   assert.equal(Buffer.from(await file.data.arrayBuffer()).toString(), bytes.toString())
   assert.match((await supagate(['snapshot', 'list'])).stdout, /^before-changes +\d{4}-/m)
@@ -130,7 +162,21 @@ test('a snapshot puts back users, rows and stored objects; a snapshot folder too
   const check = `const e = process.env; fetch(e.SUPABASE_URL + '/auth/v1/admin/users?per_page=1000', { headers: { apikey: e.SUPABASE_SERVICE_ROLE_KEY, authorization: 'Bearer ' + e.SUPABASE_SERVICE_ROLE_KEY } })
   .then(r => r.json()).then(b => process.exit(b.users.some(u => u.email === ${JSON.stringify(kept)}) ? 0 : 3))`
   const again = join(scratch, 'exported-again')
-  const fresh = await supagate(['exec', '--fresh', '--import', dir, '--export-on-exit', again, '--', process.execPath, '-e', check], { dataDir: join(scratch, 'unused2') })
+  const fresh = await supagate(
+    [
+      'exec',
+      '--fresh',
+      '--import',
+      dir,
+      '--export-on-exit',
+      again,
+      '--',
+      process.execPath,
+      '-e',
+      check,
+    ],
+    { dataDir: join(scratch, 'unused2') },
+  )
   assert.equal(fresh.code, 0, fresh.stderr)
   assert.match(fresh.stderr, /Exported the state to/)
   assert.equal((await supagate(['snapshot', 'import', again])).code, 0)
@@ -145,52 +191,101 @@ test('branches: each serves REST, auth, storage and realtime on a copy of its ow
   const user = await one.asUser(email)
   assert.ok(user)
   // The user exists on branch one only.
-  const find = async (scope) => (await scope.asService().auth.admin.listUsers({ perPage: 1000 })).data.users.some((u) => u.email === email)
+  const find = async (scope) =>
+    (await scope.asService().auth.admin.listUsers({ perPage: 1000 })).data.users.some(
+      (u) => u.email === email,
+    )
   assert.equal(await find(one), true)
   assert.equal(await find(two), false)
-  assert.equal((await client(gw, gw.serviceKey).auth.admin.listUsers({ perPage: 1000 })).data.users.some((u) => u.email === email), false)
+  assert.equal(
+    (await client(gw, gw.serviceKey).auth.admin.listUsers({ perPage: 1000 })).data.users.some(
+      (u) => u.email === email,
+    ),
+    false,
+  )
 
   const admin = one.asAnon()
   assert.equal((await admin.auth.signInWithPassword(DEMO_ADMIN)).error, null)
   // Realtime on branch one hears its own change.
   const heard = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no change heard on the branch')), 10000)
-    const ch = admin.channel('branch-products')
+    const ch = admin
+      .channel('branch-products')
       .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'categories' }, (p) => {
         clearTimeout(timer)
         resolve(p.new.name)
         admin.removeChannel(ch)
       })
       .subscribe((s) => {
-        if (s === 'SUBSCRIBED') admin.from('categories').update({ name: 'Branch Plants' }).eq('slug', 'plants').then(() => {})
+        if (s === 'SUBSCRIBED')
+          admin
+            .from('categories')
+            .update({ name: 'Branch Plants' })
+            .eq('slug', 'plants')
+            .then(() => {})
       })
   })
   assert.equal(await heard, 'Branch Plants')
   // Its socket would keep this process alive, reconnecting, once the gateway stops.
   admin.realtime.disconnect()
-  const name = async (c) => (await c.from('categories').select('name').eq('slug', 'plants').single()).data.name
+  const name = async (c) =>
+    (await c.from('categories').select('name').eq('slug', 'plants').single()).data.name
   assert.equal(await name(two.asAnon()), 'Plants')
   assert.equal(await name(client(gw)), 'Plants')
 
   // Storage: an object deleted on a branch stays for the project.
   const service = client(gw, gw.serviceKey)
-  assert.equal((await service.storage.from('product-images').upload('branch/b.png', Buffer.from('\x89PNG\r\n\x1a\n b'), { contentType: 'image/png' })).error, null)
+  assert.equal(
+    (
+      await service.storage
+        .from('product-images')
+        .upload('branch/b.png', Buffer.from('\x89PNG\r\n\x1a\n b'), { contentType: 'image/png' })
+    ).error,
+    null,
+  )
   const three = await branch()
-  assert.equal((await three.asService().storage.from('product-images').remove(['branch/b.png'])).error, null)
-  assert.equal((await three.asService().storage.from('product-images').download('branch/b.png')).error?.statusCode, '404')
+  assert.equal(
+    (await three.asService().storage.from('product-images').remove(['branch/b.png'])).error,
+    null,
+  )
+  assert.equal(
+    (await three.asService().storage.from('product-images').download('branch/b.png')).error
+      ?.statusCode,
+    '404',
+  )
   assert.equal((await service.storage.from('product-images').download('branch/b.png')).error, null)
 
-  const listed = await (await fetch(`${gw.url}/_supagate/v1/branches`, { headers: { apikey: gw.serviceKey } })).json()
-  assert.deepEqual(listed.map((b) => b.name).filter((n) => [one.name, two.name, three.name].includes(n)).sort(), [one.name, two.name, three.name].sort())
+  const listed = await (
+    await fetch(`${gw.url}/_supagate/v1/branches`, { headers: { apikey: gw.serviceKey } })
+  ).json()
+  assert.deepEqual(
+    listed
+      .map((b) => b.name)
+      .filter((n) => [one.name, two.name, three.name].includes(n))
+      .sort(),
+    [one.name, two.name, three.name].sort(),
+  )
   for (const b of [one, two, three]) await b.drop()
   const gone = await one.asAnon().from('categories').select('slug')
   assert.equal(gone.status, 404)
   assert.match(gone.error.message, /no branch named/)
   // Bad input says what is wrong; the workbench needs the service role.
-  const bad = await fetch(`${gw.url}/_supagate/v1/branches`, { method: 'POST', headers: { apikey: gw.serviceKey, 'content-type': 'application/json' }, body: '{"name":"Bad Name"}' })
+  const bad = await fetch(`${gw.url}/_supagate/v1/branches`, {
+    method: 'POST',
+    headers: { apikey: gw.serviceKey, 'content-type': 'application/json' },
+    body: '{"name":"Bad Name"}',
+  })
   assert.equal(bad.status, 400)
   assert.match((await bad.json()).message, /1 to 40 characters/)
-  assert.equal((await fetch(`${gw.url}/_supagate/v1/branches`, { method: 'POST', headers: { apikey: gw.anonKey } })).status, 401)
+  assert.equal(
+    (
+      await fetch(`${gw.url}/_supagate/v1/branches`, {
+        method: 'POST',
+        headers: { apikey: gw.anonKey },
+      })
+    ).status,
+    401,
+  )
 })
 
 test('emulator endpoints: codes sent, users deleted, tables emptied, the tokens clock', async () => {
@@ -207,7 +302,16 @@ test('emulator endpoints: codes sent, users deleted, tables emptied, the tokens 
   assert.equal(verified.error, null)
   assert.equal((await b.codes(email))[0].pending, false)
   // Nothing was sent on the project's own database.
-  assert.equal((await (await fetch(`${gw.url}/_supagate/v1/codes?to=${encodeURIComponent(email)}`, { headers: { apikey: gw.serviceKey } })).json()).codes.length, 0)
+  assert.equal(
+    (
+      await (
+        await fetch(`${gw.url}/_supagate/v1/codes?to=${encodeURIComponent(email)}`, {
+          headers: { apikey: gw.serviceKey },
+        })
+      ).json()
+    ).codes.length,
+    0,
+  )
 
   // The clock: two hours on, the session's token has expired; back, it works again.
   const signed = anon
@@ -222,12 +326,16 @@ test('emulator endpoints: codes sent, users deleted, tables emptied, the tokens 
   assert.equal((await signed.from('categories').select('slug').limit(1)).status, 200)
 
   await b.truncate(['public.bouquet_requests'])
-  assert.equal((await b.asService().from('bouquet_requests').select('*', { count: 'exact', head: true })).count, 0)
+  assert.equal(
+    (await b.asService().from('bouquet_requests').select('*', { count: 'exact', head: true }))
+      .count,
+    0,
+  )
   await assert.rejects(b.truncate(['public.nope']), /no table "public.nope"/)
   assert.ok((await b.deleteUsers()) >= 2)
   assert.equal((await b.asService().auth.admin.listUsers()).data.users.length, 0)
   // The project's own users are untouched.
-  assert.ok((await signedIn(gw, DEMO_ADMIN.email, DEMO_ADMIN.password)))
+  assert.ok(await signedIn(gw, DEMO_ADMIN.email, DEMO_ADMIN.password))
   await b.drop()
 })
 
@@ -255,7 +363,8 @@ test('the request inspector says what row level security did', async () => {
   await expectDenied(anon.from('products').insert({ name: 'Sneaky' }))
   await expectDenied(anon.from('bouquet_requests').select('id'))
   const deadline = Date.now() + 10000
-  while (events.filter((e) => e.path?.startsWith('/rest/v1/')).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  while (events.filter((e) => e.path?.startsWith('/rest/v1/')).length < 3 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20))
   await reader.cancel()
   await reading.catch(() => {})
   const rest = events.filter((e) => e.path?.startsWith('/rest/v1/'))
@@ -264,7 +373,10 @@ test('the request inspector says what row level security did', async () => {
   assert.match(read.sql, /FROM "public"\."products"/)
   assert.equal(read.rls.visible, 0)
   assert.ok(read.rls.without_rls > 0, 'the owner sees the unavailable products')
-  assert.deepEqual(read.rls.policies.filter((p) => p.applies).map((p) => p.name), ['Public reads available products'])
+  assert.deepEqual(
+    read.rls.policies.filter((p) => p.applies).map((p) => p.name),
+    ['Public reads available products'],
+  )
   assert.equal(insert.status, 401)
   assert.match(insert.rls.denied, /no INSERT policy applies to anon/)
   assert.match(select.rls.denied, /anon has no SELECT privilege on public\.bouquet_requests/)

@@ -11,11 +11,18 @@ import type { APIRequestContext, Page } from '@playwright/test'
 test.describe.configure({ mode: 'serial' })
 
 // The platform's user command, then the shop's own staff script, against this run's gateway.
-const env = { ...process.env, RUST_LOG: 'error', SUPAGATE_DATA_DIR: process.env.E2E_ADMIN_DATA_DIR! }
+const env = {
+  ...process.env,
+  RUST_LOG: 'error',
+  SUPAGATE_DATA_DIR: process.env.E2E_ADMIN_DATA_DIR!,
+}
 const supagate = (...args: string[]) =>
   execFileSync(gatewayBinary, ['--workdir', repoRoot, ...args], { encoding: 'utf8', env })
 const shopAdmin = (...args: string[]) =>
-  execFileSync(join(repoRoot, 'scripts/shop-admin'), args, { encoding: 'utf8', env: { ...env, SUPAGATE_BIN: gatewayBinary } })
+  execFileSync(join(repoRoot, 'scripts/shop-admin'), args, {
+    encoding: 'utf8',
+    env: { ...env, SUPAGATE_BIN: gatewayBinary },
+  })
 
 const ADMIN = { email: 'florist.admin@example.com', password: 'peonies-and-roses' }
 
@@ -28,12 +35,20 @@ async function signIn(page: Page, email: string, password: string) {
 }
 
 /** A link of the admin sidebar (its name may carry a count, as "Requests 1 unread"). */
-const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: new RegExp(`^${name}`) })
+const nav = (page: Page, name: string) =>
+  page
+    .getByRole('navigation', { name: 'Admin' })
+    .getByRole('link', { name: new RegExp(`^${name}`) })
 
 const toast = (page: Page, text: string) => page.getByText(text, { exact: true }).first()
 
 /** A REST call with the admin gateway's service key (past RLS). */
-function service(request: APIRequestContext, method: 'get' | 'post' | 'delete', path: string, data?: unknown) {
+function service(
+  request: APIRequestContext,
+  method: 'get' | 'post' | 'delete',
+  path: string,
+  data?: unknown,
+) {
   const key = process.env.E2E_ADMIN_SERVICE_KEY!
   return request[method](`${process.env.E2E_ADMIN_URL}${path}`, {
     headers: { apikey: key, authorization: `Bearer ${key}`, prefer: 'return=representation' },
@@ -43,7 +58,9 @@ function service(request: APIRequestContext, method: 'get' | 'post' | 'delete', 
 
 /** Whether an object is in a public bucket of the admin gateway. */
 async function stored(request: APIRequestContext, bucket: string, name: string) {
-  return (await request.get(`${process.env.E2E_ADMIN_URL}/storage/v1/object/public/${bucket}/${name}`)).ok()
+  return (
+    await request.get(`${process.env.E2E_ADMIN_URL}/storage/v1/object/public/${bucket}/${name}`)
+  ).ok()
 }
 
 async function restCount(request: APIRequestContext, query: string) {
@@ -63,7 +80,9 @@ test('sign up, then a signed-in non-admin sees Access Denied', async ({ page }) 
   await page.getByLabel('Password').fill('123')
   await page.getByRole('button', { name: 'Sign Up', exact: true }).click()
   await expect(page.getByRole('alert').filter({ hasText: 'Invalid email address' })).toBeVisible()
-  await expect(page.getByRole('alert').filter({ hasText: 'Password must be at least 6 characters' })).toBeVisible()
+  await expect(
+    page.getByRole('alert').filter({ hasText: 'Password must be at least 6 characters' }),
+  ).toBeVisible()
   await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill('secret123')
   await page.getByRole('button', { name: 'Sign Up', exact: true }).click()
@@ -79,10 +98,14 @@ test('sign up, then a signed-in non-admin sees Access Denied', async ({ page }) 
   await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill('secret123')
   await page.getByRole('button', { name: 'Sign Up', exact: true }).click()
-  await expect(toast(page, 'This email is already registered. Please sign in instead.')).toBeVisible()
+  await expect(
+    toast(page, 'This email is already registered. Please sign in instead.'),
+  ).toBeVisible()
 })
 
-test('wrong password shows the service message; /admin without a session goes to /auth', async ({ page }) => {
+test('wrong password shows the service message; /admin without a session goes to /auth', async ({
+  page,
+}) => {
   await page.goto('/admin/products')
   await expect(page).toHaveURL(/\/auth$/)
   await signIn(page, 'admin@example.com', 'not-the-password')
@@ -92,7 +115,9 @@ test('wrong password shows the service message; /admin without a session goes to
 test('an admin made with the CLI manages the catalogue', async ({ page, request }) => {
   // The whole catalogue workflow: about 29 s on its own on a 2-core machine, more beside others.
   test.slow()
-  expect(supagate('users', 'create', ADMIN.email, ADMIN.password)).toContain(`Created user ${ADMIN.email}`)
+  expect(supagate('users', 'create', ADMIN.email, ADMIN.password)).toContain(
+    `Created user ${ADMIN.email}`,
+  )
   expect(shopAdmin('grant', ADMIN.email)).toContain('is an administrator')
   expect(shopAdmin('list')).toContain(ADMIN.email)
   await signIn(page, ADMIN.email, ADMIN.password)
@@ -105,17 +130,24 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(page.getByTestId('count-total-products')).toHaveText(String(total))
   await expect(page.getByTestId('count-available-products')).toHaveText(String(available))
   await expect(page.getByTestId('count-unavailable-products')).toHaveText(String(total - available))
-  await expect(page.getByTestId('count-categories')).toHaveText(String(await restCount(request, 'categories')))
+  await expect(page.getByTestId('count-categories')).toHaveText(
+    String(await restCount(request, 'categories')),
+  )
 
   // Another admin's changes show without a reload (Realtime).
   const key = process.env.E2E_ADMIN_SERVICE_KEY!
   const rest = `${process.env.E2E_ADMIN_URL}/rest/v1/products`
   const headers = { apikey: key, authorization: `Bearer ${key}`, prefer: 'return=representation' }
-  const created = await request.post(rest, { headers, data: { name: 'Live Tulips', base_price: 12, is_available: false } })
+  const created = await request.post(rest, {
+    headers,
+    data: { name: 'Live Tulips', base_price: 12, is_available: false },
+  })
   expect(created.status()).toBe(201)
   const [live] = await created.json()
   await expect(page.getByTestId('count-total-products')).toHaveText(String(total + 1))
-  await expect(page.getByTestId('count-unavailable-products')).toHaveText(String(total - available + 1))
+  await expect(page.getByTestId('count-unavailable-products')).toHaveText(
+    String(total - available + 1),
+  )
   expect((await request.delete(`${rest}?id=eq.${live.id}`, { headers })).status()).toBe(200)
   await expect(page.getByTestId('count-total-products')).toHaveText(String(total))
 
@@ -130,7 +162,9 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(page.getByText('Slug must be lowercase with hyphens')).toBeVisible()
   await page.getByLabel('Slug').fill('seasonal')
   await page.getByRole('button', { name: 'Create Category' }).click()
-  await expect(toast(page, 'Another category already uses this slug. Choose a different one.')).toBeVisible()
+  await expect(
+    toast(page, 'Another category already uses this slug. Choose a different one.'),
+  ).toBeVisible()
   await page.getByLabel('Slug').fill('prom-night')
   await page.getByRole('button', { name: 'Create Category' }).click()
   await expect(toast(page, 'Category created successfully')).toBeVisible()
@@ -148,7 +182,9 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await page.getByLabel('Price ($)').fill('34.5')
   await page.getByLabel('Primary category').selectOption({ label: 'Plants' })
   await page.getByTestId('additional-categories').getByLabel('Seasonal').check()
-  await page.getByLabel('Main image: upload image').setInputFiles({ name: 'fern.png', mimeType: 'image/png', buffer: png(16, 16, [90, 150, 90]) })
+  await page
+    .getByLabel('Main image: upload image')
+    .setInputFiles({ name: 'fern.png', mimeType: 'image/png', buffer: png(16, 16, [90, 150, 90]) })
   await expect(toast(page, 'Image uploaded successfully')).toBeVisible()
   await expect(page.getByAltText('Preview of the chosen file')).toBeVisible()
   await page.getByRole('button', { name: 'Create Product' }).click()
@@ -157,7 +193,9 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(row).toContainText('$34.50')
   await expect(row).toContainText('Plants')
   // The image is kept as its name in the bucket, not as a URL of this API address.
-  const [{ main_image_url: firstImage }] = await (await service(request, 'get', '/rest/v1/products?select=main_image_url&sku=eq.PLT-900')).json()
+  const [{ main_image_url: firstImage }] = await (
+    await service(request, 'get', '/rest/v1/products?select=main_image_url&sku=eq.PLT-900')
+  ).json()
   expect(firstImage).toMatch(/^[a-z0-9]+-\d+\.png$/)
   expect(await stored(request, 'product-images', firstImage)).toBe(true)
 
@@ -166,7 +204,9 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await page.getByLabel('Name').fill('Second Fern')
   await page.getByLabel('SKU').fill('PLT-900')
   await page.getByRole('button', { name: 'Create Product' }).click()
-  await expect(toast(page, 'Another product already uses this SKU. Choose a different one.')).toBeVisible()
+  await expect(
+    toast(page, 'Another product already uses this SKU. Choose a different one.'),
+  ).toBeVisible()
   await expect(page.getByText(/duplicate key/)).toHaveCount(0)
   // Ctrl+B while typing in a field is left to the field; the sidebar stays as it was.
   await page.getByLabel('Name').focus()
@@ -179,7 +219,10 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
     await gotoAndSettle(page, `/occasions/${slug}`)
     await expect(page.getByRole('heading', { name: 'Maidenhair Fern' })).toBeVisible()
   }
-  await expect(page.getByRole('img', { name: 'Maidenhair Fern' })).toHaveJSProperty('naturalWidth', 16)
+  await expect(page.getByRole('img', { name: 'Maidenhair Fern' })).toHaveJSProperty(
+    'naturalWidth',
+    16,
+  )
 
   // Hide it: gone from the public site.
   await gotoAndSettle(page, '/admin/products')
@@ -196,28 +239,50 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(page.getByTestId('additional-categories').getByLabel('Seasonal')).toBeChecked()
   await page.getByLabel('Price ($)').fill('36')
   // A text file named .png is refused by the server, which reads what the file is.
-  await page.getByLabel('Main image: upload image').setInputFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('not a picture at all\n') })
+  await page.getByLabel('Main image: upload image').setInputFiles({
+    name: 'notes.png',
+    mimeType: 'image/png',
+    buffer: Buffer.from('not a picture at all\n'),
+  })
   await expect(toast(page, 'Upload failed')).toBeVisible()
-  await expect(page.getByText('This file is not a PNG, JPG or WEBP image, whatever its name says.').first()).toBeVisible()
+  await expect(
+    page.getByText('This file is not a PNG, JPG or WEBP image, whatever its name says.').first(),
+  ).toBeVisible()
   // And an admin cannot go round it by writing to the bucket directly.
   const token = await page.evaluate(() => {
     const key = Object.keys(localStorage).find((k) => k.endsWith('-auth-token'))!
     return JSON.parse(localStorage.getItem(key)!).access_token as string
   })
-  const direct = await request.post(`${process.env.E2E_ADMIN_URL}/storage/v1/object/product-images/sneaky.png`, {
-    headers: { apikey: process.env.E2E_ADMIN_ANON_KEY!, authorization: `Bearer ${token}`, 'content-type': 'image/png' },
-    data: png(4, 4, [1, 2, 3]),
-  })
+  const direct = await request.post(
+    `${process.env.E2E_ADMIN_URL}/storage/v1/object/product-images/sneaky.png`,
+    {
+      headers: {
+        apikey: process.env.E2E_ADMIN_ANON_KEY!,
+        authorization: `Bearer ${token}`,
+        'content-type': 'image/png',
+      },
+      data: png(4, 4, [1, 2, 3]),
+    },
+  )
   // storage-api's answer to a row-level security refusal: HTTP 400 carrying statusCode 403.
   expect(direct.status()).toBe(400)
-  expect(await direct.json()).toMatchObject({ statusCode: '403', message: 'new row violates row-level security policy' })
+  expect(await direct.json()).toMatchObject({
+    statusCode: '403',
+    message: 'new row violates row-level security policy',
+  })
   // A new image replaces the first: saving removes the old object. It is stored as what it is.
-  await page.getByLabel('Main image: upload image').setInputFiles({ name: 'fern2.webp', mimeType: 'image/png', buffer: png(8, 8, [40, 120, 60]) })
+  await page
+    .getByLabel('Main image: upload image')
+    .setInputFiles({ name: 'fern2.webp', mimeType: 'image/png', buffer: png(8, 8, [40, 120, 60]) })
   await expect(toast(page, 'Image uploaded successfully')).toBeVisible()
   await page.getByRole('button', { name: 'Update Product' }).click()
   await expect(toast(page, 'Product updated successfully')).toBeVisible()
-  await expect(page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' })).toContainText('$36.00')
-  const [{ main_image_url: secondImage }] = await (await service(request, 'get', '/rest/v1/products?select=main_image_url&sku=eq.PLT-900')).json()
+  await expect(
+    page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' }),
+  ).toContainText('$36.00')
+  const [{ main_image_url: secondImage }] = await (
+    await service(request, 'get', '/rest/v1/products?select=main_image_url&sku=eq.PLT-900')
+  ).json()
   expect(secondImage).not.toBe(firstImage)
   expect(await stored(request, 'product-images', firstImage)).toBe(false)
   expect(await stored(request, 'product-images', secondImage)).toBe(true)
@@ -227,10 +292,14 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(page.getByRole('button', { name: 'Show Maidenhair Fern' })).toHaveText('Show')
   await expect(page.getByRole('button', { name: 'Hide Pastel Dream' })).toHaveText('Hide')
   await page.getByRole('button', { name: 'Delete Maidenhair Fern' }).click()
-  await expect(page.getByRole('alertdialog')).toContainText('Are you sure you want to delete this product?')
+  await expect(page.getByRole('alertdialog')).toContainText(
+    'Are you sure you want to delete this product?',
+  )
   await page.getByRole('button', { name: 'Delete', exact: true }).click()
   await expect(toast(page, 'Product deleted')).toBeVisible()
-  await expect(page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' })).toHaveCount(0)
+  await expect(page.getByTestId('product-row').filter({ hasText: 'Maidenhair Fern' })).toHaveCount(
+    0,
+  )
   // Deleting the product removed its image too.
   await expect.poll(() => stored(request, 'product-images', secondImage)).toBe(false)
 
@@ -241,7 +310,9 @@ test('an admin made with the CLI manages the catalogue', async ({ page, request 
   await expect(sidebar).toHaveAttribute('data-state', 'expanded')
   await page.keyboard.press('Control+b')
   await expect(sidebar).toHaveAttribute('data-state', 'collapsed')
-  expect((await page.context().cookies()).find((c) => c.name === 'sidebar_state')?.value).toBe('false')
+  expect((await page.context().cookies()).find((c) => c.name === 'sidebar_state')?.value).toBe(
+    'false',
+  )
   await page.reload()
   await expect(page.locator('aside[data-state]')).toHaveAttribute('data-state', 'collapsed')
   await expect(page.getByRole('heading', { level: 1, name: 'Products', exact: true })).toBeVisible()
@@ -255,9 +326,13 @@ test('CSV import: found, quoted, not found and skipped rows', async ({ page, req
   await page.getByRole('link', { name: 'Import Products' }).click()
   await page.getByRole('button', { name: 'Import' }).click()
   await expect(toast(page, 'Please select a CSV file')).toBeVisible()
-  await page.getByLabel('CSV file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('sku,id\nA,1\n') })
+  await page
+    .getByLabel('CSV file')
+    .setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('sku,id\nA,1\n') })
   await page.getByRole('button', { name: 'Import' }).click()
-  await expect(page.getByText(/missing required columns: product_sku, product_internal_id/).first()).toBeVisible()
+  await expect(
+    page.getByText(/missing required columns: product_sku, product_internal_id/).first(),
+  ).toBeVisible()
   const csv = [
     '\uFEFFproduct_internal_id,product_name,product_sku',
     '800001,Peace Lily,PLT-002',
@@ -266,19 +341,28 @@ test('CSV import: found, quoted, not found and skipped rows', async ({ page, req
     ',No id,PLT-001',
     '800005,No sku,',
   ].join('\r\n')
-  await page.getByLabel('CSV file').setInputFiles({ name: 'export.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+  await page
+    .getByLabel('CSV file')
+    .setInputFiles({ name: 'export.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
   await page.getByRole('button', { name: 'Import' }).click()
-  await expect(page.getByTestId('import-summary')).toHaveText('2 updated · 1 not found · 0 failed · 2 skipped')
+  await expect(page.getByTestId('import-summary')).toHaveText(
+    '2 updated · 1 not found · 0 failed · 2 skipped',
+  )
   const ghost = page.getByTestId('import-row').filter({ hasText: 'NOPE-1' })
   await expect(ghost).toContainText('Product not found in database')
   await expect(ghost).toContainText('Not found')
   await expect(page.getByTestId('import-row').filter({ hasText: 'not_found' })).toHaveCount(0)
-  await expect(page.getByTestId('import-row').filter({ hasText: 'PLT-002' })).toContainText('Updated')
+  await expect(page.getByTestId('import-row').filter({ hasText: 'PLT-002' })).toContainText(
+    'Updated',
+  )
   await expect(toast(page, 'Successfully updated 2 product(s)')).toBeVisible()
   const key = process.env.E2E_ADMIN_SERVICE_KEY!
-  const res = await request.get(`${process.env.E2E_ADMIN_URL}/rest/v1/products?select=sku,ecwid_product_id&sku=in.(PLT-002,SEA-001)&order=sku`, {
-    headers: { apikey: key, authorization: `Bearer ${key}` },
-  })
+  const res = await request.get(
+    `${process.env.E2E_ADMIN_URL}/rest/v1/products?select=sku,ecwid_product_id&sku=in.(PLT-002,SEA-001)&order=sku`,
+    {
+      headers: { apikey: key, authorization: `Bearer ${key}` },
+    },
+  )
   expect(await res.json()).toEqual([
     { sku: 'PLT-002', ecwid_product_id: '800001' },
     { sku: 'SEA-001', ecwid_product_id: '800002' },
@@ -288,7 +372,11 @@ test('CSV import: found, quoted, not found and skipped rows', async ({ page, req
   await expect(page).toHaveURL(/\/auth$/)
 })
 
-test("a visitor's bouquet request reaches the admin inbox live, and the shop by mail", async ({ page, browser, request }) => {
+test("a visitor's bouquet request reaches the admin inbox live, and the shop by mail", async ({
+  page,
+  browser,
+  request,
+}) => {
   await signIn(page, ADMIN.email, ADMIN.password)
   await expect(page).toHaveURL(/\/admin$/)
   await nav(page, 'Requests').click()
@@ -304,7 +392,9 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   await visitor.getByLabel('Oranges').check()
   await visitor.getByLabel('Traditional').check()
   await visitor.getByLabel('Occasion').selectOption('get-well')
-  await visitor.getByLabel('Special requests (optional)').fill('For my neighbour, after her surgery.')
+  await visitor
+    .getByLabel('Special requests (optional)')
+    .fill('For my neighbour, after her surgery.')
   await visitor.getByRole('radio', { name: /^Pick-up/ }).check()
   await visitor.getByLabel('Pick-up date').fill(shopDay(2))
   await visitor.getByLabel('Name', { exact: true }).fill('Rosa Diaz')
@@ -325,7 +415,9 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   // The shop got a mail about it.
   await expect
     .poll(async () => {
-      const inbox = await (await request.get(`${process.env.E2E_ADMIN_MAIL_URL}/api/v1/messages`)).json()
+      const inbox = await (
+        await request.get(`${process.env.E2E_ADMIN_MAIL_URL}/api/v1/messages`)
+      ).json()
       return inbox.messages.map((m: { Subject: string }) => m.Subject)
     })
     .toContain(`Bouquet request ${reference} from Rosa Diaz`)
@@ -342,17 +434,34 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   await expect(page.getByText('Best (luxury) · $95.00')).toBeVisible()
   await expect(page.getByText('Yellow, Oranges')).toBeVisible()
   await expect(page.getByText('For my neighbour, after her surgery.')).toBeVisible()
-  await expect(page.getByRole('link', { name: 'Call (435) 555-0199' })).toHaveAttribute('href', 'tel:4355550199')
-  await expect(page.getByRole('link', { name: 'E-mail rosa@example.com' })).toHaveAttribute('href', /^mailto:rosa@example\.com\?subject=/)
+  await expect(page.getByRole('link', { name: 'Call (435) 555-0199' })).toHaveAttribute(
+    'href',
+    'tel:4355550199',
+  )
+  await expect(page.getByRole('link', { name: 'E-mail rosa@example.com' })).toHaveAttribute(
+    'href',
+    /^mailto:rosa@example\.com\?subject=/,
+  )
   await expect(page.getByTestId('unread-count')).toHaveCount(0)
-  await page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Contacted' }).click()
+  await page
+    .getByRole('group', { name: 'Status' })
+    .getByRole('button', { name: 'Contacted' })
+    .click()
   await expect(toast(page, 'Marked as contacted')).toBeVisible()
-  await expect(page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Contacted' })).toHaveAttribute('aria-pressed', 'true')
+  await expect(
+    page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Contacted' }),
+  ).toHaveAttribute('aria-pressed', 'true')
   // The shop's own notes.
   await page.getByRole('textbox', { name: 'Notes' }).fill('Quoted $95, picks up at 10.')
   await page.getByRole('button', { name: 'Save notes' }).click()
   await expect(toast(page, 'Notes saved')).toBeVisible()
-  const [saved] = await (await service(request, 'get', '/rest/v1/bouquet_requests?customer_email=eq.rosa@example.com&select=status,read_at,notes')).json()
+  const [saved] = await (
+    await service(
+      request,
+      'get',
+      '/rest/v1/bouquet_requests?customer_email=eq.rosa@example.com&select=status,read_at,notes',
+    )
+  ).json()
   expect(saved.status).toBe('contacted')
   expect(saved.read_at).not.toBeNull()
   expect(saved.notes).toBe('Quoted $95, picks up at 10.')
@@ -360,18 +469,30 @@ test("a visitor's bouquet request reaches the admin inbox live, and the shop by 
   // Found by its reference; filtered by pick-up.
   await page.getByLabel('Find').fill(reference.toLowerCase())
   await expect(page.getByTestId('request-row')).toHaveCount(1)
-  await page.getByRole('group', { name: 'Delivery or pick-up' }).getByRole('button', { name: 'Delivery', exact: true }).click()
+  await page
+    .getByRole('group', { name: 'Delivery or pick-up' })
+    .getByRole('button', { name: 'Delivery', exact: true })
+    .click()
   await expect(page.getByTestId('request-row')).toHaveCount(0)
-  await page.getByRole('group', { name: 'Delivery or pick-up' }).getByRole('button', { name: 'Pick-up', exact: true }).click()
-  await expect(page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })).toContainText('Pick-up')
+  await page
+    .getByRole('group', { name: 'Delivery or pick-up' })
+    .getByRole('button', { name: 'Pick-up', exact: true })
+    .click()
+  await expect(page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })).toContainText(
+    'Pick-up',
+  )
   await page.getByLabel('Find').fill('')
   await page.getByRole('button', { name: /^Contacted/ }).click()
-  await expect(page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })).toContainText('Contacted')
+  await expect(page.getByTestId('request-row').filter({ hasText: 'Rosa Diaz' })).toContainText(
+    'Contacted',
+  )
   await page.getByRole('button', { name: /^New/ }).click()
   await expect(page.getByText('No new requests')).toBeVisible()
 })
 
-test('staff: an admin adds and revokes administrators, and the last one cannot be revoked', async ({ page }) => {
+test('staff: an admin adds and revokes administrators, and the last one cannot be revoked', async ({
+  page,
+}) => {
   const colleague = { email: `colleague-${Date.now()}@example.com`, password: 'tulips-in-spring' }
   supagate('users', 'create', colleague.email, colleague.password)
   await signIn(page, ADMIN.email, ADMIN.password)
@@ -384,7 +505,9 @@ test('staff: an admin adds and revokes administrators, and the last one cannot b
   await page.getByLabel('E-mail of the account').fill('nobody@example.com')
   await page.getByRole('button', { name: 'Make administrator' }).click()
   await expect(toast(page, 'Could not add the administrator')).toBeVisible()
-  await expect(page.getByText('No account uses the e-mail nobody@example.com').first()).toBeVisible()
+  await expect(
+    page.getByText('No account uses the e-mail nobody@example.com').first(),
+  ).toBeVisible()
   await page.getByLabel('E-mail of the account').fill(colleague.email)
   await page.getByRole('button', { name: 'Make administrator' }).click()
   await expect(toast(page, 'Administrator added')).toBeVisible()
@@ -393,7 +516,9 @@ test('staff: an admin adds and revokes administrators, and the last one cannot b
   // The colleague signs in and manages the shop.
   const other = await page.context().browser()!.newPage({ baseURL: process.env.E2E_ADMIN_URL })
   await signIn(other, colleague.email, colleague.password)
-  await expect(other.getByRole('heading', { level: 1, name: 'Dashboard', exact: true })).toBeVisible()
+  await expect(
+    other.getByRole('heading', { level: 1, name: 'Dashboard', exact: true }),
+  ).toBeVisible()
   await other.close()
 
   await page.getByRole('button', { name: `Revoke ${colleague.email}` }).click()
@@ -408,7 +533,10 @@ test('staff: an admin adds and revokes administrators, and the last one cannot b
   expect(shopAdmin('list')).not.toContain(colleague.email)
 })
 
-test('the owner sets the week in Settings: the site shows it, and the database refuses the day it closes', async ({ page, request }) => {
+test('the owner sets the week in Settings: the site shows it, and the database refuses the day it closes', async ({
+  page,
+  request,
+}) => {
   await signIn(page, ADMIN.email, ADMIN.password)
   await expect(page).toHaveURL(/\/admin$/)
   await gotoAndSettle(page, '/admin/settings')
@@ -435,11 +563,20 @@ test('the owner sets the week in Settings: the site shows it, and the database r
   const monday = new Date(Date.parse(`${shopDay(1)}T12:00:00Z`))
   while (monday.getUTCDay() !== 1) monday.setUTCDate(monday.getUTCDate() + 1)
   const refused = await service(request, 'post', '/rest/v1/bouquet_requests', {
-    size: 'good', colors: ['Pink'], design_style: 'modern', occasion: 'home', customer_name: 'Mo', customer_phone: '1',
-    customer_email: 'monday@example.com', fulfilment: 'pickup', wanted_on: monday.toISOString().slice(0, 10),
+    size: 'good',
+    colors: ['Pink'],
+    design_style: 'modern',
+    occasion: 'home',
+    customer_name: 'Mo',
+    customer_phone: '1',
+    customer_email: 'monday@example.com',
+    fulfilment: 'pickup',
+    wanted_on: monday.toISOString().slice(0, 10),
   })
   expect(refused.status()).toBe(400)
-  expect((await refused.json()).message).toBe('We are closed on Mondays. Please choose another date.')
+  expect((await refused.json()).message).toBe(
+    'We are closed on Mondays. Please choose another date.',
+  )
 
   // Back to the demo week.
   await gotoAndSettle(page, '/admin/settings')
@@ -452,7 +589,10 @@ test('the owner sets the week in Settings: the site shows it, and the database r
 })
 
 for (const width of [1280, 375]) {
-  test(`a product created while its answer is lost is saved once: the form keeps everything, says so, and Try again finishes it at ${width} px`, async ({ page, request }) => {
+  test(`a product created while its answer is lost is saved once: the form keeps everything, says so, and Try again finishes it at ${width} px`, async ({
+    page,
+    request,
+  }) => {
     await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
     await signIn(page, ADMIN.email, ADMIN.password)
     await expect(page).toHaveURL(/\/admin$/)
@@ -497,7 +637,9 @@ const adminScreens: [string, string][] = [
 async function axeClean(page: Page, what: string) {
   const axe = await new AxeBuilder({ page }).analyze()
   const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${what} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+  expect(
+    serious.map((v) => `${what} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  ).toEqual([])
 }
 
 for (const width of [1280, 375]) {
@@ -509,8 +651,15 @@ for (const width of [1280, 375]) {
     await expect(page).toHaveURL(/\/admin$/)
     // A single request's page too.
     const sent = await service(request, 'post', '/rest/v1/bouquet_requests', {
-      size: 'good', colors: ['Pink'], design_style: 'modern', occasion: 'home', customer_name: `Axe ${width}`, customer_phone: '1',
-      customer_email: `axe-${width}@example.com`, fulfilment: 'pickup', wanted_on: shopDay(),
+      size: 'good',
+      colors: ['Pink'],
+      design_style: 'modern',
+      occasion: 'home',
+      customer_name: `Axe ${width}`,
+      customer_phone: '1',
+      customer_email: `axe-${width}@example.com`,
+      fulfilment: 'pickup',
+      wanted_on: shopDay(),
     })
     expect(sent.status()).toBe(201)
     const [row] = await sent.json()
@@ -528,9 +677,15 @@ test.describe('on a phone', () => {
   test('list rows are cards with every action labelled and in reach', async ({ page }) => {
     await signIn(page, ADMIN.email, ADMIN.password)
     await expect(page).toHaveURL(/\/admin$/)
-    for (const [path, name] of [['/admin/products', 'Pastel Dream'], ['/admin/categories', 'Seasonal']]) {
+    for (const [path, name] of [
+      ['/admin/products', 'Pastel Dream'],
+      ['/admin/categories', 'Seasonal'],
+    ]) {
       await gotoAndSettle(page, path)
-      const card = page.getByTestId(path.endsWith('products') ? 'product-row' : 'category-row').filter({ hasText: name }).first()
+      const card = page
+        .getByTestId(path.endsWith('products') ? 'product-row' : 'category-row')
+        .filter({ hasText: name })
+        .first()
       for (const action of [`Hide ${name}`, `Delete ${name}`]) {
         const button = card.getByRole('button', { name: action })
         await expect(button).toBeVisible()
@@ -538,7 +693,9 @@ test.describe('on a phone', () => {
         expect(box.x + box.width).toBeLessThanOrEqual(375)
       }
       await expect(card.getByRole('link', { name: `Edit ${name}` })).toHaveText('Edit')
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        375,
+      )
     }
   })
 })

@@ -14,7 +14,10 @@ export const test = base.extend<{ consoleErrors: string[]; storeAvailable: boole
   },
   page: async ({ page, storeAvailable }, use) => {
     await page.route('**/www.openstreetmap.org/**', (route) =>
-      route.fulfill({ contentType: 'text/html', body: '<html><body style="background:#cfdccb">map</body></html>' }),
+      route.fulfill({
+        contentType: 'text/html',
+        body: '<html><body style="background:#cfdccb">map</body></html>',
+      }),
     )
     await page.route('**/app.ecwid.com/**', (route) =>
       storeAvailable
@@ -43,7 +46,11 @@ export async function gotoAndSettle(page: Page, path: string) {
 export { shopDay }
 
 /** Fills the bouquet form with a complete pick-up request (the visitor's own details given). */
-export async function fillBouquet(page: Page, who: { name: string; phone: string; email: string }, day = shopDay()) {
+export async function fillBouquet(
+  page: Page,
+  who: { name: string; phone: string; email: string },
+  day = shopDay(),
+) {
   await page.getByLabel('Good').check()
   await page.getByLabel('Reds').check()
   await page.getByLabel('Modern').check()

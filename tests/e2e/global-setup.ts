@@ -6,7 +6,10 @@ import { startGateway } from '../support/gateway.mjs'
  * sees another's writes (see the projects in playwright.config.ts).
  */
 export default async function globalSetup() {
-  const [site, admin] = await Promise.all([startGateway({ site: true }), startGateway({ site: true })])
+  const [site, admin] = await Promise.all([
+    startGateway({ site: true }),
+    startGateway({ site: true }),
+  ])
   process.env.E2E_SITE_URL = site.url
   process.env.E2E_SITE_SERVICE_KEY = site.serviceKey
   process.env.E2E_ADMIN_URL = admin.url

@@ -29,7 +29,10 @@ test.afterAll(async () => {
   await gw?.stop()
 })
 
-const bundle = readFileSync(join(repoRoot, 'node_modules/@supabase/supabase-js/dist/umd/supabase.js'), 'utf8')
+const bundle = readFileSync(
+  join(repoRoot, 'node_modules/@supabase/supabase-js/dist/umd/supabase.js'),
+  'utf8',
+)
 
 function appPage(flowType: 'implicit' | 'pkce') {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bluebell sign-in</title></head>

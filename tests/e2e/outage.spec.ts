@@ -35,7 +35,10 @@ async function outage() {
   }
 }
 
-test('a request sent while the server is down keeps the page and everything typed; it goes out once the server is back', async ({ page, consoleErrors }) => {
+test('a request sent while the server is down keeps the page and everything typed; it goes out once the server is back', async ({
+  page,
+  consoleErrors,
+}) => {
   await page.goto(`${gw.url}/build-bouquet`)
   await page.waitForLoadState('networkidle')
   await fillBouquet(page, { name: 'Storm Day', phone: '435-555-0150', email: 'storm@example.com' })
@@ -52,15 +55,24 @@ test('a request sent while the server is down keeps the page and everything type
   await failure.getByRole('button', { name: 'Try again' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Request Received' })).toBeVisible()
   const key = gw.serviceKey
-  const rows = await (await fetch(`${gw.url}/rest/v1/bouquet_requests?customer_email=eq.storm@example.com&select=id`, {
-    headers: { apikey: key, authorization: `Bearer ${key}` },
-  })).json()
+  const rows = await (
+    await fetch(
+      `${gw.url}/rest/v1/bouquet_requests?customer_email=eq.storm@example.com&select=id`,
+      {
+        headers: { apikey: key, authorization: `Bearer ${key}` },
+      },
+    )
+  ).json()
   expect(rows).toHaveLength(1)
   // The only console errors are the refused connections of the outage.
-  expect(consoleErrors.filter((e) => !/ERR_CONNECTION_REFUSED|Failed to fetch|WebSocket/i.test(e))).toEqual([])
+  expect(
+    consoleErrors.filter((e) => !/ERR_CONNECTION_REFUSED|Failed to fetch|WebSocket/i.test(e)),
+  ).toEqual([])
 })
 
-test('the admin tells an unreachable server from "not an administrator", and recovers by itself', async ({ page }) => {
+test('the admin tells an unreachable server from "not an administrator", and recovers by itself', async ({
+  page,
+}) => {
   await page.goto(`${gw.url}/auth`)
   await page.getByRole('tab', { name: 'Sign In' }).click()
   await page.getByLabel('Email').fill(DEMO_ADMIN.email)
@@ -71,13 +83,18 @@ test('the admin tells an unreachable server from "not an administrator", and rec
   const back = await outage()
   // A page whose data is not loaded yet asks the server, which does not answer.
   await page.getByRole('button', { name: 'Toggle sidebar' }).click()
-  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: /^Staff/ }).click()
+  await page
+    .getByRole('navigation', { name: 'Admin' })
+    .getByRole('link', { name: /^Staff/ })
+    .click()
   const banner = page.getByRole('status').filter({ hasText: 'Can’t reach the server, retrying' })
   await expect(banner).toBeVisible({ timeout: 15_000 })
   await expect(page.getByText('Access Denied')).toHaveCount(0)
   await back()
   // Back: the page loads by itself, no reload, and the banner goes.
-  await expect(page.getByTestId('staff-row').filter({ hasText: DEMO_ADMIN.email })).toBeVisible({ timeout: 20_000 })
+  await expect(page.getByTestId('staff-row').filter({ hasText: DEMO_ADMIN.email })).toBeVisible({
+    timeout: 20_000,
+  })
   await expect(banner).toHaveCount(0)
   await expect(page.getByText('Access Denied')).toHaveCount(0)
 })
@@ -93,7 +110,9 @@ async function signInDemo(page: import('@playwright/test').Page, url: string) {
 }
 
 for (const width of [375, 1280]) {
-  test(`a product created while the server is down: the form keeps it, says it was not saved, the banner shows; Try again once it is back makes one product at ${width} px`, async ({ page }) => {
+  test(`a product created while the server is down: the form keeps it, says it was not saved, the banner shows; Try again once it is back makes one product at ${width} px`, async ({
+    page,
+  }) => {
     await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
     await signInDemo(page, gw.url)
     await page.goto(`${gw.url}/admin/products/new`)
@@ -110,16 +129,24 @@ for (const width of [375, 1280]) {
     await expect(failure).toContainText('The shop could not be reached')
     await expect(page.getByLabel('Name')).toHaveValue(`Storm Peonies ${width}`)
     await expect(page.getByLabel('SKU')).toHaveValue(sku)
-    await expect(page.getByRole('status').filter({ hasText: 'Can’t reach the server, retrying' })).toBeVisible({ timeout: 15_000 })
+    await expect(
+      page.getByRole('status').filter({ hasText: 'Can’t reach the server, retrying' }),
+    ).toBeVisible({ timeout: 15_000 })
     await back()
     await failure.getByRole('button', { name: 'Try again' }).click()
-    await expect(page.getByText('Product created successfully', { exact: true }).first()).toBeVisible()
+    await expect(
+      page.getByText('Product created successfully', { exact: true }).first(),
+    ).toBeVisible()
     await expect(page).toHaveURL(/\/admin\/products$/)
-    await expect(page.getByRole('status').filter({ hasText: 'Can’t reach the server' })).toHaveCount(0, { timeout: 20_000 })
+    await expect(
+      page.getByRole('status').filter({ hasText: 'Can’t reach the server' }),
+    ).toHaveCount(0, { timeout: 20_000 })
     const key = gw.serviceKey
-    const rows = await (await fetch(`${gw.url}/rest/v1/products?sku=eq.${sku}&select=id`, {
-      headers: { apikey: key, authorization: `Bearer ${key}` },
-    })).json()
+    const rows = await (
+      await fetch(`${gw.url}/rest/v1/products?sku=eq.${sku}&select=id`, {
+        headers: { apikey: key, authorization: `Bearer ${key}` },
+      })
+    ).json()
     expect(rows).toHaveLength(1)
   })
 }
@@ -129,7 +156,11 @@ test.describe('without Deno on the machine', () => {
   let bareDir: string
   test.beforeAll(async () => {
     bareDir = mkdtempSync(join(tmpdir(), 'supagate-nodeno-'))
-    bare = await startGateway({ site: true, dataDir: join(bareDir, 'data'), env: { DENO_BIN: join(bareDir, 'no-deno-here') } })
+    bare = await startGateway({
+      site: true,
+      dataDir: join(bareDir, 'data'),
+      env: { DENO_BIN: join(bareDir, 'no-deno-here') },
+    })
   })
   test.afterAll(async () => {
     await bare?.stop()
@@ -137,18 +168,32 @@ test.describe('without Deno on the machine', () => {
   })
 
   for (const width of [375, 1280]) {
-    test(`a photo upload says plainly that uploads wait, and the rest of the admin works at ${width} px`, async ({ page }) => {
+    test(`a photo upload says plainly that uploads wait, and the rest of the admin works at ${width} px`, async ({
+      page,
+    }) => {
       await page.setViewportSize({ width, height: width === 375 ? 812 : 800 })
       await signInDemo(page, bare.url)
       await page.goto(`${bare.url}/admin/products/new`)
-      await page.getByLabel('Main image: upload image').setInputFiles({ name: 'fern.png', mimeType: 'image/png', buffer: png(16, 16, [90, 150, 90]) })
-      await expect(page.getByText('Photo uploads are not available on this server right now — the rest of the admin works.').first()).toBeVisible()
+      await page.getByLabel('Main image: upload image').setInputFiles({
+        name: 'fern.png',
+        mimeType: 'image/png',
+        buffer: png(16, 16, [90, 150, 90]),
+      })
+      await expect(
+        page
+          .getByText(
+            'Photo uploads are not available on this server right now — the rest of the admin works.',
+          )
+          .first(),
+      ).toBeVisible()
       await expect(page.getByText(/please check logs/)).toHaveCount(0)
       // The product is still saved, without a photo.
       await page.getByLabel('Name').fill(`No Deno Fern ${width}`)
       await page.getByLabel('Price ($)').fill('12')
       await page.getByRole('button', { name: 'Create Product' }).click()
-      await expect(page.getByText('Product created successfully', { exact: true }).first()).toBeVisible()
+      await expect(
+        page.getByText('Product created successfully', { exact: true }).first(),
+      ).toBeVisible()
     })
   }
 })

@@ -1,6 +1,15 @@
 import AxeBuilder from '@axe-core/playwright'
 import { test, expect, type Page } from '@playwright/test'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -33,7 +42,10 @@ test.beforeAll(async () => {
   emptyDir = mkdtempSync(join(tmpdir(), 'supagate-studio-empty-'))
   mkdirSync(join(emptyDir, 'supabase'))
   writeFileSync(join(emptyDir, 'supabase/config.toml'), 'project_id = "empty-studio"\n')
-  ;[shop, empty] = await Promise.all([startGateway({ workdir: shopDir, site: true }), startGateway({ workdir: emptyDir })])
+  ;[shop, empty] = await Promise.all([
+    startGateway({ workdir: shopDir, site: true }),
+    startGateway({ workdir: emptyDir }),
+  ])
 })
 
 test.afterAll(async () => {
@@ -43,7 +55,8 @@ test.afterAll(async () => {
 })
 
 /** Studio's link as `supagate start` prints it: the secret of this start signs the browser in. */
-const link = (gw: Gateway, path: string) => `${studio(gw)}${path}${path.includes('?') ? '&' : '?'}token=${gw.status.STUDIO_TOKEN}`
+const link = (gw: Gateway, path: string) =>
+  `${studio(gw)}${path}${path.includes('?') ? '&' : '?'}token=${gw.status.STUDIO_TOKEN}`
 
 async function open(page: Page, gw: Gateway, path: string) {
   await page.goto(link(gw, path))
@@ -54,10 +67,14 @@ async function open(page: Page, gw: Gateway, path: string) {
 async function noSeriousAxe(page: Page) {
   const axe = await new AxeBuilder({ page }).analyze()
   const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+  expect(
+    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  ).toEqual([])
 }
 
-test('the table editor browses, sorts, filters, follows keys, edits and exports', async ({ page }) => {
+test('the table editor browses, sorts, filters, follows keys, edits and exports', async ({
+  page,
+}) => {
   const jsLoaded: string[] = []
   page.on('request', (r) => r.resourceType() === 'script' && jsLoaded.push(r.url()))
   await open(page, shop, '/tables/public/categories')
@@ -119,7 +136,9 @@ test('the table editor browses, sorts, filters, follows keys, edits and exports'
   await page.getByRole('button', { name: 'Insert row' }).click()
   await page.getByRole('dialog').getByLabel(/^day/).fill('not a day')
   await page.getByRole('dialog').getByRole('button', { name: 'Insert' }).click()
-  await expect(page.getByRole('dialog').getByRole('alert')).toContainText('invalid input syntax for type date')
+  await expect(page.getByRole('dialog').getByRole('alert')).toContainText(
+    'invalid input syntax for type date',
+  )
   await page.keyboard.press('Escape')
 
   // CSV of what the filters keep.
@@ -127,7 +146,9 @@ test('the table editor browses, sorts, filters, follows keys, edits and exports'
   const download = page.waitForEvent('download')
   await page.getByRole('link', { name: 'Export CSV' }).click()
   const csv = readFileSync((await (await download).path())!, 'utf8')
-  expect(csv.split('\n')[0]).toBe('id,name,slug,description,image_url,order_by,is_available,created_at,updated_at')
+  expect(csv.split('\n')[0]).toBe(
+    'id,name,slug,description,image_url,order_by,is_available,created_at,updated_at',
+  )
   expect(csv.trim().split('\n')).toHaveLength(2)
   expect(csv).toContain(',Memorial,memorial,')
 })
@@ -154,7 +175,9 @@ test('row level security is switched and its policies read', async ({ page }) =>
   await expect(page.getByText(/Row level security is off/)).toBeHidden()
 })
 
-test('the SQL editor runs as a chosen role and user, shows where an error is, saves snippets', async ({ page }) => {
+test('the SQL editor runs as a chosen role and user, shows where an error is, saves snippets', async ({
+  page,
+}) => {
   await open(page, shop, '/sql')
   const editor = page.getByLabel('SQL', { exact: true })
   const results = page.getByRole('region', { name: 'Results' })
@@ -179,7 +202,9 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   await page.getByRole('button', { name: /^Run/ }).click()
   await expect(results.getByRole('alert')).toContainText('column "nme" does not exist')
   await expect(results.getByRole('alert')).toContainText('(line 2, column 8)')
-  await expect(results.getByRole('alert')).toContainText('Perhaps you meant to reference the column "products.name"')
+  await expect(results.getByRole('alert')).toContainText(
+    'Perhaps you meant to reference the column "products.name"',
+  )
   // The editor marks the error where PostgreSQL says it is.
   await expect(page.locator('.cm-lintRange-error')).toHaveText('nme')
   // Run selection: the error's place is in the editor, not in the text sent.
@@ -196,7 +221,9 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   await expect(editor).toHaveText('select * from products')
   await editor.pressSequentially(' where products.na')
   // The column first, with its type.
-  await expect(page.getByRole('listbox').getByRole('option', { selected: true })).toHaveText(/^name\s*text$/)
+  await expect(page.getByRole('listbox').getByRole('option', { selected: true })).toHaveText(
+    /^name\s*text$/,
+  )
   await editor.press('Escape')
   await noSeriousAxe(page)
 
@@ -219,14 +246,29 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
 
   await page.getByLabel('Snippet name').fill('featured products')
   await page.getByRole('button', { name: 'Save snippet' }).click()
-  await expect(page.getByRole('list', { name: 'Snippets' }).getByRole('button', { name: 'featured products', exact: true })).toBeVisible()
-  expect(readFileSync(join(shopDir, 'supabase/snippets/featured products.sql'), 'utf8')).toBe('select name from products where is_featured')
+  await expect(
+    page
+      .getByRole('list', { name: 'Snippets' })
+      .getByRole('button', { name: 'featured products', exact: true }),
+  ).toBeVisible()
+  expect(readFileSync(join(shopDir, 'supabase/snippets/featured products.sql'), 'utf8')).toBe(
+    'select name from products where is_featured',
+  )
   await page.reload()
-  await page.getByRole('list', { name: 'Snippets' }).getByRole('button', { name: 'featured products', exact: true }).click()
+  await page
+    .getByRole('list', { name: 'Snippets' })
+    .getByRole('button', { name: 'featured products', exact: true })
+    .click()
   await expect(editor).toHaveText('select name from products where is_featured')
-  await expect(page.getByRole('list', { name: 'History' })).toContainText('select nme from products')
+  await expect(page.getByRole('list', { name: 'History' })).toContainText(
+    'select nme from products',
+  )
   await page.getByRole('button', { name: 'Delete snippet featured products' }).click()
-  await expect(page.getByRole('list', { name: 'Snippets' }).getByRole('button', { name: 'featured products', exact: true })).toBeHidden()
+  await expect(
+    page
+      .getByRole('list', { name: 'Snippets' })
+      .getByRole('button', { name: 'featured products', exact: true }),
+  ).toBeHidden()
   expect(existsSync(join(shopDir, 'supabase/snippets/featured products.sql'))).toBe(false)
 })
 
@@ -252,7 +294,9 @@ test('the database pages list objects and switch extensions', async ({ page }) =
   await expect(page.getByRole('button', { name: 'Enable hstore' })).toBeVisible()
 })
 
-test('authentication: users found, added, recovered, inspected and deleted; their mail read', async ({ page }) => {
+test('authentication: users found, added, recovered, inspected and deleted; their mail read', async ({
+  page,
+}) => {
   await open(page, shop, '/auth/users')
   await expect(page.getByRole('link', { name: DEMO_ADMIN.email })).toBeVisible()
   await noSeriousAxe(page)
@@ -266,16 +310,32 @@ test('authentication: users found, added, recovered, inspected and deleted; thei
   await page.getByRole('link', { name: 'florist@example.com' }).click()
   await expect(page.getByRole('table', { name: 'Identities' })).toContainText('florist@example.com')
   await page.getByRole('button', { name: 'Send password recovery' }).click()
-  await expect(page.getByRole('status')).toContainText('A password recovery mail went to florist@example.com')
+  await expect(page.getByRole('status')).toContainText(
+    'A password recovery mail went to florist@example.com',
+  )
   await page.getByRole('link', { name: 'Mail and text messages' }).click()
-  await page.getByRole('button', { name: /Reset Your Password|Reset your password/i }).first().click()
-  await expect(page.getByRole('region', { name: 'Mail', exact: true })).toContainText('to florist@example.com')
-  await expect(page.frameLocator('iframe[title="The mail as sent"]').locator('body')).toContainText(/password/i)
+  await page
+    .getByRole('button', { name: /Reset Your Password|Reset your password/i })
+    .first()
+    .click()
+  await expect(page.getByRole('region', { name: 'Mail', exact: true })).toContainText(
+    'to florist@example.com',
+  )
+  await expect(page.frameLocator('iframe[title="The mail as sent"]').locator('body')).toContainText(
+    /password/i,
+  )
   await page.goBack()
   // Sign in as the user: a magic link opened in a new tab signs them in on the site (the
   // project's site_url, answered here by a stand-in: nothing of the developer's is reached).
-  await page.context().route('http://127.0.0.1:54321/**', (r) => r.fulfill({ contentType: 'text/html', body: '<p>the site</p>' }))
-  const [tab] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Sign in as' }).click()])
+  await page
+    .context()
+    .route('http://127.0.0.1:54321/**', (r) =>
+      r.fulfill({ contentType: 'text/html', body: '<p>the site</p>' }),
+    )
+  const [tab] = await Promise.all([
+    page.waitForEvent('popup'),
+    page.getByRole('button', { name: 'Sign in as' }).click(),
+  ])
   await tab.waitForURL((u) => u.hash.includes('access_token='))
   await tab.close()
   await page.reload()
@@ -299,8 +359,13 @@ test('storage: a bucket made, a file uploaded, previewed, signed and deleted', a
   await dialog.getByRole('button', { name: 'Create bucket' }).click()
   await expect(page).toHaveURL(/\/storage\/studio-test$/)
   await expect(page.getByText('at most 1,000,000 bytes · image/*')).toBeVisible()
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
-  await page.getByLabel('Files to upload').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png })
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  )
+  await page
+    .getByLabel('Files to upload')
+    .setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: png })
   await page.getByRole('button', { name: 'dot.png', exact: true }).click()
   await expect(page.getByRole('img', { name: 'Preview of dot.png' })).toBeVisible()
   const url = await page.getByLabel('Signed URL', { exact: true }).inputValue()
@@ -309,7 +374,9 @@ test('storage: a bucket made, a file uploaded, previewed, signed and deleted', a
   expect(fetched.status).toBe(200)
   expect(Buffer.from(await fetched.arrayBuffer()).equals(png)).toBe(true)
   // The bucket's limits hold here too.
-  await page.getByLabel('Files to upload').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })
+  await page
+    .getByLabel('Files to upload')
+    .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })
   await expect(page.getByRole('alert')).toContainText(/mime type text\/plain is not supported/i)
   await noSeriousAxe(page)
   await page.getByRole('button', { name: 'Delete dot.png' }).click()
@@ -334,7 +401,11 @@ test('realtime: channels listed, broadcasts and changes seen live', async ({ pag
   await expect(events).toContainText('hello from Studio')
   const res = await fetch(`${shop.url}/rest/v1/categories?slug=eq.memorial`, {
     method: 'PATCH',
-    headers: { apikey: shop.serviceKey, Authorization: `Bearer ${shop.serviceKey}`, 'Content-Type': 'application/json' },
+    headers: {
+      apikey: shop.serviceKey,
+      Authorization: `Bearer ${shop.serviceKey}`,
+      'Content-Type': 'application/json',
+    },
     body: JSON.stringify({ description: 'Changed while Studio watched' }),
   })
   expect(res.status).toBe(204)
@@ -346,21 +417,29 @@ test('realtime: channels listed, broadcasts and changes seen live', async ({ pag
 test('logs: API requests as they come, and what functions print', async ({ page }) => {
   await open(page, shop, '/logs')
   await expect(page.getByRole('status')).toContainText('Following requests')
-  const res = await fetch(`${shop.url}/rest/v1/products?select=name&limit=1`, { headers: { apikey: shop.anonKey } })
+  const res = await fetch(`${shop.url}/rest/v1/products?select=name&limit=1`, {
+    headers: { apikey: shop.anonKey },
+  })
   const id = res.headers.get('x-request-id')
   expect(id).toBeTruthy()
   const table = page.getByRole('table', { name: 'API requests' })
   await expect(table).toContainText('GET /rest/v1/products?select=name&limit=1')
   await expect(table).toContainText(id!)
-  await expect(table.getByRole('row').filter({ hasText: '/rest/v1/products' })).toContainText('anon')
+  await expect(table.getByRole('row').filter({ hasText: '/rest/v1/products' })).toContainText(
+    'anon',
+  )
   await noSeriousAxe(page)
   await page.getByRole('tab', { name: 'Edge Functions' }).click()
-  const call = await fetch(`${shop.url}/functions/v1/echo?word=bluebell`, { headers: { Authorization: `Bearer ${shop.anonKey}` } })
+  const call = await fetch(`${shop.url}/functions/v1/echo?word=bluebell`, {
+    headers: { Authorization: `Bearer ${shop.anonKey}` },
+  })
   expect(await call.text()).toBe('ok')
   await expect(page.getByLabel('Function output')).toContainText('echo   echo says bluebell')
 })
 
-test('edge functions: listed with verify_jwt, invoked as a chosen role, the call and its output seen', async ({ page }) => {
+test('edge functions: listed with verify_jwt, invoked as a chosen role, the call and its output seen', async ({
+  page,
+}) => {
   await open(page, shop, '/functions')
   const list = page.getByRole('navigation', { name: 'Functions' })
   await list.getByRole('link', { name: 'echo' }).click()
@@ -388,7 +467,9 @@ test('API docs: the tables and functions with supabase-js snippets', async ({ pa
   await noSeriousAxe(page)
 })
 
-test('schema work: a table with a foreign key and RLS, a column, an own-rows policy, saved as a migration', async ({ page }) => {
+test('schema work: a table with a foreign key and RLS, a column, an own-rows policy, saved as a migration', async ({
+  page,
+}) => {
   test.setTimeout(120_000)
   await open(page, shop, '/tables/public')
   await page.getByRole('button', { name: 'New table' }).click()
@@ -406,9 +487,15 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   await made.getByLabel('Column 4 references').selectOption('auth.users')
   // The SQL is shown before it runs; RLS is on unless switched off.
   const sql = made.getByLabel('SQL to run')
-  await expect(sql).toContainText('"id" bigint GENERATED BY DEFAULT AS IDENTITY NOT NULL PRIMARY KEY')
-  await expect(sql).toContainText('"product_id" uuid REFERENCES "public"."products" ("id") ON DELETE CASCADE')
-  await expect(sql).toContainText('"user_id" uuid DEFAULT auth.uid() REFERENCES "auth"."users" ("id")')
+  await expect(sql).toContainText(
+    '"id" bigint GENERATED BY DEFAULT AS IDENTITY NOT NULL PRIMARY KEY',
+  )
+  await expect(sql).toContainText(
+    '"product_id" uuid REFERENCES "public"."products" ("id") ON DELETE CASCADE',
+  )
+  await expect(sql).toContainText(
+    '"user_id" uuid DEFAULT auth.uid() REFERENCES "auth"."users" ("id")',
+  )
   await expect(sql).toContainText('ALTER TABLE "public"."reviews" ENABLE ROW LEVEL SECURITY;')
   await noSeriousAxe(page)
   await made.getByRole('button', { name: 'Create table' }).click()
@@ -421,12 +508,16 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   await add.getByLabel('Column 1 name').fill('stars')
   await add.getByLabel('Column 1 type').fill('smallint')
   await add.getByLabel('Column 1 default').fill('5')
-  await expect(add.getByLabel('SQL to run')).toHaveText('ALTER TABLE "public"."reviews" ADD COLUMN "stars" smallint DEFAULT 5;')
+  await expect(add.getByLabel('SQL to run')).toHaveText(
+    'ALTER TABLE "public"."reviews" ADD COLUMN "stars" smallint DEFAULT 5;',
+  )
   await add.getByRole('button', { name: 'Add column' }).click()
   await expect(page.getByRole('table', { name: 'Columns' })).toContainText('stars')
   await page.getByRole('button', { name: 'Rename stars' }).click()
   await page.getByRole('dialog').getByLabel('New name').fill('rating')
-  await expect(page.getByRole('dialog').getByLabel('SQL to run')).toHaveText('ALTER TABLE "public"."reviews" RENAME COLUMN "stars" TO "rating";')
+  await expect(page.getByRole('dialog').getByLabel('SQL to run')).toHaveText(
+    'ALTER TABLE "public"."reviews" RENAME COLUMN "stars" TO "rating";',
+  )
   await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click()
   await expect(page.getByRole('table', { name: 'Columns' })).toContainText('rating')
 
@@ -434,11 +525,17 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   await page.getByRole('button', { name: 'New policy' }).click()
   const policy = page.getByRole('dialog')
   await policy.getByLabel('Owner column').selectOption('user_id')
-  await policy.getByLabel('Template').selectOption({ label: 'Users manage their own rows (all commands)' })
-  await expect(policy.getByLabel('SQL to run')).toContainText('USING ((select auth.uid()) = "user_id")')
+  await policy
+    .getByLabel('Template')
+    .selectOption({ label: 'Users manage their own rows (all commands)' })
+  await expect(policy.getByLabel('SQL to run')).toContainText(
+    'USING ((select auth.uid()) = "user_id")',
+  )
   await noSeriousAxe(page)
   await policy.getByRole('button', { name: 'Create policy' }).click()
-  await expect(page.getByRole('button', { name: 'Drop policy Users manage their own rows' })).toBeVisible()
+  await expect(
+    page.getByRole('button', { name: 'Drop policy Users manage their own rows' }),
+  ).toBeVisible()
 
   // db diff: the work ends in supabase/migrations, recorded as applied.
   await page.getByRole('button', { name: 'Save as migration' }).click()
@@ -446,14 +543,31 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   await expect(migration.getByLabel('Migration SQL')).toContainText('reviews', { timeout: 60_000 })
   await migration.getByLabel('Migration name').fill('reviews')
   await migration.getByRole('button', { name: 'Save migration' }).click()
-  await expect(migration.getByRole('status')).toContainText(/Created supabase\/migrations\/\d{14}_reviews\.sql/, { timeout: 60_000 })
-  const file = readdirSync(join(shopDir, 'supabase/migrations')).find((f) => f.endsWith('_reviews.sql'))!
+  await expect(migration.getByRole('status')).toContainText(
+    /Created supabase\/migrations\/\d{14}_reviews\.sql/,
+    { timeout: 60_000 },
+  )
+  const file = readdirSync(join(shopDir, 'supabase/migrations')).find((f) =>
+    f.endsWith('_reviews.sql'),
+  )!
   const written = readFileSync(join(shopDir, 'supabase/migrations', file), 'utf8')
-  for (const part of ['reviews', 'rating', 'ON DELETE CASCADE', 'ENABLE ROW LEVEL SECURITY', 'Users manage their own rows']) expect(written).toContain(part)
+  for (const part of [
+    'reviews',
+    'rating',
+    'ON DELETE CASCADE',
+    'ENABLE ROW LEVEL SECURITY',
+    'Users manage their own rows',
+  ])
+    expect(written).toContain(part)
 
   // db reset builds the database from the migrations alone: the table is back as made.
   execFileSync(gatewayBinary, ['--workdir', shopDir, '--data-dir', shop.dataDir, 'db', 'reset'], {
-    env: { ...process.env, DATABASE_URL: '', RUST_LOG: 'warn', SUPAGATE_CACHE_DIR: join(repoRoot, 'target/tmp/pg-cache') },
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      RUST_LOG: 'warn',
+      SUPAGATE_CACHE_DIR: join(repoRoot, 'target/tmp/pg-cache'),
+    },
     stdio: 'pipe',
   })
   await page.goto(`${studio(shop)}/tables/public/reviews`)
@@ -461,10 +575,14 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   await page.getByRole('tab', { name: 'Structure' }).click()
   await expect(page.getByRole('table', { name: 'Columns' })).toContainText('rating')
   await page.getByRole('tab', { name: /Policies/ }).click()
-  await expect(page.getByRole('button', { name: 'Drop policy Users manage their own rows' })).toBeVisible()
+  await expect(
+    page.getByRole('button', { name: 'Drop policy Users manage their own rows' }),
+  ).toBeVisible()
 })
 
-test('indexes and enums: made, changed and dropped as the SQL they run, offered as a migration', async ({ page }) => {
+test('indexes and enums: made, changed and dropped as the SQL they run, offered as a migration', async ({
+  page,
+}) => {
   test.setTimeout(90_000)
   await open(page, shop, '/tables/public/products')
   await page.getByRole('tab', { name: /Indexes/ }).click()
@@ -476,7 +594,9 @@ test('indexes and enums: made, changed and dropped as the SQL they run, offered 
   await made.getByRole('checkbox', { name: 'base_price', exact: true }).check()
   await made.getByLabel('Index name').fill('products_cheap_idx')
   await made.getByLabel('Index predicate').fill('base_price < 50')
-  await expect(made.getByLabel('SQL to run')).toHaveText('CREATE INDEX "products_cheap_idx" ON "public"."products" USING btree ("base_price") WHERE (base_price < 50);')
+  await expect(made.getByLabel('SQL to run')).toHaveText(
+    'CREATE INDEX "products_cheap_idx" ON "public"."products" USING btree ("base_price") WHERE (base_price < 50);',
+  )
   // A unique gin index cannot be: said before anything runs.
   await made.getByLabel('Index method').selectOption('gin')
   await made.getByRole('checkbox', { name: 'Unique' }).check()
@@ -487,7 +607,9 @@ test('indexes and enums: made, changed and dropped as the SQL they run, offered 
   await noSeriousAxe(page)
   await made.getByRole('button', { name: 'Create index' }).click()
   await expect(made).toBeHidden()
-  await expect(indexes.getByRole('row').filter({ hasText: 'products_cheap_idx' })).toContainText(/base_price < /)
+  await expect(indexes.getByRole('row').filter({ hasText: 'products_cheap_idx' })).toContainText(
+    /base_price < /,
+  )
 
   await open(page, shop, '/tables/public?view=enums')
   const status = page.getByRole('article', { name: 'Enum request_status' })
@@ -496,7 +618,9 @@ test('indexes and enums: made, changed and dropped as the SQL they run, offered 
   const create = page.getByRole('dialog')
   await create.getByLabel('Enum name').fill('mood')
   await create.getByLabel('Enum values').fill("sad, it's fine, happy")
-  await expect(create.getByLabel('SQL to run')).toHaveText(`CREATE TYPE "public"."mood" AS ENUM ('sad', 'it''s fine', 'happy');`)
+  await expect(create.getByLabel('SQL to run')).toHaveText(
+    `CREATE TYPE "public"."mood" AS ENUM ('sad', 'it''s fine', 'happy');`,
+  )
   await create.getByRole('button', { name: 'Create enum' }).click()
   const mood = page.getByRole('article', { name: 'Enum mood' })
   await expect(mood.getByRole('listitem')).toHaveText(['sad', "it's fine", 'happy'])
@@ -504,12 +628,16 @@ test('indexes and enums: made, changed and dropped as the SQL they run, offered 
   const add = page.getByRole('dialog')
   await add.getByLabel('New value').fill('meh')
   await add.getByLabel('Place').selectOption({ label: 'after sad' })
-  await expect(add.getByLabel('SQL to run')).toHaveText(`ALTER TYPE "public"."mood" ADD VALUE 'meh' AFTER 'sad';`)
+  await expect(add.getByLabel('SQL to run')).toHaveText(
+    `ALTER TYPE "public"."mood" ADD VALUE 'meh' AFTER 'sad';`,
+  )
   await add.getByRole('button', { name: 'Add value' }).click()
   await expect(mood.getByRole('listitem')).toHaveText(['sad', 'meh', "it's fine", 'happy'])
   await page.getByRole('button', { name: 'Rename value happy of mood' }).click()
   await page.getByRole('dialog').getByLabel('New value').fill('glad')
-  await expect(page.getByRole('dialog').getByLabel('SQL to run')).toHaveText(`ALTER TYPE "public"."mood" RENAME VALUE 'happy' TO 'glad';`)
+  await expect(page.getByRole('dialog').getByLabel('SQL to run')).toHaveText(
+    `ALTER TYPE "public"."mood" RENAME VALUE 'happy' TO 'glad';`,
+  )
   await page.getByRole('dialog').getByRole('button', { name: 'Rename value' }).click()
   await expect(mood.getByRole('listitem')).toHaveText(['sad', 'meh', "it's fine", 'glad'])
   await noSeriousAxe(page)
@@ -525,7 +653,9 @@ test('indexes and enums: made, changed and dropped as the SQL they run, offered 
   await open(page, shop, '/tables/public/products')
   await page.getByRole('tab', { name: /Indexes/ }).click()
   await page.getByRole('button', { name: 'Drop index products_cheap_idx' }).click()
-  await expect(page.getByRole('dialog').getByLabel('SQL to run')).toHaveText('DROP INDEX "public"."products_cheap_idx";')
+  await expect(page.getByRole('dialog').getByLabel('SQL to run')).toHaveText(
+    'DROP INDEX "public"."products_cheap_idx";',
+  )
   await page.getByRole('dialog').getByRole('button', { name: 'Drop' }).click()
   await expect(page.getByRole('table', { name: 'Indexes' })).not.toContainText('products_cheap_idx')
   await open(page, shop, '/tables/public?view=enums')
@@ -534,7 +664,9 @@ test('indexes and enums: made, changed and dropped as the SQL they run, offered 
   await expect(page.getByRole('article', { name: 'Enum mood' })).toHaveCount(0)
 })
 
-test('a foreign key is picked from the referenced rows, searched and paged, when inserting and editing', async ({ page }) => {
+test('a foreign key is picked from the referenced rows, searched and paged, when inserting and editing', async ({
+  page,
+}) => {
   await open(page, shop, '/tables/public/product_categories')
   await page.getByRole('button', { name: 'Insert row' }).click()
   const dialog = page.getByRole('dialog')
@@ -553,7 +685,10 @@ test('a foreign key is picked from the referenced rows, searched and paged, when
   await expect(products).toContainText('1–20 of 24')
   await products.getByRole('button', { name: 'Next' }).click()
   await expect(products).toContainText('21–24 of 24')
-  await products.getByRole('button', { name: /^Pick / }).first().click()
+  await products
+    .getByRole('button', { name: /^Pick / })
+    .first()
+    .click()
   await expect(dialog.getByLabel(/^product_id/)).toHaveValue(/^[0-9a-f-]{36}$/)
   await page.keyboard.press('Escape')
 
@@ -573,7 +708,9 @@ test('a foreign key is picked from the referenced rows, searched and paged, when
   await expect(page.getByLabel(`category_id: ${id} (Enter to edit)`).first()).toBeVisible()
 })
 
-test('project settings: URLs, keys, JWT and connection strings; dark and light themes', async ({ page }) => {
+test('project settings: URLs, keys, JWT and connection strings; dark and light themes', async ({
+  page,
+}) => {
   await open(page, shop, '/settings')
   const api = page.getByRole('region', { name: 'API', exact: true })
   await expect(api).toContainText(`${shop.status.API_URL}/rest/v1`)
@@ -584,7 +721,9 @@ test('project settings: URLs, keys, JWT and connection strings; dark and light t
   await keys.getByRole('button', { name: 'Show service_role key' }).click()
   await expect(keys).toContainText(shop.status.SERVICE_ROLE_KEY as string)
   await expect(page.getByRole('region', { name: 'JWT' })).toContainText('HS256')
-  await expect(page.getByRole('region', { name: 'Database' })).toContainText(/postgresql:\/\/\S+@\S+:\d+\/postgres/)
+  await expect(page.getByRole('region', { name: 'Database' })).toContainText(
+    /postgresql:\/\/\S+@\S+:\d+\/postgres/,
+  )
   await noSeriousAxe(page)
   await page.getByRole('button', { name: 'Switch to dark theme' }).click()
   await expect(page.locator('html')).toHaveClass(/dark/)
@@ -599,9 +738,15 @@ test('an empty project: nothing to list until SQL makes a table', async ({ page 
   await open(page, empty, '/tables')
   await expect(page.getByText('No tables in public.')).toBeVisible()
   await page.getByRole('link', { name: 'SQL editor' }).click()
-  await page.getByLabel('SQL', { exact: true }).fill('create table notes (id bigint generated always as identity primary key, body text not null)')
+  await page
+    .getByLabel('SQL', { exact: true })
+    .fill(
+      'create table notes (id bigint generated always as identity primary key, body text not null)',
+    )
   await page.getByRole('button', { name: /^Run/ }).click()
-  await expect(page.getByRole('region', { name: 'Results' })).toContainText('1 statement as postgres')
+  await expect(page.getByRole('region', { name: 'Results' })).toContainText(
+    '1 statement as postgres',
+  )
   await page.getByRole('link', { name: 'Table editor' }).click()
   await page.getByRole('link', { name: /notes/ }).click()
   await page.getByRole('button', { name: 'Insert row' }).click()
@@ -616,7 +761,9 @@ test('an empty project: nothing to list until SQL makes a table', async ({ page 
 
 test('Studio refuses other sites, other names and writes from elsewhere', async () => {
   const base = studio(shop)
-  expect((await fetch(`${base}/api/session`, { headers: { Origin: 'http://evil.example' } })).status).toBe(403)
+  expect(
+    (await fetch(`${base}/api/session`, { headers: { Origin: 'http://evil.example' } })).status,
+  ).toBe(403)
   // A name that now resolves here (DNS rebinding); fetch cannot set Host, node:http can.
   const rebound = await new Promise<number>((resolve, reject) => {
     const req = request(`${base}/api/session`, { headers: { Host: 'evil.example' } }, (res) => {
@@ -627,21 +774,35 @@ test('Studio refuses other sites, other names and writes from elsewhere', async 
     req.end()
   })
   expect(rebound).toBe(403)
-  const sql = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'select 1' }) }
+  const sql = {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query: 'select 1' }),
+  }
   expect((await fetch(`${base}/api/sql`, sql)).status).toBe(403)
   // Without the link's cookie Studio's API answers no one, however local (pg_net, a function).
-  const signedOut = await fetch(`${base}/api/sql`, { ...sql, headers: { ...sql.headers, 'X-Studio': '1' } })
+  const signedOut = await fetch(`${base}/api/sql`, {
+    ...sql,
+    headers: { ...sql.headers, 'X-Studio': '1' },
+  })
   expect(signedOut.status).toBe(401)
   const cookie = `supagate_studio_${new URL(base).port}=${shop.status.STUDIO_TOKEN}`
-  const ok = await fetch(`${base}/api/sql`, { ...sql, headers: { ...sql.headers, 'X-Studio': '1', Cookie: cookie } })
+  const ok = await fetch(`${base}/api/sql`, {
+    ...sql,
+    headers: { ...sql.headers, 'X-Studio': '1', Cookie: cookie },
+  })
   expect(ok.status).toBe(200)
   // The API's own port serves no part of Studio.
   expect((await fetch(`${shop.url}/api/session`)).status).not.toBe(200)
 })
 
-test('a page of another site cannot drive the workbench, though it may call the APIs', async ({ page }) => {
+test('a page of another site cannot drive the workbench, though it may call the APIs', async ({
+  page,
+}) => {
   // The page any developer might open while the project runs: another origin on this machine.
-  const site = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<title>elsewhere</title>'))
+  const site = createServer((_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end('<title>elsewhere</title>'),
+  )
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   try {
     const port = (site.address() as { port: number }).port
@@ -650,7 +811,9 @@ test('a page of another site cannot drive the workbench, though it may call the 
       page.evaluate(
         async ([url, key]) => {
           try {
-            const res = await fetch(url, { headers: { apikey: key, Authorization: `Bearer ${key}` } })
+            const res = await fetch(url, {
+              headers: { apikey: key, Authorization: `Bearer ${key}` },
+            })
             return `${res.status}`
           } catch (e) {
             return `refused: ${(e as Error).name}`
@@ -659,7 +822,9 @@ test('a page of another site cannot drive the workbench, though it may call the 
         [`${shop.url}${path}`, key] as const,
       )
     // The public demo service key is no secret: only the browser's origin protects the workbench.
-    expect(await attempt('/_supagate/v1/codes?to=a@example.com', shop.serviceKey)).toBe('refused: TypeError')
+    expect(await attempt('/_supagate/v1/codes?to=a@example.com', shop.serviceKey)).toBe(
+      'refused: TypeError',
+    )
     expect(await attempt('/_supagate/v1/clock', shop.serviceKey)).toBe('refused: TypeError')
     expect(await attempt('/rest/v1/categories?select=slug&limit=1', shop.anonKey)).toBe('200')
   } finally {

@@ -7,13 +7,21 @@ import { onBranch } from './support.mjs'
 const on = onBranch()
 
 test('save_product writes the product and its categories together, or neither', async () => {
-  const { data: cats } = await on.admin.from('categories').select('id, slug').in('slug', ['plants', 'seasonal', 'everyday'])
+  const { data: cats } = await on.admin
+    .from('categories')
+    .select('id, slug')
+    .in('slug', ['plants', 'seasonal', 'everyday'])
   const id = (slug) => cats.find((c) => c.slug === slug).id
   const row = { name: 'Atomic Fern', sku: 'ATOM-1', base_price: 20, category_id: id('plants') }
-  const made = await on.admin.rpc('save_product', { product: row, category_ids: [id('seasonal'), id('plants')] })
+  const made = await on.admin.rpc('save_product', {
+    product: row,
+    category_ids: [id('seasonal'), id('plants')],
+  })
   assert.equal(made.error, null)
   const links = async () =>
-    (await on.admin.from('product_categories').select('category_id').eq('product_id', made.data.id)).data.map((l) => l.category_id)
+    (
+      await on.admin.from('product_categories').select('category_id').eq('product_id', made.data.id)
+    ).data.map((l) => l.category_id)
   // The primary category is not also an extra one.
   assert.deepEqual(await links(), [id('seasonal')])
 
@@ -24,14 +32,26 @@ test('save_product writes the product and its categories together, or neither', 
     category_ids: [id('everyday')],
   })
   assert.equal(dup.error?.code, '23505')
-  const { data: still } = await on.admin.from('products').select('name').eq('id', made.data.id).single()
+  const { data: still } = await on.admin
+    .from('products')
+    .select('name')
+    .eq('id', made.data.id)
+    .single()
   assert.equal(still.name, 'Atomic Fern')
   assert.deepEqual(await links(), [id('seasonal')])
-  const bad = await on.admin.rpc('save_product', { id: made.data.id, product: row, category_ids: ['00000000-0000-4000-8000-000000000000'] })
+  const bad = await on.admin.rpc('save_product', {
+    id: made.data.id,
+    product: row,
+    category_ids: ['00000000-0000-4000-8000-000000000000'],
+  })
   assert.equal(bad.error?.code, '23503')
   assert.deepEqual(await links(), [id('seasonal')])
 
-  const updated = await on.admin.rpc('save_product', { id: made.data.id, product: { ...row, base_price: 22 }, category_ids: [id('everyday')] })
+  const updated = await on.admin.rpc('save_product', {
+    id: made.data.id,
+    product: { ...row, base_price: 22 },
+    category_ids: [id('everyday')],
+  })
   assert.equal(updated.data.base_price, 22)
   assert.deepEqual(await links(), [id('everyday')])
   // Only admins.
@@ -44,7 +64,10 @@ test('a create sent again after its answer was lost saves onto the product it ma
   const first = await on.admin.rpc('save_product', { product: row, category_ids: [] })
   assert.equal(first.error, null)
   assert.equal(first.data.id, id)
-  const again = await on.admin.rpc('save_product', { product: { ...row, base_price: 32 }, category_ids: [] })
+  const again = await on.admin.rpc('save_product', {
+    product: { ...row, base_price: 32 },
+    category_ids: [],
+  })
   assert.equal(again.error, null)
   const { data } = await on.admin.from('products').select('id, base_price').eq('sku', 'RETRY-1')
   assert.deepEqual(data, [{ id, base_price: 32 }])
@@ -54,7 +77,10 @@ test('a create sent again after its answer was lost saves onto the product it ma
   const twice = await on.admin.from('categories').insert(cat)
   assert.equal(twice.error?.code, '23505')
   assert.match(twice.error.message, /categories_pkey/)
-  assert.equal((await on.admin.from('categories').select('id').eq('slug', 'retry-days')).data.length, 1)
+  assert.equal(
+    (await on.admin.from('categories').select('id').eq('slug', 'retry-days')).data.length,
+    1,
+  )
 })
 
 test('apply_import reports each row and applies the found ones in one go', async () => {
@@ -68,11 +94,21 @@ test('apply_import reports each row and applies the found ones in one go', async
   assert.equal(error, null)
   assert.deepEqual(
     data.map((r) => [r.sku, r.status, r.name]),
-    [['PLT-001', 'success', 'Fiddle Leaf Fig'], ['NOPE-9', 'not_found', 'Ghost'], ['PLT-003', 'error', 'Succulent Garden']],
+    [
+      ['PLT-001', 'success', 'Fiddle Leaf Fig'],
+      ['NOPE-9', 'not_found', 'Ghost'],
+      ['PLT-003', 'error', 'Succulent Garden'],
+    ],
   )
-  const { data: fig } = await on.admin.from('products').select('ecwid_product_id').eq('sku', 'PLT-001').single()
+  const { data: fig } = await on.admin
+    .from('products')
+    .select('ecwid_product_id')
+    .eq('sku', 'PLT-001')
+    .single()
   assert.equal(fig.ecwid_product_id, '900001')
-  const tooMany = await on.admin.rpc('apply_import', { rows: Array.from({ length: 5001 }, () => ({ sku: 'a', product_internal_id: '1' })) })
+  const tooMany = await on.admin.rpc('apply_import', {
+    rows: Array.from({ length: 5001 }, () => ({ sku: 'a', product_internal_id: '1' })),
+  })
   assert.match(tooMany.error.message, /at most 5000 rows/)
   assert.equal((await on.anon.rpc('apply_import', { rows: [] })).status, 401)
 })
@@ -83,8 +119,14 @@ test('dashboard counts come from one call and match the tables', async () => {
   const count = async (q) => (await q).count
   const head = { count: 'exact', head: true }
   assert.equal(data.total, await count(on.admin.from('products').select('*', head)))
-  assert.equal(data.available, await count(on.admin.from('products').select('*', head).eq('is_available', true)))
+  assert.equal(
+    data.available,
+    await count(on.admin.from('products').select('*', head).eq('is_available', true)),
+  )
   assert.equal(data.total - data.available, data.unavailable)
   assert.equal(data.categories, await count(on.admin.from('categories').select('*', head)))
-  assert.equal(data.new_requests, await count(on.admin.from('bouquet_requests').select('*', head).eq('status', 'new')))
+  assert.equal(
+    data.new_requests,
+    await count(on.admin.from('bouquet_requests').select('*', head).eq('status', 'new')),
+  )
 })

@@ -5,7 +5,11 @@ export function shopDay(offset = 3) {
   const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver' }).format(new Date())
   const d = new Date(`${today}T12:00:00Z`)
   d.setUTCDate(d.getUTCDate() + offset)
-  while (offset > 0 && (d.getUTCDay() === 0 || ['12-25', '01-01'].includes(d.toISOString().slice(5, 10)))) d.setUTCDate(d.getUTCDate() + 1)
+  while (
+    offset > 0 &&
+    (d.getUTCDay() === 0 || ['12-25', '01-01'].includes(d.toISOString().slice(5, 10)))
+  )
+    d.setUTCDate(d.getUTCDate() + 1)
   return d.toISOString().slice(0, 10)
 }
 

@@ -16,7 +16,10 @@ export const gatewayBinary = process.env.SUPAGATE_BIN ?? join(repoRoot, 'target/
 function readyLine(child, timeoutMs) {
   return new Promise((resolvePromise, reject) => {
     let buf = ''
-    const timer = setTimeout(() => reject(new Error(`the gateway did not start within ${timeoutMs} ms:\n${buf}`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`the gateway did not start within ${timeoutMs} ms:\n${buf}`)),
+      timeoutMs,
+    )
     const onExit = (code) => {
       clearTimeout(timer)
       reject(new Error(`the gateway exited with ${code} before it was ready:\n${buf}`))
@@ -44,14 +47,41 @@ function readyLine(child, timeoutMs) {
  *   `workdir`: the project folder (default: the shop at the repository root).
  *   `port`: the HTTP port (default: a free one; a restart test gives the one it had).
  */
-export async function startGateway({ args = [], env = {}, site = false, dataDir: keepDir, workdir = repoRoot, binary = gatewayBinary, port = 0 } = {}) {
+export async function startGateway({
+  args = [],
+  env = {},
+  site = false,
+  dataDir: keepDir,
+  workdir = repoRoot,
+  binary = gatewayBinary,
+  port = 0,
+} = {}) {
   const scratch = keepDir ? null : mkdtempSync(join(tmpdir(), 'supagate-test-'))
   if (scratch) chmodSync(scratch, 0o755)
   const dataDir = keepDir ?? join(scratch, 'data')
   const siteArgs = site ? ['--site-dir', join(repoRoot, 'frontend/dist')] : []
   const child = spawn(
     binary,
-    ['--workdir', workdir, '--data-dir', dataDir, '--port', String(port), '--db-port', '0', '--mail-port', '0', '--studio-port', '0', '--stop-on-stdin-close', ...siteArgs, ...args, 'start', '-o', 'json'],
+    [
+      '--workdir',
+      workdir,
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(port),
+      '--db-port',
+      '0',
+      '--mail-port',
+      '0',
+      '--studio-port',
+      '0',
+      '--stop-on-stdin-close',
+      ...siteArgs,
+      ...args,
+      'start',
+      '-o',
+      'json',
+    ],
     {
       env: {
         ...process.env,

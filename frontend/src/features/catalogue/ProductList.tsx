@@ -11,8 +11,8 @@ export function ProductGridSkeleton({ count = 8 }: { count?: number }) {
       <span className="sr-only">Loading products...</span>
       <div className="grid grid-cols-1 gap-6 sm:grid-cols-2 lg:grid-cols-4" aria-hidden="true">
         {Array.from({ length: count }, (_, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: placeholders with nothing but their place
           <div
+            // biome-ignore lint/suspicious/noArrayIndexKey: placeholders with nothing but their place
             key={i}
             className="flex flex-col overflow-hidden rounded-lg border bg-card shadow-sm"
           >

@@ -116,8 +116,8 @@ export default function ImportPage() {
           </p>
           <ul className="divide-y rounded-lg border bg-card">
             {results.map((r, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: a file may repeat a SKU; the row's place tells them apart
               <li
+                // biome-ignore lint/suspicious/noArrayIndexKey: a file may repeat a SKU; the row's place tells them apart
                 key={`${r.sku}-${i}`}
                 className="flex flex-wrap items-center gap-3 p-3 text-sm"
                 data-testid="import-row"

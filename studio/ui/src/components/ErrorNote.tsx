@@ -8,7 +8,11 @@ export function ErrorNote({ error }: { error: unknown }) {
     <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-red-900">
       <p className="font-medium">
         {errorText(error)}
-        {e?.line ? <span className="ml-2 font-normal">(line {e.line}, column {e.column})</span> : null}
+        {e?.line ? (
+          <span className="ml-2 font-normal">
+            (line {e.line}, column {e.column})
+          </span>
+        ) : null}
       </p>
       {e?.detail ? <p className="mt-1">{e.detail}</p> : null}
       {e?.hint ? <p className="mt-1">Hint: {e.hint}</p> : null}

@@ -1,5 +1,18 @@
 import { NavLink, Outlet } from 'react-router-dom'
-import { Database, FileCode2, Zap, FolderOpen, KeyRound, Radio, ScrollText, Table2, BookOpen, Settings, Moon, Sun } from 'lucide-react'
+import {
+  Database,
+  FileCode2,
+  Zap,
+  FolderOpen,
+  KeyRound,
+  Radio,
+  ScrollText,
+  Table2,
+  BookOpen,
+  Settings,
+  Moon,
+  Sun,
+} from 'lucide-react'
 import { Suspense, useEffect, useState } from 'react'
 import { applyTheme, loadTheme, storeTheme, type Theme } from '@/lib/theme'
 import { useSession } from '@/lib/session'
@@ -24,7 +37,10 @@ export function Layout() {
   useEffect(() => applyTheme(theme), [theme])
   return (
     <div className="flex h-full">
-      <nav aria-label="Studio" className="flex w-52 shrink-0 flex-col border-r border-border bg-slate-900 text-slate-200">
+      <nav
+        aria-label="Studio"
+        className="flex w-52 shrink-0 flex-col border-r border-border bg-slate-900 text-slate-200"
+      >
         <div className="px-4 py-4">
           <p className="text-xs uppercase tracking-wider text-emerald-400">supagate Studio</p>
           <p className="mt-1 truncate font-semibold text-white" title={session.project}>
@@ -37,7 +53,10 @@ export function Layout() {
               <NavLink
                 to={to}
                 className={({ isActive }) =>
-                  cn('flex items-center gap-2 rounded-md px-2.5 py-2 hover:bg-slate-800', isActive && 'bg-slate-800 text-white')
+                  cn(
+                    'flex items-center gap-2 rounded-md px-2.5 py-2 hover:bg-slate-800',
+                    isActive && 'bg-slate-800 text-white',
+                  )
                 }
               >
                 <Icon className="size-4" aria-hidden />
@@ -56,7 +75,11 @@ export function Layout() {
             setTheme(next)
           }}
         >
-          {theme === 'dark' ? <Sun className="size-4" aria-hidden /> : <Moon className="size-4" aria-hidden />}
+          {theme === 'dark' ? (
+            <Sun className="size-4" aria-hidden />
+          ) : (
+            <Moon className="size-4" aria-hidden />
+          )}
           {theme === 'dark' ? 'Light theme' : 'Dark theme'}
         </button>
         <p className="break-all px-4 py-3 text-xs text-slate-400">

@@ -28,7 +28,11 @@ export function ValueTable({
         <thead className="sticky top-0 bg-muted">
           <tr>
             {cols.map((c) => (
-              <th key={c} scope="col" className="whitespace-nowrap border-b border-border px-2 py-1.5 font-semibold">
+              <th
+                key={c}
+                scope="col"
+                className="whitespace-nowrap border-b border-border px-2 py-1.5 font-semibold"
+              >
                 {c}
               </th>
             ))}
@@ -40,7 +44,10 @@ export function ValueTable({
               {cols.map((c) => (
                 <td
                   key={c}
-                  className={cn('max-w-md truncate border-b border-border px-2 py-1 font-mono', r[c] === null && 'text-slate-400')}
+                  className={cn(
+                    'max-w-md truncate border-b border-border px-2 py-1 font-mono',
+                    r[c] === null && 'text-slate-400',
+                  )}
                   title={cellText(r[c])}
                 >
                   {cellText(r[c])}

@@ -18,11 +18,17 @@ export class ApiError extends Error {
   }
 }
 
-export async function api<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; json?: unknown } = {},
+): Promise<T> {
   const res = await fetch(`/api${path}`, {
     method: init.method ?? 'GET',
     // Writes carry this header: a page on another site cannot send it without asking first.
-    headers: { 'X-Studio': '1', ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      'X-Studio': '1',
+      ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
     body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
   })
   const text = await res.text()

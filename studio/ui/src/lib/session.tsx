@@ -22,7 +22,11 @@ interface Ctx {
 const SessionContext = createContext<Ctx | null>(null)
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const q = useQuery({ queryKey: ['session'], queryFn: () => api<Session>('/session'), staleTime: Infinity })
+  const q = useQuery({
+    queryKey: ['session'],
+    queryFn: () => api<Session>('/session'),
+    staleTime: Infinity,
+  })
   const value = q.data ? { session: q.data } : null
   if (q.error)
     return (

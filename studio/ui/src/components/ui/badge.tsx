@@ -7,6 +7,21 @@ const tones = {
   bad: 'bg-red-100 text-red-900',
 }
 
-export function Badge({ tone = 'neutral', children }: { tone?: keyof typeof tones; children: React.ReactNode }) {
-  return <span className={cn('inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium', tones[tone])}>{children}</span>
+export function Badge({
+  tone = 'neutral',
+  children,
+}: {
+  tone?: keyof typeof tones
+  children: React.ReactNode
+}) {
+  return (
+    <span
+      className={cn(
+        'inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium',
+        tones[tone],
+      )}
+    >
+      {children}
+    </span>
+  )
 }

@@ -42,9 +42,23 @@ export default function MessagesPage() {
   const { session } = useSession()
   const qc = useQueryClient()
   const [open, setOpen] = useState<string | null>(null)
-  const mail = useQuery({ queryKey: ['mail'], queryFn: () => api<MailSummary[]>('/mail'), refetchInterval: 3000, enabled: session.mail })
-  const one = useQuery({ queryKey: ['mail', open], queryFn: () => api<MailFull>(`/mail/${open}`), enabled: open !== null })
-  const texts = useQuery({ queryKey: ['texts'], queryFn: () => api<Text[]>('/sms'), refetchInterval: 3000, enabled: session.mail })
+  const mail = useQuery({
+    queryKey: ['mail'],
+    queryFn: () => api<MailSummary[]>('/mail'),
+    refetchInterval: 3000,
+    enabled: session.mail,
+  })
+  const one = useQuery({
+    queryKey: ['mail', open],
+    queryFn: () => api<MailFull>(`/mail/${open}`),
+    enabled: open !== null,
+  })
+  const texts = useQuery({
+    queryKey: ['texts'],
+    queryFn: () => api<Text[]>('/sms'),
+    refetchInterval: 3000,
+    enabled: session.mail,
+  })
   const clear = useMutation({
     mutationFn: () => api('/mail', { method: 'DELETE' }),
     onSuccess: () => {
@@ -55,33 +69,46 @@ export default function MessagesPage() {
   return (
     <div>
       <PageHeader title="Authentication">
-        <Button variant="outline" onClick={() => clear.mutate()} disabled={!mail.data?.length}>Delete all mail</Button>
+        <Button variant="outline" onClick={() => clear.mutate()} disabled={!mail.data?.length}>
+          Delete all mail
+        </Button>
       </PageHeader>
       <AuthNav />
       {!session.mail ? (
-        <p className="p-4 text-muted-foreground">Mail goes to the SMTP server in config.toml ([auth.email.smtp]): nothing is caught here.</p>
+        <p className="p-4 text-muted-foreground">
+          Mail goes to the SMTP server in config.toml ([auth.email.smtp]): nothing is caught here.
+        </p>
       ) : (
         <div className="grid gap-4 p-4 lg:grid-cols-[22rem_1fr]">
           <section aria-label="Caught mail" className="space-y-1">
             <h2 className="font-semibold">Mail ({mail.data?.length ?? 0})</h2>
             <ErrorNote error={mail.error ?? clear.error} />
-            {mail.data?.length === 0 ? <p className="text-muted-foreground">No mail caught yet.</p> : null}
+            {mail.data?.length === 0 ? (
+              <p className="text-muted-foreground">No mail caught yet.</p>
+            ) : null}
             <ul className="space-y-1">
               {mail.data?.map((m) => (
                 <li key={m.ID}>
                   <button
                     type="button"
                     onClick={() => setOpen(m.ID)}
-                    className={cn('w-full rounded-md border border-border bg-panel p-2 text-left hover:bg-muted', open === m.ID && 'border-primary')}
+                    className={cn(
+                      'w-full rounded-md border border-border bg-panel p-2 text-left hover:bg-muted',
+                      open === m.ID && 'border-primary',
+                    )}
                   >
                     <span className="block font-medium">{m.Subject}</span>
-                    <span className="block text-xs text-muted-foreground">to {m.To.map(addressText).join(', ')} · {new Date(m.Created).toLocaleString()}</span>
+                    <span className="block text-xs text-muted-foreground">
+                      to {m.To.map(addressText).join(', ')} · {new Date(m.Created).toLocaleString()}
+                    </span>
                   </button>
                 </li>
               ))}
             </ul>
             <h2 className="pt-4 font-semibold">Text messages ({texts.data?.length ?? 0})</h2>
-            {texts.data?.length === 0 ? <p className="text-muted-foreground">No text messages caught yet.</p> : null}
+            {texts.data?.length === 0 ? (
+              <p className="text-muted-foreground">No text messages caught yet.</p>
+            ) : null}
             <ul className="space-y-1">
               {texts.data?.map((t) => (
                 <li key={t.id} className="rounded-md border border-border bg-panel p-2">
@@ -100,11 +127,18 @@ export default function MessagesPage() {
                   <h2 className="text-base font-semibold">{one.data.Subject}</h2>
                   <p className="text-xs text-muted-foreground">
                     from {addressText(one.data.From)} to {one.data.To.map(addressText).join(', ')}
-                    {one.data.ReplyTo.length ? ` · reply to ${one.data.ReplyTo.map(addressText).join(', ')}` : ''}
+                    {one.data.ReplyTo.length
+                      ? ` · reply to ${one.data.ReplyTo.map(addressText).join(', ')}`
+                      : ''}
                   </p>
                 </header>
                 {one.data.HTML ? (
-                  <iframe title="The mail as sent" sandbox="" srcDoc={one.data.HTML} className="h-[28rem] w-full" />
+                  <iframe
+                    title="The mail as sent"
+                    sandbox=""
+                    srcDoc={one.data.HTML}
+                    className="h-[28rem] w-full"
+                  />
                 ) : (
                   <pre className="whitespace-pre-wrap p-3">{one.data.Text}</pre>
                 )}

@@ -36,7 +36,11 @@ export default function UsersPage() {
       const r =
         dialog === 'invite'
           ? await supabase.auth.admin.inviteUserByEmail(form.email)
-          : await supabase.auth.admin.createUser({ email: form.email, password: form.password || undefined, email_confirm: form.confirm })
+          : await supabase.auth.admin.createUser({
+              email: form.email,
+              password: form.password || undefined,
+              email_confirm: form.confirm,
+            })
       if (r.error) throw r.error
     },
     onSuccess: () => {
@@ -76,7 +80,9 @@ export default function UsersPage() {
             <thead className="bg-muted">
               <tr>
                 {['User', 'Providers', 'Created', 'Last sign-in', 'ID'].map((h) => (
-                  <th key={h} scope="col" className="px-3 py-2 font-semibold">{h}</th>
+                  <th key={h} scope="col" className="px-3 py-2 font-semibold">
+                    {h}
+                  </th>
                 ))}
               </tr>
             </thead>
@@ -84,14 +90,29 @@ export default function UsersPage() {
               {users.data?.users.map((u) => (
                 <tr key={u.id} className="border-t border-border hover:bg-muted/50">
                   <td className="px-3 py-2">
-                    <Link to={`/auth/users/${u.id}`} className="font-medium text-primary underline-offset-2 hover:underline">
+                    <Link
+                      to={`/auth/users/${u.id}`}
+                      className="font-medium text-primary underline-offset-2 hover:underline"
+                    >
                       {u.email || u.phone || u.id}
                     </Link>
                     {u.is_anonymous ? <Badge>anonymous</Badge> : null}
-                    {!u.email_confirmed_at && !u.phone_confirmed_at && !u.is_anonymous ? <> <Badge tone="warn">unconfirmed</Badge></> : null}
-                    {u.banned_until ? <> <Badge tone="bad">banned</Badge></> : null}
+                    {!u.email_confirmed_at && !u.phone_confirmed_at && !u.is_anonymous ? (
+                      <>
+                        {' '}
+                        <Badge tone="warn">unconfirmed</Badge>
+                      </>
+                    ) : null}
+                    {u.banned_until ? (
+                      <>
+                        {' '}
+                        <Badge tone="bad">banned</Badge>
+                      </>
+                    ) : null}
                   </td>
-                  <td className="px-3 py-2">{((u.app_metadata.providers as string[] | undefined) ?? []).join(', ')}</td>
+                  <td className="px-3 py-2">
+                    {((u.app_metadata.providers as string[] | undefined) ?? []).join(', ')}
+                  </td>
                   <td className="px-3 py-2">{when(u.created_at)}</td>
                   <td className="px-3 py-2">{when(u.last_sign_in_at)}</td>
                   <td className="px-3 py-2 font-mono text-muted-foreground">{u.id}</td>
@@ -99,19 +120,43 @@ export default function UsersPage() {
               ))}
             </tbody>
           </table>
-          {users.data?.users.length === 0 ? <p className="p-4 text-muted-foreground">No users{search ? ` match “${search}”` : ' yet'}.</p> : null}
+          {users.data?.users.length === 0 ? (
+            <p className="p-4 text-muted-foreground">
+              No users{search ? ` match “${search}”` : ' yet'}.
+            </p>
+          ) : null}
         </div>
         <footer className="flex items-center gap-3 text-xs text-muted-foreground">
-          <span>{total} {total === 1 ? 'user' : 'users'}</span>
-          <Button size="sm" variant="outline" disabled={page === 1} onClick={() => setPage(page - 1)}>Previous</Button>
-          <Button size="sm" variant="outline" disabled={page * PER_PAGE >= total} onClick={() => setPage(page + 1)}>Next</Button>
+          <span>
+            {total} {total === 1 ? 'user' : 'users'}
+          </span>
+          <Button
+            size="sm"
+            variant="outline"
+            disabled={page === 1}
+            onClick={() => setPage(page - 1)}
+          >
+            Previous
+          </Button>
+          <Button
+            size="sm"
+            variant="outline"
+            disabled={page * PER_PAGE >= total}
+            onClick={() => setPage(page + 1)}
+          >
+            Next
+          </Button>
         </footer>
       </div>
       <Dialog
         open={dialog !== null}
         onOpenChange={(o) => !o && setDialog(null)}
         title={dialog === 'invite' ? 'Invite a user' : 'Add a user'}
-        description={dialog === 'invite' ? 'An invitation is mailed (caught locally: see Mail and text messages).' : 'Signs in with this e-mail and password.'}
+        description={
+          dialog === 'invite'
+            ? 'An invitation is mailed (caught locally: see Mail and text messages).'
+            : 'Signs in with this e-mail and password.'
+        }
       >
         <form
           className="flex flex-col gap-3"
@@ -121,22 +166,41 @@ export default function UsersPage() {
           }}
         >
           <Field label="E-mail">
-            <Input type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />
+            <Input
+              type="email"
+              required
+              value={form.email}
+              onChange={(e) => setForm({ ...form, email: e.target.value })}
+            />
           </Field>
           {dialog === 'create' ? (
             <>
               <Field label="Password">
-                <Input type="password" autoComplete="new-password" value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />
+                <Input
+                  type="password"
+                  autoComplete="new-password"
+                  value={form.password}
+                  onChange={(e) => setForm({ ...form, password: e.target.value })}
+                />
               </Field>
               <label className="flex items-center gap-2">
-                <input type="checkbox" checked={form.confirm} onChange={(e) => setForm({ ...form, confirm: e.target.checked })} /> Confirm the e-mail address now
+                <input
+                  type="checkbox"
+                  checked={form.confirm}
+                  onChange={(e) => setForm({ ...form, confirm: e.target.checked })}
+                />{' '}
+                Confirm the e-mail address now
               </label>
             </>
           ) : null}
           <ErrorNote error={create.error} />
           <div className="flex justify-end gap-2">
-            <Button variant="outline" onClick={() => setDialog(null)}>Cancel</Button>
-            <Button type="submit" disabled={create.isPending}>{dialog === 'invite' ? 'Send invitation' : 'Create user'}</Button>
+            <Button variant="outline" onClick={() => setDialog(null)}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={create.isPending}>
+              {dialog === 'invite' ? 'Send invitation' : 'Create user'}
+            </Button>
           </div>
         </form>
       </Dialog>

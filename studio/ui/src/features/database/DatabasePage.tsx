@@ -9,7 +9,19 @@ import { ErrorNote } from '@/components/ErrorNote'
 import { ValueTable } from '@/components/ValueTable'
 import { PageHeader } from '@/components/Layout'
 
-const KINDS = ['tables', 'views', 'functions', 'triggers', 'indexes', 'policies', 'extensions', 'roles', 'publications', 'migrations', 'schemas']
+const KINDS = [
+  'tables',
+  'views',
+  'functions',
+  'triggers',
+  'indexes',
+  'policies',
+  'extensions',
+  'roles',
+  'publications',
+  'migrations',
+  'schemas',
+]
 const BY_SCHEMA = new Set(['tables', 'views', 'functions', 'triggers', 'indexes', 'policies'])
 
 type Row = Record<string, unknown>
@@ -18,15 +30,22 @@ export default function DatabasePage() {
   const { kind = 'tables' } = useParams()
   const [schema, setSchema] = useState('public')
   const qc = useQueryClient()
-  const schemas = useQuery({ queryKey: ['schemas'], queryFn: () => api<{ name: string }[]>('/database/schemas') })
+  const schemas = useQuery({
+    queryKey: ['schemas'],
+    queryFn: () => api<{ name: string }[]>('/database/schemas'),
+  })
   const scoped = BY_SCHEMA.has(kind)
   const list = useQuery({
     queryKey: ['database', kind, scoped ? schema : ''],
-    queryFn: () => api<Row[]>(`/database/${kind}?schema=${encodeURIComponent(scoped ? schema : '')}`),
+    queryFn: () =>
+      api<Row[]>(`/database/${kind}?schema=${encodeURIComponent(scoped ? schema : '')}`),
   })
   const extension = useMutation({
     mutationFn: ({ name, enabled }: { name: string; enabled: boolean }) =>
-      api(`/extensions/${encodeURIComponent(name)}`, { method: 'PUT', json: { enabled, schema: enabled ? 'extensions' : null } }),
+      api(`/extensions/${encodeURIComponent(name)}`, {
+        method: 'PUT',
+        json: { enabled, schema: enabled ? 'extensions' : null },
+      }),
     onSettled: () => qc.invalidateQueries({ queryKey: ['database', 'extensions'] }),
   })
   return (
@@ -44,12 +63,20 @@ export default function DatabasePage() {
           </label>
         ) : null}
       </PageHeader>
-      <nav aria-label="Database objects" className="flex flex-wrap gap-1 border-b border-border bg-panel px-4">
+      <nav
+        aria-label="Database objects"
+        className="flex flex-wrap gap-1 border-b border-border bg-panel px-4"
+      >
         {KINDS.map((k) => (
           <NavLink
             key={k}
             to={`/database/${k}`}
-            className={({ isActive }) => cn('-mb-px border-b-2 border-transparent px-3 py-2 capitalize text-muted-foreground hover:text-foreground', isActive && 'border-primary text-foreground')}
+            className={({ isActive }) =>
+              cn(
+                '-mb-px border-b-2 border-transparent px-3 py-2 capitalize text-muted-foreground hover:text-foreground',
+                isActive && 'border-primary text-foreground',
+              )
+            }
           >
             {k}
           </NavLink>
@@ -58,9 +85,21 @@ export default function DatabasePage() {
       <div className="space-y-3 p-4">
         <ErrorNote error={list.error ?? extension.error} />
         {kind === 'extensions' && list.data ? (
-          <ExtensionList rows={list.data} busy={extension.isPending} onSwitch={(name, enabled) => extension.mutate({ name, enabled })} />
+          <ExtensionList
+            rows={list.data}
+            busy={extension.isPending}
+            onSwitch={(name, enabled) => extension.mutate({ name, enabled })}
+          />
         ) : list.data ? (
-          <ValueTable caption={kind} rows={list.data} empty={kind === 'migrations' ? 'No migrations recorded (supabase_migrations.schema_migrations is empty).' : `No ${kind} here.`} />
+          <ValueTable
+            caption={kind}
+            rows={list.data}
+            empty={
+              kind === 'migrations'
+                ? 'No migrations recorded (supabase_migrations.schema_migrations is empty).'
+                : `No ${kind} here.`
+            }
+          />
         ) : (
           <p className="text-muted-foreground">Loading…</p>
         )}
@@ -69,7 +108,15 @@ export default function DatabasePage() {
   )
 }
 
-function ExtensionList({ rows, busy, onSwitch }: { rows: Row[]; busy: boolean; onSwitch: (name: string, enabled: boolean) => void }) {
+function ExtensionList({
+  rows,
+  busy,
+  onSwitch,
+}: {
+  rows: Row[]
+  busy: boolean
+  onSwitch: (name: string, enabled: boolean) => void
+}) {
   return (
     <div className="overflow-auto rounded-md border border-border bg-panel">
       <table className="w-full text-left text-xs">
@@ -77,7 +124,9 @@ function ExtensionList({ rows, busy, onSwitch }: { rows: Row[]; busy: boolean; o
         <thead className="bg-muted">
           <tr>
             {['Extension', 'Installed', 'Available', 'Schema', 'About', ''].map((h) => (
-              <th key={h} scope="col" className="px-2 py-1.5 font-semibold">{h}</th>
+              <th key={h} scope="col" className="px-2 py-1.5 font-semibold">
+                {h}
+              </th>
             ))}
           </tr>
         </thead>
@@ -93,7 +142,13 @@ function ExtensionList({ rows, busy, onSwitch }: { rows: Row[]; busy: boolean; o
                 <td className="px-2 py-1">{String(r.schema ?? '')}</td>
                 <td className="px-2 py-1 text-muted-foreground">{String(r.comment ?? '')}</td>
                 <td className="px-2 py-1 text-right">
-                  <Button size="sm" variant={installed ? 'outline' : 'default'} disabled={busy} onClick={() => onSwitch(name, !installed)} aria-label={`${installed ? 'Disable' : 'Enable'} ${name}`}>
+                  <Button
+                    size="sm"
+                    variant={installed ? 'outline' : 'default'}
+                    disabled={busy}
+                    onClick={() => onSwitch(name, !installed)}
+                    aria-label={`${installed ? 'Disable' : 'Enable'} ${name}`}
+                  >
                     {installed ? 'Disable' : 'Enable'}
                   </Button>
                 </td>

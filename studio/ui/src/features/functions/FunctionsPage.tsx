@@ -35,29 +35,57 @@ export default function FunctionsPage() {
       <aside className="w-64 shrink-0 border-r border-border bg-panel p-2">
         <nav aria-label="Functions">
           <ErrorNote error={list.error} />
-          {list.data && !list.data.served ? <p className="p-2 text-muted-foreground">Edge Functions are off for this project ([edge_runtime] enabled = false).</p> : null}
+          {list.data && !list.data.served ? (
+            <p className="p-2 text-muted-foreground">
+              Edge Functions are off for this project ([edge_runtime] enabled = false).
+            </p>
+          ) : null}
           {list.data?.served && list.data.functions.length === 0 ? (
-            <p className="p-2 text-muted-foreground">No functions: `supagate functions new hello` makes supabase/functions/hello/index.ts.</p>
+            <p className="p-2 text-muted-foreground">
+              No functions: `supagate functions new hello` makes supabase/functions/hello/index.ts.
+            </p>
           ) : null}
           <ul>
             {list.data?.functions.map((f) => (
               <li key={f.slug}>
-                <NavLink to={`/functions/${encodeURIComponent(f.slug)}`} className={({ isActive }) => cn('flex items-center justify-between rounded px-2 py-1.5 hover:bg-muted', isActive && 'bg-muted font-medium')}>
+                <NavLink
+                  to={`/functions/${encodeURIComponent(f.slug)}`}
+                  className={({ isActive }) =>
+                    cn(
+                      'flex items-center justify-between rounded px-2 py-1.5 hover:bg-muted',
+                      isActive && 'bg-muted font-medium',
+                    )
+                  }
+                >
                   {f.slug}
                   {f.verify_jwt ? null : <Badge tone="warn">no JWT check</Badge>}
                 </NavLink>
               </li>
             ))}
           </ul>
-          {list.data?.disabled.length ? <p className="mt-3 px-2 text-xs text-muted-foreground">Disabled in config.toml: {list.data.disabled.join(', ')}</p> : null}
-          {list.data?.skipped.length ? <p className="mt-1 px-2 text-xs text-muted-foreground">Not functions: {list.data.skipped.join('; ')}</p> : null}
+          {list.data?.disabled.length ? (
+            <p className="mt-3 px-2 text-xs text-muted-foreground">
+              Disabled in config.toml: {list.data.disabled.join(', ')}
+            </p>
+          ) : null}
+          {list.data?.skipped.length ? (
+            <p className="mt-1 px-2 text-xs text-muted-foreground">
+              Not functions: {list.data.skipped.join('; ')}
+            </p>
+          ) : null}
         </nav>
       </aside>
       <section className="min-w-0 flex-1">
-        {chosen ? <FunctionView key={chosen.slug} f={chosen} /> : (
+        {chosen ? (
+          <FunctionView key={chosen.slug} f={chosen} />
+        ) : (
           <>
             <PageHeader title="Edge Functions" />
-            <p className="p-6 text-muted-foreground">{slug && list.data ? `There is no function ${slug}.` : 'Choose a function to call it and read what it prints.'}</p>
+            <p className="p-6 text-muted-foreground">
+              {slug && list.data
+                ? `There is no function ${slug}.`
+                : 'Choose a function to call it and read what it prints.'}
+            </p>
           </>
         )}
       </section>
@@ -81,7 +109,13 @@ function FunctionView({ f }: { f: EdgeFunction }) {
     const started = performance.now()
     let status: number | null = null
     try {
-      const r = request(session.api_url, f.slug, method, role === 'anon' ? session.anon_key : session.service_key, body)
+      const r = request(
+        session.api_url,
+        f.slug,
+        method,
+        role === 'anon' ? session.anon_key : session.service_key,
+        body,
+      )
       const res = await fetch(r.url, r.init)
       status = res.status
       // The page shows at most 64 KiB of an answer.
@@ -91,56 +125,108 @@ function FunctionView({ f }: { f: EdgeFunction }) {
       setAnswer(null)
       setError(errorText(e))
     } finally {
-      setCalls((c) => remember(c, { at, slug: f.slug, method, role, status, ms: Math.round(performance.now() - started), body: body.slice(0, 200) }))
+      setCalls((c) =>
+        remember(c, {
+          at,
+          slug: f.slug,
+          method,
+          role,
+          status,
+          ms: Math.round(performance.now() - started),
+          body: body.slice(0, 200),
+        }),
+      )
       setBusy(false)
     }
   }
   return (
     <div className="flex flex-col">
       <PageHeader title={f.slug}>
-        {f.verify_jwt ? <Badge tone="good">verify_jwt</Badge> : <Badge tone="warn">verify_jwt off</Badge>}
+        {f.verify_jwt ? (
+          <Badge tone="good">verify_jwt</Badge>
+        ) : (
+          <Badge tone="warn">verify_jwt off</Badge>
+        )}
         <code className="text-xs text-muted-foreground">{f.entrypoint}</code>
       </PageHeader>
       <div className="space-y-4 p-5">
         <section aria-labelledby="invoke" className="space-y-2">
-          <h2 id="invoke" className="font-semibold">Invoke</h2>
+          <h2 id="invoke" className="font-semibold">
+            Invoke
+          </h2>
           <div className="flex flex-wrap items-end gap-2">
             <Field label="Method">
-              <Select aria-label="Method" value={method} onChange={(e) => setMethod(e.target.value as Method)}>
+              <Select
+                aria-label="Method"
+                value={method}
+                onChange={(e) => setMethod(e.target.value as Method)}
+              >
                 {METHODS.map((m) => (
                   <option key={m}>{m}</option>
                 ))}
               </Select>
             </Field>
             <Field label="As">
-              <Select aria-label="Call as" value={role} onChange={(e) => setRole(e.target.value as 'anon' | 'service_role')}>
+              <Select
+                aria-label="Call as"
+                value={role}
+                onChange={(e) => setRole(e.target.value as 'anon' | 'service_role')}
+              >
                 <option value="anon">anon (publishable key)</option>
                 <option value="service_role">service_role (secret key)</option>
               </Select>
             </Field>
-            <Button onClick={invoke} disabled={busy}>Send</Button>
+            <Button onClick={invoke} disabled={busy}>
+              Send
+            </Button>
           </div>
           <label className="flex flex-col gap-1 text-xs font-medium text-muted-foreground">
             Body
-            <textarea aria-label="Body" value={body} onChange={(e) => setBody(e.target.value)} rows={4} className="rounded-md border border-border bg-panel p-2 font-mono text-sm text-foreground" />
+            <textarea
+              aria-label="Body"
+              value={body}
+              onChange={(e) => setBody(e.target.value)}
+              rows={4}
+              className="rounded-md border border-border bg-panel p-2 font-mono text-sm text-foreground"
+            />
           </label>
-          {error ? <p role="alert" className="text-red-800">{error}</p> : null}
+          {error ? (
+            <p role="alert" className="text-red-800">
+              {error}
+            </p>
+          ) : null}
           {answer ? (
             <div>
-              <p className="text-sm">Status <span aria-label="Answer status">{answer.status}</span></p>
-              <pre aria-label="Answer" className="max-h-60 overflow-auto whitespace-pre-wrap rounded-md border border-border bg-muted p-2 font-mono text-xs">{answer.text}</pre>
+              <p className="text-sm">
+                Status <output aria-label="Answer status">{answer.status}</output>
+              </p>
+              <pre
+                role="region"
+                aria-label="Answer"
+                className="max-h-60 overflow-auto whitespace-pre-wrap rounded-md border border-border bg-muted p-2 font-mono text-xs"
+              >
+                {answer.text}
+              </pre>
             </div>
           ) : null}
         </section>
         <section aria-labelledby="calls" className="space-y-2">
-          <h2 id="calls" className="font-semibold">Calls from this page</h2>
-          {calls.length === 0 ? <p className="text-muted-foreground">No calls yet: Send calls the function. Every request to the API is in Logs.</p> : (
+          <h2 id="calls" className="font-semibold">
+            Calls from this page
+          </h2>
+          {calls.length === 0 ? (
+            <p className="text-muted-foreground">
+              No calls yet: Send calls the function. Every request to the API is in Logs.
+            </p>
+          ) : (
             <table className="w-full border-collapse text-left text-xs">
               <caption className="sr-only">Recent calls</caption>
               <thead className="bg-muted">
                 <tr>
                   {['time', 'method', 'as', 'status', 'ms'].map((h) => (
-                    <th key={h} scope="col" className="px-2 py-1 font-semibold">{h}</th>
+                    <th key={h} scope="col" className="px-2 py-1 font-semibold">
+                      {h}
+                    </th>
                   ))}
                 </tr>
               </thead>
@@ -159,7 +245,9 @@ function FunctionView({ f }: { f: EdgeFunction }) {
           )}
         </section>
         <section aria-labelledby="output" className="space-y-2">
-          <h2 id="output" className="font-semibold">Output</h2>
+          <h2 id="output" className="font-semibold">
+            Output
+          </h2>
           <FunctionLogs functions={[f.slug]} initial={f.slug} />
         </section>
       </div>

@@ -19,9 +19,16 @@ export interface Call {
 }
 
 /** The request: its URL, headers and body; a GET or DELETE carries none, a JSON body says so. */
-export function request(apiUrl: string, slug: string, method: Method, key: string, body: string): { url: string; init: RequestInit } {
+export function request(
+  apiUrl: string,
+  slug: string,
+  method: Method,
+  key: string,
+  body: string,
+): { url: string; init: RequestInit } {
   if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(slug)) throw new Error(`"${slug}" is not a function's name`)
-  if (new TextEncoder().encode(body).length > MAX_BODY) throw new Error(`the body is larger than ${MAX_BODY / 1024} KiB`)
+  if (new TextEncoder().encode(body).length > MAX_BODY)
+    throw new Error(`the body is larger than ${MAX_BODY / 1024} KiB`)
   const headers: Record<string, string> = { Authorization: `Bearer ${key}`, apikey: key }
   const sends = method !== 'GET' && method !== 'DELETE' && body !== ''
   if (sends) {
@@ -33,7 +40,10 @@ export function request(apiUrl: string, slug: string, method: Method, key: strin
     }
     headers['Content-Type'] = json ? 'application/json' : 'text/plain'
   }
-  return { url: `${apiUrl.replace(/\/$/, '')}/functions/v1/${slug}`, init: { method, headers, body: sends ? body : undefined } }
+  return {
+    url: `${apiUrl.replace(/\/$/, '')}/functions/v1/${slug}`,
+    init: { method, headers, body: sends ? body : undefined },
+  }
 }
 
 /** The newest call first, KEPT_CALLS at most. */

@@ -43,7 +43,13 @@ export default function LogsPage() {
           <Requests />
         </TabsContent>
         <TabsContent value="functions" className="py-3">
-          {session.functions.length ? <FunctionLogs functions={session.functions} /> : <p className="text-muted-foreground">This project has no Edge Functions (supabase/functions).</p>}
+          {session.functions.length ? (
+            <FunctionLogs functions={session.functions} />
+          ) : (
+            <p className="text-muted-foreground">
+              This project has no Edge Functions (supabase/functions).
+            </p>
+          )}
         </TabsContent>
       </Tabs>
     </div>
@@ -59,16 +65,32 @@ function Requests() {
     const source = new EventSource('/api/requests')
     source.onopen = () => setState('following')
     source.onerror = () => setState('reconnecting')
-    source.onmessage = (m) => setEvents((e) => [JSON.parse(m.data) as RequestEvent, ...e].slice(0, KEPT))
+    source.onmessage = (m) =>
+      setEvents((e) => [JSON.parse(m.data) as RequestEvent, ...e].slice(0, KEPT))
     return () => source.close()
   }, [])
-  const shown = events.filter((e) => !find || `${e.method} ${e.path} ${e.status} ${e.id} ${e.role}`.toLowerCase().includes(find.toLowerCase()))
+  const shown = events.filter(
+    (e) =>
+      !find ||
+      `${e.method} ${e.path} ${e.status} ${e.id} ${e.role}`
+        .toLowerCase()
+        .includes(find.toLowerCase()),
+  )
   return (
     <div className="space-y-2">
       <div className="flex items-center gap-3">
-        <Input type="search" aria-label="Find requests" placeholder="Find by path, status, id, role" value={find} onChange={(e) => setFind(e.target.value)} className="w-80" />
+        <Input
+          type="search"
+          aria-label="Find requests"
+          placeholder="Find by path, status, id, role"
+          value={find}
+          onChange={(e) => setFind(e.target.value)}
+          className="w-80"
+        />
         <span role="status" className="text-xs text-muted-foreground">
-          {state === 'following' ? 'Following requests as they come (newest first).' : `Inspector: ${state}…`}
+          {state === 'following'
+            ? 'Following requests as they come (newest first).'
+            : `Inspector: ${state}…`}
         </span>
       </div>
       <div className="overflow-auto rounded-md border border-border bg-panel">
@@ -77,7 +99,9 @@ function Requests() {
           <thead className="bg-muted">
             <tr>
               {['Time', 'Request', 'Status', 'ms', 'Role', 'Request id'].map((h) => (
-                <th key={h} scope="col" className="px-2 py-1.5 font-semibold">{h}</th>
+                <th key={h} scope="col" className="px-2 py-1.5 font-semibold">
+                  {h}
+                </th>
               ))}
             </tr>
           </thead>
@@ -87,10 +111,16 @@ function Requests() {
                 <td className="whitespace-nowrap px-2 py-1">{e.at.slice(11, 23)}</td>
                 <td className="px-2 py-1 font-mono">
                   {e.method} {e.path}
-                  {e.error?.message ? <span className="block text-red-800">{e.error.code} {e.error.message}</span> : null}
+                  {e.error?.message ? (
+                    <span className="block text-red-800">
+                      {e.error.code} {e.error.message}
+                    </span>
+                  ) : null}
                 </td>
                 <td className="px-2 py-1">
-                  <Badge tone={e.status >= 500 ? 'bad' : e.status >= 400 ? 'warn' : 'good'}>{e.status}</Badge>
+                  <Badge tone={e.status >= 500 ? 'bad' : e.status >= 400 ? 'warn' : 'good'}>
+                    {e.status}
+                  </Badge>
                 </td>
                 <td className="px-2 py-1">{e.ms}</td>
                 <td className="px-2 py-1">{e.role ?? '—'}</td>
@@ -99,14 +129,24 @@ function Requests() {
             ))}
           </tbody>
         </table>
-        {shown.length === 0 ? <p className="p-3 text-muted-foreground">No requests yet: they appear here as the API answers them.</p> : null}
+        {shown.length === 0 ? (
+          <p className="p-3 text-muted-foreground">
+            No requests yet: they appear here as the API answers them.
+          </p>
+        ) : null}
       </div>
     </div>
   )
 }
 
 /** What functions print, polled: every function's, or the one chosen (`initial` first). */
-export function FunctionLogs({ functions, initial = '' }: { functions: string[]; initial?: string }) {
+export function FunctionLogs({
+  functions,
+  initial = '',
+}: {
+  functions: string[]
+  initial?: string
+}) {
   const [fn, setFn] = useState(initial)
   const [lines, setLines] = useState<LogLine[]>([])
   const [error, setError] = useState('')
@@ -116,7 +156,9 @@ export function FunctionLogs({ functions, initial = '' }: { functions: string[];
     setLines([])
     const poll = async () => {
       try {
-        const got = await api<LogLine[]>(`/functions/logs?after=${after}${fn ? `&function=${encodeURIComponent(fn)}` : ''}`)
+        const got = await api<LogLine[]>(
+          `/functions/logs?after=${after}${fn ? `&function=${encodeURIComponent(fn)}` : ''}`,
+        )
         if (got.length) {
           after = got[got.length - 1].seq
           setLines((l) => [...l, ...got].slice(-KEPT))
@@ -144,9 +186,24 @@ export function FunctionLogs({ functions, initial = '' }: { functions: string[];
           ))}
         </Select>
       </label>
-      {error ? <p role="alert" className="text-red-800">{error}</p> : null}
-      <pre aria-label="Function output" className="max-h-[60vh] overflow-auto rounded-md bg-slate-950 p-3 font-mono text-xs text-slate-100">
-        {lines.length === 0 ? 'Nothing printed yet: a function prints here once it has run.' : lines.map((l) => `${l.at.slice(11, 23)} ${l.function} ${l.stream === 'stderr' ? '!' : ' '} ${l.line}`).join('\n')}
+      {error ? (
+        <p role="alert" className="text-red-800">
+          {error}
+        </p>
+      ) : null}
+      <pre
+        role="log"
+        aria-label="Function output"
+        className="max-h-[60vh] overflow-auto rounded-md bg-slate-950 p-3 font-mono text-xs text-slate-100"
+      >
+        {lines.length === 0
+          ? 'Nothing printed yet: a function prints here once it has run.'
+          : lines
+              .map(
+                (l) =>
+                  `${l.at.slice(11, 23)} ${l.function} ${l.stream === 'stderr' ? '!' : ' '} ${l.line}`,
+              )
+              .join('\n')}
       </pre>
     </div>
   )

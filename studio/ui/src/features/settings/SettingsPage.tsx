@@ -16,9 +16,16 @@ function Item({ label, value, secret }: { label: string; value: string | null; s
     <div className="flex flex-col gap-1 border-b border-border py-2">
       <dt className="text-xs font-medium text-muted-foreground">{label}</dt>
       <dd className="flex items-center gap-2">
-        <code className="min-w-0 flex-1 break-all font-mono text-xs">{shown ? value : '•'.repeat(24)}</code>
+        <code className="min-w-0 flex-1 break-all font-mono text-xs">
+          {shown ? value : '•'.repeat(24)}
+        </code>
         {secret ? (
-          <Button size="sm" variant="outline" onClick={() => setShown(!shown)} aria-label={`${shown ? 'Hide' : 'Show'} ${label}`}>
+          <Button
+            size="sm"
+            variant="outline"
+            onClick={() => setShown(!shown)}
+            aria-label={`${shown ? 'Hide' : 'Show'} ${label}`}
+          >
             {shown ? 'Hide' : 'Show'}
           </Button>
         ) : null}
@@ -39,7 +46,15 @@ function Item({ label, value, secret }: { label: string; value: string | null; s
   )
 }
 
-function Section({ title, children, note }: { title: string; children: React.ReactNode; note?: React.ReactNode }) {
+function Section({
+  title,
+  children,
+  note,
+}: {
+  title: string
+  children: React.ReactNode
+  note?: React.ReactNode
+}) {
   return (
     <section aria-label={title} className="rounded-md border border-border bg-panel p-4">
       <h2 className="font-semibold">{title}</h2>
@@ -73,12 +88,22 @@ export default function SettingsPage() {
               <Item label="anon key" value={s.keys.anon} />
               <Item label="service_role key" value={s.keys.service_role} secret />
             </Section>
-            <Section title="JWT" note={s.jwt.demo_secret ? "The Supabase CLI's demo secret: set auth.jwt_secret in config.toml for your own." : undefined}>
+            <Section
+              title="JWT"
+              note={
+                s.jwt.demo_secret
+                  ? "The Supabase CLI's demo secret: set auth.jwt_secret in config.toml for your own."
+                  : undefined
+              }
+            >
               <Item label="JWT secret" value={s.jwt.secret} secret />
               <Item label="Algorithm" value={s.jwt.algorithm} />
               <Item label="Access token expiry (seconds)" value={String(s.jwt.expiry)} />
             </Section>
-            <Section title="Database" note={`PostgreSQL ${s.database.version}. The password is DB_URL's in \`supagate status\`.`}>
+            <Section
+              title="Database"
+              note={`PostgreSQL ${s.database.version}. The password is DB_URL's in \`supagate status\`.`}
+            >
               {connectionStrings(s.database).map(([label, value]) => (
                 <Item key={label} label={label} value={value} />
               ))}

@@ -3,19 +3,40 @@ import { connectionStrings, host } from './settings'
 
 describe('connection strings', () => {
   it('picks the host clients reach', () => {
-    const cases: [string, string][] = [['*', '127.0.0.1'], ['', '127.0.0.1'], ['127.0.0.1', '127.0.0.1'], ['localhost, 10.0.0.2', 'localhost'], ['::1', '[::1]'], ['0.0.0.0', '127.0.0.1']]
+    const cases: [string, string][] = [
+      ['*', '127.0.0.1'],
+      ['', '127.0.0.1'],
+      ['127.0.0.1', '127.0.0.1'],
+      ['localhost, 10.0.0.2', 'localhost'],
+      ['::1', '[::1]'],
+      ['0.0.0.0', '127.0.0.1'],
+    ]
     for (const [listen, h] of cases) expect(host(listen), listen).toBe(h)
   })
 
   it('writes URI, keywords, psql and JDBC forms', () => {
-    const s = connectionStrings({ port: '54322', database: 'postgres', user: 'postgres', listen_addresses: '127.0.0.1', version: '15' })
+    const s = connectionStrings({
+      port: '54322',
+      database: 'postgres',
+      user: 'postgres',
+      listen_addresses: '127.0.0.1',
+      version: '15',
+    })
     expect(Object.fromEntries(s)).toEqual({
       URI: 'postgresql://postgres@127.0.0.1:54322/postgres',
       'libpq keywords': 'host=127.0.0.1 port=54322 dbname=postgres user=postgres',
       psql: 'psql -h 127.0.0.1 -p 54322 -U postgres postgres',
       JDBC: 'jdbc:postgresql://127.0.0.1:54322/postgres?user=postgres',
     })
-    expect(connectionStrings({ port: '5432', database: 'my db', user: 'a@b', listen_addresses: '::1', version: '15' })[0][1]).toBe('postgresql://a%40b@[::1]:5432/my%20db')
+    expect(
+      connectionStrings({
+        port: '5432',
+        database: 'my db',
+        user: 'a@b',
+        listen_addresses: '::1',
+        version: '15',
+      })[0][1],
+    ).toBe('postgresql://a%40b@[::1]:5432/my%20db')
   })
 })
 

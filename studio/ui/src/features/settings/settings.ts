@@ -1,14 +1,31 @@
 /** The settings page's data (`/api/settings`) and the connection strings made from it. */
 export interface Settings {
-  urls: { api: string; rest: string; graphql: string; storage: string; realtime: string; functions: string | null }
+  urls: {
+    api: string
+    rest: string
+    graphql: string
+    storage: string
+    realtime: string
+    functions: string | null
+  }
   keys: { anon: string; service_role: string; publishable: string | null; secret: string | null }
   jwt: { secret: string; algorithm: string; expiry: number; demo_secret: boolean }
-  database: { port: string; database: string; user: string; listen_addresses: string; version: string }
+  database: {
+    port: string
+    database: string
+    user: string
+    listen_addresses: string
+    version: string
+  }
 }
 
 /** The host clients reach the server on: a listen address, loopback when it listens everywhere. */
 export function host(listen: string): string {
-  const first = listen.split(',').map((a) => a.trim()).find((a) => a !== '') ?? ''
+  const first =
+    listen
+      .split(',')
+      .map((a) => a.trim())
+      .find((a) => a !== '') ?? ''
   if (first === '' || first === '*' || first === '0.0.0.0' || first === '::') return '127.0.0.1'
   return first.includes(':') ? `[${first}]` : first
 }

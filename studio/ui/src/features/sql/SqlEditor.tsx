@@ -19,13 +19,28 @@ export interface Marked {
 }
 
 const theme = EditorView.theme({
-  '&': { height: '100%', fontSize: '13px', backgroundColor: 'var(--color-panel)', color: 'var(--color-foreground)' },
+  '&': {
+    height: '100%',
+    fontSize: '13px',
+    backgroundColor: 'var(--color-panel)',
+    color: 'var(--color-foreground)',
+  },
   '.cm-scroller': { fontFamily: 'var(--font-mono)' },
-  '.cm-gutters': { backgroundColor: 'var(--color-muted)', color: 'var(--color-muted-foreground)', borderRight: '1px solid var(--color-border)' },
-  '.cm-activeLineGutter, .cm-activeLine': { backgroundColor: 'color-mix(in srgb, var(--color-primary) 8%, transparent)' },
+  '.cm-gutters': {
+    backgroundColor: 'var(--color-muted)',
+    color: 'var(--color-muted-foreground)',
+    borderRight: '1px solid var(--color-border)',
+  },
+  '.cm-activeLineGutter, .cm-activeLine': {
+    backgroundColor: 'color-mix(in srgb, var(--color-primary) 8%, transparent)',
+  },
   '&.cm-focused': { outline: '2px solid var(--color-ring)' },
   '.cm-content': { caretColor: 'var(--color-foreground)' },
-  '.cm-tooltip': { backgroundColor: 'var(--color-panel)', color: 'var(--color-foreground)', border: '1px solid var(--color-border)' },
+  '.cm-tooltip': {
+    backgroundColor: 'var(--color-panel)',
+    color: 'var(--color-foreground)',
+    border: '1px solid var(--color-border)',
+  },
 })
 
 /** CodeMirror 6 with PostgreSQL's dialect, the catalog's completion and an error's mark. */
@@ -55,13 +70,24 @@ export function SqlEditor({
   const handlers = useRef({ onChange, onRun, onSelect })
   handlers.current = { onChange, onRun, onSelect }
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the view is made once; value, schema and marks reach it through the effects below
   useEffect(() => {
     const v = new EditorView({
       parent: host.current!,
       state: EditorState.create({
         doc: value,
         extensions: [
-          Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (handlers.current.onRun(), true) }])),
+          Prec.highest(
+            keymap.of([
+              {
+                key: 'Mod-Enter',
+                run: () => {
+                  handlers.current.onRun()
+                  return true
+                },
+              },
+            ]),
+          ),
           basicSetup,
           language.current.of([]),
           theme,
@@ -91,13 +117,22 @@ export function SqlEditor({
 
   useEffect(() => {
     const v = view.current
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } })
+    if (v && v.state.doc.toString() !== value)
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } })
   }, [value])
 
   useEffect(() => {
-    const lang = sql({ dialect: PostgreSQL, schema, defaultSchema: 'public', upperCaseKeywords: false })
+    const lang = sql({
+      dialect: PostgreSQL,
+      schema,
+      defaultSchema: 'public',
+      upperCaseKeywords: false,
+    })
     view.current?.dispatch({
-      effects: language.current.reconfigure([lang, lang.language.data.of({ autocomplete: functionSource(functions) })]),
+      effects: language.current.reconfigure([
+        lang,
+        lang.language.data.of({ autocomplete: functionSource(functions) }),
+      ]),
     })
   }, [schema, functions])
 
@@ -106,10 +141,23 @@ export function SqlEditor({
     if (!v) return
     const len = v.state.doc.length
     const diagnostics = marked
-      ? [{ from: Math.min(marked.from, len), to: Math.min(marked.to, len), severity: 'error' as const, message: marked.message }]
+      ? [
+          {
+            from: Math.min(marked.from, len),
+            to: Math.min(marked.to, len),
+            severity: 'error' as const,
+            message: marked.message,
+          },
+        ]
       : []
     v.dispatch(setDiagnostics(v.state, diagnostics))
   }, [marked])
 
-  return <div ref={host} className="h-64 overflow-hidden rounded-md border border-border" data-testid="sql-editor" />
+  return (
+    <div
+      ref={host}
+      className="h-64 overflow-hidden rounded-md border border-border"
+      data-testid="sql-editor"
+    />
+  )
 }

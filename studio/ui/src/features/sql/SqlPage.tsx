@@ -11,7 +11,16 @@ import { ValueTable } from '@/components/ValueTable'
 import { PageHeader } from '@/components/Layout'
 import { cn } from '@/lib/cn'
 import { SqlEditor, type EditorApi, type Marked } from './SqlEditor'
-import { errorSpan, namespace, offsetOf, toCsv, toJson, type CatalogColumn, type CatalogFunction, type CatalogTable } from './completion'
+import {
+  errorSpan,
+  namespace,
+  offsetOf,
+  toCsv,
+  toJson,
+  type CatalogColumn,
+  type CatalogFunction,
+  type CatalogTable,
+} from './completion'
 import { closeTab, loadTabs, MAX_TABS, newTab, storeTabs, type QueryTab } from './tabs'
 
 interface ResultSet {
@@ -66,7 +75,8 @@ export default function SqlPage() {
   const [active, setActive] = useState(() => tabs[0].id)
   const tab = tabs.find((t) => t.id === active) ?? tabs[0]
   const sql = tab.sql
-  const setSql = (text: string) => setTabs((ts) => ts.map((t) => (t.id === tab.id ? { ...t, sql: text } : t)))
+  const setSql = (text: string) =>
+    setTabs((ts) => ts.map((t) => (t.id === tab.id ? { ...t, sql: text } : t)))
   useEffect(() => storeTabs(tabs), [tabs])
   const editor = useRef<EditorApi | null>(null)
   const [marked, setMarked] = useState<Marked | null>(null)
@@ -79,7 +89,14 @@ export default function SqlPage() {
         api<CatalogColumn[]>('/database/columns'),
         api<CatalogFunction[]>('/database/functions'),
       ])
-      return { schema: namespace(schemas.map((s) => s.name), tables, columns), functions }
+      return {
+        schema: namespace(
+          schemas.map((s) => s.name),
+          tables,
+          columns,
+        ),
+        functions,
+      }
     },
   })
   const schema = useMemo(() => catalog.data?.schema ?? {}, [catalog.data])
@@ -121,7 +138,8 @@ export default function SqlPage() {
     },
   })
   const save = useMutation({
-    mutationFn: () => api(`/snippets/${encodeURIComponent(name.trim())}`, { method: 'PUT', json: { sql } }),
+    mutationFn: () =>
+      api(`/snippets/${encodeURIComponent(name.trim())}`, { method: 'PUT', json: { sql } }),
     onSuccess: () => {
       setTabs((ts) => ts.map((t) => (t.id === tab.id ? { ...t, name: name.trim() } : t)))
       qc.invalidateQueries({ queryKey: ['snippets'] })
@@ -165,26 +183,46 @@ export default function SqlPage() {
   return (
     <div className="flex h-full">
       <aside className="w-60 shrink-0 overflow-auto border-r border-border bg-panel p-3">
-        <h2 className="text-xs font-semibold uppercase tracking-wide text-muted-foreground">Snippets</h2>
+        <h2 className="text-xs font-semibold uppercase tracking-wide text-muted-foreground">
+          Snippets
+        </h2>
         <p className="mt-1 text-xs text-muted-foreground">Saved in supabase/snippets/</p>
         <ul className="mt-2 space-y-0.5" aria-label="Snippets">
           {snippets.data?.map((s) => (
             <li key={s.name} className="group flex items-center">
-              <button type="button" className="min-w-0 flex-1 truncate rounded px-1.5 py-1 text-left hover:bg-muted" onClick={() => open(s.name)}>
+              <button
+                type="button"
+                className="min-w-0 flex-1 truncate rounded px-1.5 py-1 text-left hover:bg-muted"
+                onClick={() => open(s.name)}
+              >
                 {s.name}
               </button>
-              <Button variant="ghost" size="icon" aria-label={`Delete snippet ${s.name}`} onClick={() => remove.mutate(s.name)}>
+              <Button
+                variant="ghost"
+                size="icon"
+                aria-label={`Delete snippet ${s.name}`}
+                onClick={() => remove.mutate(s.name)}
+              >
                 <Trash2 />
               </Button>
             </li>
           ))}
-          {snippets.data?.length === 0 ? <li className="text-xs text-muted-foreground">None yet.</li> : null}
+          {snippets.data?.length === 0 ? (
+            <li className="text-xs text-muted-foreground">None yet.</li>
+          ) : null}
         </ul>
-        <h2 className="mt-5 text-xs font-semibold uppercase tracking-wide text-muted-foreground">History</h2>
+        <h2 className="mt-5 text-xs font-semibold uppercase tracking-wide text-muted-foreground">
+          History
+        </h2>
         <ul className="mt-2 space-y-0.5" aria-label="History">
           {past.map((p, i) => (
             <li key={i}>
-              <button type="button" className="w-full truncate rounded px-1.5 py-1 text-left font-mono text-xs hover:bg-muted" title={p} onClick={() => setSql(p)}>
+              <button
+                type="button"
+                className="w-full truncate rounded px-1.5 py-1 text-left font-mono text-xs hover:bg-muted"
+                title={p}
+                onClick={() => setSql(p)}
+              >
                 {p}
               </button>
             </li>
@@ -202,7 +240,11 @@ export default function SqlPage() {
           </Field>
           {role === 'authenticated' ? (
             <Field label="As user">
-              <Select aria-label="As user" value={userId} onChange={(e) => setUserId(e.target.value)}>
+              <Select
+                aria-label="As user"
+                value={userId}
+                onChange={(e) => setUserId(e.target.value)}
+              >
                 <option value="">(no user: auth.uid() is null)</option>
                 {users.data?.map((u) => (
                   <option key={u.id} value={u.id}>
@@ -216,7 +258,13 @@ export default function SqlPage() {
         <div className="flex flex-col gap-2 p-4">
           <ul aria-label="Query tabs" className="flex flex-wrap items-center gap-1">
             {tabs.map((t) => (
-              <li key={t.id} className={cn('flex items-center rounded-md border border-border', t.id === tab.id ? 'bg-panel font-medium' : 'bg-muted')}>
+              <li
+                key={t.id}
+                className={cn(
+                  'flex items-center rounded-md border border-border',
+                  t.id === tab.id ? 'bg-panel font-medium' : 'bg-muted',
+                )}
+              >
                 <button
                   type="button"
                   aria-current={t.id === tab.id ? 'true' : undefined}
@@ -245,35 +293,57 @@ export default function SqlPage() {
               </li>
             ))}
             <li>
-              <Button variant="ghost" size="icon" aria-label="New query tab" onClick={addTab} disabled={tabs.length >= MAX_TABS}>
+              <Button
+                variant="ghost"
+                size="icon"
+                aria-label="New query tab"
+                onClick={addTab}
+                disabled={tabs.length >= MAX_TABS}
+              >
                 <Plus />
               </Button>
             </li>
           </ul>
           <SqlEditor
-              key={tab.id}
-              value={sql}
-              onChange={setSql}
-              onRun={() => runNow()}
-              onSelect={setSelection}
-              schema={schema}
-              functions={functions}
-              marked={marked}
-              api={editor}
-            />
+            key={tab.id}
+            value={sql}
+            onChange={setSql}
+            onRun={() => runNow()}
+            onSelect={setSelection}
+            schema={schema}
+            functions={functions}
+            marked={marked}
+            api={editor}
+          />
           <div className="flex flex-wrap items-center gap-2">
             <Button onClick={() => runNow()} disabled={run.isPending}>
-              <Play /> {selection ? 'Run selection' : 'Run'} <kbd className="text-xs">Ctrl+Enter</kbd>
+              <Play /> {selection ? 'Run selection' : 'Run'}{' '}
+              <kbd className="text-xs">Ctrl+Enter</kbd>
             </Button>
             <Button variant="outline" onClick={() => runNow('explain')} disabled={run.isPending}>
               Explain
             </Button>
-            <Button variant="outline" onClick={() => runNow('explain analyze', true)} disabled={run.isPending} title="Runs the statement and rolls it back">
+            <Button
+              variant="outline"
+              onClick={() => runNow('explain analyze', true)}
+              disabled={run.isPending}
+              title="Runs the statement and rolls it back"
+            >
               Explain analyze
             </Button>
             <span className="ml-auto flex items-center gap-2">
-              <Input aria-label="Snippet name" placeholder="Snippet name" value={name} onChange={(e) => setName(e.target.value)} className="w-48" />
-              <Button variant="outline" onClick={() => save.mutate()} disabled={!name.trim() || save.isPending}>
+              <Input
+                aria-label="Snippet name"
+                placeholder="Snippet name"
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                className="w-48"
+              />
+              <Button
+                variant="outline"
+                onClick={() => save.mutate()}
+                disabled={!name.trim() || save.isPending}
+              >
                 <Save /> Save snippet
               </Button>
             </span>
@@ -284,18 +354,38 @@ export default function SqlPage() {
           <ErrorNote error={run.error} />
           {answer ? (
             <p className="mb-2 text-xs text-muted-foreground" aria-live="polite">
-              {answer.statements} {answer.statements === 1 ? 'statement' : 'statements'} as <strong>{answer.role}</strong>
-              {answer.claims?.sub ? ` (user ${String(answer.claims.sub)})` : ''} in {answer.ms.toFixed(1)} ms
-              {shown ? ` · ${shown.row_count} ${shown.row_count === 1 ? 'row' : 'rows'}${shown.truncated ? ` (first ${shown.rows.length} shown)` : ''}` : ''}
+              {answer.statements} {answer.statements === 1 ? 'statement' : 'statements'} as{' '}
+              <strong>{answer.role}</strong>
+              {answer.claims?.sub ? ` (user ${String(answer.claims.sub)})` : ''} in{' '}
+              {answer.ms.toFixed(1)} ms
+              {shown
+                ? ` · ${shown.row_count} ${shown.row_count === 1 ? 'row' : 'rows'}${shown.truncated ? ` (first ${shown.rows.length} shown)` : ''}`
+                : ''}
               {!shown && last ? ` · ${last.row_count} rows affected` : ''}
             </p>
           ) : null}
           {shown ? (
             <div className="mb-2 flex gap-2">
-              <Button variant="outline" size="sm" onClick={() => download(`${tab.name}.csv`, 'text/csv', toCsv(shown.columns, shown.rows))}>
+              <Button
+                variant="outline"
+                size="sm"
+                onClick={() =>
+                  download(`${tab.name}.csv`, 'text/csv', toCsv(shown.columns, shown.rows))
+                }
+              >
                 <Download /> CSV
               </Button>
-              <Button variant="outline" size="sm" onClick={() => download(`${tab.name}.json`, 'application/json', toJson(shown.columns, shown.rows))}>
+              <Button
+                variant="outline"
+                size="sm"
+                onClick={() =>
+                  download(
+                    `${tab.name}.json`,
+                    'application/json',
+                    toJson(shown.columns, shown.rows),
+                  )
+                }
+              >
                 <Download /> JSON
               </Button>
             </div>
@@ -304,7 +394,9 @@ export default function SqlPage() {
             <ValueTable
               caption="Result"
               columns={shown.columns}
-              rows={shown.rows.map((r) => Object.fromEntries(shown.columns.map((c, i) => [c, r[i]])))}
+              rows={shown.rows.map((r) =>
+                Object.fromEntries(shown.columns.map((c, i) => [c, r[i]])),
+              )}
               empty="The query returned no rows."
             />
           ) : null}

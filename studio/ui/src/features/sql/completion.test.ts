@@ -24,23 +24,31 @@ const functions = [
 /** The labels a source offers with the cursor at the end of `doc`. */
 async function offered(source: ReturnType<typeof functionSource>, doc: string, explicit = false) {
   const state = EditorState.create({ doc, extensions: [PostgreSQL.language] })
-  const r = (await source(new CompletionContext(state, doc.length, explicit))) as CompletionResult | null
+  const r = (await source(
+    new CompletionContext(state, doc.length, explicit),
+  )) as CompletionResult | null
   return r ? { from: r.from, labels: r.options.map((o) => o.label) } : null
 }
 
 describe('completion from the catalog', () => {
   const ns = namespace(['public', 'auth', 'storage'], tables, columns)
-  const source = schemaCompletionSource({ dialect: PostgreSQL, schema: ns, defaultSchema: 'public' })
+  const source = schemaCompletionSource({
+    dialect: PostgreSQL,
+    schema: ns,
+    defaultSchema: 'public',
+  })
 
   it('offers public tables bare, schemas, and other schemas qualified', async () => {
     const bare = await offered(source, 'select * from pro')
-    expect(bare?.labels).toEqual(expect.arrayContaining(['products', 'top_products', 'auth', 'storage']))
+    expect(bare?.labels).toEqual(
+      expect.arrayContaining(['products', 'top_products', 'auth', 'storage']),
+    )
     expect(bare?.labels).not.toContain('users')
     const qualified = await offered(source, 'select * from auth.us')
     expect(qualified?.labels).toEqual(['users'])
   })
 
-  it('offers a table\'s columns after its name', async () => {
+  it("offers a table's columns after its name", async () => {
     expect((await offered(source, 'select products.'))?.labels).toEqual(['id', 'name'])
     expect((await offered(source, 'select auth.users.'))?.labels).toEqual(['email'])
   })
@@ -56,7 +64,7 @@ describe('completion from the catalog', () => {
 })
 
 describe('error positions', () => {
-  it('turns PostgreSQL\'s line and column into an editor offset', () => {
+  it("turns PostgreSQL's line and column into an editor offset", () => {
     const q = 'select 1;\nselect nme from products'
     expect(offsetOf(q, 2, 8)).toBe(q.indexOf('nme'))
     expect(offsetOf(q, 1, 1)).toBe(0)
@@ -77,9 +85,15 @@ describe('error positions', () => {
 describe('exports', () => {
   it('writes CSV as RFC 4180 and JSON as objects', () => {
     const cols = ['a', 'b']
-    const rows = [['1', null], ['x,"y"', ' pad']]
+    const rows = [
+      ['1', null],
+      ['x,"y"', ' pad'],
+    ]
     expect(toCsv(cols, rows)).toBe('a,b\r\n1,\r\n"x,""y"""," pad"\r\n')
-    expect(JSON.parse(toJson(cols, rows))).toEqual([{ a: '1', b: null }, { a: 'x,"y"', b: ' pad' }])
+    expect(JSON.parse(toJson(cols, rows))).toEqual([
+      { a: '1', b: null },
+      { a: 'x,"y"', b: ' pad' },
+    ])
   })
 })
 

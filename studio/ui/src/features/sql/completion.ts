@@ -1,4 +1,9 @@
-import type { Completion, CompletionContext, CompletionResult, CompletionSource } from '@codemirror/autocomplete'
+import type {
+  Completion,
+  CompletionContext,
+  CompletionResult,
+  CompletionSource,
+} from '@codemirror/autocomplete'
 import type { SQLNamespace } from '@codemirror/lang-sql'
 
 /** The catalog as Studio's API lists it (`/database/tables`, `/columns`, `/functions`). */
@@ -25,7 +30,11 @@ export interface CatalogFunction {
  * The namespace @codemirror/lang-sql completes from: schemas, their tables and views, and each
  * one's columns with its type. Schemas without a listed table still complete (`schemas`).
  */
-export function namespace(schemas: string[], tables: CatalogTable[], columns: CatalogColumn[]): SQLNamespace {
+export function namespace(
+  schemas: string[],
+  tables: CatalogTable[],
+  columns: CatalogColumn[],
+): SQLNamespace {
   const bySchema = new Map<string, Map<string, { table: CatalogTable; columns: Completion[] }>>()
   for (const s of schemas) bySchema.set(s, new Map())
   for (const t of tables) {
@@ -40,7 +49,14 @@ export function namespace(schemas: string[], tables: CatalogTable[], columns: Ca
   for (const [schema, ts] of bySchema) {
     const children: { [name: string]: SQLNamespace } = {}
     for (const [name, { table, columns }] of ts) {
-      children[name] = { self: { label: name, type: table.kind.includes('view') ? 'class' : 'type', detail: table.kind }, children: columns }
+      children[name] = {
+        self: {
+          label: name,
+          type: table.kind.includes('view') ? 'class' : 'type',
+          detail: table.kind,
+        },
+        children: columns,
+      }
     }
     ns[schema] = { self: { label: schema, type: 'namespace', detail: 'schema' }, children }
   }
@@ -51,7 +67,10 @@ export function namespace(schemas: string[], tables: CatalogTable[], columns: Ca
  * Completes function names: after `schema.` that schema's functions, otherwise those of the
  * schemas on the search path (`public`, `extensions`). Each shows its arguments and result.
  */
-export function functionSource(functions: CatalogFunction[], searchPath: string[] = ['public', 'extensions']): CompletionSource {
+export function functionSource(
+  functions: CatalogFunction[],
+  searchPath: string[] = ['public', 'extensions'],
+): CompletionSource {
   return (ctx: CompletionContext): CompletionResult | null => {
     const word = ctx.matchBefore(/(?:"?[\w$]+"?\.)?[\w$]*/)
     if (!word || (word.from === word.to && !ctx.explicit)) return null
@@ -103,8 +122,9 @@ export function errorSpan(text: string, offset: number): { from: number; to: num
 
 /** A result set as CSV (RFC 4180: a header, CRLF records, quoted where needed; NULL empty). */
 export function toCsv(columns: string[], rows: (string | null)[][]): string {
-  const field = (v: string | null) => (v === null ? '' : /[",\r\n]/.test(v) || v.trim() !== v ? `"${v.replace(/"/g, '""')}"` : v)
-  return [columns, ...rows].map((r) => r.map(field).join(',')).join('\r\n') + '\r\n'
+  const field = (v: string | null) =>
+    v === null ? '' : /[",\r\n]/.test(v) || v.trim() !== v ? `"${v.replace(/"/g, '""')}"` : v
+  return `${[columns, ...rows].map((r) => r.map(field).join(',')).join('\r\n')}\r\n`
 }
 
 /** A result set as a JSON array of objects (values as PostgreSQL's text; NULL as null). */

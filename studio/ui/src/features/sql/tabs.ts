@@ -12,7 +12,10 @@ export function loadTabs(): QueryTab[] {
   try {
     const t = JSON.parse(localStorage.getItem(KEY) ?? '[]')
     const ok = Array.isArray(t)
-      ? t.filter((x): x is QueryTab => typeof x?.id === 'number' && typeof x?.name === 'string' && typeof x?.sql === 'string')
+      ? t.filter(
+          (x): x is QueryTab =>
+            typeof x?.id === 'number' && typeof x?.name === 'string' && typeof x?.sql === 'string',
+        )
       : []
     return ok.length ? ok.slice(0, MAX_TABS) : [{ id: 1, name: 'Query 1', sql: 'select now();' }]
   } catch {
@@ -33,7 +36,11 @@ export function newTab(tabs: QueryTab[], name?: string, sql = ''): QueryTab {
 }
 
 /** The tabs without `id`, and which one is active then (its right neighbour, else its left). */
-export function closeTab(tabs: QueryTab[], id: number, active: number): { tabs: QueryTab[]; active: number } {
+export function closeTab(
+  tabs: QueryTab[],
+  id: number,
+  active: number,
+): { tabs: QueryTab[]; active: number } {
   const i = tabs.findIndex((t) => t.id === id)
   if (i < 0 || tabs.length === 1) return { tabs, active }
   const rest = tabs.filter((t) => t.id !== id)

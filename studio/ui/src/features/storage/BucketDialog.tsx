@@ -9,13 +9,26 @@ import { ErrorNote } from '@/components/ErrorNote'
 import { unwrap } from './StoragePage'
 
 /** A new bucket (`bucket` 'new') or one's settings: public, size limit, allowed types. */
-export function BucketDialog({ bucket, onClose, onSaved }: { bucket: Bucket | 'new' | null; onClose: () => void; onSaved: (id: string) => void }) {
+export function BucketDialog({
+  bucket,
+  onClose,
+  onSaved,
+}: {
+  bucket: Bucket | 'new' | null
+  onClose: () => void
+  onSaved: (id: string) => void
+}) {
   const supabase = useSupabase()
   const isNew = bucket === 'new'
   const [form, setForm] = useState({ name: '', public: false, limit: '', types: '' })
   useEffect(() => {
     if (bucket && bucket !== 'new')
-      setForm({ name: bucket.name, public: bucket.public, limit: bucket.file_size_limit ? String(bucket.file_size_limit) : '', types: (bucket.allowed_mime_types ?? []).join(', ') })
+      setForm({
+        name: bucket.name,
+        public: bucket.public,
+        limit: bucket.file_size_limit ? String(bucket.file_size_limit) : '',
+        types: (bucket.allowed_mime_types ?? []).join(', '),
+      })
     else setForm({ name: '', public: false, limit: '', types: '' })
   }, [bucket])
   const save = useMutation({
@@ -23,7 +36,10 @@ export function BucketDialog({ bucket, onClose, onSaved }: { bucket: Bucket | 'n
       const options = {
         public: form.public,
         fileSizeLimit: form.limit.trim() || null,
-        allowedMimeTypes: form.types.split(',').map((t) => t.trim()).filter(Boolean),
+        allowedMimeTypes: form.types
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
       }
       if (isNew) await unwrap(supabase.storage.createBucket(form.name, options))
       else await unwrap(supabase.storage.updateBucket((bucket as Bucket).id, options))
@@ -35,13 +51,33 @@ export function BucketDialog({ bucket, onClose, onSaved }: { bucket: Bucket | 'n
     },
   })
   return (
-    <Dialog open={bucket !== null} onOpenChange={(o) => !o && onClose()} title={isNew ? 'New bucket' : `Bucket ${form.name}`}>
-      <form className="flex flex-col gap-3" onSubmit={(e) => { e.preventDefault(); save.mutate() }}>
+    <Dialog
+      open={bucket !== null}
+      onOpenChange={(o) => !o && onClose()}
+      title={isNew ? 'New bucket' : `Bucket ${form.name}`}
+    >
+      <form
+        className="flex flex-col gap-3"
+        onSubmit={(e) => {
+          e.preventDefault()
+          save.mutate()
+        }}
+      >
         <Field label="Name">
-          <Input required disabled={!isNew} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+          <Input
+            required
+            disabled={!isNew}
+            value={form.name}
+            onChange={(e) => setForm({ ...form, name: e.target.value })}
+          />
         </Field>
         <label className="flex items-center gap-2">
-          <input type="checkbox" checked={form.public} onChange={(e) => setForm({ ...form, public: e.target.checked })} /> Public (anyone can read files by URL)
+          <input
+            type="checkbox"
+            checked={form.public}
+            onChange={(e) => setForm({ ...form, public: e.target.checked })}
+          />{' '}
+          Public (anyone can read files by URL)
         </label>
         <Field label="File size limit (bytes, or 5MB, 1GB…; empty: the project's)">
           <Input value={form.limit} onChange={(e) => setForm({ ...form, limit: e.target.value })} />
@@ -51,8 +87,12 @@ export function BucketDialog({ bucket, onClose, onSaved }: { bucket: Bucket | 'n
         </Field>
         <ErrorNote error={save.error} />
         <div className="flex justify-end gap-2">
-          <Button variant="outline" onClick={onClose}>Cancel</Button>
-          <Button type="submit" disabled={save.isPending}>{isNew ? 'Create bucket' : 'Save'}</Button>
+          <Button variant="outline" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={save.isPending}>
+            {isNew ? 'Create bucket' : 'Save'}
+          </Button>
         </div>
       </form>
     </Dialog>

@@ -10,7 +10,16 @@ import { Dialog } from '@/components/ui/dialog'
 import { ErrorNote } from '@/components/ErrorNote'
 import { cellText } from '@/components/ValueTable'
 import { InsertRow } from './InsertRow'
-import { OPERATORS, keyOf, tablePath, type Column, type Relation, type Row, type RowPage, type TableInfo } from './types'
+import {
+  OPERATORS,
+  keyOf,
+  tablePath,
+  type Column,
+  type Relation,
+  type Row,
+  type RowPage,
+  type TableInfo,
+} from './types'
 import { FkPicker, foreignKeyOf } from './FkPicker'
 
 const RESERVED = new Set(['limit', 'offset', 'order'])
@@ -52,7 +61,10 @@ export function DataGrid({ info }: { info: TableInfo }) {
   const key = ['rows', info.schema, info.name, params.toString()]
   const page = useQuery({
     queryKey: key,
-    queryFn: () => api<RowPage>(`/rows/${path}${query([...pairs, ['limit', String(limit)], ['offset', String(offset)]])}`),
+    queryFn: () =>
+      api<RowPage>(
+        `/rows/${path}${query([...pairs, ['limit', String(limit)], ['offset', String(offset)]])}`,
+      ),
     placeholderData: keepPreviousData,
   })
   const refresh = () => {
@@ -62,14 +74,21 @@ export function DataGrid({ info }: { info: TableInfo }) {
   }
   const update = useMutation({
     mutationFn: ({ row, column, value }: { row: Row; column: string; value: string | null }) =>
-      api<Row>(`/rows/${path}`, { method: 'PATCH', json: { key: keyOf(row, info.columns), values: { [column]: value } } }),
+      api<Row>(`/rows/${path}`, {
+        method: 'PATCH',
+        json: { key: keyOf(row, info.columns), values: { [column]: value } },
+      }),
     onSuccess: () => {
       setEditing(null)
       refresh()
     },
   })
   const remove = useMutation({
-    mutationFn: (rows: Row[]) => api<{ deleted: number }>(`/rows/${path}`, { method: 'DELETE', json: { keys: rows.map((r) => keyOf(r, info.columns)) } }),
+    mutationFn: (rows: Row[]) =>
+      api<{ deleted: number }>(`/rows/${path}`, {
+        method: 'DELETE',
+        json: { keys: rows.map((r) => keyOf(r, info.columns)) },
+      }),
     onSuccess: () => {
       setConfirmDelete(false)
       refresh()
@@ -91,12 +110,21 @@ export function DataGrid({ info }: { info: TableInfo }) {
     setParams(next)
   }
   const sortBy = (column: string) => {
-    const next = order === `${column}.asc` ? `${column}.desc` : order === `${column}.desc` ? null : `${column}.asc`
+    const next =
+      order === `${column}.asc`
+        ? `${column}.desc`
+        : order === `${column}.desc`
+          ? null
+          : `${column}.asc`
     set({ order: next, offset: null })
   }
   const hasKey = info.columns.some((c) => c.primary_key)
   const writable = hasKey && (info.kind === 'table' || info.kind === 'partitioned table')
-  const outgoing = new Map(info.relations.filter((r) => r.outgoing && r.columns.length === 1).map((r) => [r.columns[0], r]))
+  const outgoing = new Map(
+    info.relations
+      .filter((r) => r.outgoing && r.columns.length === 1)
+      .map((r) => [r.columns[0], r]),
+  )
   const rows = page.data?.rows ?? []
   const count = page.data?.count ?? 0
   const csv = `/api/csv/${path}${query(pairs)}`
@@ -105,14 +133,29 @@ export function DataGrid({ info }: { info: TableInfo }) {
     <div className="flex h-full flex-col gap-3">
       <div className="flex flex-wrap items-end gap-2">
         {drafts.map((f, i) => (
-          <fieldset key={i} className="flex items-center gap-1 rounded-md border border-border bg-panel p-1">
+          <fieldset
+            key={i}
+            className="flex items-center gap-1 rounded-md border border-border bg-panel p-1"
+          >
             <legend className="sr-only">Filter {i + 1}</legend>
-            <Select aria-label="Filter column" value={f.column} onChange={(e) => setDrafts(drafts.map((d, j) => (j === i ? { ...d, column: e.target.value } : d)))}>
+            <Select
+              aria-label="Filter column"
+              value={f.column}
+              onChange={(e) =>
+                setDrafts(drafts.map((d, j) => (j === i ? { ...d, column: e.target.value } : d)))
+              }
+            >
               {info.columns.map((c) => (
                 <option key={c.name}>{c.name}</option>
               ))}
             </Select>
-            <Select aria-label="Filter operator" value={f.op} onChange={(e) => setDrafts(drafts.map((d, j) => (j === i ? { ...d, op: e.target.value } : d)))}>
+            <Select
+              aria-label="Filter operator"
+              value={f.op}
+              onChange={(e) =>
+                setDrafts(drafts.map((d, j) => (j === i ? { ...d, op: e.target.value } : d)))
+              }
+            >
               {[...new Set([...OPERATORS, ...OPERATORS.map((o) => `not.${o}`), f.op])].map((o) => (
                 <option key={o}>{o}</option>
               ))}
@@ -122,15 +165,32 @@ export function DataGrid({ info }: { info: TableInfo }) {
               className="w-40"
               value={f.value}
               placeholder={f.op.endsWith('in') ? '(a,b,c)' : f.op.endsWith('is') ? 'null' : 'value'}
-              onChange={(e) => setDrafts(drafts.map((d, j) => (j === i ? { ...d, value: e.target.value } : d)))}
+              onChange={(e) =>
+                setDrafts(drafts.map((d, j) => (j === i ? { ...d, value: e.target.value } : d)))
+              }
               onKeyDown={(e) => e.key === 'Enter' && applyFilters(drafts)}
             />
-            <Button variant="ghost" size="icon" aria-label="Remove filter" onClick={() => { const next = drafts.filter((_, j) => j !== i); setDrafts(next); applyFilters(next) }}>
+            <Button
+              variant="ghost"
+              size="icon"
+              aria-label="Remove filter"
+              onClick={() => {
+                const next = drafts.filter((_, j) => j !== i)
+                setDrafts(next)
+                applyFilters(next)
+              }}
+            >
               <X />
             </Button>
           </fieldset>
         ))}
-        <Button variant="outline" size="sm" onClick={() => setDrafts([...drafts, { column: info.columns[0]?.name ?? '', op: 'eq', value: '' }])}>
+        <Button
+          variant="outline"
+          size="sm"
+          onClick={() =>
+            setDrafts([...drafts, { column: info.columns[0]?.name ?? '', op: 'eq', value: '' }])
+          }
+        >
           <Plus /> Add filter
         </Button>
         {drafts.length > 0 ? (
@@ -157,20 +217,50 @@ export function DataGrid({ info }: { info: TableInfo }) {
         </span>
       </div>
       {!hasKey && info.kind === 'table' ? (
-        <p className="text-xs text-muted-foreground">{info.name} has no primary key: rows are read-only here (use the SQL editor to change them).</p>
+        <p className="text-xs text-muted-foreground">
+          {info.name} has no primary key: rows are read-only here (use the SQL editor to change
+          them).
+        </p>
       ) : null}
       <ErrorNote error={page.error ?? update.error} />
       <div className="min-h-0 flex-1 overflow-auto rounded-md border border-border bg-panel">
-        <table className="border-collapse text-left text-xs" aria-label={`Rows of ${info.name}`} aria-busy={page.isFetching}>
+        <table
+          className="border-collapse text-left text-xs"
+          aria-label={`Rows of ${info.name}`}
+          aria-busy={page.isFetching}
+        >
           <thead className="sticky top-0 z-10 bg-muted">
             <tr>
-              {writable ? <th className="w-8 border-b border-border px-2"><span className="sr-only">Select</span></th> : null}
+              {writable ? (
+                <th className="w-8 border-b border-border px-2">
+                  <span className="sr-only">Select</span>
+                </th>
+              ) : null}
               {info.columns.map((c) => (
-                <th key={c.name} scope="col" className="border-b border-r border-border px-0 py-0 font-semibold" aria-sort={order === `${c.name}.asc` ? 'ascending' : order === `${c.name}.desc` ? 'descending' : undefined}>
-                  <button type="button" className="flex w-full items-center gap-1 px-2 py-1.5 text-left hover:bg-slate-200" onClick={() => sortBy(c.name)}>
+                <th
+                  key={c.name}
+                  scope="col"
+                  className="border-b border-r border-border px-0 py-0 font-semibold"
+                  aria-sort={
+                    order === `${c.name}.asc`
+                      ? 'ascending'
+                      : order === `${c.name}.desc`
+                        ? 'descending'
+                        : undefined
+                  }
+                >
+                  <button
+                    type="button"
+                    className="flex w-full items-center gap-1 px-2 py-1.5 text-left hover:bg-slate-200"
+                    onClick={() => sortBy(c.name)}
+                  >
                     <span>{c.name}</span>
                     <span className="font-normal text-muted-foreground">{c.data_type}</span>
-                    {order === `${c.name}.asc` ? <ArrowUp className="size-3" aria-hidden /> : order === `${c.name}.desc` ? <ArrowDown className="size-3" aria-hidden /> : null}
+                    {order === `${c.name}.asc` ? (
+                      <ArrowUp className="size-3" aria-hidden />
+                    ) : order === `${c.name}.desc` ? (
+                      <ArrowDown className="size-3" aria-hidden />
+                    ) : null}
                   </button>
                 </th>
               ))}
@@ -178,7 +268,10 @@ export function DataGrid({ info }: { info: TableInfo }) {
           </thead>
           <tbody>
             {rows.map((row, i) => (
-              <tr key={i} className={cn('hover:bg-emerald-50/50', selected.has(i) && 'bg-emerald-50')}>
+              <tr
+                key={i}
+                className={cn('hover:bg-emerald-50/50', selected.has(i) && 'bg-emerald-50')}
+              >
                 {writable ? (
                   <td className="border-b border-border px-2">
                     <input
@@ -217,21 +310,41 @@ export function DataGrid({ info }: { info: TableInfo }) {
             ))}
           </tbody>
         </table>
-        {page.data && rows.length === 0 ? <p className="p-4 text-muted-foreground">No rows{filters.length ? ' match the filters' : ''}.</p> : null}
+        {page.data && rows.length === 0 ? (
+          <p className="p-4 text-muted-foreground">
+            No rows{filters.length ? ' match the filters' : ''}.
+          </p>
+        ) : null}
       </div>
       <footer className="flex items-center gap-3 text-xs text-muted-foreground">
         <span aria-live="polite">
-          {count === 0 ? 'No rows' : `Rows ${Math.min(offset + 1, count)}–${Math.min(offset + rows.length, count)} of ${page.data?.exact ? '' : '≈'}${count.toLocaleString('en-US')}`}
+          {count === 0
+            ? 'No rows'
+            : `Rows ${Math.min(offset + 1, count)}–${Math.min(offset + rows.length, count)} of ${page.data?.exact ? '' : '≈'}${count.toLocaleString('en-US')}`}
         </span>
-        <Button size="sm" variant="outline" disabled={offset === 0} onClick={() => set({ offset: String(Math.max(0, offset - limit)) })}>
+        <Button
+          size="sm"
+          variant="outline"
+          disabled={offset === 0}
+          onClick={() => set({ offset: String(Math.max(0, offset - limit)) })}
+        >
           Previous
         </Button>
-        <Button size="sm" variant="outline" disabled={offset + rows.length >= count} onClick={() => set({ offset: String(offset + limit) })}>
+        <Button
+          size="sm"
+          variant="outline"
+          disabled={offset + rows.length >= count}
+          onClick={() => set({ offset: String(offset + limit) })}
+        >
           Next
         </Button>
         <label className="flex items-center gap-1">
           Rows per page
-          <Select value={limit} onChange={(e) => set({ limit: e.target.value, offset: null })} className="h-8">
+          <Select
+            value={limit}
+            onChange={(e) => set({ limit: e.target.value, offset: null })}
+            className="h-8"
+          >
             {[25, 100, 500, 1000].map((n) => (
               <option key={n}>{n}</option>
             ))}
@@ -240,11 +353,22 @@ export function DataGrid({ info }: { info: TableInfo }) {
         {writable ? <span className="ml-auto">Double-click a cell to edit it.</span> : null}
       </footer>
       <InsertRow open={inserting} onOpenChange={setInserting} info={info} onInserted={refresh} />
-      <Dialog open={confirmDelete} onOpenChange={setConfirmDelete} title={`Delete ${selected.size} ${selected.size === 1 ? 'row' : 'rows'}?`} description={`They are deleted from ${info.schema}.${info.name} at once; this cannot be undone.`}>
+      <Dialog
+        open={confirmDelete}
+        onOpenChange={setConfirmDelete}
+        title={`Delete ${selected.size} ${selected.size === 1 ? 'row' : 'rows'}?`}
+        description={`They are deleted from ${info.schema}.${info.name} at once; this cannot be undone.`}
+      >
         <ErrorNote error={remove.error} />
         <div className="mt-4 flex justify-end gap-2">
-          <Button variant="outline" onClick={() => setConfirmDelete(false)}>Cancel</Button>
-          <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate([...selected].map((i) => rows[i]))}>
+          <Button variant="outline" onClick={() => setConfirmDelete(false)}>
+            Cancel
+          </Button>
+          <Button
+            variant="danger"
+            disabled={remove.isPending}
+            onClick={() => remove.mutate([...selected].map((i) => rows[i]))}
+          >
             Delete
           </Button>
         </div>
@@ -278,7 +402,13 @@ function Cell({
   relation?: Relation
 }) {
   const [picking, setPicking] = useState(false)
-  const [text, setText] = useState(value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value))
+  const [text, setText] = useState(
+    value === null || value === undefined
+      ? ''
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value),
+  )
   if (editing) {
     return (
       <td className="border-b border-r border-border p-0.5">
@@ -297,17 +427,42 @@ function Cell({
             onChange={(e) => setText(e.target.value)}
             onKeyDown={(e) => e.key === 'Escape' && onCancel()}
           />
-          <Button type="submit" size="sm" disabled={saving}>Save</Button>
+          <Button type="submit" size="sm" disabled={saving}>
+            Save
+          </Button>
           {relation ? (
             <>
-              <Button size="sm" variant="outline" disabled={saving} onClick={() => setPicking(true)}>Pick</Button>
-              <Dialog open={picking} onOpenChange={setPicking} title={`Pick a row of ${relation.table} for ${column.name}`}>
-                <FkPicker relation={relation} onPick={(v) => { setPicking(false); onSave(v) }} />
+              <Button
+                size="sm"
+                variant="outline"
+                disabled={saving}
+                onClick={() => setPicking(true)}
+              >
+                Pick
+              </Button>
+              <Dialog
+                open={picking}
+                onOpenChange={setPicking}
+                title={`Pick a row of ${relation.table} for ${column.name}`}
+              >
+                <FkPicker
+                  relation={relation}
+                  onPick={(v) => {
+                    setPicking(false)
+                    onSave(v)
+                  }}
+                />
               </Dialog>
             </>
           ) : null}
-          {column.nullable ? <Button size="sm" variant="outline" disabled={saving} onClick={() => onSave(null)}>NULL</Button> : null}
-          <Button size="sm" variant="ghost" onClick={onCancel}>Cancel</Button>
+          {column.nullable ? (
+            <Button size="sm" variant="outline" disabled={saving} onClick={() => onSave(null)}>
+              NULL
+            </Button>
+          ) : null}
+          <Button size="sm" variant="ghost" onClick={onCancel}>
+            Cancel
+          </Button>
         </form>
       </td>
     )
@@ -315,7 +470,10 @@ function Cell({
   const shown = cellText(value)
   return (
     <td
-      className={cn('max-w-xs truncate border-b border-r border-border px-2 py-1 font-mono', value === null && 'text-slate-400')}
+      className={cn(
+        'max-w-xs truncate border-b border-r border-border px-2 py-1 font-mono',
+        value === null && 'text-slate-400',
+      )}
       title={shown}
       onDoubleClick={editable ? onEdit : undefined}
       onKeyDown={editable ? (e) => e.key === 'Enter' && onEdit() : undefined}

@@ -11,8 +11,15 @@ describe('the foreign-key picker', () => {
     expect(searchFilter('name', 'text', 'x'.repeat(500))[0][1]).toBe(`ilike.*${'x'.repeat(200)}*`)
   })
 
-  it('finds a column\'s single-column foreign key only', () => {
-    const rel = (columns: string[], outgoing = true): Relation => ({ name: 'k', columns, schema: 'public', table: 't', foreign_columns: columns.map(() => 'id'), outgoing })
+  it("finds a column's single-column foreign key only", () => {
+    const rel = (columns: string[], outgoing = true): Relation => ({
+      name: 'k',
+      columns,
+      schema: 'public',
+      table: 't',
+      foreign_columns: columns.map(() => 'id'),
+      outgoing,
+    })
     expect(foreignKeyOf([rel(['product_id'])], 'product_id')?.table).toBe('t')
     expect(foreignKeyOf([rel(['product_id'], false)], 'product_id')).toBeUndefined()
     expect(foreignKeyOf([rel(['a', 'b'])], 'a')).toBeUndefined()

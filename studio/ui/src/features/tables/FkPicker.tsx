@@ -28,7 +28,13 @@ export function foreignKeyOf(relations: Relation[], column: string): Relation | 
 }
 
 /** The referenced table's rows, searchable by one of its columns and paged; a click picks a row's key. */
-export function FkPicker({ relation, onPick }: { relation: Relation; onPick: (value: string) => void }) {
+export function FkPicker({
+  relation,
+  onPick,
+}: {
+  relation: Relation
+  onPick: (value: string) => void
+}) {
   const key = relation.foreign_columns[0]
   const target = useQuery({
     queryKey: ['table', relation.schema, relation.table],
@@ -41,26 +47,50 @@ export function FkPicker({ relation, onPick }: { relation: Relation; onPick: (va
   const [offset, setOffset] = useState(0)
   const searchColumn = by ?? firstText ?? key
   const type = columns.find((c) => c.name === searchColumn)?.data_type ?? 'text'
-  const pairs: [string, string][] = [...searchFilter(searchColumn, type, term), ['limit', String(PICK_PAGE)], ['offset', String(offset)]]
+  const pairs: [string, string][] = [
+    ...searchFilter(searchColumn, type, term),
+    ['limit', String(PICK_PAGE)],
+    ['offset', String(offset)],
+  ]
   const rows = useQuery({
     queryKey: ['fk-rows', relation.schema, relation.table, pairs],
     enabled: !!target.data,
-    queryFn: () => api<RowPage>(`/rows/${tablePath(relation.schema, relation.table)}${query(pairs)}`),
+    queryFn: () =>
+      api<RowPage>(`/rows/${tablePath(relation.schema, relation.table)}${query(pairs)}`),
   })
   const shown = columns.slice(0, 4).map((c) => c.name)
   if (!shown.includes(key)) shown.unshift(key)
   return (
-    <div role="group" aria-label={`Rows of ${relation.table}`} className="rounded-md border border-border p-2">
+    <div
+      role="group"
+      aria-label={`Rows of ${relation.table}`}
+      className="rounded-md border border-border p-2"
+    >
       <div className="flex flex-wrap items-end gap-2">
         <Field label="Search in">
-          <Select aria-label="Search in" value={searchColumn} onChange={(e) => { setBy(e.target.value); setOffset(0) }}>
+          <Select
+            aria-label="Search in"
+            value={searchColumn}
+            onChange={(e) => {
+              setBy(e.target.value)
+              setOffset(0)
+            }}
+          >
             {columns.map((c) => (
               <option key={c.name}>{c.name}</option>
             ))}
           </Select>
         </Field>
         <Field label="Search">
-          <Input aria-label={`Search ${relation.table}`} maxLength={MAX_SEARCH} value={term} onChange={(e) => { setTerm(e.target.value); setOffset(0) }} />
+          <Input
+            aria-label={`Search ${relation.table}`}
+            maxLength={MAX_SEARCH}
+            value={term}
+            onChange={(e) => {
+              setTerm(e.target.value)
+              setOffset(0)
+            }}
+          />
         </Field>
       </div>
       <ErrorNote error={target.error ?? rows.error} />
@@ -68,9 +98,13 @@ export function FkPicker({ relation, onPick }: { relation: Relation; onPick: (va
         <caption className="sr-only">Rows of {relation.table} to pick from</caption>
         <thead className="bg-muted">
           <tr>
-            <th scope="col" className="px-2 py-1"><span className="sr-only">Pick</span></th>
+            <th scope="col" className="px-2 py-1">
+              <span className="sr-only">Pick</span>
+            </th>
             {shown.map((c) => (
-              <th key={c} scope="col" className="px-2 py-1 font-semibold">{c}</th>
+              <th key={c} scope="col" className="px-2 py-1 font-semibold">
+                {c}
+              </th>
             ))}
           </tr>
         </thead>
@@ -78,22 +112,56 @@ export function FkPicker({ relation, onPick }: { relation: Relation; onPick: (va
           {rows.data?.rows.map((r, i) => (
             <tr key={i}>
               <td className="px-2 py-1">
-                <Button type="button" size="sm" variant="outline" aria-label={`Pick ${String(r[key])}`} onClick={() => onPick(String(r[key]))}>Pick</Button>
+                <Button
+                  type="button"
+                  size="sm"
+                  variant="outline"
+                  aria-label={`Pick ${String(r[key])}`}
+                  onClick={() => onPick(String(r[key]))}
+                >
+                  Pick
+                </Button>
               </td>
               {shown.map((c) => (
-                <td key={c} className="max-w-40 truncate px-2 py-1 font-mono">{r[c] === null ? 'NULL' : typeof r[c] === 'object' ? JSON.stringify(r[c]) : String(r[c])}</td>
+                <td key={c} className="max-w-40 truncate px-2 py-1 font-mono">
+                  {r[c] === null
+                    ? 'NULL'
+                    : typeof r[c] === 'object'
+                      ? JSON.stringify(r[c])
+                      : String(r[c])}
+                </td>
               ))}
             </tr>
           ))}
         </tbody>
       </table>
-      {rows.data?.rows.length === 0 ? <p className="p-2 text-muted-foreground">No row of {relation.table} matches.</p> : null}
+      {rows.data?.rows.length === 0 ? (
+        <p className="p-2 text-muted-foreground">No row of {relation.table} matches.</p>
+      ) : null}
       <div className="mt-2 flex items-center gap-2 text-xs">
-        <Button type="button" size="sm" variant="ghost" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PICK_PAGE))}>Previous</Button>
+        <Button
+          type="button"
+          size="sm"
+          variant="ghost"
+          disabled={offset === 0}
+          onClick={() => setOffset(Math.max(0, offset - PICK_PAGE))}
+        >
+          Previous
+        </Button>
         <span>
-          {rows.data ? `${rows.data.count === 0 ? 0 : offset + 1}–${offset + rows.data.rows.length} of ${rows.data.exact ? '' : '≈'}${rows.data.count}` : ''}
+          {rows.data
+            ? `${rows.data.count === 0 ? 0 : offset + 1}–${offset + rows.data.rows.length} of ${rows.data.exact ? '' : '≈'}${rows.data.count}`
+            : ''}
         </span>
-        <Button type="button" size="sm" variant="ghost" disabled={!rows.data || offset + PICK_PAGE >= rows.data.count} onClick={() => setOffset(offset + PICK_PAGE)}>Next</Button>
+        <Button
+          type="button"
+          size="sm"
+          variant="ghost"
+          disabled={!rows.data || offset + PICK_PAGE >= rows.data.count}
+          onClick={() => setOffset(offset + PICK_PAGE)}
+        >
+          Next
+        </Button>
       </div>
     </div>
   )

@@ -23,7 +23,10 @@ export function PolicyPreview({ schema, table }: { schema: string; table: string
   const { session } = useSession()
   const [role, setRole] = useState('authenticated')
   const [userId, setUserId] = useState('')
-  const users = useQuery({ queryKey: ['preview-users'], queryFn: async () => (await listUsers(session, 1, 200)).users })
+  const users = useQuery({
+    queryKey: ['preview-users'],
+    queryFn: async () => (await listUsers(session, 1, 200)).users,
+  })
   const preview = useMutation({
     mutationFn: () =>
       api<Answer>('/sql', {
@@ -49,27 +52,39 @@ export function PolicyPreview({ schema, table }: { schema: string; table: string
         </Field>
         {role === 'authenticated' ? (
           <Field label="User">
-            <Select aria-label="Preview user" value={userId} onChange={(e) => setUserId(e.target.value)}>
+            <Select
+              aria-label="Preview user"
+              value={userId}
+              onChange={(e) => setUserId(e.target.value)}
+            >
               <option value="">(no user: auth.uid() is null)</option>
               {users.data?.map((u) => (
-                <option key={u.id} value={u.id}>{u.email ?? u.phone ?? u.id}</option>
+                <option key={u.id} value={u.id}>
+                  {u.email ?? u.phone ?? u.id}
+                </option>
               ))}
             </Select>
           </Field>
         ) : null}
-        <Button size="sm" onClick={() => preview.mutate()} disabled={preview.isPending}>Preview rows</Button>
+        <Button size="sm" onClick={() => preview.mutate()} disabled={preview.isPending}>
+          Preview rows
+        </Button>
       </div>
       <ErrorNote error={preview.error} />
       {count ? (
         <p className="mt-2" aria-live="polite">
           {count.rows[0]?.[0]} {count.rows[0]?.[0] === '1' ? 'row' : 'rows'} visible
-          {rows && rows.rows.length < Number(count.rows[0]?.[0]) ? ` (first ${rows.rows.length} below)` : ''}
+          {rows && rows.rows.length < Number(count.rows[0]?.[0])
+            ? ` (first ${rows.rows.length} below)`
+            : ''}
         </p>
       ) : null}
       {rows && rows.rows.length > 0 ? (
         <ul className="mt-1 space-y-0.5 font-mono text-xs">
           {rows.rows.map((r, i) => (
-            <li key={i} className="truncate">{rows.columns.map((c, j) => `${c}=${r[j] ?? 'NULL'}`).join(' · ')}</li>
+            <li key={i} className="truncate">
+              {rows.columns.map((c, j) => `${c}=${r[j] ?? 'NULL'}`).join(' · ')}
+            </li>
           ))}
         </ul>
       ) : null}

@@ -26,7 +26,10 @@ export default function TablesPage() {
   const qc = useQueryClient()
   const [creating, setCreating] = useState(false)
   const [saving, setSaving] = useState(false)
-  const schemas = useQuery({ queryKey: ['schemas'], queryFn: () => api<SchemaRow[]>('/database/schemas') })
+  const schemas = useQuery({
+    queryKey: ['schemas'],
+    queryFn: () => api<SchemaRow[]>('/database/schemas'),
+  })
   const tables = useQuery({
     queryKey: ['tables', schema],
     queryFn: () => api<TableSummary[]>(`/tables?schema=${encodeURIComponent(schema)}`),
@@ -37,7 +40,10 @@ export default function TablesPage() {
         <div className="border-b border-border p-3">
           <label className="flex flex-col gap-1 text-xs font-medium text-muted-foreground">
             Schema
-            <Select value={schema} onChange={(e) => navigate(`/tables/${encodeURIComponent(e.target.value)}`)}>
+            <Select
+              value={schema}
+              onChange={(e) => navigate(`/tables/${encodeURIComponent(e.target.value)}`)}
+            >
               {(schemas.data ?? [{ name: schema, tables: 0 }]).map((s) => (
                 <option key={s.name} value={s.name}>
                   {s.name}
@@ -46,13 +52,20 @@ export default function TablesPage() {
             </Select>
           </label>
           <div className="mt-2 flex gap-2">
-            <Button size="sm" onClick={() => setCreating(true)}>New table</Button>
-            <Button size="sm" variant="outline" onClick={() => setSaving(true)}>Save as migration</Button>
+            <Button size="sm" onClick={() => setCreating(true)}>
+              New table
+            </Button>
+            <Button size="sm" variant="outline" onClick={() => setSaving(true)}>
+              Save as migration
+            </Button>
           </div>
           <Link
             to={`/tables/${encodeURIComponent(schema)}?view=enums`}
             aria-current={enums ? 'page' : undefined}
-            className={cn('mt-2 block rounded px-2 py-1 text-sm text-primary underline', enums && 'font-medium')}
+            className={cn(
+              'mt-2 block rounded px-2 py-1 text-sm text-primary underline',
+              enums && 'font-medium',
+            )}
           >
             Enums of {schema}
           </Link>
@@ -70,7 +83,9 @@ export default function TablesPage() {
         </div>
         <nav aria-label="Tables" className="flex-1 overflow-auto p-2">
           {tables.error ? <ErrorNote error={tables.error} /> : null}
-          {tables.data?.length === 0 ? <p className="p-2 text-muted-foreground">No tables in {schema}.</p> : null}
+          {tables.data?.length === 0 ? (
+            <p className="p-2 text-muted-foreground">No tables in {schema}.</p>
+          ) : null}
           <ul>
             {tables.data?.map((t) => (
               <li key={t.name}>
@@ -89,12 +104,19 @@ export default function TablesPage() {
                       <LockOpen className="size-3.5 text-amber-600" aria-label="RLS off" />
                     )
                   ) : (
-                    <span className="w-3.5 text-[10px] text-muted-foreground" aria-label={t.kind}>
+                    <span
+                      className="w-3.5 text-[10px] text-muted-foreground"
+                      role="img"
+                      aria-label={t.kind}
+                    >
                       {t.kind === 'view' ? 'V' : t.kind === 'materialized view' ? 'MV' : 'F'}
                     </span>
                   )}
                   <span className="min-w-0 flex-1 truncate">{t.name}</span>
-                  <span className="text-xs text-muted-foreground" title={t.exact ? 'rows' : 'rows (estimate)'}>
+                  <span
+                    className="text-xs text-muted-foreground"
+                    title={t.exact ? 'rows' : 'rows (estimate)'}
+                  >
                     {t.exact ? '' : '≈'}
                     {t.rows.toLocaleString('en-US')}
                   </span>

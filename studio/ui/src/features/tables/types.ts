@@ -70,7 +70,28 @@ export interface RowPage {
 }
 
 /** PostgREST's operators, as the table editor offers them (any other, typed in the address, works too). */
-export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'is', 'isdistinct', 'in', 'cs', 'cd', 'ov', 'fts', 'plfts', 'phfts', 'wfts']
+export const OPERATORS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'is',
+  'isdistinct',
+  'in',
+  'cs',
+  'cd',
+  'ov',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
+]
 
 /** The path of a table's API routes. */
 export function tablePath(schema: string, name: string) {
