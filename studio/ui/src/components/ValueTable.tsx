@@ -60,3 +60,17 @@ export function ValueTable({
     </div>
   )
 }
+
+/** A table's header row: one column heading each; an empty heading is the actions column,
+ * named for screen readers. */
+export function HeadRow({ headings }: { headings: string[] }) {
+  return (
+    <tr>
+      {headings.map((h) => (
+        <th key={h} scope="col" className="border-b border-border px-2 py-1.5 font-semibold">
+          {h || <span className="sr-only">Actions</span>}
+        </th>
+      ))}
+    </tr>
+  )
+}

@@ -5,6 +5,7 @@ import { Button } from '@/components/ui/button'
 import { Field, Input, Select } from '@/components/ui/input'
 import { Badge } from '@/components/ui/badge'
 import { ErrorNote } from '@/components/ErrorNote'
+import { HeadRow } from '@/components/ValueTable'
 import { ChangeDialog } from './SchemaDialogs'
 import {
   addEnumValue,
@@ -74,17 +75,7 @@ export function IndexesTab({ info, onChanged }: { info: TableInfo; onChanged: ()
         <table className="w-full border-collapse text-left text-xs">
           <caption className="sr-only">Indexes</caption>
           <thead className="bg-muted">
-            <tr>
-              {['index', 'method', 'columns', 'where', ''].map((h) => (
-                <th
-                  key={h}
-                  scope="col"
-                  className="border-b border-border px-2 py-1.5 font-semibold"
-                >
-                  {h || <span className="sr-only">Actions</span>}
-                </th>
-              ))}
-            </tr>
+            <HeadRow headings={['index', 'method', 'columns', 'where', '']} />
           </thead>
           <tbody>
             {info.indexes.map((x) => (

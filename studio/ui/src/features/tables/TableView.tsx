@@ -6,6 +6,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs'
 import { Switch } from '@/components/ui/switch'
 import { Badge } from '@/components/ui/badge'
 import { ErrorNote } from '@/components/ErrorNote'
+import { HeadRow } from '@/components/ValueTable'
 import { PageHeader } from '@/components/Layout'
 import { DataGrid } from './DataGrid'
 import { Button } from '@/components/ui/button'
@@ -154,19 +155,9 @@ export function TableView({ schema, table }: { schema: string; table: string }) 
           <table className="w-full border-collapse text-left text-xs">
             <caption className="sr-only">Columns</caption>
             <thead className="bg-muted">
-              <tr>
-                {['column', 'type', 'nullable', 'default', 'primary key', 'generated', ''].map(
-                  (h) => (
-                    <th
-                      key={h}
-                      scope="col"
-                      className="border-b border-border px-2 py-1.5 font-semibold"
-                    >
-                      {h || <span className="sr-only">Actions</span>}
-                    </th>
-                  ),
-                )}
-              </tr>
+              <HeadRow
+                headings={['column', 'type', 'nullable', 'default', 'primary key', 'generated', '']}
+              />
             </thead>
             <tbody>
               {t.columns.map((c) => (
