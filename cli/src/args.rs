@@ -744,6 +744,15 @@ pub struct Flags {
     /// logged.
     #[arg(long, env = "SUPAGATE_LOG_REQUESTS", global = true)]
     pub log_requests: bool,
+    /// Requests kept in memory per service (REST, Auth, Storage…) for Studio's Logs: the last
+    /// ones, their secrets blanked (0: none kept; at most 50000).
+    #[arg(
+        long,
+        env = "SUPAGATE_REQUEST_HISTORY",
+        default_value_t = 2000,
+        global = true
+    )]
+    pub request_history: usize,
     /// Shut down when standard input closes: test harnesses use it so that a gateway (and its
     /// PostgreSQL) never outlives the process that started it.
     #[arg(

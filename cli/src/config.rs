@@ -293,6 +293,7 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
             .collect(),
         stop_on_stdin_close: flags.stop_on_stdin_close,
         log_requests: flags.log_requests,
+        request_history: flags.request_history,
         rest_enabled: p.api.enabled,
         auth_enabled: p.auth.enabled,
         storage_enabled: p.storage.enabled,

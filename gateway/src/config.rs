@@ -88,6 +88,8 @@ pub struct Config {
     pub workbench_origins: Vec<String>,
     pub stop_on_stdin_close: bool,
     pub log_requests: bool,
+    /// Requests the inspector keeps per service for Studio's Logs (0: none).
+    pub request_history: usize,
     /// Which APIs config.toml switches on ([api], [auth], [storage] `enabled`).
     pub rest_enabled: bool,
     pub auth_enabled: bool,

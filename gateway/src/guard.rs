@@ -78,7 +78,7 @@ pub async fn guard(
     let t0 = Instant::now();
     let method = req.method().clone();
     let path = req.path().to_string();
-    let inspected = crate::inspector::watching(req.request()).map(|state| {
+    let inspected = crate::inspector::recording(req.request()).map(|state| {
         let who =
             crate::request_auth::resolved(req.request(), &state.keys, state.local_keys()).ok();
         // What the inspector shows of the request: its secrets blanked.
@@ -129,6 +129,7 @@ pub async fn guard(
     if let Some((state, who, full, headers, branch)) = inspected {
         let mut event = serde_json::json!({
             "id": id,
+            "service": crate::inspector::history::Service::of(&path).name(),
             "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             "method": method.as_str(),
             "path": full,
@@ -147,7 +148,7 @@ pub async fn guard(
         {
             e.extend(x.clone());
         }
-        state.inspector.publish(&event);
+        state.inspector.publish(event);
     }
     if status.is_server_error() {
         tracing::error!(id = %id, "{method} {path} → {} in {ms:.1} ms", status.as_u16());

@@ -1,9 +1,12 @@
-//! The request inspector: while someone follows it (`supagate logs --follow`, or
-//! `GET /_supagate/v1/requests`), each request is published as one JSON event — its id,
-//! method, path, status and time, the branch and the role it ran as, and for REST the SQL and
-//! what row level security did. Nobody following: nothing is recorded. Secrets (tokens, codes,
-//! passwords, keys) are never shown: [`redact`].
+//! The request inspector: each request becomes one JSON event — its sequence number, id,
+//! method, path, status and time, the branch, the role and user it ran as, its headers, and for
+//! REST the SQL and its parameters — kept in the [`history`] (the last requests of each
+//! service) and published to whoever follows (`supagate logs --follow`,
+//! `GET /_supagate/v1/requests`, Studio's Logs page). What row level security did (a query of
+//! its own) is found while someone follows. Secrets (tokens, codes, passwords, keys) are never
+//! shown: [`redact`].
 
+pub mod history;
 pub mod redact;
 
 use crate::state::AppState;
@@ -17,23 +20,43 @@ const BACKLOG: usize = 1024;
 
 pub struct Inspector {
     tx: broadcast::Sender<Arc<str>>,
+    pub history: history::History,
 }
 
 impl Default for Inspector {
     fn default() -> Self {
-        Inspector {
-            tx: broadcast::channel(BACKLOG).0,
-        }
+        Inspector::new(history::DEFAULT_PER_SERVICE)
     }
 }
 
 impl Inspector {
+    /// Keeps the last `per_service` requests of each service (0: none, events only published).
+    pub fn new(per_service: usize) -> Inspector {
+        Inspector {
+            tx: broadcast::channel(BACKLOG).0,
+            history: history::History::new(per_service),
+        }
+    }
+
+    /// Someone follows the events.
     pub fn watched(&self) -> bool {
         self.tx.receiver_count() > 0
     }
 
-    pub fn publish(&self, event: &serde_json::Value) {
-        let _ = self.tx.send(event.to_string().into());
+    /// Requests are made into events: they are kept, or someone follows.
+    pub fn recording(&self) -> bool {
+        self.history.enabled() || self.watched()
+    }
+
+    /// Numbers an event (`seq`), keeps it and publishes it to the followers.
+    pub fn publish(&self, mut event: serde_json::Value) {
+        if let Some(map) = event.as_object_mut() {
+            map.insert("seq".into(), self.history.next_seq().into());
+        }
+        if self.watched() {
+            let _ = self.tx.send(event.to_string().into());
+        }
+        self.history.record(event);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<str>> {
@@ -69,10 +92,16 @@ impl Inspector {
 /// What a handler adds to its request for the inspector (role, claims, SQL, RLS).
 pub struct Inspected(pub serde_json::Value);
 
-/// The gateway's inspector (the project's, whichever branch serves the request), when someone
-/// follows it.
-pub fn watching(req: &HttpRequest) -> Option<Arc<AppState>> {
+/// The gateway's state (the project's, whichever branch serves the request), when its
+/// inspector records requests.
+pub fn recording(req: &HttpRequest) -> Option<Arc<AppState>> {
     req.app_data::<web::Data<Arc<AppState>>>()
         .map(|d| d.get_ref().clone())
-        .filter(|s| s.inspector.watched())
+        .filter(|s| s.inspector.recording())
+}
+
+/// Whether someone follows the inspector (what RLS did is then found too).
+pub fn watched(req: &HttpRequest) -> bool {
+    req.app_data::<web::Data<Arc<AppState>>>()
+        .is_some_and(|s| s.inspector.watched())
 }

@@ -79,7 +79,7 @@ async fn serve(
     let (role, claims) = identity
         .as_ref()
         .map_or(("", ""), |i| (i.role(), i.claims.text.as_str()));
-    let watched = crate::inspector::watching(req).is_some();
+    let recorded = crate::inspector::recording(req).is_some();
     let mut trace = None;
     // Boxed: the REST service's future is kilobytes, and actix moves the handler's future
     // (memcpy) into boxes of its own; a pointer to it moves cheaply.
@@ -109,15 +109,20 @@ async fn serve(
                 // The configured address, never the request's Host.
                 host: &state.api_host,
             },
-            watched.then_some(&mut trace),
+            recorded.then_some(&mut trace),
         ),
     )
     .await;
-    if watched && let Some(t) = &trace {
-        let rls = state
-            .rest
-            .rls_outcome(&state.admin, t, r.as_ref().err())
-            .await;
+    if recorded && let Some(t) = &trace {
+        // A query of its own: only while someone follows the inspector.
+        let rls = if crate::inspector::watched(req) {
+            state
+                .rest
+                .rls_outcome(&state.admin, t, r.as_ref().err())
+                .await
+        } else {
+            None
+        };
         // Secrets (the query's, the headers', the body's) blanked in what the inspector shows.
         let mut redactor =
             crate::inspector::redact::Redactor::of(req.query_string(), req.headers());

@@ -48,6 +48,7 @@ impl AppState {
     pub fn new(config: Config, services: Services, api_url: String) -> Self {
         let keys = config.jwt_keys();
         let api_keys = keys.api_keys();
+        let history = config.request_history;
         // Without API_EXTERNAL_URL the site calls the origin it was loaded from.
         let site = config.site_dir.as_deref().map(|d| {
             Arc::new(crate::site::Site::load(
@@ -76,7 +77,7 @@ impl AppState {
             auth: services.auth,
             admin: services.admin,
             branches: None,
-            inspector: Default::default(),
+            inspector: crate::inspector::Inspector::new(history),
         }
     }
 

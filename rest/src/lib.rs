@@ -204,7 +204,7 @@ impl Rest {
     }
 
     /// [`Rest::handle`]; with `trace`, also says there what ran (for the request inspector,
-    /// only while someone follows it: the copies cost on every request).
+    /// while it records: the copies cost on every request).
     pub async fn handle_traced(
         &self,
         r: RestRequest<'_>,

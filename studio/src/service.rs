@@ -329,6 +329,11 @@ impl Studio {
         }))
     }
 
+    /// A user as their access token describes them (id, email, phone, metadata, anonymous).
+    pub async fn user(&self, id: &str) -> Result<Value> {
+        user_json(&self.client().await?, id).await
+    }
+
     /// A user's sessions, newest first.
     pub async fn sessions(&self, user_id: &str) -> Result<Value> {
         let c = self.client().await?;
@@ -359,6 +364,23 @@ impl Studio {
         }
         Ok(())
     }
+}
+
+/// A user's auth.users row as their token's claims read it.
+async fn user_json(c: &Client, id: &str) -> Result<Value> {
+    let row = c
+        .query_opt(
+            "SELECT json_build_object('id', id, 'email', email, 'phone', phone,
+               'app_metadata', raw_app_meta_data, 'user_metadata', raw_user_meta_data,
+               'is_anonymous', is_anonymous)::text
+             FROM auth.users WHERE id::text = $1",
+            &[&id],
+        )
+        .await?;
+    Ok(parse_json(
+        row.ok_or_else(|| StudioError::NotFound(format!("the user {id}")))?
+            .get(0),
+    ))
 }
 
 async fn list(c: &Client, kind: Kind, schema: &str) -> Result<Value> {

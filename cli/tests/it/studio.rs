@@ -6,6 +6,8 @@ use crate::support;
 use serde_json::{Value, json};
 use support::shop;
 
+mod logs;
+
 struct Studio {
     base: String,
     client: reqwest::Client,

@@ -11,7 +11,9 @@
 //! Studio's own, and writes carry `X-Studio` (which a page elsewhere cannot send without a
 //! preflight Studio never answers).
 
+mod as_user;
 mod handlers;
+mod logs;
 
 use crate::state::AppState;
 use actix_web::body::{EitherBody, MessageBody};
@@ -83,7 +85,12 @@ pub fn bind(state: Arc<AppState>, catcher: Option<Catcher>, port: u16) -> std::i
             .app_data(shared.clone())
             .app_data(web::JsonConfig::default().limit(studio::sql::MAX_QUERY_BYTES + 4096))
             .wrap(actix_web::middleware::from_fn(guard))
-            .service(web::scope("/api").configure(handlers::routes))
+            .service(
+                web::scope("/api")
+                    .configure(logs::routes)
+                    .configure(as_user::routes)
+                    .configure(handlers::routes),
+            )
             .default_service(web::get().to(asset))
     })
     .workers(1)

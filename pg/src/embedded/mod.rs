@@ -147,6 +147,14 @@ pub struct EmbeddedPg {
     settings: Vec<String>,
 }
 
+/// The server's log of the cluster a gateway runs in `data_dir` (pg_ctl's `-l`: what
+/// PostgreSQL writes from its start on).
+pub fn server_log(data_dir: &Path) -> PathBuf {
+    data_dir.join("pg").join(SERVER_LOG)
+}
+
+const SERVER_LOG: &str = "server.log";
+
 impl EmbeddedPg {
     pub fn new(system: Binaries, data_dir: &Path, tcp_port: u16, settings: &str) -> Self {
         let pgdata = data_dir.join("pg");
@@ -407,7 +415,7 @@ impl EmbeddedPg {
         staged.launch().await?;
         let result = (setup.run)(staged.login("postgres", "template1")).await;
         let stopped = staged.stop().await;
-        for file in ["supagate_vault.key", "server.log", "postmaster.opts"] {
+        for file in ["supagate_vault.key", SERVER_LOG, "postmaster.opts"] {
             let _ = std::fs::remove_file(pgdata.join(file));
         }
         result.map_err(|e| EmbeddedError::Command("the pristine cluster's setup".into(), e))?;
@@ -571,7 +579,7 @@ impl EmbeddedPg {
         for s in &self.settings {
             opts.push_str(&format!(" -c {s}"));
         }
-        let log = self.pgdata.join("server.log").to_string_lossy().to_string();
+        let log = self.pgdata.join(SERVER_LOG).to_string_lossy().to_string();
         match self
             .run(
                 "pg_ctl",

@@ -1,6 +1,6 @@
 //! The SQL editor's runs: as the owner, or in a transaction as a role with a user's claims.
 
-use super::{Result, Studio, parse_json};
+use super::{Result, Studio};
 use crate::StudioError;
 use crate::ident;
 use crate::sql::{self, SqlAnswer, SqlRequest};
@@ -79,21 +79,7 @@ impl Studio {
         }
         let user = match req.user_id.as_deref() {
             None => None,
-            Some(id) => {
-                let row = c
-                    .query_opt(
-                        "SELECT json_build_object('id', id, 'email', email, 'phone', phone,
-                           'app_metadata', raw_app_meta_data, 'user_metadata', raw_user_meta_data,
-                           'is_anonymous', is_anonymous)::text
-                         FROM auth.users WHERE id::text = $1",
-                        &[&id],
-                    )
-                    .await?;
-                Some(parse_json(
-                    row.ok_or_else(|| StudioError::NotFound(format!("the user {id}")))?
-                        .get(0),
-                ))
-            }
+            Some(id) => Some(super::user_json(c, id).await?),
         };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
