@@ -437,6 +437,37 @@ test('logs: API requests as they come, and what functions print', async ({ page 
   await expect(page.getByLabel('Function output')).toContainText('echo   echo says bluebell')
 })
 
+test('logs: a failed request found by its status among those kept, opened in detail', async ({
+  page,
+}) => {
+  // Made before the page opens: the gateway keeps it.
+  const res = await fetch(`${shop.url}/rest/v1/products?select=nope_no_column`, {
+    headers: { apikey: shop.anonKey, Authorization: `Bearer ${shop.anonKey}` },
+  })
+  expect(res.status).toBe(400)
+  const id = res.headers.get('x-request-id')!
+  await open(page, shop, '/logs')
+  await page.getByLabel('Status').fill('4xx')
+  await page.getByLabel('Service').selectOption('rest')
+  const table = page.getByRole('table', { name: 'API requests' })
+  const row = table.getByRole('row').filter({ hasText: id })
+  await expect(row).toContainText('400')
+  await row.getByRole('button', { name: /GET \/rest\/v1\/products\?select=nope_no_column/ }).click()
+  const detail = page.getByRole('region', { name: 'Request detail' })
+  await expect(detail).toContainText(id)
+  await expect(detail.getByRole('table', { name: 'Request headers' })).toContainText(
+    'Bearer [redacted]',
+  )
+  await expect(detail).not.toContainText(shop.anonKey)
+  await expect(detail.getByRole('alert')).toContainText('nope_no_column')
+  await noSeriousAxe(page)
+  // A status that is not one is said to be wrong; PostgreSQL's log is beside the requests.
+  await page.getByLabel('Status').fill('6xx')
+  await expect(page.getByText('Status: a status (404), a class (4xx)')).toBeVisible()
+  await page.getByRole('tab', { name: 'PostgreSQL' }).click()
+  await expect(page.getByRole('log', { name: 'PostgreSQL log' })).toBeVisible()
+})
+
 test('edge functions: listed with verify_jwt, invoked as a chosen role, the call and its output seen', async ({
   page,
 }) => {
@@ -454,6 +485,13 @@ test('edge functions: listed with verify_jwt, invoked as a chosen role, the call
   const calls = page.getByRole('table', { name: 'Recent calls' })
   await expect(calls.getByRole('row').nth(1)).toContainText('GETservice_role200')
   await expect(page.getByLabel('Function output')).toContainText('echo   echo says null')
+  await noSeriousAxe(page)
+  // As a user: Studio signs a short-lived token for them, which the gateway's JWT check takes.
+  await page.getByLabel('Call as').selectOption('user')
+  await page.getByLabel('Find a user').fill('admin@example.com')
+  await page.getByLabel('User', { exact: true }).selectOption({ label: 'admin@example.com' })
+  await page.getByRole('button', { name: 'Send' }).click()
+  await expect(calls.getByRole('row').nth(1)).toContainText('user admin@example.com200')
   await noSeriousAxe(page)
 })
 

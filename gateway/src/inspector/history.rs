@@ -171,8 +171,7 @@ impl History {
         if !self.enabled() {
             return;
         }
-        bound(&mut event);
-        let text = event.to_string();
+        let text = bound(&mut event);
         let s = |k: &str| event.get(k).and_then(Value::as_str).map(str::to_string);
         let path = s("path").unwrap_or_default();
         let at = s("at").unwrap_or_default();
@@ -406,24 +405,29 @@ impl Filter {
 /// Cuts an event to size: long texts (the SQL has more room), long lists and large objects,
 /// then, if the whole is still too large, its parameters, RLS, claims and headers (`truncated`
 /// says which went).
-pub fn bound(event: &mut Value) {
+/// Returns the event's JSON text.
+pub fn bound(event: &mut Value) -> String {
     cut(event, "");
+    let mut text = event.to_string();
     let mut dropped = Vec::new();
     for key in ["params", "rls", "claims", "headers"] {
-        if event.to_string().len() <= MAX_ENTRY_BYTES {
+        if text.len() <= MAX_ENTRY_BYTES {
             break;
         }
         if let Some(map) = event.as_object_mut()
             && map.remove(key).is_some()
         {
             dropped.push(key);
+            text = event.to_string();
         }
     }
     if !dropped.is_empty()
         && let Some(map) = event.as_object_mut()
     {
         map.insert("truncated".into(), dropped.into());
+        text = event.to_string();
     }
+    text
 }
 
 fn cut(v: &mut Value, key: &str) {
@@ -559,8 +563,8 @@ mod tests {
                 .map(|i| (format!("h{i:03}"), json!("x".repeat(100))))
                 .collect::<serde_json::Map<_, _>>()
         );
-        bound(&mut e);
-        let text = e.to_string();
+        let text = bound(&mut e);
+        assert_eq!(text, e.to_string());
         assert!(text.len() <= MAX_ENTRY_BYTES, "{}", text.len());
         assert!(e["path"].as_str().unwrap().ends_with("bytes more)"));
         assert!(e["sql"].as_str().unwrap().starts_with(&"s".repeat(MAX_SQL)));

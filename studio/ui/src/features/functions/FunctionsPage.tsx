@@ -7,10 +7,11 @@ import { useSession } from '@/lib/session'
 import { PageHeader } from '@/components/Layout'
 import { Button } from '@/components/ui/button'
 import { Badge } from '@/components/ui/badge'
-import { Field, Select } from '@/components/ui/input'
+import { Field, Input, Select } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
 import { FunctionLogs } from '@/features/logs/LogsPage'
-import { METHODS, remember, request, type Call, type Method } from './invoke'
+import { listUsers } from '@/features/auth/users'
+import { METHODS, asWho, remember, request, type Call, type CallAs, type Method } from './invoke'
 
 interface EdgeFunction {
   slug: string
@@ -96,7 +97,8 @@ export default function FunctionsPage() {
 function FunctionView({ f }: { f: EdgeFunction }) {
   const { session } = useSession()
   const [method, setMethod] = useState<Method>('POST')
-  const [role, setRole] = useState<'anon' | 'service_role'>('anon')
+  const [role, setRole] = useState<CallAs>('anon')
+  const [user, setUser] = useState<{ id: string; email: string } | null>(null)
   const [body, setBody] = useState('{"name":"Studio"}')
   const [calls, setCalls] = useState<Call[]>([])
   const [answer, setAnswer] = useState<{ status: number; text: string } | null>(null)
@@ -109,12 +111,23 @@ function FunctionView({ f }: { f: EdgeFunction }) {
     const started = performance.now()
     let status: number | null = null
     try {
+      if (role === 'user' && !user) throw new Error('Choose the user to call as.')
+      // Studio's server signs a five-minute token for the user (nothing else can ask it to).
+      const bearer =
+        role === 'user' && user
+          ? (
+              await api<{ access_token: string }>(`/users/${encodeURIComponent(user.id)}/token`, {
+                method: 'POST',
+              })
+            ).access_token
+          : undefined
       const r = request(
         session.api_url,
         f.slug,
         method,
-        role === 'anon' ? session.anon_key : session.service_key,
+        role === 'service_role' ? session.service_key : session.anon_key,
         body,
+        bearer,
       )
       const res = await fetch(r.url, r.init)
       status = res.status
@@ -130,7 +143,7 @@ function FunctionView({ f }: { f: EdgeFunction }) {
           at,
           slug: f.slug,
           method,
-          role,
+          role: asWho(role, user?.email),
           status,
           ms: Math.round(performance.now() - started),
           body: body.slice(0, 200),
@@ -170,12 +183,14 @@ function FunctionView({ f }: { f: EdgeFunction }) {
               <Select
                 aria-label="Call as"
                 value={role}
-                onChange={(e) => setRole(e.target.value as 'anon' | 'service_role')}
+                onChange={(e) => setRole(e.target.value as CallAs)}
               >
                 <option value="anon">anon (publishable key)</option>
                 <option value="service_role">service_role (secret key)</option>
+                <option value="user">a user (their access token)</option>
               </Select>
             </Field>
+            {role === 'user' ? <UserPicker chosen={user} onChoose={setUser} /> : null}
             <Button onClick={invoke} disabled={busy}>
               Send
             </Button>
@@ -252,5 +267,56 @@ function FunctionView({ f }: { f: EdgeFunction }) {
         </section>
       </div>
     </div>
+  )
+}
+
+/** A user of the project, searched by email through Auth's admin API. */
+function UserPicker({
+  chosen,
+  onChoose,
+}: {
+  chosen: { id: string; email: string } | null
+  onChoose: (u: { id: string; email: string } | null) => void
+}) {
+  const { session } = useSession()
+  const [find, setFind] = useState('')
+  const users = useQuery({
+    queryKey: ['function-users', find],
+    queryFn: () => listUsers(session, 1, 20, find),
+  })
+  return (
+    <>
+      <Field label="Find a user">
+        <Input
+          type="search"
+          aria-label="Find a user"
+          placeholder="email"
+          value={find}
+          onChange={(e) => setFind(e.target.value)}
+          className="w-48"
+        />
+      </Field>
+      <Field label="User">
+        <Select
+          aria-label="User"
+          value={chosen?.id ?? ''}
+          onChange={(e) => {
+            const u = users.data?.users.find((x) => x.id === e.target.value)
+            onChoose(u ? { id: u.id, email: u.email ?? u.phone ?? u.id } : null)
+          }}
+        >
+          <option value="">{users.isLoading ? 'loading…' : 'choose a user'}</option>
+          {chosen && !users.data?.users.some((u) => u.id === chosen.id) ? (
+            <option value={chosen.id}>{chosen.email}</option>
+          ) : null}
+          {users.data?.users.map((u) => (
+            <option key={u.id} value={u.id}>
+              {u.email || u.phone || u.id}
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <ErrorNote error={users.error} />
+    </>
   )
 }

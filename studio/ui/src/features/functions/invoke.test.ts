@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KEPT_CALLS, MAX_BODY, remember, request, type Call } from './invoke'
+import { KEPT_CALLS, MAX_BODY, asWho, remember, request, type Call } from './invoke'
 
 describe('invoking a function', () => {
   it('sends the key, and a body with its type only where a method has one', () => {
@@ -32,6 +32,15 @@ describe('invoking a function', () => {
       expect(headers['Content-Type']).toBe(type)
       expect(headers.Authorization).toBe('Bearer k')
     }
+  })
+
+  it("carries a user's token as the bearer beside the publishable key", () => {
+    const r = request('http://x', 'echo', 'GET', 'anon-key', '', 'user-token')
+    const headers = r.init.headers as Record<string, string>
+    expect(headers.Authorization).toBe('Bearer user-token')
+    expect(headers.apikey).toBe('anon-key')
+    expect(asWho('user', 'ada@example.com')).toBe('user ada@example.com')
+    expect(asWho('service_role')).toBe('service_role')
   })
 
   it("refuses a name that is not a function's and a body too large", () => {

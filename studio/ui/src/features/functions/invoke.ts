@@ -18,18 +18,20 @@ export interface Call {
   body: string
 }
 
-/** The request: its URL, headers and body; a GET or DELETE carries none, a JSON body says so. */
+/** The request: its URL, headers and body; a GET or DELETE carries none, a JSON body says so.
+ * `key` is the API key; `bearer` a user's access token (else the key is the bearer too). */
 export function request(
   apiUrl: string,
   slug: string,
   method: Method,
   key: string,
   body: string,
+  bearer?: string,
 ): { url: string; init: RequestInit } {
   if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(slug)) throw new Error(`"${slug}" is not a function's name`)
   if (new TextEncoder().encode(body).length > MAX_BODY)
     throw new Error(`the body is larger than ${MAX_BODY / 1024} KiB`)
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}`, apikey: key }
+  const headers: Record<string, string> = { Authorization: `Bearer ${bearer ?? key}`, apikey: key }
   const sends = method !== 'GET' && method !== 'DELETE' && body !== ''
   if (sends) {
     let json = true
@@ -44,6 +46,14 @@ export function request(
     url: `${apiUrl.replace(/\/$/, '')}/functions/v1/${slug}`,
     init: { method, headers, body: sends ? body : undefined },
   }
+}
+
+/** How a call is made: with the publishable key, the secret key, or as a user. */
+export type CallAs = 'anon' | 'service_role' | 'user'
+
+/** The words the calls table shows for who a call was made as. */
+export function asWho(as: CallAs, email?: string): string {
+  return as === 'user' ? `user ${email ?? '?'}` : as
 }
 
 /** The newest call first, KEPT_CALLS at most. */
