@@ -8,27 +8,12 @@ use futures_util::{Stream, StreamExt};
 use percent_encoding::percent_decode_str;
 use std::time::Duration;
 
-/// Query string pairs, form-decoded: `+` is a space, as PostgREST reads them.
+/// Query string pairs, form-decoded as PostgREST reads them (`application/x-www-form-urlencoded`:
+/// `+` is a space, `%XX` a byte, invalid UTF-8 replaced; empty pairs skipped; a pair without `=`
+/// has an empty value).
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
-    // Most query strings have nothing to decode: one vectorised search says so for every part.
-    let escaped = memchr::memchr2(b'+', b'%', query.as_bytes()).is_some();
-    let dec = |s: &str| {
-        if !escaped {
-            return s.to_string();
-        }
-        form_decode(s)
-    };
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            // Keys are short: the first `=` is a few bytes in.
-            let (k, v) = match p.bytes().position(|b| b == b'=') {
-                Some(i) => (&p[..i], &p[i + 1..]),
-                None => (p, ""),
-            };
-            (dec(k), dec(v))
-        })
+    form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()
 }
 
@@ -417,6 +402,13 @@ mod tests {
             ("=v&k=", vec![pair("", "v"), pair("k", "")]),
             ("a=1&b=%41+", vec![pair("a", "1"), pair("b", "A ")]),
             ("", vec![]),
+            // Escaped separators, a literal `+`, bad escapes left as written, bad UTF-8.
+            (
+                "%26=%3D&a%2Bb=c%2bd",
+                vec![pair("&", "="), pair("a+b", "c+d")],
+            ),
+            ("x=%zz%4&y=%", vec![pair("x", "%zz%4"), pair("y", "%")]),
+            ("v=%ff%C3%A9", vec![pair("v", "\u{fffd}é")]),
         ];
         for (query, want) in cases {
             assert_eq!(super::query_pairs(query), want, "{query}");

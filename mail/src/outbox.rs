@@ -92,11 +92,7 @@ async fn drain(mailer: &Mailer) -> Result<usize, MailError> {
 
 /// Plain text as HTML: escaped, paragraphs kept.
 fn html_of(text: &str) -> String {
-    let escaped = text
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&#34;");
+    let escaped = crate::escape_html(text);
     format!("<div style=\"font-family:sans-serif;white-space:pre-wrap\">{escaped}</div>")
 }
 
@@ -105,8 +101,8 @@ mod tests {
     #[test]
     fn text_bodies_are_escaped_for_the_html_part() {
         assert_eq!(
-            super::html_of("<b>Hi</b> & \"you\""),
-            "<div style=\"font-family:sans-serif;white-space:pre-wrap\">&lt;b&gt;Hi&lt;/b&gt; &amp; &#34;you&#34;</div>"
+            super::html_of("<b>Hi</b> & \"you\" 'all'"),
+            "<div style=\"font-family:sans-serif;white-space:pre-wrap\">&lt;b&gt;Hi&lt;/b&gt; &amp; &#34;you&#34; &#39;all&#39;</div>"
         );
     }
 }

@@ -21,10 +21,6 @@ enum Content {
     Raw(&'static str),
 }
 
-fn hex_encode(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Picks the overload a call means, as PostgREST's findProc: the overloads whose parameters
 /// the given keys match; failing those, one taking a single unnamed parameter of the body's
 /// type; more than one candidate is ambiguous (300 PGRST203), none is PGRST202.
@@ -244,7 +240,7 @@ pub(super) fn plan<'c>(
     let args = if unnamed {
         // The whole body is the argument: JSON as sent, raw text, or bytes.
         CallArgs::Whole(match content {
-            Content::Raw("bytea") => format!("\\x{}", hex_encode(input.body)),
+            Content::Raw("bytea") => format!("\\x{}", hex::encode(input.body)),
             _ => std::str::from_utf8(input.body)
                 .map_err(|_| ApiError::pgrst(Pgrst::InvalidBody, "The body is not valid UTF-8"))?
                 .to_string(),
