@@ -32,6 +32,8 @@ pub struct Project {
     pub supabase_dir: PathBuf,
     /// None when the project has no config.toml (the CLI's defaults apply).
     pub config_file: Option<PathBuf>,
+    /// The text of config.toml as it was read (for the lines `config::listing` names).
+    pub config_text: Option<String>,
     pub config: Config,
     /// Keys of config.toml supagate does not implement yet (and the user changed).
     pub ignored_keys: Vec<String>,
@@ -123,16 +125,19 @@ impl Project {
         let file = supabase_dir.join("config.toml");
         let environment = env::Environment::load(&root, &supabase_dir)?;
         let env = |name: &str| environment.get(name);
-        let (config_file, config, ignored_keys) = if file.is_file() {
-            let loaded = Config::load(&file, &env)?;
-            (Some(file), loaded.config, loaded.ignored)
+        let (config_file, config_text, config, ignored_keys) = if file.is_file() {
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| ConfigError::Read(file.clone(), e))?;
+            let loaded = Config::parse(&file, &text, &env)?;
+            (Some(file), Some(text), loaded.config, loaded.ignored)
         } else {
-            (None, Config::default(), Vec::new())
+            (None, None, Config::default(), Vec::new())
         };
         Ok(Project {
             root,
             supabase_dir,
             config_file,
+            config_text,
             config,
             ignored_keys,
             env: environment,

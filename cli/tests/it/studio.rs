@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use support::shop;
 
 mod logs;
+mod settings;
 
 struct Studio {
     base: String,

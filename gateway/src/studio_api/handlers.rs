@@ -99,6 +99,78 @@ async fn settings(s: S) -> Reply {
     }))
 }
 
+/// The sign-in methods the running auth server offers, as it read config.toml at start.
+fn providers(auth: &project::config::Auth) -> Value {
+    let mut out = vec![
+        json!({"name": "email", "enabled": auth.enable_signup && auth.email.enable_signup}),
+        json!({"name": "phone", "enabled": auth.enable_signup && auth.sms.enable_signup}),
+        json!({"name": "anonymous", "enabled": auth.enable_anonymous_sign_ins}),
+        json!({"name": "web3 (Ethereum)", "enabled": auth.web3.ethereum}),
+        json!({"name": "web3 (Solana)", "enabled": auth.web3.solana}),
+    ];
+    out.extend(
+        auth.external
+            .iter()
+            .map(|(name, p)| json!({"name": name, "enabled": p.enabled})),
+    );
+    Value::Array(out)
+}
+
+/// config.toml's keys with the line each is set on (secrets masked, `env()` values named, not
+/// read), whether supagate applies each, and the sign-in methods in force.
+async fn settings_config(s: S) -> Reply {
+    let project = &s.state.config.project;
+    let shown_file = |f: &std::path::Path| {
+        f.strip_prefix(&project.root)
+            .unwrap_or(f)
+            .display()
+            .to_string()
+    };
+    let (file, keys) = match (&project.config_file, &project.config_text) {
+        (Some(file), Some(text)) => {
+            let env = |name: &str| project.env.get(name);
+            let all = project::config::listing::settings(file, text, &env)
+                .map_err(|e| Failure(StudioError::Unavailable(e.to_string())))?;
+            (Some(shown_file(file)), all)
+        }
+        _ => (None, Vec::new()),
+    };
+    let ignored = &project.ignored_keys;
+    let keys: Vec<Value> = keys
+        .into_iter()
+        .map(|k| {
+            use project::config::listing::Shown;
+            let key = k.path.join(".");
+            let applied = !ignored
+                .iter()
+                .any(|i| key == *i || key.starts_with(&format!("{i}.")));
+            // A secret is shown as whether it is empty, an `env()` value as its variable.
+            let (value, secret, env) = match k.value {
+                Shown::Plain(v) => (json!(v), Value::Null, Value::Null),
+                Shown::Secret { empty } => (Value::Null, json!({"empty": empty}), Value::Null),
+                Shown::Env { name, set } => {
+                    (Value::Null, Value::Null, json!({"name": name, "set": set}))
+                }
+            };
+            json!({
+                "key": key,
+                "section": k.path[..k.path.len() - 1].join("."),
+                "line": k.line,
+                "value": value,
+                "secret": secret,
+                "env": env,
+                "overridden_by": k.overridden_by,
+                "applied": applied,
+            })
+        })
+        .collect();
+    ok(json!({
+        "file": file,
+        "keys": keys,
+        "providers": providers(&project.config.auth),
+    }))
+}
+
 #[derive(Deserialize)]
 struct SchemaQuery {
     #[serde(default)]
@@ -353,6 +425,7 @@ async fn channels(s: S) -> Reply {
 pub fn routes(c: &mut web::ServiceConfig) {
     c.route("/session", web::get().to(session))
         .route("/settings", web::get().to(settings))
+        .route("/settings/config", web::get().to(settings_config))
         .route("/tables", web::get().to(tables))
         .route("/tables/{schema}/{table}", web::get().to(table))
         .route("/tables/{schema}/{table}", web::patch().to(change_table))

@@ -9,6 +9,7 @@ mod doc;
 mod external;
 mod functions;
 mod keys;
+pub mod listing;
 mod sms;
 mod webauthn;
 

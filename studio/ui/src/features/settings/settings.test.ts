@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { connectionStrings, host } from './settings'
+import { connectionStrings, groupKeys, host, shownValue, type ConfigKey } from './settings'
 
 describe('connection strings', () => {
   it('picks the host clients reach', () => {
@@ -48,5 +48,46 @@ describe('theme', () => {
     expect(initialTheme('light', true)).toBe('light')
     expect(initialTheme(null, true)).toBe('dark')
     expect(initialTheme('purple', false)).toBe('light')
+  })
+})
+
+describe('config.toml keys', () => {
+  const key = (over: Partial<ConfigKey>): ConfigKey => ({
+    key: 'auth.site_url',
+    section: 'auth',
+    line: 1,
+    value: null,
+    secret: null,
+    env: null,
+    overridden_by: null,
+    applied: true,
+    ...over,
+  })
+
+  it('shows secrets masked and env() values by name', () => {
+    const cases: [Partial<ConfigKey>, string][] = [
+      [{ value: 'http://127.0.0.1:3000' }, 'http://127.0.0.1:3000'],
+      [{ secret: { empty: false } }, '•••••••• (secret)'],
+      [{ secret: { empty: true } }, '(empty)'],
+      [{ env: { name: 'GITHUB_SECRET', set: false } }, 'env(GITHUB_SECRET) · unset'],
+      [{ env: { name: 'SITE', set: true } }, 'env(SITE) · set'],
+    ]
+    for (const [over, shown] of cases) expect(shownValue(key(over))).toBe(shown)
+  })
+
+  it('groups auth tables apart from the others, in the order met', () => {
+    const g = groupKeys([
+      key({ key: 'project_id', section: '' }),
+      key({ key: 'auth.site_url', section: 'auth' }),
+      key({ key: 'auth.external.github.enabled', section: 'auth.external.github' }),
+      key({ key: 'api.port', section: 'api' }),
+      key({ key: 'auth.jwt_expiry', section: 'auth' }),
+      key({ key: 'authx.a', section: 'authx' }),
+    ])
+    expect(g.auth.map(([s, ks]) => [s, ks.map((k) => k.key)])).toEqual([
+      ['auth', ['auth.site_url', 'auth.jwt_expiry']],
+      ['auth.external.github', ['auth.external.github.enabled']],
+    ])
+    expect(g.other.map(([s]) => s)).toEqual(['', 'api', 'authx'])
   })
 })
