@@ -6,6 +6,31 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey};
 use serde_json::{Value, json};
 
+/// Why a JWK is not a key supagate can use.
+#[derive(Debug, thiserror::Error)]
+pub enum JwkError {
+    #[error("missing \"{0}\"")]
+    Missing(String),
+    #[error("\"{0}\" is not base64url: {1}")]
+    NotBase64Url(String, base64::DecodeError),
+    #[error("\"k\" is empty")]
+    EmptySecret,
+    #[error("bad RSA key: {0}")]
+    Rsa(jsonwebtoken::errors::Error),
+    #[error("bad RSA private key: {0}")]
+    RsaPrivate(rsa::Error),
+    #[error(transparent)]
+    RsaDer(rsa::pkcs1::Error),
+    #[error("bad EC key: {0}")]
+    Ec(jsonwebtoken::errors::Error),
+    #[error("bad EC private key: {0}")]
+    EcPrivate(p256::elliptic_curve::Error),
+    #[error(transparent)]
+    EcDer(p256::pkcs8::Error),
+    #[error("unsupported key type {0:?} (use RSA, EC P-256 or oct)")]
+    UnsupportedType(String),
+}
+
 /// One key of the signing-keys file (or of a third-party issuer's key set).
 #[derive(Clone)]
 pub(crate) struct SigningKey {
@@ -21,18 +46,18 @@ pub(crate) struct SigningKey {
     pub(crate) public: Option<Value>,
 }
 
-fn b64(jwk: &Value, field: &str) -> Result<Vec<u8>, String> {
+fn b64(jwk: &Value, field: &str) -> Result<Vec<u8>, JwkError> {
     let v = jwk
         .get(field)
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("missing \"{field}\""))?;
+        .ok_or_else(|| JwkError::Missing(field.to_string()))?;
     URL_SAFE_NO_PAD
         .decode(v.trim_end_matches('='))
-        .map_err(|e| format!("\"{field}\" is not base64url: {e}"))
+        .map_err(|e| JwkError::NotBase64Url(field.to_string(), e))
 }
 
 /// The RS256, ES256 or HS256 (`oct`) key of a JWK.
-pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
+pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, JwkError> {
     use p256::pkcs8::EncodePrivateKey;
     use rsa::pkcs1::EncodeRsaPrivateKey;
     let kid = jwk.get("kid").and_then(Value::as_str).map(str::to_string);
@@ -45,7 +70,7 @@ pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
         "oct" => {
             let secret = b64(jwk, "k")?;
             if secret.is_empty() {
-                return Err("\"k\" is empty".into());
+                return Err(JwkError::EmptySecret);
             }
             return Ok(SigningKey {
                 kid,
@@ -57,8 +82,8 @@ pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
             });
         }
         "RSA" => {
-            let decoding = DecodingKey::from_rsa_components(&s("n"), &s("e"))
-                .map_err(|e| format!("bad RSA key: {e}"))?;
+            let decoding =
+                DecodingKey::from_rsa_components(&s("n"), &s("e")).map_err(JwkError::Rsa)?;
             let encoding = if jwk.get("d").is_some() {
                 let n = rsa::BigUint::from_bytes_be(&b64(jwk, "n")?);
                 let e = rsa::BigUint::from_bytes_be(&b64(jwk, "e")?);
@@ -68,8 +93,8 @@ pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
                     rsa::BigUint::from_bytes_be(&b64(jwk, "q")?),
                 ];
                 let key = rsa::RsaPrivateKey::from_components(n, e, d, primes)
-                    .map_err(|e| format!("bad RSA private key: {e}"))?;
-                let der = key.to_pkcs1_der().map_err(|e| e.to_string())?;
+                    .map_err(JwkError::RsaPrivate)?;
+                let der = key.to_pkcs1_der().map_err(JwkError::RsaDer)?;
                 Some(EncodingKey::from_rsa_der(der.as_bytes()))
             } else {
                 None
@@ -77,12 +102,12 @@ pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
             (Algorithm::RS256, decoding, encoding)
         }
         "EC" if s("crv") == "P-256" => {
-            let decoding = DecodingKey::from_ec_components(&s("x"), &s("y"))
-                .map_err(|e| format!("bad EC key: {e}"))?;
+            let decoding =
+                DecodingKey::from_ec_components(&s("x"), &s("y")).map_err(JwkError::Ec)?;
             let encoding = if jwk.get("d").is_some() {
-                let key = p256::SecretKey::from_slice(&b64(jwk, "d")?)
-                    .map_err(|e| format!("bad EC private key: {e}"))?;
-                let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
+                let key =
+                    p256::SecretKey::from_slice(&b64(jwk, "d")?).map_err(JwkError::EcPrivate)?;
+                let der = key.to_pkcs8_der().map_err(JwkError::EcDer)?;
                 Some(EncodingKey::from_ec_der(der.as_bytes()))
             } else {
                 None
@@ -90,9 +115,7 @@ pub(crate) fn signing_key(jwk: &Value) -> Result<SigningKey, String> {
             (Algorithm::ES256, decoding, encoding)
         }
         other => {
-            return Err(format!(
-                "unsupported key type {other:?} (use RSA, EC P-256 or oct)"
-            ));
+            return Err(JwkError::UnsupportedType(other.to_string()));
         }
     };
     let mut public = jwk.as_object().cloned().unwrap_or_default();

@@ -48,6 +48,20 @@ pub enum JwtError {
     ForeignRole,
 }
 
+/// Why a signing-keys file (or `GOTRUE_JWT_KEYS`) could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SigningKeysError {
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("expected an array of JWKs or {{\"keys\": [...]}}")]
+    NoKeysArray,
+    #[error("expected an array of JWKs")]
+    NotArray,
+    /// The key at this place in the list (from 1).
+    #[error("key {0}: {1}")]
+    Key(usize, crate::jwk::JwkError),
+}
+
 /// The project's signing secret (and signing keys) and the two API keys derived from it.
 #[derive(Clone)]
 pub struct JwtKeys {
@@ -147,19 +161,19 @@ impl JwtKeys {
     /// The secret plus the keys of a signing-keys file: a JSON array of JWKs (or `{"keys":
     /// [...]}`) with their private parts, as `supabase gen signing-key` writes them and
     /// `GOTRUE_JWT_KEYS` holds them. See the module's notes for which key signs.
-    pub fn with_signing_keys(secret: &str, json: &str) -> Result<Self, String> {
+    pub fn with_signing_keys(secret: &str, json: &str) -> Result<Self, SigningKeysError> {
         let mut keys = Self::new(secret);
-        let doc: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+        let doc: Value = serde_json::from_str(json).map_err(SigningKeysError::NotJson)?;
         let list = match doc {
             Value::Array(a) => a,
             Value::Object(mut o) => match o.remove("keys") {
                 Some(Value::Array(a)) => a,
-                _ => return Err("expected an array of JWKs or {\"keys\": [...]}".into()),
+                _ => return Err(SigningKeysError::NoKeysArray),
             },
-            _ => return Err("expected an array of JWKs".into()),
+            _ => return Err(SigningKeysError::NotArray),
         };
         for (i, jwk) in list.iter().enumerate() {
-            let key = signing_key(jwk).map_err(|e| format!("key {}: {e}", i + 1))?;
+            let key = signing_key(jwk).map_err(|e| SigningKeysError::Key(i + 1, e))?;
             keys.keys.push(key);
         }
         let can_sign = |k: &&SigningKey, op: Option<bool>| k.encoding.is_some() && k.sign_op == op;
@@ -447,8 +461,31 @@ mod tests {
                 .alg,
             Algorithm::HS256
         );
-        assert!(JwtKeys::with_signing_keys(DEMO_JWT_SECRET, "[{\"kty\": \"OKP\"}]").is_err());
-        assert!(JwtKeys::with_signing_keys(DEMO_JWT_SECRET, "nope").is_err());
+        // The errors' texts, as they were written before they were variants.
+        let cases = [
+            (
+                "[{\"kty\": \"OKP\"}]",
+                "key 1: unsupported key type \"OKP\" (use RSA, EC P-256 or oct)",
+            ),
+            ("nope", "not JSON: expected ident at line 1 column 2"),
+            (
+                "{\"k\": 1}",
+                "expected an array of JWKs or {\"keys\": [...]}",
+            ),
+            ("7", "expected an array of JWKs"),
+            ("[{\"kty\": \"oct\"}]", "key 1: missing \"k\""),
+            ("[{\"kty\": \"oct\", \"k\": \"\"}]", "key 1: \"k\" is empty"),
+            (
+                "[{\"kty\": \"oct\", \"k\": \"a2V5\"}, {\"kty\": \"oct\", \"k\": \"!\"}]",
+                "key 2: \"k\" is not base64url: Invalid symbol 33, offset 0.",
+            ),
+        ];
+        for (json, want) in cases {
+            let e = JwtKeys::with_signing_keys(DEMO_JWT_SECRET, json)
+                .err()
+                .unwrap();
+            assert_eq!(e.to_string(), want, "{json}");
+        }
     }
 
     /// As GOTRUE_JWT_KEYS: the key whose key_ops has "sign" signs, whatever its place or kind.

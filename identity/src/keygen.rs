@@ -44,8 +44,19 @@ fn b64(bytes: &[u8]) -> Value {
     Value::String(URL_SAFE_NO_PAD.encode(bytes))
 }
 
+/// Why a new key could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum KeygenError {
+    #[error("no {0}")]
+    NoCoordinate(&'static str),
+    #[error("failed to generate RSA key: {0}")]
+    Rsa(rsa::Error),
+    #[error("failed to generate RSA key: no CRT values")]
+    NoCrtValues,
+}
+
 /// A new private key as a JWK: (field, value) pairs in the CLI's order.
-pub fn generate(alg: Algorithm) -> Result<Vec<(&'static str, Value)>, String> {
+pub fn generate(alg: Algorithm) -> Result<Vec<(&'static str, Value)>, KeygenError> {
     let kid = uuid::Uuid::new_v4().to_string();
     let mut jwk: Vec<(&'static str, Value)> = vec![
         (
@@ -79,7 +90,10 @@ pub fn generate(alg: Algorithm) -> Result<Vec<(&'static str, Value)>, String> {
                 }
             };
             let point = secret.public_key().to_encoded_point(false);
-            let (x, y) = (point.x().ok_or("no x")?, point.y().ok_or("no y")?);
+            let (x, y) = (
+                point.x().ok_or(KeygenError::NoCoordinate("x"))?,
+                point.y().ok_or(KeygenError::NoCoordinate("y"))?,
+            );
             jwk.push(("d", b64(&secret.to_bytes())));
             jwk.push(("crv", "P-256".into()));
             jwk.push(("x", b64(x)));
@@ -87,14 +101,13 @@ pub fn generate(alg: Algorithm) -> Result<Vec<(&'static str, Value)>, String> {
         }
         Algorithm::Rs256 => {
             use rsa::traits::{PrivateKeyParts, PublicKeyParts};
-            let key = rsa::RsaPrivateKey::new(&mut ThreadRng, 2048)
-                .map_err(|e| format!("failed to generate RSA key: {e}"))?;
+            let key = rsa::RsaPrivateKey::new(&mut ThreadRng, 2048).map_err(KeygenError::Rsa)?;
             let primes = key.primes();
             let (dp, dq, qi) = match (key.dp(), key.dq(), key.crt_coefficient()) {
                 (Some(dp), Some(dq), Some(qi)) => {
                     (dp.to_bytes_be(), dq.to_bytes_be(), qi.to_bytes_be())
                 }
-                _ => return Err("failed to generate RSA key: no CRT values".into()),
+                _ => return Err(KeygenError::NoCrtValues),
             };
             jwk.push(("n", b64(&key.n().to_bytes_be())));
             jwk.push(("e", b64(&key.e().to_bytes_be())));
@@ -127,6 +140,25 @@ pub fn ordered(jwk: &serde_json::Map<String, Value>) -> Vec<(String, Value)> {
 mod tests {
     use super::*;
     use crate::jwt::JwtKeys;
+
+    /// The errors' texts, as they were written before they were variants.
+    #[test]
+    fn errors_read_as_before() {
+        let cases = [
+            (KeygenError::NoCoordinate("x"), "no x"),
+            (
+                KeygenError::NoCrtValues,
+                "failed to generate RSA key: no CRT values",
+            ),
+            (
+                KeygenError::Rsa(rsa::Error::InvalidModulus),
+                "failed to generate RSA key: invalid modulus",
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(e.to_string(), want);
+        }
+    }
 
     fn object(fields: &[(&'static str, Value)]) -> Value {
         Value::Object(

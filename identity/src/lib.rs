@@ -16,17 +16,15 @@ pub mod keygen;
 pub mod third_party;
 
 pub use credential::{CredentialError, Identity, resolve};
-pub use jwt::{ApiKeys, Claims, JwtError, JwtKeys};
+pub use jwk::JwkError;
+pub use jwt::{ApiKeys, Claims, JwtError, JwtKeys, SigningKeysError};
 
 use sha2::{Digest, Sha224};
 
 /// GoTrue's token hash of an address and a one-time code: `hex(sha224(address + code))`, as
 /// `auth.one_time_tokens` keeps it (`crypto.GenerateTokenHash`).
 pub fn token_hash(address: &str, code: &str) -> String {
-    Sha224::digest(format!("{address}{code}").as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha224::digest(format!("{address}{code}").as_bytes()))
 }
 
 #[cfg(test)]

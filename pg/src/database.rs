@@ -2,9 +2,25 @@
 //! DATABASE_URL. Migrations and admin commands log in as the owner; the API pools log in as
 //! `authenticator`, which can only switch to the API roles.
 
-use crate::embedded::{self, EmbeddedPg};
-use crate::login::Login;
-use std::path::Path;
+use crate::embedded::{self, EmbeddedError, EmbeddedPg};
+use crate::login::{Login, LoginError};
+use std::path::{Path, PathBuf};
+
+/// Why the database could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Embedded(#[from] EmbeddedError),
+    #[error("cannot create {}: {}", .0.display(), .1)]
+    CreateDataDir(PathBuf, std::io::Error),
+    #[error("{} is in use by another supagate (pid {}); stop it first with `supagate stop`",
+        .0.display(), .1)]
+    InUse(PathBuf, u32),
+    #[error("cannot write {}: {}", .0.display(), .1)]
+    WritePid(PathBuf, std::io::Error),
+    #[error("DATABASE_URL: {0}")]
+    DatabaseUrl(LoginError),
+}
 
 /// Where the database is, from flags and config.toml.
 pub struct DbSettings<'a> {
@@ -53,9 +69,9 @@ pub fn owner_pid(data: &Path) -> Option<u32> {
     embedded::process_alive(pid, "supagate").then_some(pid)
 }
 
-pub fn write_pid(data: &Path) -> Result<(), String> {
-    std::fs::write(data.join(PID_FILE), std::process::id().to_string())
-        .map_err(|e| format!("cannot write {}: {e}", data.join(PID_FILE).display()))
+pub fn write_pid(data: &Path) -> Result<(), OpenError> {
+    let file = data.join(PID_FILE);
+    std::fs::write(&file, std::process::id().to_string()).map_err(|e| OpenError::WritePid(file, e))
 }
 
 pub fn remove_pid(data: &Path) {
@@ -73,7 +89,7 @@ impl Database {
         s: &DbSettings<'_>,
         serving: bool,
         published_url: Option<&str>,
-    ) -> Result<Database, String> {
+    ) -> Result<Database, OpenError> {
         if let Some(url) = s.database_url {
             return Self::external(url);
         }
@@ -83,15 +99,13 @@ impl Database {
             s.major_version,
             EmbeddedPg::data_major(data),
             &s.extensions,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         std::fs::create_dir_all(data)
-            .map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+            .map_err(|e| OpenError::CreateDataDir(data.to_path_buf(), e))?;
         let mut pg = EmbeddedPg::new(bin, data, s.db_port, s.pg_settings);
-        pg.install(s.cache_dir).map_err(|e| e.to_string())?;
+        pg.install(s.cache_dir)?;
         pg.ensure_initialized_from(Some(s.cache_dir), s.pristine)
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         let owner = owner_pid(data).filter(|p| *p != std::process::id());
         if !serving
             && owner.is_some()
@@ -103,12 +117,9 @@ impl Database {
             return Ok(db);
         }
         if serving && let Some(pid) = owner {
-            return Err(format!(
-                "{} is in use by another supagate (pid {pid}); stop it first with `supagate stop`",
-                data.display()
-            ));
+            return Err(OpenError::InUse(data.to_path_buf(), pid));
         }
-        pg.start().await.map_err(|e| e.to_string())?;
+        pg.start().await?;
         if serving {
             write_pid(data)?;
         }
@@ -165,8 +176,8 @@ impl Database {
         format!("{head}/{encoded}{query}")
     }
 
-    fn external(url: &str) -> Result<Database, String> {
-        let admin = Login::parse(url).map_err(|e| format!("DATABASE_URL: {e}"))?;
+    fn external(url: &str) -> Result<Database, OpenError> {
+        let admin = Login::parse(url).map_err(OpenError::DatabaseUrl)?;
         // As in a Supabase database, `authenticator` shares the owner's password unless told
         // otherwise.
         let api_password = std::env::var("AUTHENTICATOR_PASSWORD")
@@ -241,6 +252,37 @@ mod tests {
                 db_url: url.into(),
             };
             assert_eq!(db.url_of("supagate_snapshot_a"), want, "{url}");
+        }
+    }
+
+    /// The errors' texts, as they were written before they were variants.
+    #[test]
+    fn open_errors_read_as_before() {
+        let missing = Path::new("/nonexistent/supagate-data");
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let external = |url: &str| Database::external(url).err().unwrap().to_string();
+        let cases = [
+            (
+                external("postgresql://u@h/app?sslmode=on"),
+                "DATABASE_URL: the connection string is not valid: invalid sslmode value: \"on\"",
+            ),
+            (
+                OpenError::InUse(missing.into(), 42).to_string(),
+                "/nonexistent/supagate-data is in use by another supagate (pid 42); stop it first \
+                 with `supagate stop`",
+            ),
+            (
+                write_pid(missing).unwrap_err().to_string(),
+                "cannot write /nonexistent/supagate-data/supagate.pid: No such file or directory \
+                 (os error 2)",
+            ),
+            (
+                OpenError::CreateDataDir(missing.into(), io()).to_string(),
+                "cannot create /nonexistent/supagate-data: entity not found",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want);
         }
     }
 }

@@ -17,7 +17,7 @@ pub mod replication;
 pub mod tls;
 pub mod tx;
 
-pub use database::{Database, DbSettings};
+pub use database::{Database, DbSettings, OpenError};
 pub use error::DbError;
 pub use login::{Login, LoginError, connect};
 pub use pool::{PerThread, Pool, RoleSettings};

@@ -18,8 +18,10 @@ pub type Connection =
 pub enum LoginError {
     #[error("the connection string is not valid: {0}")]
     Invalid(String),
+    #[error("the connection string is not valid: {0}")]
+    SslMode(crate::tls::TlsSetupError),
     #[error("TLS: {0}")]
-    Tls(String),
+    Tls(crate::tls::TlsSetupError),
 }
 
 /// Settings of one login (host, port, user, password, database, TLS).
@@ -142,7 +144,7 @@ impl Login {
                 .filter(|v| !v.is_empty())
         };
         let mode = match given("sslmode", "PGSSLMODE") {
-            Some(m) => SslMode::parse(&m).map_err(LoginError::Invalid)?,
+            Some(m) => SslMode::parse(&m).map_err(LoginError::SslMode)?,
             None => SslMode::Prefer,
         };
         let files = TlsFiles {

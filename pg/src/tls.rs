@@ -11,6 +11,46 @@ use rustls::{CertificateError, DigitallySignedStruct, Error as TlsError, RootCer
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Why TLS settings could not be made, in libpq's words where libpq has them.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsSetupError {
+    #[error("invalid sslmode value: \"{0}\"")]
+    SslMode(String),
+    #[error(
+        "weak sslmode \"{}\" may not be used with sslrootcert=system (use \"verify-full\")",
+        .0.as_str()
+    )]
+    WeakModeWithSystemRoots(SslMode),
+    #[error(
+        "root certificate file \"{0}\" does not exist\nEither provide the file, use the system's \
+         trusted roots with sslrootcert=system, or change sslmode to disable server certificate \
+         verification."
+    )]
+    NoRootFile(String),
+    #[error("could not read root certificate file \"{}\": {}", .0.display(), .1)]
+    ReadRoots(PathBuf, rustls::pki_types::pem::Error),
+    #[error("invalid root certificate in \"{}\": {}", .0.display(), .1)]
+    BadRoot(PathBuf, TlsError),
+    #[error("root certificate file \"{}\" holds no certificate", .0.display())]
+    NoRoots(PathBuf),
+    #[error("sslrootcert=system: this machine has no trusted root certificates")]
+    NoSystemRoots,
+    #[error(transparent)]
+    Rustls(#[from] TlsError),
+    #[error(transparent)]
+    Verifier(#[from] rustls::client::VerifierBuilderError),
+    #[error("could not read certificate file \"{}\": {}", .0.display(), .1)]
+    ReadCert(PathBuf, rustls::pki_types::pem::Error),
+    #[error("could not read private key file \"{}\": {}", .0.display(), .1)]
+    ReadKey(PathBuf, rustls::pki_types::pem::Error),
+    #[error("client certificate: {0}")]
+    ClientCert(TlsError),
+    #[error("a client certificate needs both sslcert and sslkey")]
+    HalfClientCert,
+    #[error("server name {0:?}: {1}")]
+    ServerName(String, rustls::pki_types::InvalidDnsNameError),
+}
+
 /// libpq's `sslmode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SslMode {
@@ -29,7 +69,7 @@ pub enum SslMode {
 }
 
 impl SslMode {
-    pub fn parse(s: &str) -> Result<SslMode, String> {
+    pub fn parse(s: &str) -> Result<SslMode, TlsSetupError> {
         Ok(match s {
             "disable" => SslMode::Disable,
             "allow" => SslMode::Allow,
@@ -37,7 +77,7 @@ impl SslMode {
             "require" => SslMode::Require,
             "verify-ca" => SslMode::VerifyCa,
             "verify-full" => SslMode::VerifyFull,
-            other => return Err(format!("invalid sslmode value: \"{other}\"")),
+            other => return Err(TlsSetupError::SslMode(other.to_string())),
         })
     }
 
@@ -92,42 +132,28 @@ fn default_root_cert() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| Path::new(&h).join(".postgresql/root.crt"))
 }
 
-fn roots_from_file(path: &Path) -> Result<RootCertStore, String> {
+fn roots_from_file(path: &Path) -> Result<RootCertStore, TlsSetupError> {
     let mut roots = RootCertStore::empty();
-    let certs = CertificateDer::pem_file_iter(path).map_err(|e| {
-        format!(
-            "could not read root certificate file \"{}\": {e}",
-            path.display()
-        )
-    })?;
-    for c in certs {
-        let c = c.map_err(|e| {
-            format!(
-                "could not read root certificate file \"{}\": {e}",
-                path.display()
-            )
-        })?;
+    let unreadable = |e| TlsSetupError::ReadRoots(path.to_path_buf(), e);
+    for c in CertificateDer::pem_file_iter(path).map_err(unreadable)? {
         roots
-            .add(c)
-            .map_err(|e| format!("invalid root certificate in \"{}\": {e}", path.display()))?;
+            .add(c.map_err(unreadable)?)
+            .map_err(|e| TlsSetupError::BadRoot(path.to_path_buf(), e))?;
     }
     if roots.is_empty() {
-        return Err(format!(
-            "root certificate file \"{}\" holds no certificate",
-            path.display()
-        ));
+        return Err(TlsSetupError::NoRoots(path.to_path_buf()));
     }
     Ok(roots)
 }
 
-fn system_roots() -> Result<RootCertStore, String> {
+fn system_roots() -> Result<RootCertStore, TlsSetupError> {
     let found = rustls_native_certs::load_native_certs();
     let mut roots = RootCertStore::empty();
     for c in found.certs {
         let _ = roots.add(c);
     }
     if roots.is_empty() {
-        return Err("sslrootcert=system: this machine has no trusted root certificates".into());
+        return Err(TlsSetupError::NoSystemRoots);
     }
     Ok(roots)
 }
@@ -142,13 +168,10 @@ impl Tls {
     }
 
     /// The settings libpq would use for `mode` and `files`.
-    pub fn new(mode: SslMode, files: &TlsFiles) -> Result<Tls, String> {
+    pub fn new(mode: SslMode, files: &TlsFiles) -> Result<Tls, TlsSetupError> {
         let system = files.root_cert.as_deref() == Some("system");
         if system && mode != SslMode::VerifyFull {
-            return Err(format!(
-                "weak sslmode \"{}\" may not be used with sslrootcert=system (use \"verify-full\")",
-                mode.as_str()
-            ));
+            return Err(TlsSetupError::WeakModeWithSystemRoots(mode));
         }
         // An explicit root file, or libpq's default one if it exists.
         let root_file: Option<PathBuf> = match files.root_cert.as_deref() {
@@ -164,27 +187,22 @@ impl Tls {
         };
         let verifying = matches!(mode, SslMode::VerifyCa | SslMode::VerifyFull);
         let builder = ClientConfig::builder_with_provider(provider())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?;
+            .with_safe_default_protocol_versions()?;
         let builder = if verifying {
             let roots = if system {
                 system_roots()?
             } else {
                 let path = root_file.ok_or_else(|| {
-                    format!(
-                        "root certificate file \"{}\" does not exist\nEither provide the file, \
-                         use the system's trusted roots with sslrootcert=system, or change \
-                         sslmode to disable server certificate verification.",
+                    TlsSetupError::NoRootFile(
                         default_root_cert()
                             .map(|p| p.display().to_string())
-                            .unwrap_or_else(|| "~/.postgresql/root.crt".into())
+                            .unwrap_or_else(|| "~/.postgresql/root.crt".into()),
                     )
                 })?;
                 roots_from_file(&path)?
             };
-            let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider())
-                .build()
-                .map_err(|e| e.to_string())?;
+            let webpki =
+                WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider()).build()?;
             let verifier: Arc<dyn ServerCertVerifier> = if mode == SslMode::VerifyFull {
                 webpki
             } else {
@@ -202,21 +220,15 @@ impl Tls {
             (Some(cert), Some(key)) => {
                 let chain = CertificateDer::pem_file_iter(cert)
                     .and_then(|i| i.collect::<Result<Vec<_>, _>>())
-                    .map_err(|e| {
-                        format!(
-                            "could not read certificate file \"{}\": {e}",
-                            cert.display()
-                        )
-                    })?;
-                let key = PrivateKeyDer::from_pem_file(key).map_err(|e| {
-                    format!("could not read private key file \"{}\": {e}", key.display())
-                })?;
+                    .map_err(|e| TlsSetupError::ReadCert(cert.clone(), e))?;
+                let key = PrivateKeyDer::from_pem_file(key)
+                    .map_err(|e| TlsSetupError::ReadKey(key.clone(), e))?;
                 builder
                     .with_client_auth_cert(chain, key)
-                    .map_err(|e| format!("client certificate: {e}"))?
+                    .map_err(TlsSetupError::ClientCert)?
             }
             (Some(_), None) | (None, Some(_)) => {
-                return Err("a client certificate needs both sslcert and sslkey".into());
+                return Err(TlsSetupError::HalfClientCert);
             }
             (None, None) => builder.with_no_client_auth(),
         };
@@ -227,8 +239,9 @@ impl Tls {
     }
 
     /// The name a certificate is checked against: the host name, or its address.
-    pub fn server_name(host: &str) -> Result<ServerName<'static>, String> {
-        ServerName::try_from(host.to_string()).map_err(|e| format!("server name {host:?}: {e}"))
+    pub fn server_name(host: &str) -> Result<ServerName<'static>, TlsSetupError> {
+        ServerName::try_from(host.to_string())
+            .map_err(|e| TlsSetupError::ServerName(host.to_string(), e))
     }
 }
 
@@ -359,19 +372,89 @@ mod tests {
         assert!(SslMode::VerifyCa.requires_tls() && !SslMode::Prefer.requires_tls());
     }
 
+    /// The errors' texts, as they were written before they were variants.
+    #[test]
+    fn errors_read_as_libpq_words_them() {
+        let dir = std::env::temp_dir().join(format!("pg-tls-errors-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let empty = dir.join("empty.crt");
+        std::fs::write(&empty, "no certificate here\n").unwrap();
+        let cases: Vec<(TlsSetupError, String)> = vec![
+            (
+                SslMode::parse("on").unwrap_err(),
+                "invalid sslmode value: \"on\"".into(),
+            ),
+            (
+                Tls::new(
+                    SslMode::Require,
+                    &TlsFiles {
+                        root_cert: Some("system".into()),
+                        ..TlsFiles::default()
+                    },
+                )
+                .unwrap_err(),
+                "weak sslmode \"require\" may not be used with sslrootcert=system (use \"verify-full\")"
+                    .into(),
+            ),
+            (
+                Tls::new(
+                    SslMode::VerifyCa,
+                    &TlsFiles {
+                        root_cert: Some(empty.display().to_string()),
+                        ..TlsFiles::default()
+                    },
+                )
+                .unwrap_err(),
+                format!("root certificate file \"{}\" holds no certificate", empty.display()),
+            ),
+            (
+                Tls::new(
+                    SslMode::Prefer,
+                    &TlsFiles {
+                        cert: Some(empty.clone()),
+                        ..TlsFiles::default()
+                    },
+                )
+                .unwrap_err(),
+                "a client certificate needs both sslcert and sslkey".into(),
+            ),
+            (
+                TlsSetupError::NoRootFile("/home/x/.postgresql/root.crt".into()),
+                "root certificate file \"/home/x/.postgresql/root.crt\" does not exist\nEither \
+                 provide the file, use the system's trusted roots with sslrootcert=system, or \
+                 change sslmode to disable server certificate verification."
+                    .into(),
+            ),
+            (
+                TlsSetupError::NoSystemRoots,
+                "sslrootcert=system: this machine has no trusted root certificates".into(),
+            ),
+            (
+                Tls::server_name("bad host").unwrap_err(),
+                "server name \"bad host\": invalid dns name".into(),
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(e.to_string(), want);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn verification_needs_a_root_certificate() {
         let files = TlsFiles {
             root_cert: Some("/nonexistent/root.crt".into()),
             ..TlsFiles::default()
         };
-        let e = Tls::new(SslMode::VerifyFull, &files).unwrap_err();
+        let e = Tls::new(SslMode::VerifyFull, &files)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/nonexistent/root.crt"), "{e}");
         let system = TlsFiles {
             root_cert: Some("system".into()),
             ..TlsFiles::default()
         };
-        let e = Tls::new(SslMode::Require, &system).unwrap_err();
+        let e = Tls::new(SslMode::Require, &system).unwrap_err().to_string();
         assert!(e.contains("verify-full"), "{e}");
         assert_eq!(
             Tls::new(SslMode::Prefer, &TlsFiles::default())

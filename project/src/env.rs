@@ -15,7 +15,19 @@ pub enum EnvError {
     #[error("cannot read {0}: {1}")]
     Read(PathBuf, std::io::Error),
     #[error("failed to parse environment file: {0} ({1})")]
-    Parse(String, String),
+    Parse(String, DotenvError),
+}
+
+/// Why a `.env` file could not be read, in the CLI's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DotenvError {
+    /// The character, `\n` for a line break.
+    #[error("unexpected character '{0}' in variable name")]
+    UnexpectedCharacter(String),
+    #[error("unterminated quoted value")]
+    UnterminatedQuote,
+    #[error("larger than {0} bytes")]
+    TooLarge(u64),
 }
 
 /// Variables the `.env` files set, under the process environment.
@@ -57,7 +69,7 @@ impl Environment {
                     Ok(m) if m.is_file() => {
                         return Err(EnvError::Parse(
                             shown(root, &path),
-                            format!("larger than {MAX_FILE} bytes"),
+                            DotenvError::TooLarge(MAX_FILE),
                         ));
                     }
                     _ => continue,
@@ -122,7 +134,7 @@ fn is_space(c: char) -> bool {
 pub fn parse(
     text: &str,
     outer: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, DotenvError> {
     let text = text.replace("\r\n", "\n");
     let mut out: Vec<(String, String)> = Vec::new();
     let mut rest: &str = &text;
@@ -162,7 +174,7 @@ pub fn parse(
                     '\n' => "\\n".to_string(),
                     other => other.to_string(),
                 };
-                return Err(format!("unexpected character '{shown}' in variable name"));
+                return Err(DotenvError::UnexpectedCharacter(shown));
             }
         }
         let Some((key, after)) = key else {
@@ -194,7 +206,7 @@ pub fn parse(
                     break;
                 }
                 let Some(end) = end else {
-                    return Err("unterminated quoted value".into());
+                    return Err(DotenvError::UnterminatedQuote);
                 };
                 let inner = src[..end].trim_matches(q);
                 let value = if q == '"' {
@@ -341,7 +353,11 @@ mod tests {
             ),
         ];
         for (text, says) in errors {
-            assert_eq!(parse(text, &|_| None).unwrap_err(), says, "{text:?}");
+            assert_eq!(
+                parse(text, &|_| None).unwrap_err().to_string(),
+                says,
+                "{text:?}"
+            );
         }
     }
 

@@ -75,7 +75,8 @@ pub fn read_keys(text: &str) -> Result<Vec<Vec<(String, Value)>>, String> {
 
 pub fn run(project: &Project, alg: &str, append: bool) -> Result<(), String> {
     let alg = algorithm(alg)?;
-    let jwk: Vec<(String, Value)> = keygen::generate(alg)?
+    let jwk: Vec<(String, Value)> = keygen::generate(alg)
+        .map_err(|e| e.to_string())?
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();

@@ -81,7 +81,9 @@ pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, Stri
     } else {
         status::running_db_url(&cfg.data_dir)
     };
-    Database::open(&db_settings(cfg), serving, published.as_deref()).await
+    Database::open(&db_settings(cfg), serving, published.as_deref())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// What a new data directory's cluster starts with: supagate's platform built, as the platform

@@ -42,7 +42,7 @@ pub(super) fn ensure(
             std::fs::File::open("/dev/urandom")
                 .and_then(|mut f| f.read_exact(&mut bytes))
                 .map_err(|e| EmbeddedError::Io("/dev/urandom".into(), e))?;
-            bytes.iter().map(|b| format!("{b:02x}")).collect()
+            hex::encode(bytes)
         }
     };
     use std::io::Write;

@@ -93,7 +93,7 @@ async fn start_tls(
     if answer[0] != b'S' {
         return Ok(Err(tcp));
     }
-    let name = Tls::server_name(host).map_err(PgError::Tls)?;
+    let name = Tls::server_name(host).map_err(|e| PgError::Tls(e.to_string()))?;
     let connector = tokio_rustls::TlsConnector::from(tls.config.clone());
     let stream = connector
         .connect(name, tcp)
