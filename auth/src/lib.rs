@@ -16,7 +16,6 @@ pub mod limits;
 pub mod mfa;
 pub mod mfa_webauthn;
 pub mod models;
-pub mod oauth_providers;
 pub mod oauth_server;
 pub mod otp;
 pub mod params;
@@ -29,8 +28,6 @@ pub mod sessions;
 pub mod signup;
 pub mod users;
 pub mod verify;
-pub mod web3;
-pub mod webauthn;
 
 pub use config::AuthConfig;
 pub use error::{AuthError, ErrorCode, api, oauth};

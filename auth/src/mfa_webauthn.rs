@@ -6,10 +6,10 @@
 
 use crate::config::AuthConfig;
 use crate::error::{ErrorCode, Result, api};
-use crate::webauthn::{self, Credential, Expected};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
+use webauthn_rp::{self as webauthn, Credential, Expected};
 
 /// The `webauthn` object of a challenge or verification.
 #[derive(Debug, Default, Deserialize)]

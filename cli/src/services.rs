@@ -16,13 +16,13 @@ const CAUGHT_EMAIL_PER_HOUR: u32 = 360_000;
 /// The OAuth providers switched on that sign users in through supagate's local stand-in (in
 /// local development mode only: anyone who reaches it can sign in as anyone): those without
 /// real credentials, and those supagate cannot sign in with for real yet. A provider with a
-/// client id and secret that `auth::oauth_providers::endpoints` knows signs in with the provider
+/// client id and secret that `oauth_providers::endpoints` knows signs in with the provider
 /// itself.
 fn local_oauth_providers(a: &project::config::Auth, local_dev: bool) -> Vec<String> {
     let mut stand_in = Vec::new();
     for (name, e) in a.external.iter().filter(|(_, e)| e.enabled) {
         let credentials = !e.secret.is_empty() && !e.client_id.is_empty();
-        let real = credentials && auth::oauth_providers::endpoints(name, &e.url).is_some();
+        let real = credentials && oauth_providers::endpoints(name, &e.url).is_some();
         if real {
             continue;
         }

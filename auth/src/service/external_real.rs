@@ -1,16 +1,16 @@
 //! Sign-in with the OAuth providers themselves (a provider switched on with a secret): the
 //! browser goes to the provider's page with the signed state, the provider sends it back to
 //! `/callback` with a code, which is exchanged at the provider for a token that reads the user
-//! (`crate::oauth_providers`), as GoTrue does. The rest (the identity's user, a session or a PKCE
+//! (the `oauth_providers` crate), as GoTrue does. The rest (the identity's user, a session or a PKCE
 //! code, the redirect) is shared with the local stand-in (`external.rs`).
 
 use super::{Auth, never};
 use crate::error::{AuthError, ErrorCode, api};
-use crate::oauth_providers::{self, Endpoints, UserFrom};
 use crate::redirect::encode;
 use crate::sessions::new_refresh_token;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use oauth_providers::{Endpoints, UserFrom};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::time::Duration;

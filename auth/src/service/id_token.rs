@@ -8,7 +8,6 @@
 
 use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
-use crate::oauth_providers;
 use crate::params::{IdTokenGrantParams, text};
 use identity::id_token::{self, ProviderKeys};
 use serde_json::Value;

@@ -2,15 +2,15 @@
 //! challenge, then the authenticator's answer), anyone signs in with one (request options with
 //! no credentials listed — the passkey is discoverable — then the signed assertion), and users
 //! and admins list, rename and delete them. Each challenge is good five minutes and once.
-//! [`crate::webauthn`] checks the ceremonies.
+//! [`webauthn_rp`] checks the ceremonies.
 
 use super::{Auth, Caller, Request, never};
 use crate::error::{AuthError, ErrorCode, api};
-use crate::webauthn::{self, Credential, Expected};
 use crate::{sessions, users};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
+use webauthn_rp::{self as webauthn, Credential, Expected};
 
 /// Milliseconds a browser is given for a ceremony (the challenge's life).
 const TIMEOUT_MS: i64 = 300_000;

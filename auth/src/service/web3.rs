@@ -1,13 +1,13 @@
 //! `POST /token?grant_type=web3` (auth-js `signInWithWeb3`): a wallet's signed Sign-In with
-//! Ethereum or Solana message (checked by [`crate::web3`]) signs in the `web3` identity
+//! Ethereum or Solana message (checked by [`web3_sign_in`]) signs in the `web3` identity
 //! `web3:<chain>:<address>`, made with its user on first sign-in, as GoTrue does. `[auth.web3.*]
 //! enabled` switches each chain on; `[auth.rate_limit] web3` bounds attempts per address.
 
 use super::{Auth, Request, WINDOW_SECS, never};
 use crate::error::{AuthError, ErrorCode, api, oauth, validation};
 use crate::params::{Web3GrantParams, read, text};
-use crate::web3::{self, Chain};
 use serde_json::{Value, json};
+use web3_sign_in::{self as web3, Chain};
 
 /// The longest message GoTrue takes (20 KB).
 const MAX_MESSAGE: usize = 20 * 1024;

@@ -416,7 +416,10 @@ pub fn authorize_params(query: &str, scopes: &str) -> String {
     let rest = out.finish();
     let scope = match asked.as_str() {
         "" => String::new(),
-        s => format!("&scope={}", crate::redirect::encode(s)),
+        s => format!(
+            "&scope={}",
+            url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>()
+        ),
     };
     match rest.as_str() {
         "" => scope,
