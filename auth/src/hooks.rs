@@ -6,7 +6,12 @@
 use crate::config::HookFn;
 use crate::error::ErrorCode;
 use crate::error::{AuthError, Result, api};
-use serde_json::{Value, json};
+use crate::models::hooks::{
+    BeforeUserCreatedInput, CustomAccessTokenInput, EmailData, Metadata, NewUser, SendEmailInput,
+    SendSmsInput, Sms,
+};
+use serde::Serialize;
+use serde_json::Value;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
@@ -14,16 +19,17 @@ fn quote(ident: &str) -> String {
     format!("\"{}\"", ident.replace('"', "\"\""))
 }
 
-fn metadata(name: &str) -> Value {
-    json!({
-        "uuid": Uuid::new_v4(),
-        "time": chrono::Utc::now().to_rfc3339(),
-        "name": name,
-    })
-}
-
-/// Calls the hook and returns its output (or the error it reports).
-pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &Value) -> Result<Value> {
+/// Calls the hook with `input` (one of [`crate::models::hooks`]) and returns its output (or the
+/// error it reports).
+pub async fn call(c: &impl GenericClient, hook: &HookFn, input: &impl Serialize) -> Result<Value> {
+    let input = serde_json::to_value(input).map_err(|e| {
+        api(
+            500,
+            ErrorCode::UnexpectedFailure,
+            format!("Error marshaling JSON input: {e}"),
+        )
+    })?;
+    let input = &input;
     let out = match hook {
         HookFn::Postgres { schema, function } => call_pg(c, schema, function, input).await?,
         HookFn::Http { uri, secrets } => crate::hook_http::call(uri, secrets, input).await?,
@@ -103,13 +109,13 @@ pub async fn custom_access_token(
     claims: Value,
     method: &str,
 ) -> Result<Value> {
-    let out = call(
-        c,
-        hook,
-        &json!({"metadata": metadata("custom-access-token"), "user_id": user_id,
-                "claims": claims, "authentication_method": method}),
-    )
-    .await?;
+    let input = CustomAccessTokenInput {
+        metadata: Metadata::now("custom-access-token"),
+        user_id,
+        claims: &claims,
+        authentication_method: method,
+    };
+    let out = call(c, hook, &input).await?;
     let claims = out.get("claims").cloned().unwrap_or(Value::Null);
     // GoTrue requires the claims a token must keep.
     for required in ["aud", "exp", "iat", "sub", "role", "aal", "session_id"] {
@@ -129,30 +135,27 @@ pub async fn custom_access_token(
 pub async fn before_user_created(
     c: &impl GenericClient,
     hook: &HookFn,
-    user: &Value,
+    user: &NewUser<'_>,
 ) -> Result<()> {
-    call(
-        c,
-        hook,
-        &json!({"metadata": metadata("before-user-created"), "user": user}),
-    )
-    .await
-    .map(|_| ())
+    let input = BeforeUserCreatedInput {
+        metadata: Metadata::now("before-user-created"),
+        user,
+    };
+    call(c, hook, &input).await.map(|_| ())
 }
 
 pub async fn send_email(
     c: &impl GenericClient,
     hook: &HookFn,
     user: &Value,
-    email_data: &Value,
+    email_data: EmailData<'_>,
 ) -> Result<()> {
-    call(
-        c,
-        hook,
-        &json!({"metadata": metadata("send-email"), "user": user, "email_data": email_data}),
-    )
-    .await
-    .map(|_| ())
+    let input = SendEmailInput {
+        metadata: Metadata::now("send-email"),
+        user,
+        email_data,
+    };
+    call(c, hook, &input).await.map(|_| ())
 }
 
 /// The send-SMS hook: it delivers the code itself (`{"user", "sms": {"otp"}}`).
@@ -162,7 +165,11 @@ pub async fn send_sms(
     user: &Value,
     otp: &str,
 ) -> Result<()> {
-    let input = json!({"metadata": metadata("send-sms"), "user": user, "sms": {"otp": otp}});
+    let input = SendSmsInput {
+        metadata: Metadata::now("send-sms"),
+        user,
+        sms: Sms { otp },
+    };
     call(c, hook, &input).await.map(|_| ())
 }
 
@@ -170,9 +177,9 @@ pub async fn send_sms(
 pub async fn verification_attempt(
     c: &impl GenericClient,
     hook: &HookFn,
-    input: Value,
+    input: &impl Serialize,
 ) -> Result<std::result::Result<(), (String, bool)>> {
-    let out = call(c, hook, &input).await?;
+    let out = call(c, hook, input).await?;
     if out["decision"] == "reject" {
         let message = out["message"]
             .as_str()

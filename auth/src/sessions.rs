@@ -6,11 +6,11 @@
 use crate::config::AuthConfig;
 use crate::error::ErrorCode;
 use crate::error::{Result, api, invalid_credentials};
-use crate::models::{AccessTokenResponse, User};
+use crate::models::{AccessTokenClaims, AccessTokenResponse, User};
 use crate::{hooks, users};
 use base64::Engine;
 use rand::RngCore;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
 
@@ -56,25 +56,24 @@ async fn respond(
 ) -> Result<Value> {
     let now = identity::clock::now();
     let (aal, amr, client) = aal_amr(c, session_id).await?;
-    let mut claims = json!({
-        "iss": cfg.jwt_issuer,
-        "sub": user.id,
-        "aud": user.aud,
-        "exp": now + cfg.jwt_expiry,
-        "iat": now,
-        "email": user.email,
-        "phone": user.phone,
-        "app_metadata": user.app_metadata,
-        "user_metadata": user.user_metadata,
-        "role": user.role,
-        "aal": aal,
-        "amr": amr,
-        "session_id": session_id,
-        "is_anonymous": user.is_anonymous,
-    });
-    if let Some(client) = client {
-        claims["client_id"] = json!(client);
-    }
+    let claims = AccessTokenClaims {
+        iss: &cfg.jwt_issuer,
+        sub: user.id,
+        aud: &user.aud,
+        exp: now + cfg.jwt_expiry,
+        iat: now,
+        email: &user.email,
+        phone: &user.phone,
+        app_metadata: &user.app_metadata,
+        user_metadata: &user.user_metadata,
+        role: &user.role,
+        aal,
+        amr,
+        session_id,
+        is_anonymous: user.is_anonymous,
+        client_id: client,
+    };
+    let mut claims = serde_json::to_value(claims).expect("access token claims serialize");
     if let Some(hook) = &cfg.hooks.custom_access_token {
         claims = hooks::custom_access_token(c, hook, user.id, claims, method).await?;
     }

@@ -53,12 +53,19 @@ pub(crate) async fn before_created(
             Some(p) => json!({"provider": p, "providers": [p]}),
             None => json!({}),
         };
-        let user = json!({
-            "id": Uuid::new_v4(), "aud": "authenticated", "role": "", "email": email.unwrap_or(""),
-            "phone": "", "app_metadata": app_metadata,
-            "user_metadata": data, "identities": [], "created_at": now, "updated_at": now,
-            "is_anonymous": provider.is_none(),
-        });
+        let user = crate::models::hooks::NewUser {
+            id: Uuid::new_v4(),
+            aud: "authenticated",
+            role: "",
+            email: email.unwrap_or(""),
+            phone: "",
+            app_metadata,
+            user_metadata: data,
+            identities: [],
+            created_at: &now,
+            updated_at: &now,
+            is_anonymous: provider.is_none(),
+        };
         hooks::before_user_created(c, hook, &user).await?;
     }
     Ok(())

@@ -354,8 +354,13 @@ pub async fn verify(
         _ => totp_step_is_new(c, factor_id, &secret, code).await?,
     };
     if let Some(hook) = &cfg.hooks.mfa_verification_attempt {
-        let input = json!({"user_id": user_id, "factor_id": factor_id, "factor_type": factor_type, "valid": valid});
-        if let Err((message, _)) = hooks::verification_attempt(c, hook, input).await? {
+        let input = crate::models::hooks::MfaVerificationAttemptInput {
+            user_id,
+            factor_id,
+            factor_type: &factor_type,
+            valid,
+        };
+        if let Err((message, _)) = hooks::verification_attempt(c, hook, &input).await? {
             return Err(api(403, ErrorCode::MfaVerificationRejected, message));
         }
     }

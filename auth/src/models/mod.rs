@@ -1,9 +1,10 @@
-//! GoTrue's models (`models.User`, `Identity`, `Factor`, `FlowState`, the token response) as structs: each is read from a row of
+//! GoTrue's models (`models.User`, `Identity`, `Factor`, `FlowState`, the session's claims and token response, the hooks' inputs) as structs: each is read from a row of
 //! its `auth` table by [`FromRow`] (the columns it names in [`FromRow::COLUMNS`]) and written as
 //! GoTrue's JSON by serde, with the fields, nulls and omissions the user object always had.
 
 pub mod factor;
 pub mod flow_state;
+pub mod hooks;
 pub mod identity;
 pub mod session;
 pub mod time;
@@ -12,7 +13,7 @@ pub mod user;
 pub use factor::Factor;
 pub use flow_state::FlowState;
 pub use identity::Identity;
-pub use session::AccessTokenResponse;
+pub use session::{AccessTokenClaims, AccessTokenResponse};
 pub use time::Timestamp;
 pub use user::User;
 

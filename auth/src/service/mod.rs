@@ -382,14 +382,14 @@ async fn send_email_hook(
     job: &MailJob,
 ) -> Result<(), AuthError> {
     let user = crate::users::require(c, job.user_id).await?;
-    let email_data = json!({
-        "token": job.var("Token"),
-        "token_hash": job.var("TokenHash"),
-        "redirect_to": job.var("RedirectTo"),
-        "email_action_type": job.kind.action_type(),
-        "site_url": job.var("SiteURL"),
-        "token_new": "",
-        "token_hash_new": "",
-    });
-    crate::hooks::send_email(c, hook, &user, &email_data).await
+    let email_data = crate::models::hooks::EmailData {
+        token: job.var("Token"),
+        token_hash: job.var("TokenHash"),
+        redirect_to: job.var("RedirectTo"),
+        email_action_type: job.kind.action_type(),
+        site_url: job.var("SiteURL"),
+        token_new: "",
+        token_hash_new: "",
+    };
+    crate::hooks::send_email(c, hook, &user, email_data).await
 }

@@ -134,11 +134,12 @@ impl Auth {
             });
         // The hook sees every attempt, in a transaction of its own (what it records stays).
         if let Some(hook) = &cfg.hooks.password_verification_attempt {
-            let input = json!({"user_id": id, "valid": valid});
+            let input =
+                crate::models::hooks::PasswordVerificationAttemptInput { user_id: id, valid };
             let rejected = self
                 .in_tx(
                     |_| true,
-                    async |c| match crate::hooks::verification_attempt(c, hook, input).await? {
+                    async |c| match crate::hooks::verification_attempt(c, hook, &input).await? {
                         Err((message, logout)) => {
                             if logout {
                                 sessions::logout(c, id, None, LogoutScope::Global).await?;
