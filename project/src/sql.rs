@@ -196,9 +196,29 @@ pub fn outside_transaction(text: &str) -> bool {
     }
 }
 
+/// Whether a statement ends, opens or scopes the transaction it runs in (`BEGIN`, `COMMIT`,
+/// `ROLLBACK`, savepoints, `PREPARE TRANSACTION`, `SET LOCAL`, `SET TRANSACTION`, `SET
+/// CONSTRAINTS`), or may not run in one at all ([`outside_transaction`]): a file with one runs
+/// differently when several files share a transaction than in a transaction of its own.
+pub fn scopes_transaction(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .filter(|w| !w.is_empty())
+        .take(2)
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let w = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
+    match w(0) {
+        "BEGIN" | "START" | "COMMIT" | "END" | "ROLLBACK" | "ABORT" | "SAVEPOINT" | "RELEASE"
+        | "PREPARE" => true,
+        "SET" => matches!(w(1), "LOCAL" | "TRANSACTION" | "SESSION" | "CONSTRAINTS"),
+        _ => outside_transaction(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{outside_transaction, split};
+    use super::{outside_transaction, scopes_transaction, split};
 
     #[test]
     fn statements_postgres_runs_only_outside_a_transaction_block() {
@@ -224,6 +244,35 @@ mod tests {
         ];
         for (sql, want) in cases {
             assert_eq!(outside_transaction(sql), want, "{sql}");
+        }
+    }
+
+    #[test]
+    fn statements_that_end_open_or_scope_their_transaction() {
+        let cases = [
+            ("begin", true),
+            ("BEGIN TRANSACTION ISOLATION LEVEL SERIALIZABLE", true),
+            ("start transaction", true),
+            ("commit", true),
+            ("end;", true),
+            ("rollback to savepoint a", true),
+            ("abort", true),
+            ("savepoint a", true),
+            ("release savepoint a", true),
+            ("prepare transaction 'x'", true),
+            ("set local search_path = ''", true),
+            ("SET TRANSACTION READ ONLY", true),
+            ("set session characteristics as transaction read only", true),
+            ("set constraints all deferred", true),
+            ("create index concurrently i on t (x)", true),
+            ("set search_path = ''", false),
+            ("set session authorization default", true),
+            ("set role postgres", false),
+            ("create table begin_log (id int)", false),
+            ("select 1", false),
+        ];
+        for (sql, want) in cases {
+            assert_eq!(scopes_transaction(sql), want, "{sql}");
         }
     }
 

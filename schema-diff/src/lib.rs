@@ -12,5 +12,5 @@ pub mod scope;
 
 pub use diff::{Statement, diff, render};
 pub use model::Catalog;
-pub use read::{ReadError, read, read_again, read_keeping};
+pub use read::{ReadError, read, read_again, read_keeping, read_keeping_in_transaction};
 pub use scope::Scope;

@@ -388,6 +388,26 @@ pub async fn read_keeping(c: &Client, scope: &Scope) -> Result<(Catalog, Vec<Str
     Ok((cat, answers))
 }
 
+/// [`read_keeping`] inside the transaction `c` has open, which is left open: what that
+/// transaction made is read before it is rolled back.
+pub async fn read_keeping_in_transaction(
+    c: &Client,
+    scope: &Scope,
+) -> Result<(Catalog, Vec<String>), ReadError> {
+    c.batch_execute("SET LOCAL search_path = ''; SET LOCAL statement_timeout = 0")
+        .await?;
+    let mut answers = Vec::new();
+    let cat = read_in_transaction(
+        &mut Source::Live {
+            c,
+            kept: Some(&mut answers),
+        },
+        scope,
+    )
+    .await?;
+    Ok((cat, answers))
+}
+
 /// The catalog [`read_keeping`] read, built again from the answers it kept (`scope` as then).
 pub async fn read_again(answers: &[String], scope: &Scope) -> Result<Catalog, ReadError> {
     let mut src = Source::Kept(answers.iter());

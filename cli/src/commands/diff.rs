@@ -251,6 +251,72 @@ impl Builder<'_> {
         {
             return Ok(cat);
         }
+        let keep_templates = self.cfg.embedded();
+        let files: Vec<(String, String)> = files
+            .iter()
+            .map(|f| (f.path.clone(), f.sql.clone()))
+            .collect();
+        let kept = match !files.is_empty() && keep_templates && shadow::fit_one_transaction(&files)
+        {
+            true => self.on_kept_platform(&files).await,
+            false => None,
+        };
+        let (cat, answers) = match kept {
+            Some(read) => read,
+            None => self.built(&files, name).await?,
+        };
+        if let (Some(cache), Some(key)) = (self.cache, &key) {
+            cache.keep(side, key, answers);
+        }
+        Ok(cat)
+    }
+
+    /// The catalog of the platform with `files` applied, read in a transaction on the kept
+    /// platform copy and rolled back; `None` when that copy is in use, or the files do not
+    /// apply there as they would each in a transaction of its own (then the database is built).
+    async fn on_kept_platform(
+        &mut self,
+        files: &[(String, String)],
+    ) -> Option<(Catalog, Vec<String>)> {
+        let project = &self.cfg.project;
+        let tried = async {
+            let key = shadow::kept_key(project);
+            let Some(c) = shadow::kept_platform(project, self.db, &key).await? else {
+                tracing::info!("the kept platform copy is in use: the declared database is built");
+                return Ok(None);
+            };
+            let t0 = Instant::now();
+            if !shadow::try_files(&c, files).await? {
+                return Ok(None);
+            }
+            let applied = t0.elapsed();
+            let read = schema_diff::read_keeping_in_transaction(&c, self.scope).await;
+            c.batch_execute("ROLLBACK").await?;
+            tracing::info!(
+                "declared files applied on the kept platform copy in {} ms, read in {} ms",
+                applied.as_millis(),
+                (t0.elapsed() - applied).as_millis()
+            );
+            read.map(Some)
+                .map_err(|e| pg::migrate::MigrateError::Other(e.to_string()))
+        }
+        .await;
+        match tried {
+            Ok(read) => read,
+            Err::<_, pg::migrate::MigrateError>(e) => {
+                tracing::warn!("the kept platform copy could not be used ({e}): built apart");
+                None
+            }
+        }
+    }
+
+    /// Makes `name`: the migrations' database (`files` empty) or the platform with `files`
+    /// applied, each in a transaction of its own; reads it (it is dropped after the diff).
+    async fn built(
+        &mut self,
+        files: &[(String, String)],
+        name: &str,
+    ) -> Result<(Catalog, Vec<String>), String> {
         if !self.swept {
             shadow::sweep(self.db).await.map_err(|e| e.to_string())?;
             self.swept = true;
@@ -266,22 +332,14 @@ impl Builder<'_> {
             let mut c = shadow::platform_copy(project, self.db, name, keep_templates)
                 .await
                 .map_err(|e| e.to_string())?;
-            let files: Vec<(String, String)> = files
-                .iter()
-                .map(|f| (f.path.clone(), f.sql.clone()))
-                .collect();
-            shadow::apply_files(&mut c, &files)
+            shadow::apply_files(&mut c, files)
                 .await
                 .map_err(|e| e.to_string())?;
         }
         let c = connect(&self.db.admin_on(name)).await?;
-        let (cat, answers) = schema_diff::read_keeping(&c, self.scope)
+        schema_diff::read_keeping(&c, self.scope)
             .await
-            .map_err(|e| e.to_string())?;
-        if let (Some(cache), Some(key)) = (self.cache, &key) {
-            cache.keep(side, key, answers);
-        }
-        Ok(cat)
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -325,6 +325,150 @@ async fn db_diff_keeps_what_the_files_build_until_one_changes() {
     assert_eq!(diff("ADD COLUMN \"done\" boolean", "due"), first);
 }
 
+/// The databases diffs made that are in the cluster: (name, comment, oid).
+async fn diff_databases(gw: &support::Gateway) -> Vec<(String, String, String)> {
+    gw.sql(
+        "SELECT datname, coalesce(shobj_description(oid, 'pg_database'), ''), oid::text \
+         FROM pg_database WHERE starts_with(datname, 'supagate_diff_') ORDER BY 1",
+    )
+    .await
+    .into_iter()
+    .map(|r| {
+        let v = |i: usize| r[i].clone().unwrap_or_default();
+        (v(0), v(1), v(2))
+    })
+    .collect()
+}
+
+#[tokio::test]
+async fn declared_files_are_tried_on_a_kept_copy_of_the_platform() {
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"kept-copy\"\n"),
+        (
+            "supabase/schemas/notes.sql",
+            "create table public.notes (id bigint primary key, body text);",
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    // A diff's database left behind by a process that is gone (no pid is that large).
+    gw.sql("CREATE DATABASE supagate_diff_4000000000_declared")
+        .await;
+    // The SQL, and which databases the diff built (the log's line).
+    let diff = || {
+        let out = gw
+            .command_for(&dir, &["db", "diff"])
+            .env("RUST_LOG", "info")
+            .output()
+            .expect("run supagate");
+        assert!(out.status.success(), "{}", text(&out));
+        let said = String::from_utf8_lossy(&out.stderr).to_string();
+        let built = said
+            .lines()
+            .find_map(|l| {
+                l.split_once("databases built: ")
+                    .map(|(_, b)| b.to_string())
+            })
+            .unwrap_or_else(|| panic!("no log of the databases built: {said}"));
+        (String::from_utf8_lossy(&out.stdout).to_string(), built)
+    };
+    let kept = |dbs: &[(String, String, String)]| {
+        assert_eq!(dbs.len(), 1, "only the kept copy is left: {dbs:?}");
+        assert_eq!(dbs[0].0, "supagate_diff_kept");
+        assert!(dbs[0].1.starts_with("supagate-kept:"), "{dbs:?}");
+        dbs[0].2.clone()
+    };
+    let (sql, built) = diff();
+    assert!(sql.contains("CREATE TABLE \"public\".\"notes\""), "{sql}");
+    // The migrations' database is built (and the leftover swept); the declared one is not.
+    assert!(
+        built.contains("_migrations") && !built.contains("_declared"),
+        "{built}"
+    );
+    let first = kept(&diff_databases(&gw).await);
+    // What the files made was rolled back: the copy has the platform only.
+    let copy = gw.session_on("supagate_diff_kept").await;
+    let row = copy
+        .query_one("SELECT to_regclass('public.notes') IS NULL", &[])
+        .await
+        .unwrap();
+    assert!(
+        row.get::<_, bool>(0),
+        "the kept copy has the declared table"
+    );
+    drop(copy);
+
+    // An edit: the same copy again, nothing built.
+    std::fs::write(
+        dir.join("supabase/schemas/notes.sql"),
+        "create table public.notes (id bigint primary key, body text, done boolean);",
+    )
+    .unwrap();
+    let (sql, built) = diff();
+    assert!(sql.contains("\"done\" boolean"), "{sql}");
+    assert!(built.starts_with("none"), "{built}");
+    assert_eq!(kept(&diff_databases(&gw).await), first);
+
+    // A copy made from something else (its key, in its comment) is made again.
+    gw.sql("COMMENT ON DATABASE supagate_diff_kept IS 'supagate-kept:other'")
+        .await;
+    std::fs::write(
+        dir.join("supabase/schemas/notes.sql"),
+        "create table public.notes (id bigint primary key, body text, due date);",
+    )
+    .unwrap();
+    let (sql, _) = diff();
+    assert!(
+        sql.contains("\"due\" date") && !sql.contains("done"),
+        "{sql}"
+    );
+    let again = kept(&diff_databases(&gw).await);
+    assert_ne!(again, first, "the copy of another key is made again");
+    assert!(!diff_databases(&gw).await[0].1.ends_with(":other"));
+
+    // Files that would not run the same in one transaction are built apart, as before: one
+    // that ends its transaction, one that leaves a setting local to it.
+    for (name, file, table) in [
+        (
+            "supabase/schemas/z_commit.sql",
+            "begin; create table public.committed (id int); commit;",
+            "committed",
+        ),
+        (
+            "supabase/schemas/z_local.sql",
+            "create function public.mark() returns void language sql \
+               as $$ select set_config('app.marked', 'yes', true) $$;
+             select public.mark();
+             create table public.marked (id int);",
+            "marked",
+        ),
+    ] {
+        std::fs::write(dir.join(name), file).unwrap();
+        let (sql, built) = diff();
+        assert!(
+            sql.contains(&format!("CREATE TABLE \"public\".\"{table}\"")),
+            "{sql}"
+        );
+        assert!(
+            built.contains("_declared"),
+            "{name} is built apart: {built}"
+        );
+        assert_eq!(kept(&diff_databases(&gw).await), again, "{name}");
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+    let copy = gw.session_on("supagate_diff_kept").await;
+    let row = copy
+        .query_one(
+            "SELECT to_regclass('public.committed') IS NULL AND to_regclass('public.marked') IS NULL",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(
+        row.get::<_, bool>(0),
+        "nothing was committed to the kept copy"
+    );
+}
+
 /// Rows of `migration list`'s table, trimmed: (local, remote, time).
 fn list_rows(out: &Output) -> Vec<(String, String, String)> {
     let said = String::from_utf8_lossy(&out.stdout).to_string();
