@@ -4,9 +4,11 @@
 //! made of everything that database was built from: this supagate binary, the platform and
 //! project migrations, seeds and the settings the build reads (the template's fingerprint and
 //! whether the template was there to copy), the declared files (path and content), the schemas
-//! diffed, and the server (its version, roles and installed extensions). When the key is the
-//! same, the same database would be built again: its catalog is read from the cache instead,
-//! and no database is made, filled, read and dropped. Only for the embedded cluster.
+//! diffed, and the server (its version, roles and installed extensions). The declared schema's
+//! database does not depend on the migrations: an edited migration leaves its entry valid.
+//! When the key is the same, the same database would be built again: its catalog is read from
+//! the cache instead, and no database is made, filled, read and dropped. Only for the
+//! embedded cluster.
 
 use gateway::config::Config;
 use pg::{Database, connect};
@@ -23,6 +25,9 @@ const MAX_BYTES: u64 = 256 << 20;
 pub struct DiffCache {
     dir: PathBuf,
     base: String,
+    /// What the declared schema's database is built from besides its files: the platform and
+    /// what a copy of it gets from the project, not the migrations.
+    declared_base: String,
 }
 
 /// This binary: its version, and its size and modification time (a new build of the same
@@ -76,28 +81,36 @@ impl DiffCache {
             .get(0);
         let project = &cfg.project;
         let built_from = pg::migrate::template::fingerprint(project).map_err(|e| e.to_string())?;
-        let base = [
-            format!("build:{}", build_identity()),
-            format!("server:{}", sha256_hex(server.as_bytes())),
-            format!("project:{built_from}"),
-            format!(
-                "migrations_enabled:{}",
-                project.config.db.migrations_enabled
-            ),
-            format!("api_schemas:{:?}", project.config.api.schemas),
-            format!("schemas:{schemas:?}"),
-        ]
-        .join("\n");
+        let base = |built_from: &str| {
+            [
+                format!("build:{}", build_identity()),
+                format!("server:{}", sha256_hex(server.as_bytes())),
+                format!("project:{built_from}"),
+                format!(
+                    "migrations_enabled:{}",
+                    project.config.db.migrations_enabled
+                ),
+                format!("api_schemas:{:?}", project.config.api.schemas),
+                format!("schemas:{schemas:?}"),
+            ]
+            .join("\n")
+        };
         Ok(DiffCache {
             dir: cfg.data_dir.join("diff-cache"),
-            base,
+            base: base(&built_from),
+            declared_base: base(&pg::migrate::shadow::kept_key(project)),
         })
     }
 
     /// The key of the database of kind `side` built from the platform, the migrations' base
-    /// and `files` applied in order.
+    /// (the declared schema's: what a copy of the platform gets from the project) and `files`
+    /// applied in order.
     pub fn key(&self, side: &str, files: &[SchemaFile]) -> String {
-        let mut all = format!("{}\nside:{side}\n", self.base);
+        let base = match side {
+            "declared" => &self.declared_base,
+            _ => &self.base,
+        };
+        let mut all = format!("{base}\nside:{side}\n");
         for f in files {
             all.push_str(&format!(
                 "file:{}:{}\n",

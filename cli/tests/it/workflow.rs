@@ -299,6 +299,13 @@ async fn db_diff_keeps_what_the_files_build_until_one_changes() {
     )
     .unwrap();
     diff("ADD COLUMN \"due\" date", "done");
+    let declared = || {
+        entries()
+            .into_iter()
+            .filter(|e| e.starts_with("declared-"))
+            .collect::<Vec<_>>()
+    };
+    let declared_before = declared();
     // A migration changes: so does the schema the migrations build.
     std::fs::write(
         dir.join("supabase/migrations/20240101000000_notes.sql"),
@@ -311,6 +318,8 @@ async fn db_diff_keeps_what_the_files_build_until_one_changes() {
         "{}",
         text(&out)
     );
+    // The declared schema's database does not depend on the migrations: its entry is used.
+    assert_eq!(declared(), declared_before);
     // Back as it was: the entries kept then are used again, and say what they said.
     std::fs::write(
         dir.join("supabase/migrations/20240101000000_notes.sql"),
