@@ -216,7 +216,7 @@ impl History {
 
     /// The requests a filter keeps, newest first.
     pub fn list(&self, f: &Filter) -> Vec<Summary> {
-        let found: Vec<Arc<Entry>> = {
+        let mut found: Vec<Arc<Entry>> = {
             let rings = self.rings.lock();
             Service::ALL
                 .iter()
@@ -226,10 +226,9 @@ impl History {
                 .cloned()
                 .collect()
         };
-        let mut found: Vec<Summary> = found.iter().map(|e| e.summary.clone()).collect();
-        found.sort_by_key(|s| std::cmp::Reverse(s.seq));
+        found.sort_unstable_by_key(|e| std::cmp::Reverse(e.summary.seq));
         found.truncate(f.limit);
-        found
+        found.iter().map(|e| e.summary.clone()).collect()
     }
 
     /// Requests kept now, per service.
