@@ -17,6 +17,8 @@ import { Suspense, useEffect, useState } from 'react'
 import { applyTheme, loadTheme, storeTheme, type Theme } from '@/lib/theme'
 import { useSession } from '@/lib/session'
 import { cn } from '@/lib/cn'
+import { Shortcuts } from './Shortcuts'
+import { comboLabel, isMac, TOGGLE_THEME } from '@/lib/shortcuts'
 
 const NAV = [
   { to: '/tables', label: 'Table editor', icon: Table2 },
@@ -35,6 +37,11 @@ export function Layout() {
   const { session } = useSession()
   const [theme, setTheme] = useState<Theme>(loadTheme)
   useEffect(() => applyTheme(theme), [theme])
+  const toggleTheme = () => {
+    const next = theme === 'dark' ? 'light' : 'dark'
+    storeTheme(next)
+    setTheme(next)
+  }
   return (
     <div className="flex h-full">
       <nav
@@ -65,15 +72,13 @@ export function Layout() {
             </li>
           ))}
         </ul>
+        <Shortcuts onToggleTheme={toggleTheme} />
         <button
           type="button"
-          className="mx-2 mt-auto flex items-center gap-2 rounded-md px-2.5 py-2 text-left hover:bg-slate-800"
+          className="mx-2 flex items-center gap-2 rounded-md px-2.5 py-2 text-left hover:bg-slate-800"
           aria-label={theme === 'dark' ? 'Switch to light theme' : 'Switch to dark theme'}
-          onClick={() => {
-            const next = theme === 'dark' ? 'light' : 'dark'
-            storeTheme(next)
-            setTheme(next)
-          }}
+          title={`Shortcut ${comboLabel(TOGGLE_THEME, isMac(navigator.platform))} · ? lists all`}
+          onClick={toggleTheme}
         >
           {theme === 'dark' ? (
             <Sun className="size-4" aria-hidden />

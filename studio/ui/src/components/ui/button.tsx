@@ -8,10 +8,11 @@ export const buttonVariants = cva(
   {
     variants: {
       variant: {
-        default: 'bg-primary text-primary-foreground hover:bg-emerald-800',
+        default:
+          'bg-primary text-primary-foreground hover:bg-emerald-800 dark:hover:bg-emerald-300',
         outline: 'border border-border bg-panel hover:bg-muted',
         ghost: 'hover:bg-muted',
-        danger: 'bg-danger text-white hover:bg-red-800',
+        danger: 'bg-danger text-white hover:bg-red-800 dark:text-red-950 dark:hover:bg-red-300',
       },
       size: { default: 'h-9 px-3', sm: 'h-8 px-2.5 text-xs', icon: 'h-8 w-8' },
     },

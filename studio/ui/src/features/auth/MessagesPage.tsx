@@ -84,7 +84,10 @@ export default function MessagesPage() {
             <h2 className="font-semibold">Mail ({mail.data?.length ?? 0})</h2>
             <ErrorNote error={mail.error ?? clear.error} />
             {mail.data?.length === 0 ? (
-              <p className="text-muted-foreground">No mail caught yet.</p>
+              <p className="text-muted-foreground">
+                No mail caught yet: confirmations, magic links, invites and password resets that
+                auth sends appear here.
+              </p>
             ) : null}
             <ul className="space-y-1">
               {mail.data?.map((m) => (
@@ -107,7 +110,10 @@ export default function MessagesPage() {
             </ul>
             <h2 className="pt-4 font-semibold">Text messages ({texts.data?.length ?? 0})</h2>
             {texts.data?.length === 0 ? (
-              <p className="text-muted-foreground">No text messages caught yet.</p>
+              <p className="text-muted-foreground">
+                No text messages caught yet: phone sign-in codes appear here when no SMS provider is
+                set up.
+              </p>
             ) : null}
             <ul className="space-y-1">
               {texts.data?.map((t) => (

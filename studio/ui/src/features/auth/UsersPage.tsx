@@ -122,7 +122,9 @@ export default function UsersPage() {
           </table>
           {users.data?.users.length === 0 ? (
             <p className="p-4 text-muted-foreground">
-              No users{search ? ` match “${search}”` : ' yet'}.
+              {search
+                ? `No users match “${search}”: the search looks at e-mail addresses and names.`
+                : 'No users yet. Add user makes one with a password, Invite user sends an invitation (see Messages); sign-ups through the API appear here too.'}
             </p>
           ) : null}
         </div>

@@ -109,7 +109,7 @@ export default function RealtimePage() {
               roles: c.roles.join(', '),
               changes: c.changes.join('; '),
             }))}
-            empty="No channel is joined right now."
+            empty="No channel is joined right now: join one below, or subscribe from your app with supabase.channel(name).subscribe()."
           />
         </section>
         <section aria-labelledby="listen" className="space-y-3">

@@ -4,6 +4,8 @@ import { EditorView, keymap } from '@codemirror/view'
 import { Compartment, EditorState, Prec } from '@codemirror/state'
 import { PostgreSQL, sql, type SQLNamespace } from '@codemirror/lang-sql'
 import { setDiagnostics } from '@codemirror/lint'
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language'
+import { tags as t } from '@lezer/highlight'
 import { functionSource, type CatalogFunction } from './completion'
 
 /** What the page asks of the editor: the text to run (the selection, else all) and where it starts. */
@@ -42,6 +44,20 @@ const theme = EditorView.theme({
     border: '1px solid var(--color-border)',
   },
 })
+
+/** Highlighting in the theme's colours (styles.css gives each theme its own, all readable). */
+const highlight = HighlightStyle.define([
+  { tag: [t.keyword, t.operatorKeyword, t.modifier], color: 'var(--color-code-keyword)' },
+  { tag: [t.string, t.special(t.string), t.regexp], color: 'var(--color-code-string)' },
+  { tag: [t.number, t.bool, t.null, t.atom], color: 'var(--color-code-number)' },
+  { tag: [t.typeName, t.standard(t.name), t.function(t.name)], color: 'var(--color-code-type)' },
+  {
+    tag: [t.comment, t.lineComment, t.blockComment],
+    color: 'var(--color-muted-foreground)',
+    fontStyle: 'italic',
+  },
+  { tag: t.invalid, color: 'var(--color-danger)' },
+])
 
 /** CodeMirror 6 with PostgreSQL's dialect, the catalog's completion and an error's mark. */
 export function SqlEditor({
@@ -88,6 +104,7 @@ export function SqlEditor({
               },
             ]),
           ),
+          syntaxHighlighting(highlight),
           basicSetup,
           language.current.of([]),
           theme,

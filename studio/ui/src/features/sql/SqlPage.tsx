@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Download, Play, Plus, Save, Trash2, X } from 'lucide-react'
+import { Download, Play, Plus, Save, Trash2, WandSparkles, X } from 'lucide-react'
 import { api, ApiError } from '@/lib/api'
 import { useSession } from '@/lib/session'
 import { listUsers } from '@/features/auth/users'
@@ -21,6 +21,7 @@ import {
   type CatalogFunction,
   type CatalogTable,
 } from './completion'
+import { comboLabel, isMac, matches, SQL_KEYS } from '@/lib/shortcuts'
 import { closeTab, loadTabs, MAX_TABS, newTab, storeTabs, type QueryTab } from './tabs'
 
 interface ResultSet {
@@ -55,6 +56,8 @@ function history(): string[] {
     return []
   }
 }
+
+const mac = typeof navigator !== 'undefined' && isMac(navigator.platform)
 
 const ROLES = ['postgres', 'anon', 'authenticated', 'service_role']
 
@@ -176,6 +179,46 @@ export default function SqlPage() {
     setMarked(null)
   }
   const [selection, setSelection] = useState(false)
+  const [formatNote, setFormatNote] = useState<string | null>(null)
+  const nameField = useRef<HTMLInputElement>(null)
+  const formatNow = async () => {
+    // The formatter is fetched the first time it is used (it is most of the editor's weight).
+    const { formatSql } = await import('./format')
+    const r = formatSql(sql)
+    if (!r.ok) return setFormatNote(r.message)
+    setFormatNote(null)
+    if (r.text !== sql) {
+      setSql(r.text)
+      setMarked(null)
+    }
+  }
+  const saveNow = () => {
+    if (name.trim()) save.mutate()
+    else nameField.current?.focus()
+  }
+  // The SQL editor's combinations, from the editor or anywhere on the page.
+  const keys = useRef({ formatNow, saveNow, addTab, runNow })
+  keys.current = { formatNow, saveNow, addTab, runNow }
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented) return
+      const k = keys.current
+      const action = matches(e, SQL_KEYS.format, mac)
+        ? k.formatNow
+        : matches(e, SQL_KEYS.save, mac)
+          ? k.saveNow
+          : matches(e, SQL_KEYS.newTab, mac)
+            ? k.addTab
+            : matches(e, SQL_KEYS.run, mac)
+              ? () => k.runNow()
+              : null
+      if (!action) return
+      e.preventDefault()
+      action()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
   const answer = run.data
   const shown = answer ? [...answer.results].reverse().find((r) => r.columns.length > 0) : undefined
   const last = answer?.results[answer.results.length - 1]
@@ -208,7 +251,9 @@ export default function SqlPage() {
             </li>
           ))}
           {snippets.data?.length === 0 ? (
-            <li className="text-xs text-muted-foreground">None yet.</li>
+            <li className="text-xs text-muted-foreground">
+              None yet: name the query below and Save snippet.
+            </li>
           ) : null}
         </ul>
         <h2 className="mt-5 text-xs font-semibold uppercase tracking-wide text-muted-foreground">
@@ -297,6 +342,7 @@ export default function SqlPage() {
                 variant="ghost"
                 size="icon"
                 aria-label="New query tab"
+                title={`New query tab (${comboLabel(SQL_KEYS.newTab, mac)})`}
                 onClick={addTab}
                 disabled={tabs.length >= MAX_TABS}
               >
@@ -318,7 +364,14 @@ export default function SqlPage() {
           <div className="flex flex-wrap items-center gap-2">
             <Button onClick={() => runNow()} disabled={run.isPending}>
               <Play /> {selection ? 'Run selection' : 'Run'}{' '}
-              <kbd className="text-xs">Ctrl+Enter</kbd>
+              <kbd className="text-xs">{comboLabel(SQL_KEYS.run, mac)}</kbd>
+            </Button>
+            <Button
+              variant="outline"
+              onClick={formatNow}
+              title={`Format the SQL (${comboLabel(SQL_KEYS.format, mac)})`}
+            >
+              <WandSparkles /> Format
             </Button>
             <Button variant="outline" onClick={() => runNow('explain')} disabled={run.isPending}>
               Explain
@@ -333,6 +386,7 @@ export default function SqlPage() {
             </Button>
             <span className="ml-auto flex items-center gap-2">
               <Input
+                ref={nameField}
                 aria-label="Snippet name"
                 placeholder="Snippet name"
                 value={name}
@@ -343,11 +397,20 @@ export default function SqlPage() {
                 variant="outline"
                 onClick={() => save.mutate()}
                 disabled={!name.trim() || save.isPending}
+                title={`Save as a snippet (${comboLabel(SQL_KEYS.save, mac)})`}
               >
                 <Save /> Save snippet
               </Button>
             </span>
           </div>
+          {formatNote ? (
+            <p
+              role="status"
+              className="rounded-md border border-red-200 bg-red-50 p-2 text-sm text-red-900"
+            >
+              {formatNote}
+            </p>
+          ) : null}
           <ErrorNote error={save.error ?? remove.error} />
         </div>
         <section aria-label="Results" className="min-h-0 flex-1 overflow-auto px-4 pb-4">

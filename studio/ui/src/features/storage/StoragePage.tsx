@@ -104,7 +104,10 @@ export default function StoragePage() {
             </li>
           ))}
           {buckets.data?.length === 0 ? (
-            <li className="text-muted-foreground">No buckets yet.</li>
+            <li className="text-muted-foreground">
+              No buckets yet. <strong>New</strong> makes one here; a [storage.buckets.&lt;name&gt;]
+              section in supabase/config.toml makes one at every start.
+            </li>
           ) : null}
         </ul>
       </aside>
@@ -232,7 +235,9 @@ export default function StoragePage() {
                   ),
                 )}
                 {files.data && entries.length === 0 ? (
-                  <li className="p-3 text-muted-foreground">This folder is empty.</li>
+                  <li className="p-3 text-muted-foreground">
+                    This folder is empty: upload a file or make a folder above.
+                  </li>
                 ) : null}
               </ul>
               {chosen ? (
@@ -246,7 +251,11 @@ export default function StoragePage() {
             </div>
           </div>
         ) : (
-          <p className="p-6 text-muted-foreground">Choose a bucket, or make one.</p>
+          <p className="p-6 text-muted-foreground">
+            {buckets.data?.length === 0
+              ? 'This project has no buckets: New (on the left) makes one, then upload files into it.'
+              : 'Choose a bucket on the left to browse, upload and share its files.'}
+          </p>
         )}
       </section>
       <BucketDialog

@@ -84,7 +84,11 @@ export default function TablesPage() {
         <nav aria-label="Tables" className="flex-1 overflow-auto p-2">
           {tables.error ? <ErrorNote error={tables.error} /> : null}
           {tables.data?.length === 0 ? (
-            <p className="p-2 text-muted-foreground">No tables in {schema}.</p>
+            <p className="p-2 text-muted-foreground">
+              No tables in {schema} yet. Make one with <strong>New table</strong>, or with CREATE
+              TABLE in the SQL editor; <strong>Save as migration</strong> then keeps it in
+              supabase/migrations.
+            </p>
           ) : null}
           <ul>
             {tables.data?.map((t) => (
@@ -132,7 +136,11 @@ export default function TablesPage() {
         ) : enums ? (
           <EnumsView key={schema} schema={schema} />
         ) : (
-          <p className="p-6 text-muted-foreground">Choose a table to browse its rows.</p>
+          <p className="p-6 text-muted-foreground">
+            {tables.data?.length === 0
+              ? `The schema ${schema} has no tables: New table makes one (RLS on, as Supabase makes them).`
+              : 'Choose a table on the left to browse and edit its rows.'}
+          </p>
         )}
       </section>
     </div>
