@@ -407,7 +407,12 @@ for (const s of scenarios) {
     const ref = perRequest(gw, () => pgbench(gw, script, conns))
     const tps = ref.tps
     // The same statements one round trip each: what the SQL costs without pipelining.
-    const unpiped = pgbench(gw, `${sql.map((q) => q.replace(/;?$/, ';')).join('\n')}\n`, conns).tps
+    // A request's statements are one transaction: on a shared connection (no BEGIN, the
+    // implicit transaction of one Sync) they are wrapped in one here.
+    const tx = /^BEGIN/.test(sql[0] ?? '')
+      ? sql
+      : ['BEGIN', ...sql, ...(/^ROLLBACK/.test(sql.at(-1) ?? '') ? [] : ['COMMIT'])]
+    const unpiped = pgbench(gw, `${tx.map((q) => q.replace(/;?$/, ';')).join('\n')}\n`, conns).tps
     // Pinned: what the gateway adds to PostgreSQL's work when it does not take PostgreSQL's CPU.
     // PostgreSQL and the load generator (wrk, then pgbench) share one CPU; the gateway has the other.
     let pinnedRow = null

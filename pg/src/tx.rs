@@ -164,19 +164,7 @@ pub async fn run_statement(
 ) -> Result<(pipeline::Row, Option<pipeline::Session>), DbError> {
     let mut session = pipeline::Session::get(pool).await?;
     let setup_sql = setup_sql(ctx.settings.len());
-    let mut setup: Vec<&str> = Vec::with_capacity(6 + 2 * ctx.settings.len());
-    setup.extend([
-        &*ctx.search_path,
-        &ctx.role,
-        &ctx.claims,
-        &ctx.method,
-        &ctx.path,
-        &ctx.headers,
-    ]);
-    for (k, v) in ctx.settings.iter() {
-        setup.push(k);
-        setup.push(v);
-    }
+    let setup = setup_params(ctx);
     let main: Vec<&str> = params.iter().map(String::as_str).collect();
     let begin = if read_only {
         "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
@@ -215,6 +203,73 @@ pub async fn run_statement(
         .swap_remove(main_index)
         .ok_or_else(|| DbError::Unavailable("the statement returned no row".into()))?;
     Ok((row, if end.is_some() { None } else { Some(session) }))
+}
+
+/// The setup statement's parameters: search_path, role, claims, request info, then each
+/// setting's name and value.
+fn setup_params<'a>(ctx: &'a RequestContext<'_>) -> Vec<&'a str> {
+    let mut setup: Vec<&str> = Vec::with_capacity(8 + 2 * ctx.settings.len());
+    setup.extend([
+        &*ctx.search_path,
+        &ctx.role,
+        &ctx.claims,
+        &ctx.method,
+        &ctx.path,
+        &ctx.headers,
+    ]);
+    for (k, v) in ctx.settings.iter() {
+        setup.push(k);
+        setup.push(v);
+    }
+    setup
+}
+
+/// [`run_statement`] for a request decided in one round trip, on a connection shared with
+/// other requests (`pipeline::Shared`): the settings statement, db-pre-request and `sql` as
+/// the implicit transaction of one Sync — committed there, or rolled back by a final ROLLBACK
+/// (`Prefer: tx=rollback`) or by any statement's error, which never touches the pipelines
+/// before or after it. A read is made read-only with `transaction_read_only`, set with the
+/// other settings (the explicit transaction's `BEGIN … READ ONLY` cannot be used: a failed
+/// explicit transaction would stay open into the next request's pipeline).
+pub async fn run_shared(
+    shared: &pipeline::Shared,
+    lane: usize,
+    ctx: &RequestContext<'_>,
+    sql: &str,
+    params: &[String],
+    read_only: bool,
+    commit: bool,
+) -> Result<pipeline::Row, DbError> {
+    let owned = |s: &[&str]| s.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    let mut setup = owned(&setup_params(ctx));
+    if read_only {
+        setup.extend(["transaction_read_only".to_string(), "on".to_string()]);
+    }
+    let mut steps = Vec::with_capacity(4);
+    steps.push(pipeline::OwnedStep {
+        sql: setup_sql(ctx.settings.len() + usize::from(read_only)).into_owned(),
+        params: setup,
+    });
+    if let Some(f) = &ctx.pre_request {
+        steps.push(pipeline::OwnedStep {
+            sql: format!("SELECT {f}()"),
+            params: Vec::new(),
+        });
+    }
+    let main_index = steps.len();
+    steps.push(pipeline::OwnedStep {
+        sql: sql.to_string(),
+        params: params.to_vec(),
+    });
+    if !commit {
+        steps.push(pipeline::OwnedStep {
+            sql: "ROLLBACK".to_string(),
+            params: Vec::new(),
+        });
+    }
+    let mut rows = shared.run(lane, steps).await?;
+    rows.swap_remove(main_index)
+        .ok_or_else(|| DbError::Unavailable("the statement returned no row".into()))
 }
 
 /// Opens a transaction as `role` with `claims` and `settings` (the auth and storage paths).

@@ -101,6 +101,10 @@ pub struct Rest {
     db_settings: Vec<(String, String)>,
     /// One connection as the owner, made when the request inspector first needs it.
     owner_pool: std::sync::OnceLock<pipeline::Pool>,
+    /// Connections many requests' transactions share, each request one implicit transaction
+    /// of one Sync (`SUPAGATE_REST_SHARED`: how many; unset or 0, none): requests decided in
+    /// one round trip run there, the others on the lanes' pools.
+    shared: Option<pipeline::Shared>,
 }
 
 impl Rest {
@@ -167,6 +171,8 @@ impl Rest {
             role_settings,
             db_settings: s.db_settings,
             owner_pool: std::sync::OnceLock::new(),
+            shared: shared_count()
+                .map(|n| pipeline::Shared::new(api.clone(), n, statements, counter)),
         }))
     }
 
@@ -294,16 +300,36 @@ impl Rest {
             fairness::Place::Lane(lane) => &self.lanes[lane as usize].0,
             fairness::Place::Reserve => &self.reserve,
         };
-        let (row, tx) = pg::tx::run_statement(
-            pool,
-            &ctx,
-            &plan.statement.sql,
-            &plan.statement.params,
-            plan.read_only,
-            end,
-        )
-        .await
-        .map_err(fail)?;
+        let (row, tx) = match (&self.shared, end) {
+            (Some(shared), Some(commit)) => {
+                let lane = match share.place {
+                    fairness::Place::Lane(lane) => lane as usize,
+                    fairness::Place::Reserve => own,
+                };
+                let row = pg::tx::run_shared(
+                    shared,
+                    lane,
+                    &ctx,
+                    &plan.statement.sql,
+                    &plan.statement.params,
+                    plan.read_only,
+                    commit,
+                )
+                .await
+                .map_err(fail)?;
+                (row, None)
+            }
+            _ => pg::tx::run_statement(
+                pool,
+                &ctx,
+                &plan.statement.sql,
+                &plan.statement.params,
+                plan.read_only,
+                end,
+            )
+            .await
+            .map_err(fail)?,
+        };
         let row = result::result_row(row).map_err(fail)?;
         if let Some(Some(t)) = trace {
             t.rows = Some(row.page_total);
@@ -361,6 +387,16 @@ impl Rest {
             wrote: false,
         })
     }
+}
+
+/// How many shared connections `SUPAGATE_REST_SHARED` asks for (None: unset, 0 or not a number).
+fn shared_count() -> Option<usize> {
+    std::env::var("SUPAGATE_REST_SHARED")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
 }
 
 /// The search_path of a request to `schema`: the schema, then `[api] extra_search_path`,

@@ -10,7 +10,7 @@ use fallible_iterator::FallibleIterator;
 use lru::LruCache;
 use postgres_protocol::IsNull;
 use postgres_protocol::message::{backend::Message, frontend};
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::io;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ pub struct Step<'a> {
 pub type Row = Vec<Option<Bytes>>;
 
 /// What was sent, in order, so that each reply (or the error that skips the rest) is matched.
-enum Sent {
+pub(super) enum Sent {
     /// A Parse of a statement to keep (Some(sql)) or of an unnamed one.
     Parse(Option<String>),
     Bind,
@@ -187,6 +187,27 @@ impl Conn {
     /// is rolled back before the error is returned.
     pub async fn pipeline(&mut self, steps: &[Step<'_>]) -> Result<Vec<Option<Row>>, PgError> {
         self.busy = true;
+        let sent = self.write_segment(steps, None)?;
+        self.flush().await?;
+        // An error out of the protocol leaves the connection busy: it is discarded.
+        let answer = self.read_segment(sent, steps.len()).await?;
+        if answer.is_err() && self.status == b'E' {
+            self.simple("ROLLBACK").await?;
+        }
+        self.busy = false;
+        answer
+    }
+
+    /// Writes `steps` and a Sync into the write buffer (not sent yet) and says what was written.
+    /// `in_flight`, for segments written back to back before any is answered: the statements
+    /// whose Parse an earlier segment sent. A segment never names one of those (that Parse is
+    /// skipped if its segment fails first): it parses its own unnamed copy; the statements this
+    /// segment parses are added.
+    pub(super) fn write_segment(
+        &mut self,
+        steps: &[Step<'_>],
+        mut in_flight: Option<&mut HashSet<String>>,
+    ) -> Result<VecDeque<Sent>, PgError> {
         let mut sent: VecDeque<Sent> = VecDeque::with_capacity(steps.len() * 3 + 3);
         let epoch = self.schema_epoch.load(Ordering::Relaxed);
         if epoch != self.epoch {
@@ -205,6 +226,10 @@ impl Conn {
             .map(|s| self.statements.get(s.sql).copied())
             .collect();
         for (i, step) in steps.iter().enumerate() {
+            if in_flight.as_deref().is_some_and(|f| f.contains(step.sql)) {
+                self.extended("", step.sql, step.params, &mut sent, Some(i))?;
+                continue;
+            }
             // A statement missing at first may have been prepared by an earlier step.
             let id = known[i].or_else(|| self.statements.get(step.sql).copied());
             let name = match id {
@@ -215,6 +240,9 @@ impl Conn {
                     let name = statement_name(id);
                     frontend::parse(&name, step.sql, std::iter::empty(), &mut self.wbuf)?;
                     sent.push_back(Sent::Parse(Some(step.sql.to_string())));
+                    if let Some(f) = in_flight.as_deref_mut() {
+                        f.insert(step.sql.to_string());
+                    }
                     if let Some((_, old)) = self.statements.push(step.sql.to_string(), id) {
                         let old = statement_name(old);
                         frontend::close(b'S', &old, &mut self.wbuf)?;
@@ -226,9 +254,19 @@ impl Conn {
             self.extended(&name, "", step.params, &mut sent, Some(i))?;
         }
         frontend::sync(&mut self.wbuf);
-        self.flush().await?;
+        Ok(sent)
+    }
 
-        let mut rows: Vec<Option<Row>> = vec![None; steps.len()];
+    /// Reads the answers to one segment (`sent`, of `steps` statements) up to its
+    /// ReadyForQuery: the first row of each statement, or the server's error (the rest of the
+    /// segment skipped: statements it did not parse are forgotten, closes it did not run are
+    /// retried). The outer error means the connection is unusable.
+    pub(super) async fn read_segment(
+        &mut self,
+        mut sent: VecDeque<Sent>,
+        steps: usize,
+    ) -> Result<Result<Vec<Option<Row>>, PgError>, PgError> {
+        let mut rows: Vec<Option<Row>> = vec![None; steps];
         let mut failure: Option<PgError> = None;
         loop {
             let m = self.read().await?;
@@ -282,19 +320,13 @@ impl Conn {
                         rows[i] = Some(row);
                     }
                 }
-                // Left busy: the connection is discarded.
                 _ => return Err(unexpected(&m)),
             }
         }
-        if let Some(e) = failure {
-            if self.status == b'E' {
-                self.simple("ROLLBACK").await?;
-            }
-            self.busy = false;
-            return Err(e);
-        }
-        self.busy = false;
-        Ok(rows)
+        Ok(match failure {
+            Some(e) => Err(e),
+            None => Ok(rows),
+        })
     }
 
     /// Bind and Execute of a prepared statement (`name`), or Parse, Bind and Execute of an

@@ -3,15 +3,18 @@
 //! answers it with one ReadyForQuery — one round trip, one flush, one wake-up, where a
 //! statement-per-Sync client costs four (see docs/BENCHMARKS.md). Built directly on
 //! `postgres-protocol`, the message layer tokio-postgres itself uses; auth and storage keep
-//! tokio-postgres. TLS as the login's `sslmode` says.
+//! tokio-postgres. TLS as the login's `sslmode` says. [`Shared`] connections carry many
+//! requests' pipelines back to back, each its own implicit transaction (see `shared`).
 
 mod conn;
 mod error;
+mod shared;
 mod startup;
 mod stream;
 
 pub use conn::{Conn, Notice, Row, Said, Step};
 pub use error::{PgError, ServerError};
+pub use shared::{OwnedStep, Shared};
 pub use stream::CancelTarget;
 
 use crate::login::Login;
