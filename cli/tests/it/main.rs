@@ -32,6 +32,7 @@ mod query_seed;
 mod realtime;
 mod renders;
 mod rest;
+mod shared_pipeline;
 mod site;
 mod stacks;
 mod storage;
