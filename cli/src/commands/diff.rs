@@ -167,6 +167,7 @@ pub async fn compare(
             cache: cache.as_ref(),
             swept: !keep_templates,
             made: Vec::new(),
+            kept: None,
         };
         let diffed = async {
             let from = builder.catalog("migrations", &[], &from_db).await?;
@@ -234,6 +235,8 @@ struct Builder<'a> {
     swept: bool,
     /// The databases made, to drop.
     made: Vec<String>,
+    /// A session on the kept platform copy, once asked for (`Some(None)`: another diff has it).
+    kept: Option<Option<tokio_postgres::Client>>,
 }
 
 impl Builder<'_> {
@@ -256,8 +259,7 @@ impl Builder<'_> {
             .iter()
             .map(|f| (f.path.clone(), f.sql.clone()))
             .collect();
-        let kept = match !files.is_empty() && keep_templates && shadow::fit_one_transaction(&files)
-        {
+        let kept = match keep_templates {
             true => self.on_kept_platform(&files).await,
             false => None,
         };
@@ -271,29 +273,53 @@ impl Builder<'_> {
         Ok(cat)
     }
 
-    /// The catalog of the platform with `files` applied, read in a transaction on the kept
-    /// platform copy and rolled back; `None` when that copy is in use, or the files do not
-    /// apply there as they would each in a transaction of its own (then the database is built).
+    /// The catalog of the platform with `files` applied (the migrations' database when there
+    /// are none), read in a transaction on the kept platform copy and rolled back; `None` when
+    /// that copy is in use, the migrations' database is a copy of the template (up to date),
+    /// or the files do not apply there as they would each in a transaction of its own (then
+    /// the database is built).
     async fn on_kept_platform(
         &mut self,
         files: &[(String, String)],
     ) -> Option<(Catalog, Vec<String>)> {
         let project = &self.cfg.project;
         let tried = async {
-            let key = shadow::kept_key(project);
-            let Some(c) = shadow::kept_platform(project, self.db, &key).await? else {
-                tracing::info!("the kept platform copy is in use: the declared database is built");
+            if files.is_empty() {
+                if shadow::template_is_current(project, self.db).await? {
+                    return Ok(None);
+                }
+            } else if !shadow::fit_one_transaction(files) {
+                return Ok(None);
+            }
+            if self.kept.is_none() {
+                let key = shadow::kept_key(project);
+                let c = shadow::kept_platform(project, self.db, &key).await?;
+                if c.is_none() {
+                    tracing::info!("the kept platform copy is in use: the databases are built");
+                }
+                self.kept = Some(c);
+            }
+            let Some(Some(c)) = &self.kept else {
                 return Ok(None);
             };
             let t0 = Instant::now();
-            if !shadow::try_files(&c, files).await? {
+            let applied = match files.is_empty() {
+                true => shadow::try_migrations(c, project).await?,
+                false => shadow::try_files(c, files).await?,
+            };
+            if !applied {
                 return Ok(None);
             }
             let applied = t0.elapsed();
-            let read = schema_diff::read_keeping_in_transaction(&c, self.scope).await;
+            let read = schema_diff::read_keeping_in_transaction(c, self.scope).await;
             c.batch_execute("ROLLBACK").await?;
             tracing::info!(
-                "declared files applied on the kept platform copy in {} ms, read in {} ms",
+                "{} applied on the kept platform copy in {} ms, read in {} ms",
+                if files.is_empty() {
+                    "migrations"
+                } else {
+                    "declared files"
+                },
                 applied.as_millis(),
                 (t0.elapsed() - applied).as_millis()
             );

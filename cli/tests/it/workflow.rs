@@ -464,10 +464,25 @@ async fn declared_files_are_tried_on_a_kept_copy_of_the_platform() {
         assert_eq!(kept(&diff_databases(&gw).await), again, "{name}");
         std::fs::remove_file(dir.join(name)).unwrap();
     }
+    // A migration the template was not built from: both sides on the kept copy, none built.
+    std::fs::create_dir_all(dir.join("supabase/migrations")).unwrap();
+    std::fs::write(
+        dir.join("supabase/migrations/20240101000000_notes.sql"),
+        "create table public.notes (id bigint primary key, body text);",
+    )
+    .unwrap();
+    let (sql, built) = diff();
+    assert!(
+        sql.contains("ADD COLUMN \"due\" date") && !sql.contains("CREATE TABLE"),
+        "{sql}"
+    );
+    assert!(built.starts_with("none"), "{built}");
+    assert_eq!(kept(&diff_databases(&gw).await), again);
     let copy = gw.session_on("supagate_diff_kept").await;
     let row = copy
         .query_one(
-            "SELECT to_regclass('public.committed') IS NULL AND to_regclass('public.marked') IS NULL",
+            "SELECT to_regclass('public.committed') IS NULL AND to_regclass('public.marked') IS NULL \
+             AND to_regclass('public.notes') IS NULL",
             &[],
         )
         .await

@@ -6,7 +6,7 @@ use super::MigrateError;
 use ::project::{Migration, Project};
 use tokio_postgres::Client;
 
-const CREATE_HISTORY: &str = "CREATE SCHEMA IF NOT EXISTS supabase_migrations;
+pub(crate) const CREATE_HISTORY: &str = "CREATE SCHEMA IF NOT EXISTS supabase_migrations;
     CREATE TABLE IF NOT EXISTS supabase_migrations.schema_migrations (version text NOT NULL PRIMARY KEY);
     ALTER TABLE supabase_migrations.schema_migrations ADD COLUMN IF NOT EXISTS statements text[];
     ALTER TABLE supabase_migrations.schema_migrations ADD COLUMN IF NOT EXISTS name text;
@@ -71,7 +71,10 @@ pub enum Repair<'a> {
 
 /// Records `m` as applied (again, if it was): its version, name and statements, each without
 /// its final semicolon, as the Supabase CLI records them.
-async fn record(tx: &tokio_postgres::Transaction<'_>, m: &Migration) -> Result<(), MigrateError> {
+pub(crate) async fn record(
+    tx: &impl tokio_postgres::GenericClient,
+    m: &Migration,
+) -> Result<(), MigrateError> {
     let statements: Vec<&str> = m
         .statements
         .iter()

@@ -269,18 +269,87 @@ pub async fn kept_platform(
 /// it); then it is rolled back (and the copy, if a file committed to it, marked to be made
 /// again), and the caller builds the database the usual way, which says which file failed.
 pub async fn try_files(c: &Client, files: &[(String, String)]) -> Result<bool, MigrateError> {
+    in_one_transaction(c, files, async |c: &Client| {
+        for (path, sql) in files {
+            if let Err(e) = c.batch_execute(sql).await {
+                tracing::info!("{path} failed in the shared transaction ({e}); built apart");
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })
+    .await
+}
+
+/// [`try_files`] for the database the project's migrations build ([`migrations_copy`] when
+/// the template is not up to date): the migrations applied and recorded, the queues exposed.
+/// `Ok(false)` without a transaction when the migrations do not [`fit_one_transaction`].
+pub async fn try_migrations(c: &Client, project: &Project) -> Result<bool, MigrateError> {
+    let enabled = project.config.db.migrations_enabled;
+    let migrations = match enabled {
+        true => {
+            let (migrations, skipped) = project.migrations()?;
+            for s in skipped {
+                tracing::warn!("{s}");
+            }
+            migrations
+        }
+        false => Vec::new(),
+    };
+    let files: Vec<(String, String)> = migrations
+        .iter()
+        .map(|m| (m.display.clone(), m.sql.clone()))
+        .collect();
+    if !fit_one_transaction(&files) {
+        return Ok(false);
+    }
+    in_one_transaction(c, &files, async |c: &Client| {
+        if enabled {
+            c.batch_execute(super::project::CREATE_HISTORY).await?;
+        }
+        for m in &migrations {
+            if let Err(e) = c.batch_execute(&m.sql).await {
+                tracing::info!(
+                    "{} failed in the shared transaction ({e}); built apart",
+                    m.display
+                );
+                return Ok(false);
+            }
+            super::project::record(c, m).await?;
+        }
+        super::platform::expose_queues(c, project).await?;
+        Ok(true)
+    })
+    .await
+}
+
+/// Whether the template was built from the project's migrations as they are (then
+/// [`migrations_copy`] copies it).
+pub async fn template_is_current(project: &Project, db: &Database) -> Result<bool, MigrateError> {
+    let maint = maintenance(db).await?;
+    let want = format!("supagate:{}", template::fingerprint(project)?);
+    Ok(comment_of(&maint, TEMPLATE).await?.as_deref() == Some(want.as_str()))
+}
+
+/// Runs `apply` in a transaction on `c` and leaves it open when it applied (`Ok(true)`), the
+/// transaction not ended and the session's settings (those `files` name too) as before; else
+/// rolls it back.
+async fn in_one_transaction(
+    c: &Client,
+    files: &[(String, String)],
+    apply: impl AsyncFnOnce(&Client) -> Result<bool, MigrateError>,
+) -> Result<bool, MigrateError> {
     let named = named_settings(files);
     let settings: String = c.query_one(SETTINGS, &[&named]).await?.get(0);
     c.batch_execute("BEGIN").await?;
     let first = xid(c).await?;
-    let mut applied = true;
-    for (path, sql) in files {
-        if let Err(e) = c.batch_execute(sql).await {
-            tracing::info!("{path} failed in the shared transaction ({e}); built apart");
-            applied = false;
-            break;
+    let applied = match apply(c).await {
+        Ok(applied) => applied,
+        Err(e) => {
+            tracing::info!("not applied in the shared transaction ({e}); built apart");
+            false
         }
-    }
+    };
     let same = match xid(c).await {
         Ok(x) => x == first,
         Err(_) => !applied,
@@ -290,7 +359,7 @@ pub async fn try_files(c: &Client, files: &[(String, String)]) -> Result<bool, M
         false => false,
     };
     if applied && same && !unset {
-        tracing::info!("the declared files changed the session's settings: built apart");
+        tracing::info!("the files changed the session's settings: built apart");
     }
     if applied && same && unset {
         c.batch_execute("RESET ALL; RESET ROLE; SET SESSION AUTHORIZATION DEFAULT")
