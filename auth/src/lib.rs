@@ -16,7 +16,6 @@ pub mod limits;
 pub mod mfa;
 pub mod mfa_webauthn;
 pub mod models;
-pub mod oauth_server;
 pub mod otp;
 pub mod params;
 pub mod password;

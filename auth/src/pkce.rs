@@ -101,7 +101,7 @@ pub async fn issue_code(c: &impl GenericClient, user_id: Uuid, method: &str) -> 
 }
 
 /// Whether `verifier` answers `challenge` (`method`: `s256` or `plain`).
-pub(crate) fn matches(challenge: &str, method: &str, verifier: &str) -> bool {
+pub fn matches(challenge: &str, method: &str, verifier: &str) -> bool {
     match method {
         "s256" => {
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier))

@@ -20,7 +20,7 @@ pub fn sha256_hex(s: &str) -> String {
 }
 
 /// An opaque refresh token (or code): 32 random bytes, URL-safe.
-pub(crate) fn new_refresh_token() -> String {
+pub fn new_refresh_token() -> String {
     let mut b = [0u8; 32];
     rand::rng().fill_bytes(&mut b);
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)

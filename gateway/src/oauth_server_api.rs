@@ -9,10 +9,14 @@ use crate::error::GatewayError;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use auth::AuthError;
-use auth::oauth_server::{RegisterParams, UpdateParams};
-use auth::service::{AuthorizeQuery, TokenParams};
 use base64::Engine;
+use oauth_server::{AuthorizeQuery, OAuthServer, RegisterParams, TokenParams, UpdateParams};
 use serde_json::json;
+
+/// The OAuth 2.1 server over the auth service of the request's branch.
+fn server(state: &AppState) -> OAuthServer<'_> {
+    OAuthServer::new(&state.auth)
+}
 
 type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
@@ -50,15 +54,14 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 async fn grants(req: HttpRequest, state: Data) -> Reply {
     enabled(&req, &state)?;
     let (_, who) = caller(&req, &state)?;
-    reply(&req, state.auth.oauth_grants(who).await)
+    reply(&req, server(&state).oauth_grants(who).await)
 }
 
 async fn revoke_grant(req: HttpRequest, state: Data) -> Reply {
     enabled(&req, &state)?;
     let (_, who) = caller(&req, &state)?;
     let client = query(&req, "client_id").unwrap_or_default();
-    state
-        .auth
+    server(&state)
         .revoke_oauth_grant(who, &client)
         .await
         .map_err(|e| fail(&req, e))?;
@@ -67,7 +70,7 @@ async fn revoke_grant(req: HttpRequest, state: Data) -> Reply {
 
 /// The server is on, else the answer for a route GoTrue does not have.
 fn enabled(req: &HttpRequest, state: &AppState) -> Result<(), GatewayError> {
-    match state.auth.oauth_server_enabled() {
+    match server(state).oauth_server_enabled() {
         true => Ok(()),
         false => Err(unhandled(req)),
     }
@@ -85,28 +88,27 @@ fn created(req: &HttpRequest, r: Result<serde_json::Value, auth::AuthError>) -> 
 
 async fn metadata(req: HttpRequest, state: Data) -> Reply {
     enabled(&req, &state)?;
-    reply(&req, Ok(state.auth.oauth_server_metadata()))
+    reply(&req, Ok(server(&state).oauth_server_metadata()))
 }
 
 async fn register_dynamic(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     enabled(&req, &state)?;
     let p: RegisterParams = body(&req, payload, &state).await?;
-    created(&req, state.auth.register_oauth_client(p, true).await)
+    created(&req, server(&state).register_oauth_client(p, true).await)
 }
 
 async fn register(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     enabled(&req, &state)?;
     require_admin(&req, &state)?;
     let p: RegisterParams = body(&req, payload, &state).await?;
-    created(&req, state.auth.register_oauth_client(p, false).await)
+    created(&req, server(&state).register_oauth_client(p, false).await)
 }
 
 async fn list(req: HttpRequest, state: Data) -> Reply {
     enabled(&req, &state)?;
     require_admin(&req, &state)?;
     let (page, per_page) = (query(&req, "page"), query(&req, "per_page"));
-    let clients = state
-        .auth
+    let clients = server(&state)
         .list_oauth_clients(page.as_deref(), per_page.as_deref())
         .await;
     reply(&req, clients)
@@ -117,8 +119,7 @@ async fn get(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
     reply(
         &req,
-        state
-            .auth
+        server(&state)
             .get_oauth_client(segment(&req, "client_id"))
             .await,
     )
@@ -129,15 +130,14 @@ async fn update(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     require_admin(&req, &state)?;
     let p: UpdateParams = body(&req, payload, &state).await?;
     let id = segment(&req, "client_id");
-    reply(&req, state.auth.update_oauth_client(id, p).await)
+    reply(&req, server(&state).update_oauth_client(id, p).await)
 }
 
 async fn delete(req: HttpRequest, state: Data) -> Reply {
     enabled(&req, &state)?;
     require_admin(&req, &state)?;
     let id = segment(&req, "client_id");
-    state
-        .auth
+    server(&state)
         .delete_oauth_client(id)
         .await
         .map_err(|e| fail(&req, e))?;
@@ -148,7 +148,10 @@ async fn regenerate_secret(req: HttpRequest, state: Data) -> Reply {
     enabled(&req, &state)?;
     require_admin(&req, &state)?;
     let id = segment(&req, "client_id");
-    reply(&req, state.auth.regenerate_oauth_client_secret(id).await)
+    reply(
+        &req,
+        server(&state).regenerate_oauth_client_secret(id).await,
+    )
 }
 
 /// `GET /oauth/authorize`: to the app's consent page (302).
@@ -157,8 +160,7 @@ async fn authorize(req: HttpRequest, state: Data) -> Reply {
     let q = web::Query::<AuthorizeQuery>::from_query(req.query_string())
         .map(|q| q.into_inner())
         .unwrap_or_default();
-    let to = state
-        .auth
+    let to = server(&state)
         .oauth_authorize(q)
         .await
         .map_err(|e| fail(&req, e))?;
@@ -172,7 +174,7 @@ async fn authorization(req: HttpRequest, state: Data) -> Reply {
     enabled(&req, &state)?;
     let (_, who) = caller(&req, &state)?;
     let id = segment(&req, "authorization_id");
-    reply(&req, state.auth.oauth_authorization(who, id).await)
+    reply(&req, server(&state).oauth_authorization(who, id).await)
 }
 
 #[derive(Default, serde::Deserialize)]
@@ -187,7 +189,7 @@ async fn consent(req: HttpRequest, payload: web::Payload, state: Data) -> Reply 
     let p: ConsentBody = body(&req, payload, &state).await?;
     let id = segment(&req, "authorization_id");
     let action = p.action.unwrap_or_default();
-    reply(&req, state.auth.oauth_consent(who, id, &action).await)
+    reply(&req, server(&state).oauth_consent(who, id, &action).await)
 }
 
 /// The client's `Authorization: Basic base64(client_id:client_secret)`, when sent.
@@ -225,7 +227,7 @@ async fn token(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let done = match (parsed, basic_credentials(&req)) {
         (Ok(p), Ok(basic)) => {
             let r = request(&req, &state);
-            state.auth.oauth_token(&r, p, basic).await
+            server(&state).oauth_token(&r, p, basic).await
         }
         (Err(e), _) | (_, Err(e)) => Err(e),
     };

@@ -4,7 +4,7 @@
 use crate::auth_http::{body, caller, fail, reply, request, require_admin, segment};
 use crate::error::GatewayError;
 use actix_web::{HttpRequest, HttpResponse, web};
-use auth::service::PasskeyVerifyParams;
+use passkeys::{Passkeys, VerifyParams as PasskeyVerifyParams};
 
 type Data = crate::branches::State;
 type Reply = Result<HttpResponse, GatewayError>;
@@ -32,28 +32,44 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 async fn registration_options(req: HttpRequest, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
-    reply(&req, state.auth.passkey_registration_options(who).await)
+    reply(
+        &req,
+        Passkeys::new(&state.auth)
+            .passkey_registration_options(who)
+            .await,
+    )
 }
 
 async fn register(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
     let p: PasskeyVerifyParams = body(&req, payload, &state).await?;
-    reply(&req, state.auth.passkey_register(who, p).await)
+    reply(
+        &req,
+        Passkeys::new(&state.auth).passkey_register(who, p).await,
+    )
 }
 
 async fn authentication_options(req: HttpRequest, state: Data) -> Reply {
-    reply(&req, state.auth.passkey_authentication_options().await)
+    reply(
+        &req,
+        Passkeys::new(&state.auth)
+            .passkey_authentication_options()
+            .await,
+    )
 }
 
 async fn sign_in(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let p: PasskeyVerifyParams = body(&req, payload, &state).await?;
     let r = request(&req, &state);
-    reply(&req, state.auth.passkey_sign_in(&r, p).await)
+    reply(
+        &req,
+        Passkeys::new(&state.auth).passkey_sign_in(&r, p).await,
+    )
 }
 
 async fn list(req: HttpRequest, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
-    reply(&req, state.auth.my_passkeys(who).await)
+    reply(&req, Passkeys::new(&state.auth).my_passkeys(who).await)
 }
 
 #[derive(Default, serde::Deserialize)]
@@ -66,13 +82,17 @@ async fn rename(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
     let p: Rename = body(&req, payload, &state).await?;
     let (id, name) = (segment(&req, "id"), p.friendly_name.unwrap_or_default());
-    reply(&req, state.auth.rename_passkey(who, id, &name).await)
+    reply(
+        &req,
+        Passkeys::new(&state.auth)
+            .rename_passkey(who, id, &name)
+            .await,
+    )
 }
 
 async fn delete(req: HttpRequest, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
-    state
-        .auth
+    Passkeys::new(&state.auth)
         .delete_passkey(who.id, segment(&req, "id"))
         .await
         .map_err(|e| fail(&req, e))?;
@@ -83,15 +103,14 @@ async fn admin_list(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
     let user = state.auth.admin_user_id(segment(&req, "user")).await;
     let user = user.map_err(|e| fail(&req, e))?;
-    reply(&req, state.auth.list_passkeys(user).await)
+    reply(&req, Passkeys::new(&state.auth).list_passkeys(user).await)
 }
 
 async fn admin_delete(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
     let user = state.auth.admin_user_id(segment(&req, "user")).await;
     let user = user.map_err(|e| fail(&req, e))?;
-    state
-        .auth
+    Passkeys::new(&state.auth)
         .delete_passkey(user, segment(&req, "id"))
         .await
         .map_err(|e| fail(&req, e))?;

@@ -1,4 +1,5 @@
-//! The auth API's flows, one function per endpoint, as GoTrue runs them: each in a transaction
+//! The auth API's flows, one function per endpoint, in a folder per sub-service (`signin`,
+//! `tokens`, `mfa`, `external`, `admin`; the OAuth 2.1 server and passkeys are crates of their own), as GoTrue runs them: each in a transaction
 //! as `supabase_auth_admin` on this worker's share of the auth connections, rate limits counted
 //! in the database, and the mail a flow produces sent once its transaction commits (or handed to
 //! the send-email hook inside it). The HTTP edge reads the request into [`Request`] and a typed
@@ -6,27 +7,17 @@
 
 mod admin;
 mod external;
-mod external_real;
-mod factors;
-mod id_token;
-mod mails;
-mod oauth;
-mod oauth_flow;
-mod passkeys;
-pub(crate) mod phone;
-mod signup;
+mod mfa;
+mod signin;
 pub(crate) mod sms_send;
-mod token;
-mod user;
-mod verify;
-mod web3;
+mod tokens;
+
+pub(crate) use signin::phone;
 
 pub use admin::UserPage;
 pub use external::{Chosen as LocalOAuthChoice, Start as ExternalStart};
-pub use oauth_flow::{AuthorizeQuery, TokenParams};
-pub use passkeys::VerifyParams as PasskeyVerifyParams;
-pub use token::Grant;
-pub use verify::Verified;
+pub use signin::verify::Verified;
+pub use tokens::token::Grant;
 
 use crate::config::AuthConfig;
 use crate::error::{AuthError, ErrorCode, api};
@@ -87,7 +78,8 @@ pub struct Caller {
     pub session: Option<Uuid>,
 }
 
-fn never(_: &AuthError) -> bool {
+/// The `keep` of [`Auth::in_tx`] for flows whose failures keep nothing.
+pub fn never(_: &AuthError) -> bool {
     false
 }
 
@@ -184,8 +176,9 @@ impl Auth {
         Ok(value)
     }
 
-    /// `in_tx_mail` for flows that send no mail.
-    async fn in_tx<T, F>(&self, keep: fn(&AuthError) -> bool, f: F) -> Result<T, AuthError>
+    /// `in_tx_mail` for flows that send no mail; the sub-services in crates of their own (the
+    /// OAuth 2.1 server) run their SQL through it too.
+    pub async fn in_tx<T, F>(&self, keep: fn(&AuthError) -> bool, f: F) -> Result<T, AuthError>
     where
         F: AsyncFnOnce(&tokio_postgres::Client) -> Result<T, AuthError>,
     {
@@ -232,7 +225,8 @@ impl Auth {
         }
     }
 
-    async fn limit_sign_in(&self, r: &Request) -> Result<(), AuthError> {
+    /// Counts a sign-in attempt of the request's client (`[auth.rate_limit] sign_in_sign_ups`).
+    pub async fn limit_sign_in(&self, r: &Request) -> Result<(), AuthError> {
         let n = self.cfg.rate_limits.sign_in_sign_ups;
         self.limit(r, "signin", n, WINDOW_SECS).await
     }

@@ -93,6 +93,15 @@ struct GeneratedLink<'a> {
 }
 
 impl Auth {
+    /// The user of an admin path (404 when there is none).
+    pub async fn admin_user_id(&self, raw: &str) -> Result<Uuid, AuthError> {
+        let id = user_id(raw)?;
+        self.in_tx(never, async |c| {
+            crate::users::require(c, id).await.map(|_| id)
+        })
+        .await
+    }
+
     /// `GET /admin/users?page=&per_page=`; `path` is the request's path (for the links).
     pub async fn list_users(&self, q: UserListQuery, path: &str) -> Result<UserPage, AuthError> {
         let num = |v: &Option<String>, default: u32| match v.as_deref().filter(|v| !v.is_empty()) {
@@ -266,7 +275,7 @@ impl Auth {
 
     pub async fn delete_factor(&self, id: &str, factor: &str) -> Result<Value, AuthError> {
         let id = user_id(id)?;
-        let factor = super::factors::factor_id(factor)?;
+        let factor = super::mfa::factor_id(factor)?;
         self.in_tx(never, async |c| {
             crate::mfa::unenroll(c, id, factor, true).await
         })

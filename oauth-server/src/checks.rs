@@ -1,7 +1,7 @@
 //! GoTrue's OAuth 2.1 server, the pure part: the bodies its client API reads, their checks
 //! (with GoTrue's texts), client types, and client secrets (random, kept as their SHA-256).
 
-use crate::error::{AuthError, validation};
+use auth::error::{AuthError, validation};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;

@@ -1,10 +1,10 @@
 //! E-mailed links and codes: `/otp` and `/magiclink` (sign in, or sign up, by mail),
 //! `/recover`, `/resend` and `/reauthenticate`.
 
-use super::{Auth, Caller, Request, hash_password, never};
 use crate::email::{self as mails, Flow};
 use crate::error::{AuthError, ErrorCode, api, validation};
 use crate::params::{EmailParams, OtpParams, Pkce, ResendParams, object, text};
+use crate::service::{Auth, Caller, Request, hash_password, never};
 use crate::users::{self, UserRow};
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ impl Auth {
     async fn mail_sign_in(&self, r: &Request, m: MailSignIn<'_>) -> Result<Value, AuthError> {
         let cfg = &self.cfg;
         let email = email_of(self, m.email, "Password recovery requires an email")?;
-        let pkce = super::challenge(m.pkce)?;
+        let pkce = crate::service::challenge(m.pkce)?;
         let redirect = self.redirect_to(cfg, r, m.redirect_to);
         let data = object(m.data).unwrap_or(json!({}));
         let password = hash_password(crate::otp::generate(33)).await;
@@ -146,7 +146,7 @@ impl Auth {
         self.limit_sign_in(r).await?;
         let cfg = &self.cfg;
         let email = email_of(self, text(&p.email), "Password recovery requires an email")?;
-        let pkce = super::challenge(&p.pkce)?;
+        let pkce = crate::service::challenge(&p.pkce)?;
         let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
         let flow = Flow::of(pkce.as_ref().map(|p| p.1.as_str()));
         self.in_tx_mail(never, async |c| {
@@ -201,7 +201,7 @@ impl Auth {
             text(&p.email),
             "Missing email address or phone number",
         )?;
-        let pkce = super::challenge(&p.pkce)?;
+        let pkce = crate::service::challenge(&p.pkce)?;
         let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
         let flow = Flow::of(pkce.as_ref().map(|p| p.1.as_str()));
         self.in_tx_mail(never, async |c| {

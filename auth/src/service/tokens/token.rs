@@ -1,11 +1,11 @@
-//! `POST /token`: the password, refresh-token and PKCE grants; id_token (`id_token.rs`) and web3
-//! (`web3.rs`) beside.
+//! `POST /token`: the password, refresh-token and PKCE grants; id_token (`external/id_token.rs`) and web3
+//! (`signin/web3.rs`) elsewhere.
 
-use super::{Auth, Request, WINDOW_SECS, never, verify_password};
 use crate::error::{AuthError, ErrorCode, api, invalid_credentials, validation};
 use crate::params::{
     IdTokenGrantParams, PasswordGrantParams, PkceGrantParams, RefreshTokenGrantParams, text,
 };
+use crate::service::{Auth, Request, WINDOW_SECS, never, verify_password};
 use crate::sessions::{self, LogoutScope};
 use serde_json::{Value, json};
 use uuid::Uuid;

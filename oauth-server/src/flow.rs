@@ -6,10 +6,12 @@
 //! `/oauth/token` with its PKCE verifier (and its secret, when confidential) for a session of
 //! its own. Refresh tokens of that session are rotated there too.
 
-use super::{Auth, Caller, Request, never};
-use crate::error::{AuthError, ErrorCode, api, oauth, validation};
-use crate::oauth_server::hash_secret;
-use crate::sessions::{self, new_refresh_token};
+use crate::OAuthServer;
+use crate::checks::hash_secret;
+use auth::error::{AuthError, ErrorCode, api, oauth, validation};
+use auth::service::never;
+use auth::sessions::{self, new_refresh_token};
+use auth::{Caller, Request};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -79,7 +81,7 @@ fn approved(redirect_uri: &str, code: &str, state: Option<&str>) -> Value {
     json!({ "redirect_url": url })
 }
 
-impl Auth {
+impl OAuthServer<'_> {
     /// `GET /oauth/authorize`: the URL of the app's consent page for the stored request.
     pub async fn oauth_authorize(&self, q: AuthorizeQuery) -> Result<String, AuthError> {
         let client = some(&q.client_id).ok_or_else(|| validation("client_id is required"))?;
@@ -110,20 +112,21 @@ impl Auth {
         let client = Uuid::parse_str(client).map_err(|_| invalid_client())?;
         let scope = some(&q.scope).unwrap_or(DEFAULT_SCOPE);
         let id = new_refresh_token();
-        self.in_tx(never, async |c| {
-            let uris: String = c
-                .query_opt(
-                    "SELECT redirect_uris FROM auth.oauth_clients
+        self.auth
+            .in_tx(never, async |c| {
+                let uris: String = c
+                    .query_opt(
+                        "SELECT redirect_uris FROM auth.oauth_clients
                      WHERE id = $1 AND deleted_at IS NULL",
-                    &[&client],
-                )
-                .await?
-                .map(|r| r.get(0))
-                .ok_or_else(invalid_client)?;
-            if !uris.split(',').any(|u| u == redirect_uri) {
-                return Err(validation("invalid redirect_uri"));
-            }
-            c.execute(
+                        &[&client],
+                    )
+                    .await?
+                    .map(|r| r.get(0))
+                    .ok_or_else(invalid_client)?;
+                if !uris.split(',').any(|u| u == redirect_uri) {
+                    return Err(validation("invalid redirect_uri"));
+                }
+                c.execute(
                 "INSERT INTO auth.oauth_authorizations (authorization_id, client_id, redirect_uri,
                    scope, state, resource, code_challenge, code_challenge_method)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -139,11 +142,11 @@ impl Auth {
                 ],
             )
             .await?;
-            Ok(())
-        })
-        .await?;
-        let site = self.cfg.site_url.trim_end_matches('/');
-        let path = &self.cfg.oauth_server.authorization_url_path;
+                Ok(())
+            })
+            .await?;
+        let site = self.auth.config().site_url.trim_end_matches('/');
+        let path = &self.auth.config().oauth_server.authorization_url_path;
         let slash = if path.starts_with('/') { "" } else { "/" };
         Ok(format!("{site}{slash}{path}?authorization_id={id}"))
     }
@@ -152,8 +155,8 @@ impl Auth {
     /// first reading binds the request to them. A consent given before that covers the scopes
     /// approves it at once (the answer is then the redirect, as after a consent).
     pub async fn oauth_authorization(&self, who: Caller, id: &str) -> Result<Value, AuthError> {
-        self.in_tx(never, async |c| {
-            crate::sessions::check(c, who.id, who.session).await?;
+        self.auth.in_tx(never, async |c| {
+            sessions::check(c, who.id, who.session).await?;
             let row = c
                 .query_opt(
                     "SELECT a.user_id, a.scope, a.redirect_uri, a.state, a.client_id,
@@ -222,9 +225,10 @@ impl Auth {
         if action != "approve" && action != "deny" {
             return Err(validation("action must be 'approve' or 'deny'"));
         }
-        self.in_tx(never, async |c| {
-            crate::sessions::check(c, who.id, who.session).await?;
-            let row = c
+        self.auth
+            .in_tx(never, async |c| {
+                sessions::check(c, who.id, who.session).await?;
+                let row = c
                 .query_opt(
                     "SELECT user_id, status, expires_at <= now(), redirect_uri, state, client_id,
                             scope
@@ -233,59 +237,60 @@ impl Auth {
                 )
                 .await?
                 .ok_or_else(not_found)?;
-            let owner: Option<Uuid> = row.get(0);
-            if owner != Some(who.id) || row.get::<_, bool>(2) {
-                return Err(not_found());
-            }
-            if row.get::<_, String>(1) != "pending" {
-                return Err(validation("authorization request is no longer pending"));
-            }
-            let (redirect_uri, state): (String, Option<String>) = (row.get(3), row.get(4));
-            if action == "deny" {
-                c.execute(
-                    "UPDATE auth.oauth_authorizations SET status = 'denied'
+                let owner: Option<Uuid> = row.get(0);
+                if owner != Some(who.id) || row.get::<_, bool>(2) {
+                    return Err(not_found());
+                }
+                if row.get::<_, String>(1) != "pending" {
+                    return Err(validation("authorization request is no longer pending"));
+                }
+                let (redirect_uri, state): (String, Option<String>) = (row.get(3), row.get(4));
+                if action == "deny" {
+                    c.execute(
+                        "UPDATE auth.oauth_authorizations SET status = 'denied'
                      WHERE authorization_id = $1",
-                    &[&id],
-                )
-                .await?;
-                let url = with_query(
-                    &redirect_uri,
-                    &[
-                        ("error", Some("access_denied")),
-                        ("error_description", Some("User denied the request")),
-                        ("state", state.as_deref()),
-                    ],
-                );
-                return Ok(json!({ "redirect_url": url }));
-            }
-            let code = new_refresh_token();
-            c.execute(
-                "UPDATE auth.oauth_authorizations SET status = 'approved',
+                        &[&id],
+                    )
+                    .await?;
+                    let url = with_query(
+                        &redirect_uri,
+                        &[
+                            ("error", Some("access_denied")),
+                            ("error_description", Some("User denied the request")),
+                            ("state", state.as_deref()),
+                        ],
+                    );
+                    return Ok(json!({ "redirect_url": url }));
+                }
+                let code = new_refresh_token();
+                c.execute(
+                    "UPDATE auth.oauth_authorizations SET status = 'approved',
                    authorization_code = $2, approved_at = now()
                  WHERE authorization_id = $1",
-                &[&id, &code],
-            )
-            .await?;
-            let (client, scope): (Uuid, String) = (row.get(5), row.get(6));
-            c.execute(
+                    &[&id, &code],
+                )
+                .await?;
+                let (client, scope): (Uuid, String) = (row.get(5), row.get(6));
+                c.execute(
                 "INSERT INTO auth.oauth_consents (user_id, client_id, scopes) VALUES ($1, $2, $3)
                  ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = EXCLUDED.scopes,
                    granted_at = now(), revoked_at = NULL",
                 &[&who.id, &client, &scope],
             )
             .await?;
-            Ok(approved(&redirect_uri, &code, state.as_deref()))
-        })
-        .await
+                Ok(approved(&redirect_uri, &code, state.as_deref()))
+            })
+            .await
     }
 
     /// `GET /user/oauth/grants`: the clients the user consented to, and to what.
     pub async fn oauth_grants(&self, who: Caller) -> Result<Value, AuthError> {
-        self.in_tx(never, async |c| {
-            crate::sessions::check(c, who.id, who.session).await?;
-            let row = c
-                .query_one(
-                    "SELECT coalesce(jsonb_agg(jsonb_build_object(
+        self.auth
+            .in_tx(never, async |c| {
+                sessions::check(c, who.id, who.session).await?;
+                let row = c
+                    .query_one(
+                        "SELECT coalesce(jsonb_agg(jsonb_build_object(
                        'client', jsonb_build_object('id', c.id, 'name', coalesce(c.client_name, ''),
                          'uri', coalesce(c.client_uri, ''), 'logo_uri', coalesce(c.logo_uri, '')),
                        'scopes', to_jsonb(string_to_array(k.scopes, ' ')),
@@ -293,12 +298,12 @@ impl Auth {
                      FROM auth.oauth_consents k
                      JOIN auth.oauth_clients c ON c.id = k.client_id AND c.deleted_at IS NULL
                      WHERE k.user_id = $1 AND k.revoked_at IS NULL",
-                    &[&who.id],
-                )
-                .await?;
-            Ok(row.get(0))
-        })
-        .await
+                        &[&who.id],
+                    )
+                    .await?;
+                Ok(row.get(0))
+            })
+            .await
     }
 
     /// `DELETE /user/oauth/grants?client_id=`: the consent withdrawn and the client's sessions
@@ -308,30 +313,31 @@ impl Auth {
             return Err(validation("client_id is required"));
         }
         let client = Uuid::parse_str(client).map_err(|_| validation("invalid client_id format"))?;
-        self.in_tx(never, async |c| {
-            crate::sessions::check(c, who.id, who.session).await?;
-            let n = c
-                .execute(
-                    "UPDATE auth.oauth_consents SET revoked_at = now()
+        self.auth
+            .in_tx(never, async |c| {
+                sessions::check(c, who.id, who.session).await?;
+                let n = c
+                    .execute(
+                        "UPDATE auth.oauth_consents SET revoked_at = now()
                      WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL",
+                        &[&who.id, &client],
+                    )
+                    .await?;
+                if n == 0 {
+                    return Err(api(
+                        404,
+                        ErrorCode::OAuthConsentNotFound,
+                        "No active grant found for this client",
+                    ));
+                }
+                c.execute(
+                    "DELETE FROM auth.sessions WHERE user_id = $1 AND oauth_client_id = $2",
                     &[&who.id, &client],
                 )
                 .await?;
-            if n == 0 {
-                return Err(api(
-                    404,
-                    ErrorCode::OAuthConsentNotFound,
-                    "No active grant found for this client",
-                ));
-            }
-            c.execute(
-                "DELETE FROM auth.sessions WHERE user_id = $1 AND oauth_client_id = $2",
-                &[&who.id, &client],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+                Ok(())
+            })
+            .await
     }
 
     /// `POST /oauth/token`: an approved code (with its PKCE verifier) or a refresh token of the
@@ -353,12 +359,13 @@ impl Auth {
             .filter(|c| !c.is_empty())
             .ok_or_else(|| oauth("invalid_client", "Client authentication required"))?;
         let secret = secret.filter(|s| !s.is_empty());
-        let cfg = &self.cfg;
+        let cfg = self.auth.config();
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
-        self.in_tx(never, async |c| {
-            let bad_client = || oauth("invalid_client", "Invalid client credentials");
-            let client = Uuid::parse_str(&client_id).map_err(|_| bad_client())?;
-            let row = c
+        self.auth
+            .in_tx(never, async |c| {
+                let bad_client = || oauth("invalid_client", "Invalid client credentials");
+                let client = Uuid::parse_str(&client_id).map_err(|_| bad_client())?;
+                let row = c
                 .query_opt(
                     "SELECT client_type, client_secret_hash, grant_types FROM auth.oauth_clients
                      WHERE id = $1 AND deleted_at IS NULL",
@@ -366,84 +373,84 @@ impl Auth {
                 )
                 .await?
                 .ok_or_else(bad_client)?;
-            let (kind, hash, grants): (String, Option<String>, String) =
-                (row.get(0), row.get(1), row.get(2));
-            match (kind.as_str(), &secret) {
-                ("public", Some(_)) => {
-                    return Err(oauth(
-                        "invalid_client",
-                        "public clients must not provide client_secret",
-                    ));
-                }
-                ("public", None) => {}
-                (_, None) => {
-                    return Err(oauth(
-                        "invalid_client",
-                        "confidential clients must provide client_secret",
-                    ));
-                }
-                (_, Some(s)) => {
-                    if hash.as_deref() != Some(hash_secret(s).as_str()) {
-                        return Err(bad_client());
+                let (kind, hash, grants): (String, Option<String>, String) =
+                    (row.get(0), row.get(1), row.get(2));
+                match (kind.as_str(), &secret) {
+                    ("public", Some(_)) => {
+                        return Err(oauth(
+                            "invalid_client",
+                            "public clients must not provide client_secret",
+                        ));
+                    }
+                    ("public", None) => {}
+                    (_, None) => {
+                        return Err(oauth(
+                            "invalid_client",
+                            "confidential clients must provide client_secret",
+                        ));
+                    }
+                    (_, Some(s)) => {
+                        if hash.as_deref() != Some(hash_secret(s).as_str()) {
+                            return Err(bad_client());
+                        }
                     }
                 }
-            }
-            if !grants.split(',').any(|g| g == grant) {
-                return Err(oauth(
-                    "unsupported_grant_type",
-                    format!("Client is not allowed to use grant type: {grant}"),
-                ));
-            }
-            let session = match grant.as_str() {
-                "authorization_code" => {
-                    let user = redeem(c, client, &p).await?;
-                    sessions::start_for(
-                        c,
-                        cfg,
-                        user,
-                        "oauth_provider/authorization_code",
-                        (ua, addr),
-                        Some(client),
-                    )
-                    .await?
-                }
-                "refresh_token" => {
-                    let token = some(&p.refresh_token).ok_or_else(|| {
-                        oauth(
-                            "invalid_request",
-                            "refresh_token is required for refresh_token grant",
-                        )
-                    })?;
-                    let owner: Option<Uuid> = c
-                        .query_opt(
-                            "SELECT s.oauth_client_id FROM auth.refresh_tokens t
-                             JOIN auth.sessions s ON s.id = t.session_id WHERE t.token = $1",
-                            &[&sessions::sha256_hex(token)],
-                        )
-                        .await?
-                        .and_then(|r| r.get(0));
-                    if owner != Some(client) {
-                        return Err(oauth("invalid_grant", "Invalid Refresh Token"));
-                    }
-                    sessions::refresh(c, cfg, token)
-                        .await
-                        .map_err(|e| oauth("invalid_grant", e.parts().2))?
-                }
-                other => {
+                if !grants.split(',').any(|g| g == grant) {
                     return Err(oauth(
                         "unsupported_grant_type",
-                        format!("Unsupported grant type: {other}"),
+                        format!("Client is not allowed to use grant type: {grant}"),
                     ));
                 }
-            };
-            Ok(json!({
-                "access_token": session["access_token"],
-                "token_type": session["token_type"],
-                "expires_in": session["expires_in"],
-                "refresh_token": session["refresh_token"],
-            }))
-        })
-        .await
+                let session = match grant.as_str() {
+                    "authorization_code" => {
+                        let user = redeem(c, client, &p).await?;
+                        sessions::start_for(
+                            c,
+                            cfg,
+                            user,
+                            "oauth_provider/authorization_code",
+                            (ua, addr),
+                            Some(client),
+                        )
+                        .await?
+                    }
+                    "refresh_token" => {
+                        let token = some(&p.refresh_token).ok_or_else(|| {
+                            oauth(
+                                "invalid_request",
+                                "refresh_token is required for refresh_token grant",
+                            )
+                        })?;
+                        let owner: Option<Uuid> = c
+                            .query_opt(
+                                "SELECT s.oauth_client_id FROM auth.refresh_tokens t
+                             JOIN auth.sessions s ON s.id = t.session_id WHERE t.token = $1",
+                                &[&sessions::sha256_hex(token)],
+                            )
+                            .await?
+                            .and_then(|r| r.get(0));
+                        if owner != Some(client) {
+                            return Err(oauth("invalid_grant", "Invalid Refresh Token"));
+                        }
+                        sessions::refresh(c, cfg, token)
+                            .await
+                            .map_err(|e| oauth("invalid_grant", e.parts().2))?
+                    }
+                    other => {
+                        return Err(oauth(
+                            "unsupported_grant_type",
+                            format!("Unsupported grant type: {other}"),
+                        ));
+                    }
+                };
+                Ok(json!({
+                    "access_token": session["access_token"],
+                    "token_type": session["token_type"],
+                    "expires_in": session["expires_in"],
+                    "refresh_token": session["refresh_token"],
+                }))
+            })
+            .await
     }
 }
 
@@ -492,7 +499,7 @@ async fn redeem(
         let verifier = some(&p.code_verifier)
             .ok_or_else(|| invalid("PKCE verification failed: code_verifier is required"))?;
         let method = method.unwrap_or_else(|| "plain".into());
-        if !crate::pkce::matches(&challenge, &method, verifier) {
+        if !auth::pkce::matches(&challenge, &method, verifier) {
             return Err(invalid(
                 "PKCE verification failed: code challenge does not match previously saved code verifier",
             ));

@@ -2,11 +2,11 @@
 //! nonce when `secure_password_change` asks for it — and e-mail changes, confirmed by mail),
 //! unlinking identities, and `POST /logout`.
 
-use super::{Auth, Caller, Request, hash_password, never, verify_password};
 use crate::config::AuthConfig;
 use crate::email::{self as mails, Flow};
 use crate::error::{AuthError, ErrorCode, api, validation};
 use crate::params::{UserUpdateParams, object, text};
+use crate::service::{Auth, Caller, Request, hash_password, never, verify_password};
 use crate::sessions::{self, LogoutScope};
 use crate::users;
 use mail::{Kind, MailJob};
@@ -98,7 +98,7 @@ impl Auth {
         if let Some(pw) = &password {
             crate::signup::check_password(pw, cfg)?;
         }
-        let pkce = super::challenge(&p.pkce)?;
+        let pkce = crate::service::challenge(&p.pkce)?;
         // The current hash, to refuse an unchanged password (bcrypt is slow: outside the
         // transaction).
         let current: Option<String> = self

@@ -1,11 +1,11 @@
 //! `/verify`: GET for the links in mails (the browser is sent back to the app with the session
 //! in the fragment, a PKCE code, or the error), POST for codes and token hashes.
 
-use super::{Auth, Request, WINDOW_SECS, never};
 use crate::config::AuthConfig;
 use crate::error::{AuthError, ErrorCode, api, otp_expired, validation};
 use crate::params::{VerifyLinkQuery, VerifyParams, text};
 use crate::redirect::encode;
+use crate::service::{Auth, Request, WINDOW_SECS, never};
 use crate::users::{self, UserRow};
 use crate::verify::{self, Type, Verified as Done};
 use serde_json::{Value, json};

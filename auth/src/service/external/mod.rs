@@ -7,12 +7,15 @@
 //! tokens in the fragment (implicit) or a code for `/token?grant_type=pkce`. Linking an identity
 //! to the signed-in user (`/user/identities/authorize`) goes the same way.
 
-use super::external_real::ProviderTokens;
+mod id_token;
+mod real;
+
 use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
 use crate::params::CallbackParams;
 use crate::redirect::encode;
 use crate::sessions::{self, new_refresh_token};
+use real::ProviderTokens;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -369,7 +372,7 @@ fn error_redirect(to: &str, e: &AuthError) -> String {
 
 /// The user an identity of `provider` signs in: its own; else (linking) the signed-in user's;
 /// else the user whose confirmed address it verified; else a new user.
-pub(super) async fn identity_user(
+pub(in crate::service) async fn identity_user(
     c: &tokio_postgres::Client,
     cfg: &crate::config::AuthConfig,
     provider: &str,

@@ -7,11 +7,11 @@
 //! `[auth.sms.test_otp]` gets no message: its code is the configured one. A message that cannot
 //! be sent undoes its flow, as in GoTrue (the send is inside the transaction).
 
-use super::{Auth, HOUR_SECS, Request, hash_password, never};
 use crate::config::AuthConfig;
 use crate::error::{AuthError, ErrorCode, api, otp_expired, validation};
 use crate::otp::{self, Slot};
 use crate::phone::{Channel, Text};
+use crate::service::{Auth, HOUR_SECS, Request, hash_password, never};
 use crate::{phone, sessions, users};
 use serde_json::{Value, json};
 use tokio_postgres::GenericClient;
@@ -63,7 +63,7 @@ async fn send_code(
         kind,
         channel,
     };
-    super::sms_send::deliver(c, cfg, (user, &code), text).await
+    crate::service::sms_send::deliver(c, cfg, (user, &code), text).await
 }
 
 /// The user with this number: id, whether the number is confirmed, whether a password is set.
@@ -81,7 +81,7 @@ async fn by_number(
 }
 
 /// A new user known by a number, with its `phone` identity.
-pub(super) async fn insert(
+pub(in crate::service) async fn insert(
     c: &impl GenericClient,
     number: &str,
     password_hash: &str,
@@ -109,7 +109,7 @@ pub(super) async fn insert(
 }
 
 impl Auth {
-    pub(super) fn phone_enabled(&self) -> Result<(), AuthError> {
+    pub(in crate::service) fn phone_enabled(&self) -> Result<(), AuthError> {
         match self.cfg.sms.enable_signup {
             true => Ok(()),
             false => Err(disabled()),
@@ -129,7 +129,7 @@ impl Auth {
     }
 
     /// `POST /signup` with a phone number and a password.
-    pub(super) async fn signup_phone(
+    pub(in crate::service) async fn signup_phone(
         &self,
         r: &Request,
         number: &str,
@@ -193,7 +193,7 @@ impl Auth {
 
     /// `POST /otp` with a phone number: a code texted to it (the user made first, unless
     /// `create_user` is false).
-    pub(super) async fn otp_phone(
+    pub(in crate::service) async fn otp_phone(
         &self,
         number: &str,
         create_user: bool,
@@ -228,7 +228,11 @@ impl Auth {
     }
 
     /// `POST /resend` with `sms` (a sign-up's code) or `phone_change` (the new number's code).
-    pub(super) async fn resend_phone(&self, kind: &str, number: &str) -> Result<Value, AuthError> {
+    pub(in crate::service) async fn resend_phone(
+        &self,
+        kind: &str,
+        number: &str,
+    ) -> Result<Value, AuthError> {
         self.phone_enabled()?;
         let number = phone::normalize(number)?;
         self.limit_sms().await?;
@@ -271,7 +275,7 @@ impl Auth {
 
     /// `PUT /user` with a new phone number: a code texted to it, the change pending until the
     /// code is verified (`phone_change`). The user as it is then.
-    pub(super) async fn request_phone_change(
+    pub(in crate::service) async fn request_phone_change(
         &self,
         user: Uuid,
         number: &str,
@@ -333,7 +337,7 @@ async fn change_phone(
 
 impl Auth {
     /// `POST /verify` with `sms` or `phone_change`, a number and its code: a session.
-    pub(super) async fn verify_phone(
+    pub(in crate::service) async fn verify_phone(
         &self,
         r: &Request,
         kind: &str,
@@ -344,8 +348,12 @@ impl Auth {
         // Codes are guessed per number: the limit holds whoever asks, from anywhere.
         let number = phone::normalize(number)?;
         let n = self.cfg.rate_limits.token_verifications;
-        self.limit_key(&format!("verify-phone:{number}"), n, super::WINDOW_SECS)
-            .await?;
+        self.limit_key(
+            &format!("verify-phone:{number}"),
+            n,
+            crate::service::WINDOW_SECS,
+        )
+        .await?;
         let (slot, column) = match kind {
             "sms" => (Slot::Confirmation, "phone"),
             "phone_change" => (Slot::PhoneChange, "phone_change"),
@@ -369,7 +377,7 @@ impl Auth {
             let (id, stored, age): (Uuid, Option<String>, Option<f64>) =
                 (row.get(0), row.get(1), row.get(2));
             // Twilio Verify keeps its codes and their expiry; otherwise the hash kept here.
-            let valid = match super::sms_send::provider_check(cfg, &number, code).await {
+            let valid = match crate::service::sms_send::provider_check(cfg, &number, code).await {
                 Some(approved) => approved,
                 None => {
                     age.is_some_and(|a| a <= OTP_EXPIRY_SECS)

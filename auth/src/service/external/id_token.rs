@@ -6,9 +6,9 @@
 //! issued by that issuer to `client_id`, unexpired, and carry the SHA-256 of the `nonce` given
 //! (unless `skip_nonce_check`). The identity's user (or a new one) gets a session.
 
-use super::{Auth, Request, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
 use crate::params::{IdTokenGrantParams, text};
+use crate::service::{Auth, Request, never};
 use identity::id_token::{self, ProviderKeys};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -98,7 +98,7 @@ impl Auth {
 
     /// The claims of an ID token signed by one of `issuer`'s keys for one of `client_ids` (a
     /// comma list), unexpired, and issued by `issuer` when `check_issuer`.
-    pub(super) async fn id_token_claims(
+    pub(in crate::service) async fn id_token_claims(
         &self,
         token: &str,
         issuer: &str,
@@ -118,7 +118,7 @@ impl Auth {
         .map_err(bad_token)
     }
 
-    pub(super) async fn id_token_grant(
+    pub(in crate::service) async fn id_token_grant(
         &self,
         r: &Request,
         p: IdTokenGrantParams,
@@ -169,7 +169,8 @@ impl Auth {
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         let provider = provider.to_string();
         self.in_tx(never, async |c| {
-            let user = super::external::identity_user(c, cfg, &provider, &profile, None).await?;
+            let user =
+                crate::service::external::identity_user(c, cfg, &provider, &profile, None).await?;
             crate::sessions::start(c, cfg, user, "oauth", ua, addr).await
         })
         .await

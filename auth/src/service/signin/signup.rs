@@ -1,8 +1,8 @@
 //! `POST /signup`: with an e-mail address and password, or — with neither — anonymously.
 
-use super::{Auth, HOUR_SECS, Request, hash_password, never};
 use crate::error::{AuthError, ErrorCode, api, validation};
 use crate::params::{SignupParams, object, text};
+use crate::service::{Auth, HOUR_SECS, Request, hash_password, never};
 use crate::signup::{self as flows, Signed};
 use serde_json::{Value, json};
 
@@ -51,7 +51,7 @@ impl Auth {
                 .signup_phone(r, phone, pw, (data, p.channel.as_deref()))
                 .await;
         }
-        let challenge = super::challenge(&p.pkce)?;
+        let challenge = crate::service::challenge(&p.pkce)?;
         if !cfg.email_enabled {
             return Err(api(
                 400,

@@ -3,9 +3,9 @@
 //! `web3:<chain>:<address>`, made with its user on first sign-in, as GoTrue does. `[auth.web3.*]
 //! enabled` switches each chain on; `[auth.rate_limit] web3` bounds attempts per address.
 
-use super::{Auth, Request, WINDOW_SECS, never};
 use crate::error::{AuthError, ErrorCode, api, oauth, validation};
 use crate::params::{Web3GrantParams, read, text};
+use crate::service::{Auth, Request, WINDOW_SECS, never};
 use serde_json::{Value, json};
 use web3_sign_in::{self as web3, Chain};
 
@@ -13,7 +13,11 @@ use web3_sign_in::{self as web3, Chain};
 const MAX_MESSAGE: usize = 20 * 1024;
 
 impl Auth {
-    pub(super) async fn web3_grant(&self, r: &Request, body: &[u8]) -> Result<Value, AuthError> {
+    pub(in crate::service) async fn web3_grant(
+        &self,
+        r: &Request,
+        body: &[u8],
+    ) -> Result<Value, AuthError> {
         let cfg = &self.cfg;
         // GoTrue counts every attempt, before anything else is looked at.
         self.limit(r, "web3", cfg.rate_limits.web3, WINDOW_SECS)
@@ -93,7 +97,8 @@ impl Auth {
         });
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         self.in_tx(never, async |c| {
-            let user = super::external::identity_user(c, cfg, "web3", &profile, None).await?;
+            let user =
+                crate::service::external::identity_user(c, cfg, "web3", &profile, None).await?;
             crate::sessions::start(c, cfg, user, "web3", ua, addr).await
         })
         .await

@@ -4,9 +4,9 @@
 //! (the `oauth_providers` crate), as GoTrue does. The rest (the identity's user, a session or a PKCE
 //! code, the redirect) is shared with the local stand-in (`external.rs`).
 
-use super::{Auth, never};
 use crate::error::{AuthError, ErrorCode, api};
 use crate::redirect::encode;
+use crate::service::{Auth, never};
 use crate::sessions::new_refresh_token;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -35,7 +35,7 @@ impl Auth {
         Some((e, oauth_providers::endpoints(provider, &e.url)?))
     }
 
-    pub(super) fn is_real_provider(&self, provider: &str) -> bool {
+    pub(in crate::service) fn is_real_provider(&self, provider: &str) -> bool {
         self.real_provider(provider).is_some()
     }
 
@@ -50,7 +50,7 @@ impl Auth {
 
     /// The provider's sign-in page for this (signed) state, with what `/authorize` passes on
     /// (`query`) and the provider's own PKCE challenge.
-    pub(super) fn real_authorize_url(
+    pub(in crate::service) fn real_authorize_url(
         &self,
         provider: &str,
         state: &str,
@@ -73,7 +73,7 @@ impl Auth {
 
     /// For a provider that wants PKCE of its own (X): a verifier kept for five minutes in
     /// `auth.oauth_client_states`, its id (carried in the state) and its S256 challenge.
-    pub(super) async fn client_state(
+    pub(in crate::service) async fn client_state(
         &self,
         provider: &str,
     ) -> Result<Option<(Uuid, String)>, AuthError> {
@@ -150,7 +150,7 @@ impl Auth {
     /// Exchanges the provider's code for its token and reads the user: the identity's data and
     /// the provider's tokens. `apple_user` is the name Apple posts the first time (`user`);
     /// `client_state` the id of the provider's own PKCE verifier.
-    pub(super) async fn real_profile(
+    pub(in crate::service) async fn real_profile(
         &self,
         provider: &str,
         (code, apple_user): (&str, Option<&str>),
@@ -308,7 +308,7 @@ impl Auth {
 /// The provider's own tokens, handed to the app as `provider_token` and
 /// `provider_refresh_token` (empty when the provider gave none).
 #[derive(Debug, Default, Clone)]
-pub(super) struct ProviderTokens {
+pub(in crate::service) struct ProviderTokens {
     pub access: String,
     pub refresh: String,
 }
