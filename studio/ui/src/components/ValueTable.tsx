@@ -40,13 +40,13 @@ export function ValueTable({
         </thead>
         <tbody>
           {rows.map((r, i) => (
-            <tr key={i} className="odd:bg-panel even:bg-slate-50">
+            <tr key={i} className="odd:bg-panel even:bg-muted">
               {cols.map((c) => (
                 <td
                   key={c}
                   className={cn(
                     'max-w-md truncate border-b border-border px-2 py-1 font-mono',
-                    r[c] === null && 'text-slate-400',
+                    r[c] === null && 'text-muted-foreground',
                   )}
                   title={cellText(r[c])}
                 >

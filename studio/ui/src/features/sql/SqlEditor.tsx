@@ -38,6 +38,8 @@ const theme = EditorView.theme({
   },
   '&.cm-focused': { outline: '2px solid var(--color-ring)' },
   '.cm-content': { caretColor: 'var(--color-foreground)' },
+  // Text outside a highlighted token is the theme's own colour, whatever a wider node is styled.
+  '.cm-line': { color: 'var(--color-foreground)' },
   '.cm-tooltip': {
     backgroundColor: 'var(--color-panel)',
     color: 'var(--color-foreground)',
