@@ -94,6 +94,17 @@ impl Database {
             return Self::external(url);
         }
         let data = s.data_dir;
+        let owner = owner_pid(data).filter(|p| *p != std::process::id());
+        if !serving
+            && owner.is_some()
+            && let Some(url) = published_url
+        {
+            // The cluster a running gateway owns, reached the way that gateway published
+            // (nothing of the installation is looked at: that gateway found and started it).
+            let mut db = Self::external(url)?;
+            db.api_password = None;
+            return Ok(db);
+        }
         let bin = embedded::find_binaries_for(
             s.pg_bin_dir,
             s.major_version,
@@ -106,16 +117,6 @@ impl Database {
         pg.install(s.cache_dir)?;
         pg.ensure_initialized_from(Some(s.cache_dir), s.pristine)
             .await?;
-        let owner = owner_pid(data).filter(|p| *p != std::process::id());
-        if !serving
-            && owner.is_some()
-            && let Some(url) = published_url
-        {
-            // The cluster a running gateway owns, reached the way that gateway published.
-            let mut db = Self::external(url)?;
-            db.api_password = None;
-            return Ok(db);
-        }
         if serving && let Some(pid) = owner {
             return Err(OpenError::InUse(data.to_path_buf(), pid));
         }

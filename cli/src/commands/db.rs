@@ -32,9 +32,47 @@ pub async fn reset(cfg: &Config) -> Result<(), String> {
             cfg.project.name(),
             t0.elapsed().as_millis()
         );
+        tidy(cfg, db).await;
         Ok(())
     })
     .await
+}
+
+/// What is left after a reset (the old database dropped, a clone made ahead of the next reset:
+/// [`template::tidy_statements`]): done here when this command runs the cluster itself, else by
+/// a psql left running on its own, so that the command ends without waiting for it (what it
+/// does not get done, the next `start` does).
+async fn tidy(cfg: &Config, db: &pg::Database) {
+    if db.embedded.is_some() {
+        if let Err(e) = template::tidy(db, true).await {
+            tracing::warn!("could not drop the reset's old database: {e}");
+        }
+        return;
+    }
+    let statements = match pg::connect(&db.admin_on("template1")).await {
+        Ok(c) => template::tidy_statements(&c, true)
+            .await
+            .unwrap_or_default(),
+        Err(_) => return,
+    };
+    if statements.is_empty() {
+        return;
+    }
+    let mut psql = std::process::Command::new(super::pg_programs(cfg).join("psql"));
+    psql.args(["-X", "-q", "-d", &db.url_of("template1")]);
+    for s in &statements {
+        psql.arg("-c").arg(s);
+    }
+    use std::os::unix::process::CommandExt;
+    let spawned = psql
+        .process_group(0)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = spawned {
+        tracing::debug!("psql to tidy after the reset: {e}; the next start does it");
+    }
 }
 
 pub fn new_migration(cfg: &Config, name: &str) -> Result<(), String> {

@@ -138,6 +138,10 @@ pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32
     warn_ignored_keys(&cfg);
     warn_missing_deno(&cfg);
     let db = super::open_database(&cfg, true).await?;
+    tracing::debug!(
+        "start: the database is up at {} ms",
+        t0.elapsed().as_millis()
+    );
     // Stops the embedded cluster on every way out of here, panics included.
     let _guard = db.embedded.as_ref().map(StopGuard);
     let result = serve(&cfg, &db, t0, mode, &folders).await;
@@ -211,6 +215,10 @@ async fn serve(
     let mut prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
         .await
         .map_err(|e| e.to_string())?;
+    tracing::debug!(
+        "start: migrations checked at {} ms",
+        t0.elapsed().as_millis()
+    );
     if let Some(dir) = &folders.import {
         let t = Instant::now();
         super::snapshot::state(cfg, db)
@@ -297,6 +305,7 @@ async fn serve_api(
         functions.clone(),
     )
     .await?;
+    tracing::debug!("start: services built at {} ms", t0.elapsed().as_millis());
     let realtime = built.services.realtime.clone();
     let mailer = built.mailer.clone();
     let mut state = state::AppState::new(cfg.clone(), built.services, api.clone());
@@ -411,6 +420,17 @@ async fn serve_api(
     }
     let _ = std::io::stdout().flush();
     tracing::info!("ready in {} ms", t0.elapsed().as_millis());
+    if db.embedded.is_some() {
+        // Databases resets set aside and did not drop, in the background: each drop waits for
+        // a checkpoint. (A spare clone for the next reset is made after a reset, not here: a
+        // new cluster would copy its template right after start for nothing.)
+        let db = db.clone_logins();
+        tokio::spawn(async move {
+            if let Err(e) = pg::migrate::template::tidy(&db, false).await {
+                tracing::warn!("could not tidy what resets left: {e}");
+            }
+        });
+    }
     let code = match &mode {
         Mode::Serve { .. } => {
             wait_for_shutdown(cfg.stop_on_stdin_close).await;

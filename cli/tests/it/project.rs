@@ -540,3 +540,83 @@ async fn new_data_directories_are_copies_of_one_pristine_cluster() {
     assert_ne!(key("c"), key("d"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The names of the cluster's databases that start with `prefix`.
+async fn databases_named(gw: &support::Gateway, prefix: &str) -> Vec<String> {
+    gw.session_on("template1")
+        .await
+        .query(
+            "SELECT datname::text FROM pg_database WHERE starts_with(datname, $1) ORDER BY 1",
+            &[&prefix],
+        )
+        .await
+        .expect("list databases")
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+/// Waits (up to 60 s) until `check` holds for the databases named with `prefix`.
+async fn until_databases(gw: &support::Gateway, prefix: &str, check: impl Fn(&[String]) -> bool) {
+    let t0 = std::time::Instant::now();
+    loop {
+        let names = databases_named(gw, prefix).await;
+        if check(&names) {
+            return;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "databases {prefix}*: {names:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn db_reset_back_to_back_with_a_session_open_and_what_it_sets_aside_is_dropped() {
+    let gw = support::start(&[]);
+    let root = repo_root();
+    // A session on the served database (a developer's psql) is ended by each reset.
+    let session = gw.session_on("postgres").await;
+    for round in 0..3 {
+        gw.sql("INSERT INTO public.categories (name, slug) VALUES ('Gone', 'gone')")
+            .await;
+        let reset = gw.command(&root, &["db", "reset"]);
+        assert!(reset.status.success(), "round {round}: {}", text(&reset));
+        let rows = gw
+            .sql("SELECT count(*) FILTER (WHERE slug = 'gone'), count(*) FROM public.categories")
+            .await;
+        assert_eq!(
+            (rows[0][0].as_deref(), rows[0][1].as_deref()),
+            (Some("0"), Some("8")),
+            "round {round}: the seed, and only it"
+        );
+        let r = Api::anon(&gw).get("/rest/v1/categories?select=slug").await;
+        assert_eq!(r.status, 200, "round {round}: {}", r.text);
+    }
+    assert!(
+        session.simple_query("SELECT 1").await.is_err(),
+        "the session was ended"
+    );
+    // What the resets set aside goes in the background (a psql left running).
+    until_databases(&gw, "supagate_retired_", |n| n.is_empty()).await;
+
+    // One left behind (its drop interrupted) is dropped by the next start.
+    gw.session_on("template1")
+        .await
+        .batch_execute("CREATE DATABASE supagate_retired_1_1")
+        .await
+        .expect("create a left-behind database");
+    let data = gw.data_dir.clone();
+    gw.stop();
+    let gw = support::start_on(&root, &data, &[]);
+    until_databases(&gw, "supagate_retired_", |n| n.is_empty()).await;
+    // The clone of the template the last reset made ahead is kept for the next one, which
+    // takes it (and makes another).
+    until_databases(&gw, "supagate_spare", |n| n.len() == 1).await;
+    let reset = gw.command(&root, &["db", "reset"]);
+    assert!(reset.status.success(), "{}", text(&reset));
+    let rows = gw.sql("SELECT count(*) FROM public.categories").await;
+    assert_eq!(rows[0][0].as_deref(), Some("8"));
+    gw.stop();
+}

@@ -106,10 +106,39 @@ fn preload(lib: &Path) -> Vec<&'static str> {
 /// server restricts plugins to a list (`output_plugin_libraries`, from the minor releases of
 /// 2026 on: PostgreSQL's own only by default, so a slot with wal2json, which a Supabase
 /// database allows, would be refused): that list with wal2json. None otherwise.
-fn output_plugins(bin: &Path, lib: &Path) -> Option<String> {
+fn output_plugins(bin: &Path, lib: &Path, private: bool) -> Option<String> {
     if !lib.join("wal2json.so").is_file() {
         return None;
     }
+    if !private {
+        return ask_output_plugins(bin);
+    }
+    // Kept beside the programs (a private installation's, in the cache), under the server
+    // program's size and time: asking the server takes a process start at every launch.
+    let server = std::fs::metadata(bin.join("postgres")).ok()?;
+    let stamp = format!(
+        "{} {:?}\n",
+        server.len(),
+        server
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+    );
+    let kept = bin.join("supagate-output-plugins");
+    if let Some(value) = std::fs::read_to_string(&kept)
+        .ok()
+        .and_then(|t| t.strip_prefix(&stamp).map(str::to_string))
+    {
+        return (!value.is_empty()).then_some(value);
+    }
+    let found = ask_output_plugins(bin);
+    let _ = std::fs::write(&kept, format!("{stamp}{}", found.as_deref().unwrap_or("")));
+    found
+}
+
+/// [`output_plugins`], from the server itself.
+fn ask_output_plugins(bin: &Path) -> Option<String> {
     let out = std::process::Command::new(bin.join("postgres"))
         .arg("--describe-config")
         .stderr(Stdio::null())
@@ -572,7 +601,7 @@ impl EmbeddedPg {
         if let Some(plugins) = self
             .lib
             .as_deref()
-            .and_then(|l| output_plugins(&self.bin, l))
+            .and_then(|l| output_plugins(&self.bin, l, self.bin != self.system.dir))
         {
             opts.push_str(&format!(" -c output_plugin_libraries={plugins}"));
         }
@@ -580,16 +609,39 @@ impl EmbeddedPg {
             opts.push_str(&format!(" -c {s}"));
         }
         let log = self.pgdata.join(SERVER_LOG).to_string_lossy().to_string();
-        match self
-            .run(
-                "pg_ctl",
-                &[
-                    "-D", &pgdata, "-l", &log, "-o", &opts, "-w", "-t", "60", "start",
-                ],
-            )
-            .await
-        {
-            Ok(_) => Ok(()),
+        let since = std::time::SystemTime::now();
+        let pg_ctl = self
+            .command("pg_ctl")
+            .args([
+                "-D", &pgdata, "-l", &log, "-o", &opts, "-w", "-t", "60", "start",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| EmbeddedError::Command("pg_ctl".into(), e.to_string()))?;
+        let mut waiting = tokio::spawn(pg_ctl.wait_with_output());
+        // pg_ctl looks every 100 ms; the postmaster's own word that it is ready is read here
+        // every few, and pg_ctl (its task) is left to end by itself.
+        let done = tokio::select! {
+            out = &mut waiting => match out {
+                Ok(Ok(out)) if out.status.success() => Ok(()),
+                Ok(Ok(out)) => Err(EmbeddedError::Command(
+                    "pg_ctl".into(),
+                    format!(
+                        "{}{}",
+                        String::from_utf8_lossy(&out.stdout),
+                        String::from_utf8_lossy(&out.stderr)
+                    )
+                    .trim()
+                    .to_string(),
+                )),
+                Ok(Err(e)) => Err(EmbeddedError::Command("pg_ctl".into(), e.to_string())),
+                Err(e) => Err(EmbeddedError::Command("pg_ctl".into(), e.to_string())),
+            },
+            () = self.until_ready(since) => Ok(()),
+        };
+        match done {
+            Ok(()) => Ok(()),
             Err(EmbeddedError::Command(c, out)) => {
                 let tail = std::fs::read_to_string(&log)
                     .map(|s| {
@@ -626,6 +678,32 @@ impl EmbeddedPg {
             Some(pid) => liveness(pid, "postgres"),
             // Being written by a postmaster that is starting.
             None => Liveness::Unknown,
+        }
+    }
+
+    /// Returns once the postmaster started at `since` or later says in its `postmaster.pid`
+    /// that it accepts connections (what `pg_ctl -w` waits for), looking every 5 ms.
+    async fn until_ready(&self, since: std::time::SystemTime) {
+        let since = since
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        loop {
+            if let Ok(text) = std::fs::read_to_string(self.pgdata.join("postmaster.pid")) {
+                let lines: Vec<&str> = text.lines().collect();
+                // pid, data directory, start time, port, socket folder, address, shared memory
+                // key, status.
+                let started = lines
+                    .get(2)
+                    .and_then(|l| l.trim().parse::<u64>().ok())
+                    .is_some_and(|t| t + 2 >= since);
+                if started
+                    && lines.get(7).is_some_and(|l| l.trim() == "ready")
+                    && self.postmaster() == Liveness::Alive
+                {
+                    return;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
     }
 

@@ -295,13 +295,30 @@ pub async fn reset_until(
     let want = fingerprint(project)?;
     let current =
         until.is_none() && template_fingerprint(&maint).await?.as_deref() == Some(want.as_str());
-    drop_database(&maint, SERVED).await?;
+    let t = Instant::now();
+    retire_served(&maint).await?;
+    tracing::debug!(
+        "reset: the served database set aside in {} ms",
+        t.elapsed().as_millis()
+    );
     if current {
-        maint
-            .batch_execute(&format!(
-                "CREATE DATABASE \"{SERVED}\" TEMPLATE \"{TEMPLATE}\""
-            ))
-            .await?;
+        let t = Instant::now();
+        if take_spare(&maint, &want).await? {
+            tracing::debug!(
+                "reset: took the spare clone in {} ms",
+                t.elapsed().as_millis()
+            );
+        } else {
+            maint
+                .batch_execute(&format!(
+                    "CREATE DATABASE \"{SERVED}\" TEMPLATE \"{TEMPLATE}\""
+                ))
+                .await?;
+            tracing::debug!(
+                "reset: cloned the template in {} ms",
+                t.elapsed().as_millis()
+            );
+        }
     } else {
         let t0 = Instant::now();
         // From the platform template when it is there (a pristine cluster has it): the
@@ -341,7 +358,151 @@ pub async fn reset_until(
             t0.elapsed().as_millis()
         );
     }
-    served_settings(db, slot).await
+    let t = Instant::now();
+    served_settings(db, slot).await?;
+    tracing::debug!("reset: settings and slot in {} ms", t.elapsed().as_millis());
+    Ok(())
+}
+
+/// What a served database set aside by a reset is named: `RETIRED` and a unique suffix.
+pub const RETIRED: &str = "supagate_retired_";
+
+/// Sets the served database aside (renamed to a `RETIRED` name, dropped later by
+/// [`drop_retired`]) rather than dropping it: DROP DATABASE waits for a checkpoint, which costs
+/// from tens of milliseconds to seconds with dirty buffers, and a reset need not wait for it.
+/// Its sessions are ended first and connections to it refused; its replication slots (which
+/// would keep its WAL and name the new database's slot) are dropped.
+async fn retire_served(maint: &Client) -> Result<(), MigrateError> {
+    let exists = maint
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&SERVED])
+        .await?
+        .is_some();
+    if !exists {
+        return Ok(());
+    }
+    maint
+        .batch_execute(&format!(
+            "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS false"
+        ))
+        .await?;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    let retired = format!("{RETIRED}{stamp}_{}", std::process::id());
+    let mut tries = 0;
+    loop {
+        drop_slots(maint, SERVED).await?;
+        wait_for_no_connections(maint, SERVED).await?;
+        // A session that was connecting as connections were refused may still appear.
+        match maint
+            .batch_execute(&format!(
+                "ALTER DATABASE \"{SERVED}\" RENAME TO \"{retired}\""
+            ))
+            .await
+        {
+            Err(e)
+                if tries < 20
+                    && e.code() == Some(&tokio_postgres::error::SqlState::OBJECT_IN_USE) =>
+            {
+                tries += 1;
+            }
+            Err(e) => {
+                let _ = maint
+                    .batch_execute(&format!(
+                        "ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS true"
+                    ))
+                    .await;
+                return Err(e.into());
+            }
+            Ok(()) => return Ok(()),
+        }
+    }
+}
+
+/// A clone of the template made ahead of the next reset (connections refused, commented with
+/// the template's fingerprint): a reset renames it into place instead of copying the template
+/// while someone waits (~0.5 s for a small project here, its whole size written to the WAL).
+const SPARE: &str = "supagate_spare";
+
+/// A template larger than this gets no spare clone (it would double the disk the project takes).
+const SPARE_MAX_BYTES: i64 = 128 << 20;
+
+/// Puts the spare clone in place as the served database when it is a clone of the template
+/// made of `want`.
+async fn take_spare(maint: &Client, want: &str) -> Result<bool, MigrateError> {
+    if comment_of(maint, SPARE).await?.as_deref() != Some(format!("supagate:{want}").as_str()) {
+        return Ok(false);
+    }
+    each(
+        maint,
+        &[
+            format!("ALTER DATABASE \"{SPARE}\" RENAME TO \"{SERVED}\""),
+            format!("ALTER DATABASE \"{SERVED}\" WITH ALLOW_CONNECTIONS true"),
+            format!("COMMENT ON DATABASE \"{SERVED}\" IS NULL"),
+        ],
+    )
+    .await?;
+    Ok(true)
+}
+
+/// What is left to do after a reset, off the path anyone waits on, as statements to run each
+/// on its own (a psql left running may run them): with `spare`, a spare clone of the current
+/// template (see [`SPARE`]) when there is none; the drops of the databases resets set aside
+/// (each drop waits for a checkpoint).
+pub async fn tidy_statements(maint: &Client, spare: bool) -> Result<Vec<String>, MigrateError> {
+    let mut statements = Vec::new();
+    let template = maint
+        .query_opt(
+            "SELECT shobj_description(oid, 'pg_database'), pg_database_size(oid) \
+             FROM pg_database WHERE datname = $1",
+            &[&TEMPLATE],
+        )
+        .await?;
+    if spare
+        && let Some(row) = template
+        && let Some(stamp) = row.get::<_, Option<String>>(0)
+        && stamp.starts_with("supagate:")
+        && !stamp.contains('\'')
+        && row.get::<_, i64>(1) <= SPARE_MAX_BYTES
+        && comment_of(maint, SPARE).await?.as_deref() != Some(stamp.as_str())
+    {
+        statements.extend([
+            format!("DROP DATABASE IF EXISTS \"{SPARE}\" WITH (FORCE)"),
+            format!("CREATE DATABASE \"{SPARE}\" TEMPLATE \"{TEMPLATE}\""),
+            format!("ALTER DATABASE \"{SPARE}\" WITH ALLOW_CONNECTIONS false"),
+            format!("COMMENT ON DATABASE \"{SPARE}\" IS '{stamp}'"),
+        ]);
+    }
+    for name in retired(maint).await? {
+        statements.push(format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            crate::quote_ident(&name)
+        ));
+    }
+    Ok(statements)
+}
+
+/// Runs [`tidy_statements`] here (each drop waits for a checkpoint: call it where nobody waits).
+pub async fn tidy(db: &Database, spare: bool) -> Result<usize, MigrateError> {
+    let maint = connect(&db.admin_on("template1"))
+        .await
+        .map_err(MigrateError::Other)?;
+    let statements = tidy_statements(&maint, spare).await?;
+    each(&maint, &statements).await?;
+    Ok(statements.len())
+}
+
+/// The databases resets set aside and not dropped yet, by name.
+pub async fn retired(maint: &Client) -> Result<Vec<String>, MigrateError> {
+    Ok(maint
+        .query(
+            "SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname",
+            &[&RETIRED],
+        )
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
 }
 
 /// What a new served database needs that CREATE DATABASE does not copy: its settings and
