@@ -296,6 +296,16 @@ pub async fn reset_until(
     let current =
         until.is_none() && template_fingerprint(&maint).await?.as_deref() == Some(want.as_str());
     let t = Instant::now();
+    // The last reset's tidying (a spare being made, old databases being dropped) holds
+    // transactions that the replication slot made below would wait for: end it; the tidying
+    // after this reset does what it left.
+    maint
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE application_name = $1 AND pid <> pg_backend_pid()",
+            &[&TIDY_APP],
+        )
+        .await?;
     retire_served(&maint).await?;
     tracing::debug!(
         "reset: the served database set aside in {} ms",
@@ -445,6 +455,9 @@ async fn take_spare(maint: &Client, want: &str) -> Result<bool, MigrateError> {
     Ok(true)
 }
 
+/// The `application_name` of the sessions that tidy after a reset (a reset ends them).
+const TIDY_APP: &str = "supagate_tidy";
+
 /// What is left to do after a reset, off the path anyone waits on, as statements to run each
 /// on its own (a psql left running may run them): with `spare`, a spare clone of the current
 /// template (see [`SPARE`]) when there is none; the drops of the databases resets set aside
@@ -478,6 +491,9 @@ pub async fn tidy_statements(maint: &Client, spare: bool) -> Result<Vec<String>,
             "DROP DATABASE IF EXISTS {} WITH (FORCE)",
             crate::quote_ident(&name)
         ));
+    }
+    if !statements.is_empty() {
+        statements.insert(0, format!("SET application_name = '{TIDY_APP}'"));
     }
     Ok(statements)
 }
