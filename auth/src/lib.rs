@@ -1,10 +1,12 @@
 //! GoTrue-compatible authentication: password rules, users, sessions,
-//! refresh-token rotation, e-mailed links and codes, PKCE, MFA, hooks and rate limits.
+//! refresh-token rotation, e-mailed links and codes, PKCE, hooks and rate limits.
 //!
 //! The rules and the SQL live in the modules named after them and work on any
 //! `tokio_postgres::GenericClient`; [`service`] runs GoTrue's endpoints with them (its
 //! transactions, rate limits and mail), one function per endpoint, over the typed bodies of
-//! [`params`]. The gateway only reads HTTP into those and renders what comes back.
+//! [`params`]. [`Auth`] is also the shared core of the sub-services in crates of their own
+//! (`auth-admin`, `auth-mfa`, `auth-external`, `oauth-server`, `passkeys`). The gateway only
+//! reads HTTP into those and renders what comes back.
 
 pub mod captcha;
 pub mod config;
@@ -12,9 +14,8 @@ pub mod email;
 pub mod error;
 pub mod hook_http;
 pub mod hooks;
+pub mod identities;
 pub mod limits;
-pub mod mfa;
-pub mod mfa_webauthn;
 pub mod models;
 pub mod otp;
 pub mod params;

@@ -374,3 +374,26 @@ pub async fn logout(
     }
     Ok(())
 }
+
+/// Whether the user has a verified factor (then e-mail and password changes need aal2).
+pub async fn has_verified(c: &impl GenericClient, user_id: Uuid) -> Result<bool> {
+    Ok(c.query_opt(
+        "SELECT 1 FROM auth.mfa_factors WHERE user_id = $1 AND status = 'verified' LIMIT 1",
+        &[&user_id],
+    )
+    .await?
+    .is_some())
+}
+
+/// Whether the session is aal2.
+pub async fn session_aal2(c: &impl GenericClient, session_id: Option<Uuid>) -> Result<bool> {
+    let Some(sid) = session_id else {
+        return Ok(false);
+    };
+    Ok(c.query_opt(
+        "SELECT 1 FROM auth.sessions WHERE id = $1 AND aal = 'aal2'",
+        &[&sid],
+    )
+    .await?
+    .is_some())
+}

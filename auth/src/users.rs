@@ -396,6 +396,34 @@ pub async fn delete(c: &impl GenericClient, id: Uuid) -> Result<bool> {
         > 0)
 }
 
+/// A new user known by a number, with its `phone` identity.
+pub async fn insert_phone_user(
+    c: &impl GenericClient,
+    number: &str,
+    password_hash: &str,
+    data: &Value,
+    confirmed: bool,
+) -> Result<Uuid> {
+    let id: Uuid = c
+        .query_one(
+            "INSERT INTO auth.users (phone, encrypted_password, phone_confirmed_at, raw_app_meta_data,
+                                     raw_user_meta_data)
+             VALUES ($1, $2, CASE WHEN $3 THEN now() END,
+                     '{\"provider\": \"phone\", \"providers\": [\"phone\"]}', $4) RETURNING id",
+            &[&number, &password_hash, &confirmed, data],
+        )
+        .await?
+        .get(0);
+    c.execute(
+        "INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
+         VALUES ($1::uuid::text, $1, $4::jsonb || jsonb_build_object('sub', $1::uuid::text,
+                 'phone', $2::text, 'email_verified', false, 'phone_verified', $3::bool), 'phone')",
+        &[&id, &number, &confirmed, data],
+    )
+    .await?;
+    Ok(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
 //! `/auth/v1`: GoTrue's routes. Each handler reads its request — the caller's token, the
-//! client's address, a typed body — calls one function of the auth service, and writes the
+//! client's address, a typed body — calls one function of the auth service (or of its sub-services
+//! `auth_admin::Admin`, `auth_mfa::Mfa`, `auth_external::External`), and writes the
 //! answer (or GoTrue's error body, old or new shape by `X-Supabase-Api-Version`).
 
 use crate::auth_http::{
@@ -11,6 +12,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use auth::params::{UserListQuery, VerifyLinkQuery};
 use auth::service::{Grant, Verified};
 use auth::{ErrorCode, api};
+use auth_admin::Admin;
+use auth_external::External;
+use auth_mfa::Mfa;
 use serde_json::json;
 
 type Data = crate::branches::State;
@@ -105,7 +109,15 @@ async fn token(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
         check_captcha(&req, &state, &bytes).await?;
     }
     let grant = Grant::parse(&grant_type, &bytes).map_err(|e| fail(&req, e))?;
-    reply(&req, state.auth.token(&request(&req, &state), grant).await)
+    let (r, auth) = (request(&req, &state), &state.auth);
+    let answer = match grant {
+        Grant::Password(p) => auth.password_grant(&r, p).await,
+        Grant::RefreshToken(p) => auth.refresh_grant(&r, p).await,
+        Grant::Pkce(p) => auth.pkce_grant(&r, p).await,
+        Grant::IdToken(p) => External::new(auth).id_token_grant(&r, p).await,
+        Grant::Web3(body) => auth.web3_grant(&r, &body).await,
+    };
+    reply(&req, answer)
 }
 
 async fn otp(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
@@ -188,39 +200,42 @@ async fn logout(req: HttpRequest, state: Data) -> Reply {
 async fn enroll(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
     let p = body(&req, payload, &state).await?;
-    reply(&req, state.auth.enroll_factor(who, p).await)
+    reply(&req, Mfa::new(&state.auth).enroll_factor(who, p).await)
 }
 
 async fn challenge(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (r, who) = caller(&req, &state)?;
     let p = body(&req, payload, &state).await?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.challenge_factor(&r, who, id, p).await)
+    reply(
+        &req,
+        Mfa::new(&state.auth).challenge_factor(&r, who, id, p).await,
+    )
 }
 
 async fn verify_factor(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
     let p = body(&req, payload, &state).await?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.verify_factor(who, id, p).await)
+    reply(&req, Mfa::new(&state.auth).verify_factor(who, id, p).await)
 }
 
 async fn unenroll(req: HttpRequest, state: Data) -> Reply {
     let (_, who) = caller(&req, &state)?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.unenroll_factor(who, id).await)
+    reply(&req, Mfa::new(&state.auth).unenroll_factor(who, id).await)
 }
 
 async fn invite(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let r = require_admin(&req, &state)?;
     let p = body(&req, payload, &state).await?;
-    reply(&req, state.auth.invite(&r, p).await)
+    reply(&req, Admin::new(&state.auth).invite(&r, p).await)
 }
 
 async fn generate_link(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     let r = require_admin(&req, &state)?;
     let p = body(&req, payload, &state).await?;
-    reply(&req, state.auth.generate_link(&r, p).await)
+    reply(&req, Admin::new(&state.auth).generate_link(&r, p).await)
 }
 
 async fn list_users(req: HttpRequest, state: Data) -> Reply {
@@ -228,8 +243,7 @@ async fn list_users(req: HttpRequest, state: Data) -> Reply {
     let q = web::Query::<UserListQuery>::from_query(req.query_string())
         .map(|q| q.into_inner())
         .unwrap_or_default();
-    let page = state
-        .auth
+    let page = Admin::new(&state.auth)
         .list_users(q, req.path())
         .await
         .map_err(|e| fail(&req, e))?;
@@ -242,34 +256,47 @@ async fn list_users(req: HttpRequest, state: Data) -> Reply {
 async fn create_user(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     require_admin(&req, &state)?;
     let p = body(&req, payload, &state).await?;
-    reply(&req, state.auth.create_user(p).await)
+    reply(&req, Admin::new(&state.auth).create_user(p).await)
 }
 
 async fn get_user(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
-    reply(&req, state.auth.get_user(segment(&req, "id")).await)
+    reply(
+        &req,
+        Admin::new(&state.auth).get_user(segment(&req, "id")).await,
+    )
 }
 
 async fn update_user_admin(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
     require_admin(&req, &state)?;
     let p = body(&req, payload, &state).await?;
     let id = segment(&req, "id");
-    reply(&req, state.auth.update_user_admin(id, p).await)
+    reply(&req, Admin::new(&state.auth).update_user_admin(id, p).await)
 }
 
 async fn delete_user(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
-    let done = state.auth.delete_user(segment(&req, "id")).await;
+    let done = Admin::new(&state.auth)
+        .delete_user(segment(&req, "id"))
+        .await;
     reply(&req, done.map(|()| json!({})))
 }
 
 async fn list_factors(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
-    reply(&req, state.auth.list_factors(segment(&req, "id")).await)
+    reply(
+        &req,
+        Admin::new(&state.auth)
+            .list_factors(segment(&req, "id"))
+            .await,
+    )
 }
 
 async fn delete_factor(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
     let (id, factor) = (segment(&req, "id"), segment(&req, "factor"));
-    reply(&req, state.auth.delete_factor(id, factor).await)
+    reply(
+        &req,
+        Admin::new(&state.auth).delete_factor(id, factor).await,
+    )
 }

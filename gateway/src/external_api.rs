@@ -1,14 +1,14 @@
 //! `/auth/v1` routes of sign-in with OAuth providers: `/authorize` (and linking an identity,
 //! `/user/identities/authorize`), the local stand-in's sign-in page (`/local-oauth/{provider}`)
-//! and `/callback`, which sends the browser back to the app.
+//! and `/callback`, which sends the browser back to the app; each calls `auth_external::External`.
 
 use crate::auth_http::{caller, fail, query, raw_body, request, see_other, segment};
 use crate::error::GatewayError;
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use auth::params::CallbackParams;
-use auth::service::{ExternalStart, LocalOAuthChoice};
 use auth::{ErrorCode, api};
+use auth_external::{Chosen, External, Start};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -42,9 +42,8 @@ async fn start(req: &HttpRequest, state: &AppState, link_user: Option<Uuid>) -> 
         (Some(m), Some(c)) if !c.is_empty() => Some((m, c)),
         _ => None,
     };
-    let url = state
-        .auth
-        .external_start(ExternalStart {
+    let url = External::new(&state.auth)
+        .external_start(Start {
             provider: &provider,
             redirect_to: redirect_to.as_deref(),
             pkce,
@@ -86,8 +85,7 @@ async fn link_identity(req: HttpRequest, state: Data) -> Reply {
 
 async fn page(req: HttpRequest, state: Data) -> Reply {
     let s = query(&req, "state").unwrap_or_default();
-    let html = state
-        .auth
+    let html = External::new(&state.auth)
         .local_oauth_page(segment(&req, "provider"), &s)
         .await
         .map_err(|e| fail(&req, e))?;
@@ -102,7 +100,7 @@ async fn page(req: HttpRequest, state: Data) -> Reply {
 }
 
 async fn choose(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
-    let form: LocalOAuthChoice = {
+    let form: Chosen = {
         let bytes = raw_body(&req, payload, &state).await?;
         serde_urlencoded::from_bytes(&bytes).map_err(|_| {
             fail(
@@ -111,8 +109,7 @@ async fn choose(req: HttpRequest, payload: web::Payload, state: Data) -> Reply {
             )
         })?
     };
-    let to = state
-        .auth
+    let to = External::new(&state.auth)
         .local_oauth_choose(segment(&req, "provider"), form)
         .await
         .map_err(|e| fail(&req, e))?;
@@ -128,5 +125,7 @@ async fn callback(req: HttpRequest, payload: web::Payload, state: Data) -> Reply
         read(req.query_string().as_bytes())
     };
     let r = request(&req, &state);
-    Ok(found(state.auth.external_callback(&r, p).await))
+    Ok(found(
+        External::new(&state.auth).external_callback(&r, p).await,
+    ))
 }

@@ -101,14 +101,18 @@ async fn delete(req: HttpRequest, state: Data) -> Reply {
 
 async fn admin_list(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
-    let user = state.auth.admin_user_id(segment(&req, "user")).await;
+    let user = auth_admin::Admin::new(&state.auth)
+        .user_id(segment(&req, "user"))
+        .await;
     let user = user.map_err(|e| fail(&req, e))?;
     reply(&req, Passkeys::new(&state.auth).list_passkeys(user).await)
 }
 
 async fn admin_delete(req: HttpRequest, state: Data) -> Reply {
     require_admin(&req, &state)?;
-    let user = state.auth.admin_user_id(segment(&req, "user")).await;
+    let user = auth_admin::Admin::new(&state.auth)
+        .user_id(segment(&req, "user"))
+        .await;
     let user = user.map_err(|e| fail(&req, e))?;
     Passkeys::new(&state.auth)
         .delete_passkey(user, segment(&req, "id"))

@@ -1,21 +1,15 @@
 //! The auth API's flows, one function per endpoint, in a folder per sub-service (`signin`,
-//! `tokens`, `mfa`, `external`, `admin`; the OAuth 2.1 server and passkeys are crates of their own), as GoTrue runs them: each in a transaction
+//! `tokens`; MFA, sign-in with OAuth providers, the admin API, the OAuth 2.1 server and passkeys
+//! are crates of their own over this core), as GoTrue runs them: each in a transaction
 //! as `supabase_auth_admin` on this worker's share of the auth connections, rate limits counted
 //! in the database, and the mail a flow produces sent once its transaction commits (or handed to
 //! the send-email hook inside it). The HTTP edge reads the request into [`Request`] and a typed
 //! body ([`crate::params`]) and renders what comes back.
 
-mod admin;
-mod external;
-mod mfa;
 mod signin;
-pub(crate) mod sms_send;
+pub mod sms_send;
 mod tokens;
 
-pub(crate) use signin::phone;
-
-pub use admin::UserPage;
-pub use external::{Chosen as LocalOAuthChoice, Start as ExternalStart};
 pub use signin::verify::Verified;
 pub use tokens::token::Grant;
 
@@ -31,7 +25,7 @@ use uuid::Uuid;
 
 const ROLE: &str = "supabase_auth_admin";
 /// Windows of the per-address limits: 5 minutes, and an hour for anonymous sign-ins.
-const WINDOW_SECS: i32 = 300;
+pub const WINDOW_SECS: i32 = 300;
 const HOUR_SECS: i32 = 3600;
 
 /// How the auth service reaches the database.
@@ -49,11 +43,15 @@ pub struct Auth {
     pools: PerThread<Pool>,
     role_settings: RoleSettings,
     mailer: Arc<Mailer>,
-    /// OpenID providers' key sets by issuer, with when they were fetched (`id_token`).
-    oidc_keys: parking_lot::Mutex<
-        std::collections::HashMap<String, (std::time::Instant, identity::id_token::ProviderKeys)>,
-    >,
+    /// OpenID providers' key sets by issuer, with when they were fetched (`auth-external`).
+    oidc_keys: OidcKeys,
 }
+
+/// OpenID providers' key sets by issuer, with when they were fetched: kept by the auth service
+/// for as long as it runs, used by sign-in with providers' ID tokens (`auth-external`).
+pub type OidcKeys = parking_lot::Mutex<
+    std::collections::HashMap<String, (std::time::Instant, identity::id_token::ProviderKeys)>,
+>;
 
 /// What the HTTP edge knows of a request.
 #[derive(Debug, Default, Clone)]
@@ -95,7 +93,7 @@ fn challenge(p: &Pkce) -> Result<Option<(String, String)>, AuthError> {
 }
 
 /// A password hashed off the async threads (bcrypt is slow by design).
-async fn hash_password(pw: String) -> String {
+pub async fn hash_password(pw: String) -> String {
     tokio::task::spawn_blocking(move || crate::password::hash(&pw))
         .await
         .expect("hashing thread")
@@ -133,11 +131,17 @@ impl Auth {
         &self.cfg
     }
 
+    /// The OpenID providers' key sets fetched so far.
+    pub fn oidc_keys(&self) -> &OidcKeys {
+        &self.oidc_keys
+    }
+
     /// Runs `f` in a transaction as the auth admin role; commits when `f` succeeds (or when
     /// `keep` says the failure must be kept, like a revoked token family). The mails it returns
     /// go out after the commit — or to the send-email hook, inside the transaction, when one
-    /// is set.
-    async fn in_tx_mail<T, F>(&self, keep: fn(&AuthError) -> bool, f: F) -> Result<T, AuthError>
+    /// is set. The sub-services in crates of their own (the admin API) run their mailing flows
+    /// through it.
+    pub async fn in_tx_mail<T, F>(&self, keep: fn(&AuthError) -> bool, f: F) -> Result<T, AuthError>
     where
         F: AsyncFnOnce(&tokio_postgres::Client) -> Result<(T, Vec<MailJob>), AuthError>,
     {
@@ -208,7 +212,7 @@ impl Auth {
 
     /// Counts an attempt on `key` (an address, a factor) in a committed window, whoever makes
     /// it and from wherever: 429 past the limit.
-    async fn limit_key(&self, key: &str, max: u32, window: i32) -> Result<(), AuthError> {
+    pub async fn limit_key(&self, key: &str, max: u32, window: i32) -> Result<(), AuthError> {
         let allowed = self
             .in_tx(never, async |c| {
                 crate::limits::allow(c, key, max, window).await
@@ -232,7 +236,7 @@ impl Auth {
     }
 
     /// Where the flow may send the browser back to: `redirect_to` when allowed, else the site.
-    fn redirect_to(&self, cfg: &AuthConfig, r: &Request, body: Option<&str>) -> String {
+    pub fn redirect_to(&self, cfg: &AuthConfig, r: &Request, body: Option<&str>) -> String {
         let asked = r.redirect_to.as_deref().or(body);
         crate::redirect::resolve(cfg, asked)
     }

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 /// Hands `user`'s code to the send-SMS hook, or catches the text, or sends it through the
 /// enabled provider: its message id.
-pub(crate) async fn deliver(
+pub async fn deliver(
     c: &impl GenericClient,
     cfg: &AuthConfig,
     (user, code): (Uuid, &str),
@@ -207,7 +207,7 @@ async fn twilio_verify(
 
 /// Whether `code` is `number`'s, when the provider keeps the codes (Twilio Verify, for numbers
 /// not in `[auth.sms.test_otp]`); None when supagate checks it against the hash it keeps.
-pub(crate) async fn provider_check(cfg: &AuthConfig, number: &str, code: &str) -> Option<bool> {
+pub async fn provider_check(cfg: &AuthConfig, number: &str, code: &str) -> Option<bool> {
     let t = cfg.sms.twilio_verify.as_ref().filter(|_| !cfg.sms_catch)?;
     if cfg.sms.test_otp.contains_key(number) {
         return None;

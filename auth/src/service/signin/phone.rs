@@ -80,34 +80,6 @@ async fn by_number(
     .map(|r| (r.get(0), r.get(1), r.get(2))))
 }
 
-/// A new user known by a number, with its `phone` identity.
-pub(in crate::service) async fn insert(
-    c: &impl GenericClient,
-    number: &str,
-    password_hash: &str,
-    data: &Value,
-    confirmed: bool,
-) -> Result<Uuid, AuthError> {
-    let id: Uuid = c
-        .query_one(
-            "INSERT INTO auth.users (phone, encrypted_password, phone_confirmed_at, raw_app_meta_data,
-                                     raw_user_meta_data)
-             VALUES ($1, $2, CASE WHEN $3 THEN now() END,
-                     '{\"provider\": \"phone\", \"providers\": [\"phone\"]}', $4) RETURNING id",
-            &[&number, &password_hash, &confirmed, data],
-        )
-        .await?
-        .get(0);
-    c.execute(
-        "INSERT INTO auth.identities (provider_id, user_id, identity_data, provider)
-         VALUES ($1::uuid::text, $1, $4::jsonb || jsonb_build_object('sub', $1::uuid::text,
-                 'phone', $2::text, 'email_verified', false, 'phone_verified', $3::bool), 'phone')",
-        &[&id, &number, &confirmed, data],
-    )
-    .await?;
-    Ok(id)
-}
-
 impl Auth {
     pub(in crate::service) fn phone_enabled(&self) -> Result<(), AuthError> {
         match self.cfg.sms.enable_signup {
@@ -172,7 +144,7 @@ impl Auth {
                     .await?;
                     id
                 }
-                None => insert(c, &number, &hash, &data, autoconfirm).await?,
+                None => users::insert_phone_user(c, &number, &hash, &data, autoconfirm).await?,
             };
             if autoconfirm {
                 return sessions::start(c, cfg, id, "password", ua, addr).await;
@@ -211,7 +183,7 @@ impl Auth {
                     Some((id, ..)) => id,
                     None if create_user && signups => {
                         let hash = hash_password(otp::generate(33)).await;
-                        insert(c, &number, &hash, &data, false).await?
+                        users::insert_phone_user(c, &number, &hash, &data, false).await?
                     }
                     None => {
                         return Err(api(

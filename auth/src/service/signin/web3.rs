@@ -13,11 +13,8 @@ use web3_sign_in::{self as web3, Chain};
 const MAX_MESSAGE: usize = 20 * 1024;
 
 impl Auth {
-    pub(in crate::service) async fn web3_grant(
-        &self,
-        r: &Request,
-        body: &[u8],
-    ) -> Result<Value, AuthError> {
+    /// `grant_type=web3`.
+    pub async fn web3_grant(&self, r: &Request, body: &[u8]) -> Result<Value, AuthError> {
         let cfg = &self.cfg;
         // GoTrue counts every attempt, before anything else is looked at.
         self.limit(r, "web3", cfg.rate_limits.web3, WINDOW_SECS)
@@ -97,8 +94,7 @@ impl Auth {
         });
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         self.in_tx(never, async |c| {
-            let user =
-                crate::service::external::identity_user(c, cfg, "web3", &profile, None).await?;
+            let user = crate::identities::user_of(c, cfg, "web3", &profile, None).await?;
             crate::sessions::start(c, cfg, user, "web3", ua, addr).await
         })
         .await

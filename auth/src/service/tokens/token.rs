@@ -1,5 +1,5 @@
-//! `POST /token`: the password, refresh-token and PKCE grants; id_token (`external/id_token.rs`) and web3
-//! (`signin/web3.rs`) elsewhere.
+//! `POST /token`: the grants it is asked for ([`Grant`]), and the password, refresh-token and
+//! PKCE grants; web3 in `signin/web3.rs`, id_token in the `auth-external` crate.
 
 use crate::error::{AuthError, ErrorCode, api, invalid_credentials, validation};
 use crate::params::{
@@ -43,17 +43,8 @@ impl Grant {
 }
 
 impl Auth {
-    pub async fn token(&self, r: &Request, grant: Grant) -> Result<Value, AuthError> {
-        match grant {
-            Grant::Password(p) => self.password_grant(r, p).await,
-            Grant::RefreshToken(p) => self.refresh_grant(r, p).await,
-            Grant::Pkce(p) => self.pkce_grant(r, p).await,
-            Grant::IdToken(p) => self.id_token_grant(r, p).await,
-            Grant::Web3(body) => self.web3_grant(r, &body).await,
-        }
-    }
-
-    async fn password_grant(
+    /// `grant_type=password`.
+    pub async fn password_grant(
         &self,
         r: &Request,
         p: PasswordGrantParams,
@@ -183,7 +174,8 @@ impl Auth {
         Ok(session)
     }
 
-    async fn refresh_grant(
+    /// `grant_type=refresh_token`.
+    pub async fn refresh_grant(
         &self,
         r: &Request,
         p: RefreshTokenGrantParams,
@@ -212,7 +204,8 @@ impl Auth {
             .await
     }
 
-    async fn pkce_grant(&self, r: &Request, p: PkceGrantParams) -> Result<Value, AuthError> {
+    /// `grant_type=pkce`.
+    pub async fn pkce_grant(&self, r: &Request, p: PkceGrantParams) -> Result<Value, AuthError> {
         let cfg = &self.cfg;
         let (code, verifier) = (text(&p.auth_code), text(&p.code_verifier));
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());

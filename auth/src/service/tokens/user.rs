@@ -236,8 +236,8 @@ async fn apply_update(
     let row = users::row(c, who.id).await?;
     let changing_email = u.email.as_deref().is_some_and(|e| *e != row.email);
     if (u.hash.is_some() || changing_email)
-        && crate::mfa::has_verified(c, who.id).await?
-        && !crate::mfa::session_aal2(c, who.session).await?
+        && crate::sessions::has_verified(c, who.id).await?
+        && !crate::sessions::session_aal2(c, who.session).await?
     {
         return Err(api(
             401,

@@ -1,15 +1,15 @@
 //! MFA with TOTP, phone and WebAuthn factors, as GoTrue runs it: enroll (a TOTP secret, its
 //! `otpauth://` URI and a QR code as SVG; a phone number; or a WebAuthn factor to be bound to a
 //! credential), challenge (a phone factor's code is texted, [`phone`]; a WebAuthn
-//! factor gets creation or request options, [`crate::mfa_webauthn`]), verify (the session becomes
+//! factor gets creation or request options, [`crate::webauthn`]), verify (the session becomes
 //! aal2), unenroll.
 
-pub mod phone;
+mod phone;
 
-use crate::config::AuthConfig;
-use crate::error::ErrorCode;
-use crate::error::{Result, api, validation};
-use crate::hooks;
+use auth::config::AuthConfig;
+use auth::error::ErrorCode;
+use auth::error::{Result, api, validation};
+use auth::hooks;
 use serde_json::{Value, json};
 use tokio_postgres::GenericClient;
 use totp_rs::{Builder, Secret};
@@ -94,7 +94,7 @@ pub async fn enroll(
     } = e;
     check_type(cfg, factor_type, true)?;
     let number = match factor_type {
-        "phone" => Some(crate::phone::normalize(phone.unwrap_or(""))?),
+        "phone" => Some(auth::phone::normalize(phone.unwrap_or(""))?),
         _ => None,
     };
     // Unverified factors older than a day are forgotten.
@@ -236,14 +236,14 @@ pub async fn challenge(
     cfg: &AuthConfig,
     (user_id, factor_id): (Uuid, Uuid),
     ip: &str,
-    (webauthn, channel): (&crate::mfa_webauthn::Params, Option<&str>),
+    (webauthn, channel): (&crate::webauthn::Params, Option<&str>),
 ) -> Result<Value> {
     let (factor_type, status, number) = factor(c, user_id, factor_id).await?;
     check_type(cfg, &factor_type, false)?;
     let (mut session, mut options) = (None, None);
     let code: Option<String> = match factor_type.as_str() {
         "phone" => {
-            let channel = crate::phone::Channel::parse(channel, cfg)?;
+            let channel = auth::phone::Channel::parse(channel, cfg)?;
             Some(phone::text_code(c, cfg, (factor_id, channel), &number).await?)
         }
         "webauthn" => {
@@ -260,7 +260,7 @@ pub async fn challenge(
                 _ => None,
             };
             let (answer, kept) =
-                crate::mfa_webauthn::challenge(cfg, (user_id, &name), stored.as_ref(), webauthn);
+                crate::webauthn::challenge(cfg, (user_id, &name), stored.as_ref(), webauthn);
             (session, options) = (Some(kept), Some(answer));
             None
         }
@@ -295,7 +295,7 @@ pub async fn verify(
     cfg: &AuthConfig,
     (user_id, factor_id, challenge_id): (Uuid, Uuid, Uuid),
     code: &str,
-    webauthn: Option<&crate::mfa_webauthn::Params>,
+    webauthn: Option<&crate::webauthn::Params>,
 ) -> Result<String> {
     let (factor_type, status, secret) = factor(c, user_id, factor_id).await?;
     check_type(cfg, &factor_type, false)?;
@@ -326,19 +326,17 @@ pub async fn verify(
     let texted: Option<String> = row.get(1);
     let valid = match factor_type.as_str() {
         // A texted code: this challenge's, once (the challenge is gone now).
-        "phone" => {
-            match crate::service::sms_send::provider_check(cfg, &secret, code.trim()).await {
-                Some(approved) => approved,
-                None => texted.is_some_and(|h| h == crate::otp::hash(&secret, code.trim())),
-            }
-        }
+        "phone" => match auth::service::sms_send::provider_check(cfg, &secret, code.trim()).await {
+            Some(approved) => approved,
+            None => texted.is_some_and(|h| h == auth::otp::hash(&secret, code.trim())),
+        },
         "webauthn" => {
             let session: Value = row.get::<_, Option<Value>>(2).unwrap_or_default();
             let stored = match status.as_str() {
                 "verified" => webauthn_credential(c, factor_id).await?,
                 _ => None,
             };
-            let credential = crate::mfa_webauthn::verify(
+            let credential = crate::webauthn::verify(
                 &session,
                 stored.as_ref(),
                 webauthn.unwrap_or(&Default::default()),
@@ -354,7 +352,7 @@ pub async fn verify(
         _ => totp_step_is_new(c, factor_id, &secret, code).await?,
     };
     if let Some(hook) = &cfg.hooks.mfa_verification_attempt {
-        let input = crate::models::hooks::MfaVerificationAttemptInput {
+        let input = auth::models::hooks::MfaVerificationAttemptInput {
             user_id,
             factor_id,
             factor_type: &factor_type,
@@ -444,27 +442,4 @@ pub async fn unenroll(
         .await?;
     }
     Ok((factor_type, verified))
-}
-
-/// Whether the user has a verified factor (then e-mail and password changes need aal2).
-pub async fn has_verified(c: &impl GenericClient, user_id: Uuid) -> Result<bool> {
-    Ok(c.query_opt(
-        "SELECT 1 FROM auth.mfa_factors WHERE user_id = $1 AND status = 'verified' LIMIT 1",
-        &[&user_id],
-    )
-    .await?
-    .is_some())
-}
-
-/// Whether the session is aal2.
-pub async fn session_aal2(c: &impl GenericClient, session_id: Option<Uuid>) -> Result<bool> {
-    let Some(sid) = session_id else {
-        return Ok(false);
-    };
-    Ok(c.query_opt(
-        "SELECT 1 FROM auth.sessions WHERE id = $1 AND aal = 'aal2'",
-        &[&sid],
-    )
-    .await?
-    .is_some())
 }

@@ -6,9 +6,11 @@
 //! issued by that issuer to `client_id`, unexpired, and carry the SHA-256 of the `nonce` given
 //! (unless `skip_nonce_check`). The identity's user (or a new one) gets a session.
 
-use crate::error::{AuthError, ErrorCode, api, validation};
-use crate::params::{IdTokenGrantParams, text};
-use crate::service::{Auth, Request, never};
+use crate::External;
+use auth::Request;
+use auth::error::{AuthError, ErrorCode, api, validation};
+use auth::params::{IdTokenGrantParams, text};
+use auth::service::never;
 use identity::id_token::{self, ProviderKeys};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -71,10 +73,10 @@ async fn fetch(url: &str) -> Result<Value, String> {
     serde_json::from_slice(&bytes).map_err(|e| format!("{url}: {e}"))
 }
 
-impl Auth {
+impl External<'_> {
     /// The provider's key set, from its discovery document (kept for [`KEYS_TTL`]).
     async fn provider_keys(&self, issuer: &str) -> Result<ProviderKeys, AuthError> {
-        if let Some((at, keys)) = self.oidc_keys.lock().get(issuer)
+        if let Some((at, keys)) = self.auth.oidc_keys().lock().get(issuer)
             && at.elapsed() < KEYS_TTL
         {
             return Ok(keys.clone());
@@ -90,7 +92,8 @@ impl Auth {
             .ok_or_else(|| bad_token("no jwks_uri in the discovery document"))?;
         let keys = ProviderKeys::from_json(fetch(jwks_uri).await.map_err(bad_token)?)
             .map_err(bad_token)?;
-        self.oidc_keys
+        self.auth
+            .oidc_keys()
             .lock()
             .insert(issuer.to_string(), (Instant::now(), keys.clone()));
         Ok(keys)
@@ -98,7 +101,7 @@ impl Auth {
 
     /// The claims of an ID token signed by one of `issuer`'s keys for one of `client_ids` (a
     /// comma list), unexpired, and issued by `issuer` when `check_issuer`.
-    pub(in crate::service) async fn id_token_claims(
+    pub(crate) async fn id_token_claims(
         &self,
         token: &str,
         issuer: &str,
@@ -118,7 +121,8 @@ impl Auth {
         .map_err(bad_token)
     }
 
-    pub(in crate::service) async fn id_token_grant(
+    /// `POST /token?grant_type=id_token`.
+    pub async fn id_token_grant(
         &self,
         r: &Request,
         p: IdTokenGrantParams,
@@ -140,7 +144,7 @@ impl Auth {
                 "Custom OIDC provider \"{provider}\" not allowed"
             )));
         };
-        let ext = self.cfg.external_providers.get(provider);
+        let ext = self.cfg().external_providers.get(provider);
         let issuer = match (ext, fixed) {
             (Some(e), _) if !e.url.is_empty() => e.url.trim_end_matches('/').to_string(),
             (_, Some(f)) => f.to_string(),
@@ -165,15 +169,15 @@ impl Auth {
         )?;
         let profile = oauth_providers::id_token_profile(provider, &issuer, &claims)
             .ok_or_else(|| bad_token("no sub"))?;
-        let cfg = &self.cfg;
+        let cfg = self.cfg();
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         let provider = provider.to_string();
-        self.in_tx(never, async |c| {
-            let user =
-                crate::service::external::identity_user(c, cfg, &provider, &profile, None).await?;
-            crate::sessions::start(c, cfg, user, "oauth", ua, addr).await
-        })
-        .await
+        self.auth
+            .in_tx(never, async |c| {
+                let user = auth::identities::user_of(c, cfg, &provider, &profile, None).await?;
+                auth::sessions::start(c, cfg, user, "oauth", ua, addr).await
+            })
+            .await
     }
 }
 

@@ -2,12 +2,13 @@
 //! browser goes to the provider's page with the signed state, the provider sends it back to
 //! `/callback` with a code, which is exchanged at the provider for a token that reads the user
 //! (the `oauth_providers` crate), as GoTrue does. The rest (the identity's user, a session or a PKCE
-//! code, the redirect) is shared with the local stand-in (`external.rs`).
+//! code, the redirect) is shared with the local stand-in (`lib.rs`).
 
-use crate::error::{AuthError, ErrorCode, api};
-use crate::redirect::encode;
-use crate::service::{Auth, never};
-use crate::sessions::new_refresh_token;
+use crate::External;
+use auth::error::{AuthError, ErrorCode, api};
+use auth::redirect::encode;
+use auth::service::never;
+use auth::sessions::new_refresh_token;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use oauth_providers::{Endpoints, UserFrom};
@@ -25,24 +26,24 @@ fn provider_failed(why: impl std::fmt::Display) -> AuthError {
     )
 }
 
-impl Auth {
+impl External<'_> {
     /// The provider's settings and endpoints, when it is signed in with for real.
     fn real_provider(&self, provider: &str) -> Option<(&project::config::External, Endpoints)> {
-        let e = self.cfg.external_providers.get(provider)?;
+        let e = self.cfg().external_providers.get(provider)?;
         if e.secret.is_empty() || e.client_id.is_empty() {
             return None;
         }
         Some((e, oauth_providers::endpoints(provider, &e.url)?))
     }
 
-    pub(in crate::service) fn is_real_provider(&self, provider: &str) -> bool {
+    pub(crate) fn is_real_provider(&self, provider: &str) -> bool {
         self.real_provider(provider).is_some()
     }
 
     /// Where GoTrue's `/callback` is: `redirect_uri` of the provider's settings, else the API's.
     fn callback_url(&self, e: &project::config::External) -> String {
         if e.redirect_uri.is_empty() {
-            format!("{}/callback", self.cfg.issuer)
+            format!("{}/callback", self.cfg().issuer)
         } else {
             e.redirect_uri.clone()
         }
@@ -50,7 +51,7 @@ impl Auth {
 
     /// The provider's sign-in page for this (signed) state, with what `/authorize` passes on
     /// (`query`) and the provider's own PKCE challenge.
-    pub(in crate::service) fn real_authorize_url(
+    pub(crate) fn real_authorize_url(
         &self,
         provider: &str,
         state: &str,
@@ -73,7 +74,7 @@ impl Auth {
 
     /// For a provider that wants PKCE of its own (X): a verifier kept for five minutes in
     /// `auth.oauth_client_states`, its id (carried in the state) and its S256 challenge.
-    pub(in crate::service) async fn client_state(
+    pub(crate) async fn client_state(
         &self,
         provider: &str,
     ) -> Result<Option<(Uuid, String)>, AuthError> {
@@ -83,6 +84,7 @@ impl Auth {
         let verifier = new_refresh_token() + &new_refresh_token();
         let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
         let id: Uuid = self
+            .auth
             .in_tx(never, async |c| {
                 c.execute(
                     "DELETE FROM auth.oauth_client_states WHERE created_at < now() - interval '1 hour'",
@@ -111,6 +113,7 @@ impl Auth {
             ));
         };
         let row = self
+            .auth
             .in_tx(never, async |c| {
                 Ok(c.query_opt(
                     "DELETE FROM auth.oauth_client_states WHERE id = $1
@@ -150,7 +153,7 @@ impl Auth {
     /// Exchanges the provider's code for its token and reads the user: the identity's data and
     /// the provider's tokens. `apple_user` is the name Apple posts the first time (`user`);
     /// `client_state` the id of the provider's own PKCE verifier.
-    pub(in crate::service) async fn real_profile(
+    pub(crate) async fn real_profile(
         &self,
         provider: &str,
         (code, apple_user): (&str, Option<&str>),
@@ -158,7 +161,7 @@ impl Auth {
     ) -> Result<(Value, ProviderTokens), AuthError> {
         let (e, ends) = self
             .real_provider(provider)
-            .ok_or_else(|| self.authorize(provider))?;
+            .ok_or_else(|| self.auth.authorize(provider))?;
         if code.is_empty() {
             return Err(api(
                 400,
@@ -308,7 +311,7 @@ impl Auth {
 /// The provider's own tokens, handed to the app as `provider_token` and
 /// `provider_refresh_token` (empty when the provider gave none).
 #[derive(Debug, Default, Clone)]
-pub(in crate::service) struct ProviderTokens {
+pub(crate) struct ProviderTokens {
     pub access: String,
     pub refresh: String,
 }

@@ -1,14 +1,21 @@
-//! The admin API (service_role; the HTTP edge checks the role): users (list, create, read,
-//! update, delete), their factors, invitations and generated links.
+//! GoTrue's admin API, a sub-service of auth in a crate of its own (service_role; the HTTP edge
+//! checks the role): users (list, create, read, update, delete), their factors, invitations and
+//! generated links.
+//!
+//! [`Admin`] borrows the auth service's core ([`auth::Auth`]: its settings, its transactions as
+//! the auth admin role, the mail they send, its users): the gateway's `auth_api` makes one per
+//! request.
 
-use super::{Auth, Request, hash_password, never};
-use crate::email::{self as mails, Flow};
-use crate::error::{AuthError, ErrorCode, api, user_not_found, validation};
-use crate::models::User;
-use crate::params::{
+use auth::config::AuthConfig;
+use auth::email::{self as mails, Flow};
+use auth::error::{AuthError, ErrorCode, api, user_not_found, validation};
+use auth::models::User;
+use auth::params::{
     AdminUserParams, GenerateLinkParams, InviteParams, UserListQuery, object, text,
 };
-use crate::users::{self, UserRow};
+use auth::service::{hash_password, never};
+use auth::users::{self, UserRow};
+use auth::{Auth, Request};
 use mail::MailJob;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -92,14 +99,26 @@ struct GeneratedLink<'a> {
     redirect_to: &'a str,
 }
 
-impl Auth {
+/// The admin API over the auth service it belongs to.
+pub struct Admin<'a> {
+    auth: &'a Auth,
+}
+
+impl<'a> Admin<'a> {
+    pub fn new(auth: &'a Auth) -> Admin<'a> {
+        Admin { auth }
+    }
+
+    fn cfg(&self) -> &'a AuthConfig {
+        self.auth.config()
+    }
+
     /// The user of an admin path (404 when there is none).
-    pub async fn admin_user_id(&self, raw: &str) -> Result<Uuid, AuthError> {
+    pub async fn user_id(&self, raw: &str) -> Result<Uuid, AuthError> {
         let id = user_id(raw)?;
-        self.in_tx(never, async |c| {
-            crate::users::require(c, id).await.map(|_| id)
-        })
-        .await
+        self.auth
+            .in_tx(never, async |c| users::require(c, id).await.map(|_| id))
+            .await
     }
 
     /// `GET /admin/users?page=&per_page=`; `path` is the request's path (for the links).
@@ -114,6 +133,7 @@ impl Auth {
         let per_page = i64::from(num(&q.per_page, 50)?.clamp(1, 1000));
         let filter = q.filter.as_deref().unwrap_or_default();
         let (list, total) = self
+            .auth
             .in_tx(never, async |c| {
                 users::list(c, page, per_page, filter).await
             })
@@ -139,10 +159,10 @@ impl Auth {
     }
 
     pub async fn create_user(&self, p: AdminUserParams) -> Result<Value, AuthError> {
-        let cfg = &self.cfg;
+        let cfg = self.cfg();
         let number = match text(&p.phone) {
             "" => None,
-            n => Some(crate::phone::normalize(n)?),
+            n => Some(auth::phone::normalize(n)?),
         };
         if number.is_some() && text(&p.email).is_empty() {
             return self.create_phone_user(p, number.unwrap_or_default()).await;
@@ -150,7 +170,7 @@ impl Auth {
         let address = email(text(&p.email))?;
         let hash = match p.password.as_deref() {
             Some(pw) => {
-                crate::signup::check_password(pw, cfg)?;
+                auth::signup::check_password(pw, cfg)?;
                 hash_password(pw.to_string()).await
             }
             None => String::new(),
@@ -158,18 +178,19 @@ impl Auth {
         let confirm = p.email_confirm.unwrap_or(false);
         let meta = object(&p.user_metadata).unwrap_or(json!({}));
         let app_meta = object(&p.app_metadata);
-        self.in_tx(never, async |c| {
-            if users::find_id_by_email(c, &address).await?.is_some() {
-                return Err(email_exists());
-            }
-            let id = crate::signup::create(c, cfg, &address, &hash, &meta, confirm).await?;
-            if let Some(n) = &number {
-                set_phone(c, id, n, p.phone_confirm.unwrap_or(false)).await?;
-            }
-            set_ban(c, id, p.ban_duration.as_deref()).await?;
-            users::update(c, id, None, None, None, app_meta.as_ref()).await
-        })
-        .await
+        self.auth
+            .in_tx(never, async |c| {
+                if users::find_id_by_email(c, &address).await?.is_some() {
+                    return Err(email_exists());
+                }
+                let id = auth::signup::create(c, cfg, &address, &hash, &meta, confirm).await?;
+                if let Some(n) = &number {
+                    set_phone(c, id, n, p.phone_confirm.unwrap_or(false)).await?;
+                }
+                set_ban(c, id, p.ban_duration.as_deref()).await?;
+                users::update(c, id, None, None, None, app_meta.as_ref()).await
+            })
+            .await
     }
 
     /// `POST /admin/users` with a phone number and no address.
@@ -180,7 +201,7 @@ impl Auth {
     ) -> Result<Value, AuthError> {
         let hash = match p.password.as_deref() {
             Some(pw) => {
-                crate::signup::check_password(pw, &self.cfg)?;
+                auth::signup::check_password(pw, self.cfg())?;
                 hash_password(pw.to_string()).await
             }
             None => String::new(),
@@ -188,7 +209,7 @@ impl Auth {
         let meta = object(&p.user_metadata).unwrap_or(json!({}));
         let app_meta = object(&p.app_metadata);
         let confirmed = p.phone_confirm.unwrap_or(false);
-        self.in_tx(never, async |c| {
+        self.auth.in_tx(never, async |c| {
             let taken: bool = c
                 .query_one(
                     "SELECT EXISTS (SELECT 1 FROM auth.users WHERE phone = $1 AND deleted_at IS NULL)",
@@ -199,7 +220,7 @@ impl Auth {
             if taken {
                 return Err(phone_exists());
             }
-            let id = super::phone::insert(c, &number, &hash, &meta, confirmed).await?;
+            let id = users::insert_phone_user(c, &number, &hash, &meta, confirmed).await?;
             set_ban(c, id, p.ban_duration.as_deref()).await?;
             users::update(c, id, None, None, None, app_meta.as_ref()).await
         })
@@ -213,10 +234,11 @@ impl Auth {
     /// The user `id` names (GoTrue's 404 when there is none).
     async fn admin_user(&self, id: &str) -> Result<User, AuthError> {
         let id = user_id(id)?;
-        self.in_tx(never, async |c| {
-            users::load(c, id).await?.ok_or_else(user_not_found)
-        })
-        .await
+        self.auth
+            .in_tx(never, async |c| {
+                users::load(c, id).await?.ok_or_else(user_not_found)
+            })
+            .await
     }
 
     pub async fn update_user_admin(
@@ -225,11 +247,11 @@ impl Auth {
         p: AdminUserParams,
     ) -> Result<Value, AuthError> {
         let id = user_id(id)?;
-        let cfg = &self.cfg;
+        let cfg = self.cfg();
         let address = p.email.as_deref().map(email).transpose()?;
         let hash = match p.password.as_deref() {
             Some(pw) => {
-                crate::signup::check_password(pw, cfg)?;
+                auth::signup::check_password(pw, cfg)?;
                 Some(hash_password(pw.to_string()).await)
             }
             None => None,
@@ -237,28 +259,30 @@ impl Auth {
         let meta = object(&p.user_metadata);
         let app_meta = object(&p.app_metadata);
         let confirm = p.email_confirm == Some(true);
-        self.in_tx(never, async |c| {
-            users::require(c, id).await?;
-            if confirm {
-                users::confirm(c, id).await?;
-            }
-            set_ban(c, id, p.ban_duration.as_deref()).await?;
-            users::update(
-                c,
-                id,
-                address.as_deref(),
-                hash.as_deref(),
-                meta.as_ref(),
-                app_meta.as_ref(),
-            )
+        self.auth
+            .in_tx(never, async |c| {
+                users::require(c, id).await?;
+                if confirm {
+                    users::confirm(c, id).await?;
+                }
+                set_ban(c, id, p.ban_duration.as_deref()).await?;
+                users::update(
+                    c,
+                    id,
+                    address.as_deref(),
+                    hash.as_deref(),
+                    meta.as_ref(),
+                    app_meta.as_ref(),
+                )
+                .await
+            })
             .await
-        })
-        .await
     }
 
     pub async fn delete_user(&self, id: &str) -> Result<(), AuthError> {
         let id = user_id(id)?;
         let deleted = self
+            .auth
             .in_tx(never, async |c| users::delete(c, id).await)
             .await?;
         if deleted {
@@ -275,33 +299,35 @@ impl Auth {
 
     pub async fn delete_factor(&self, id: &str, factor: &str) -> Result<Value, AuthError> {
         let id = user_id(id)?;
-        let factor = super::mfa::factor_id(factor)?;
-        self.in_tx(never, async |c| {
-            crate::mfa::unenroll(c, id, factor, true).await
-        })
-        .await?;
+        let factor = auth_mfa::factor_id(factor)?;
+        self.auth
+            .in_tx(never, async |c| {
+                auth_mfa::unenroll(c, id, factor, true).await
+            })
+            .await?;
         Ok(json!({ "id": factor }))
     }
 
     /// `POST /invite`: a user is made (if new) and mailed an invitation.
     pub async fn invite(&self, r: &Request, p: InviteParams) -> Result<Value, AuthError> {
-        let cfg = &self.cfg;
+        let cfg = self.cfg();
         let address = email(text(&p.email))?;
         let data = object(&p.data).unwrap_or(json!({}));
-        let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
-        self.in_tx_mail(never, async |c| {
-            let row = match users::row_by_email(c, &address).await? {
-                Some(u) if u.confirmed => return Err(email_exists()),
-                Some(u) => u,
-                None => {
-                    let id = crate::signup::create(c, cfg, &address, "", &data, false).await?;
-                    users::row(c, id).await?
-                }
-            };
-            let mail = mails::invite(c, cfg, &row, &redirect).await?;
-            Ok((users::require(c, row.id).await?, vec![mail]))
-        })
-        .await
+        let redirect = self.auth.redirect_to(cfg, r, p.redirect_to.as_deref());
+        self.auth
+            .in_tx_mail(never, async |c| {
+                let row = match users::row_by_email(c, &address).await? {
+                    Some(u) if u.confirmed => return Err(email_exists()),
+                    Some(u) => u,
+                    None => {
+                        let id = auth::signup::create(c, cfg, &address, "", &data, false).await?;
+                        users::row(c, id).await?
+                    }
+                };
+                let mail = mails::invite(c, cfg, &row, &redirect).await?;
+                Ok((users::require(c, row.id).await?, vec![mail]))
+            })
+            .await
     }
 
     /// `POST /admin/generate_link`: the link (and code) a mail would carry, without the mail.
@@ -310,77 +336,78 @@ impl Auth {
         r: &Request,
         p: GenerateLinkParams,
     ) -> Result<Value, AuthError> {
-        let cfg = &self.cfg;
+        let cfg = self.cfg();
         let kind = text(&p.kind);
         let address = email(text(&p.email))?;
         let new_email = p.new_email.as_deref().map(email).transpose()?;
         let data = object(&p.data).unwrap_or(json!({}));
         let password = match p.password.as_deref() {
             Some(pw) => hash_password(pw.to_string()).await,
-            None => hash_password(crate::otp::generate(33)).await,
+            None => hash_password(auth::otp::generate(33)).await,
         };
-        let redirect = self.redirect_to(cfg, r, p.redirect_to.as_deref());
-        self.in_tx(never, async |c| {
-            let existing = users::row_by_email(c, &address).await?;
-            let (kind, row) = match (kind, existing) {
-                ("magiclink" | "signup", None) => {
-                    let id =
-                        crate::signup::create(c, cfg, &address, &password, &data, false).await?;
-                    ("signup", users::row(c, id).await?)
-                }
-                ("invite", None) => {
-                    let id = crate::signup::create(c, cfg, &address, "", &data, false).await?;
-                    ("invite", users::row(c, id).await?)
-                }
-                ("invite" | "signup", Some(u)) if u.confirmed => return Err(email_exists()),
-                (k @ ("magiclink" | "signup" | "invite" | "recovery"), Some(u)) => (k, u),
-                ("recovery" | "email_change_current" | "email_change_new", None) => {
-                    return Err(api(
-                        404,
-                        ErrorCode::UserNotFound,
-                        "User with this email not found",
-                    ));
-                }
-                ("email_change_current" | "email_change_new", Some(u)) => ("email_change", u),
-                _ => return Err(validation("Invalid email action link type requested")),
-            };
-            let want_current = text(&p.kind) == "email_change_current";
-            let job = link_mail(
-                c,
-                cfg,
-                kind,
-                &row,
-                new_email.as_deref(),
-                &redirect,
-                want_current,
-            )
-            .await?;
-            let user = users::load(c, row.id).await?.ok_or_else(user_not_found)?;
-            // GoTrue answers with the type asked for (`email_change_current`), save a magic
-            // link that signs a new user up.
-            let asked = if kind == "email_change" {
-                text(&p.kind)
-            } else {
-                kind
-            };
-            let link = GeneratedLink {
-                user,
-                action_link: job.var("ConfirmationURL"),
-                email_otp: job.var("Token"),
-                hashed_token: job.var("TokenHash"),
-                verification_type: asked,
-                redirect_to: &redirect,
-            };
-            Ok(serde_json::to_value(link).expect("a generated link serializes"))
-        })
-        .await
+        let redirect = self.auth.redirect_to(cfg, r, p.redirect_to.as_deref());
+        self.auth
+            .in_tx(never, async |c| {
+                let existing = users::row_by_email(c, &address).await?;
+                let (kind, row) = match (kind, existing) {
+                    ("magiclink" | "signup", None) => {
+                        let id =
+                            auth::signup::create(c, cfg, &address, &password, &data, false).await?;
+                        ("signup", users::row(c, id).await?)
+                    }
+                    ("invite", None) => {
+                        let id = auth::signup::create(c, cfg, &address, "", &data, false).await?;
+                        ("invite", users::row(c, id).await?)
+                    }
+                    ("invite" | "signup", Some(u)) if u.confirmed => return Err(email_exists()),
+                    (k @ ("magiclink" | "signup" | "invite" | "recovery"), Some(u)) => (k, u),
+                    ("recovery" | "email_change_current" | "email_change_new", None) => {
+                        return Err(api(
+                            404,
+                            ErrorCode::UserNotFound,
+                            "User with this email not found",
+                        ));
+                    }
+                    ("email_change_current" | "email_change_new", Some(u)) => ("email_change", u),
+                    _ => return Err(validation("Invalid email action link type requested")),
+                };
+                let want_current = text(&p.kind) == "email_change_current";
+                let job = link_mail(
+                    c,
+                    cfg,
+                    kind,
+                    &row,
+                    new_email.as_deref(),
+                    &redirect,
+                    want_current,
+                )
+                .await?;
+                let user = users::load(c, row.id).await?.ok_or_else(user_not_found)?;
+                // GoTrue answers with the type asked for (`email_change_current`), save a magic
+                // link that signs a new user up.
+                let asked = if kind == "email_change" {
+                    text(&p.kind)
+                } else {
+                    kind
+                };
+                let link = GeneratedLink {
+                    user,
+                    action_link: job.var("ConfirmationURL"),
+                    email_otp: job.var("Token"),
+                    hashed_token: job.var("TokenHash"),
+                    verification_type: asked,
+                    redirect_to: &redirect,
+                };
+                Ok(serde_json::to_value(link).expect("a generated link serializes"))
+            })
+            .await
     }
 }
 
 /// The mail `kind` would send `row`, made without sending it (nor the frequency check).
 async fn link_mail(
     c: &tokio_postgres::Client,
-    cfg: &crate::config::AuthConfig,
+    cfg: &AuthConfig,
     kind: &str,
     row: &UserRow,
     new_email: Option<&str>,

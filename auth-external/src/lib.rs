@@ -6,15 +6,23 @@
 //! address it carries, or a new one), a session, and the browser sent back to the app with the
 //! tokens in the fragment (implicit) or a code for `/token?grant_type=pkce`. Linking an identity
 //! to the signed-in user (`/user/identities/authorize`) goes the same way.
+//!
+//! Sign-in with the providers themselves (`real`) and with an ID token an app got from one
+//! (`id_token`, `POST /token?grant_type=id_token`) are here too. [`External`] borrows the auth
+//! service's core ([`auth::Auth`]: its settings and signing keys, its transactions, its sessions
+//! and the providers' key sets it keeps): the gateway's `external_api` and `auth_api` make one
+//! per request.
 
 mod id_token;
 mod real;
 
-use super::{Auth, Request, never};
-use crate::error::{AuthError, ErrorCode, api, validation};
-use crate::params::CallbackParams;
-use crate::redirect::encode;
-use crate::sessions::{self, new_refresh_token};
+use auth::config::AuthConfig;
+use auth::error::{AuthError, ErrorCode, api, validation};
+use auth::params::CallbackParams;
+use auth::redirect::encode;
+use auth::service::never;
+use auth::sessions::{self, new_refresh_token};
+use auth::{Auth, Request};
 use real::ProviderTokens;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -54,7 +62,20 @@ fn title(provider: &str) -> String {
         .unwrap_or_default()
 }
 
-impl Auth {
+/// Sign-in with OAuth providers over the auth service it belongs to.
+pub struct External<'a> {
+    auth: &'a Auth,
+}
+
+impl<'a> External<'a> {
+    pub fn new(auth: &'a Auth) -> External<'a> {
+        External { auth }
+    }
+
+    fn cfg(&self) -> &'a AuthConfig {
+        self.auth.config()
+    }
+
     fn bad_state() -> AuthError {
         api(
             400,
@@ -65,7 +86,11 @@ impl Auth {
 
     /// The state's claims, once its signature, issuer, expiry and provider check out.
     fn read_state(&self, state: &str, provider: Option<&str>) -> Result<Value, AuthError> {
-        let claims = self.cfg.keys.verify(state).map_err(|_| Self::bad_state())?;
+        let claims = self
+            .cfg()
+            .keys
+            .verify(state)
+            .map_err(|_| Self::bad_state())?;
         if claims["iss"] != STATE_ISSUER
             || provider.is_some_and(|p| claims["provider"].as_str() != Some(p))
         {
@@ -78,17 +103,17 @@ impl Auth {
     /// else the stand-in's page for a provider that is on (local development).
     pub async fn external_start(&self, s: Start<'_>) -> Result<String, AuthError> {
         let real = self.is_real_provider(s.provider);
-        if !real && !self.cfg.external.iter().any(|p| p == s.provider) {
-            return Err(self.authorize(s.provider));
+        if !real && !self.cfg().external.iter().any(|p| p == s.provider) {
+            return Err(self.auth.authorize(s.provider));
         }
-        let redirect_to = crate::redirect::resolve(&self.cfg, s.redirect_to);
+        let redirect_to = auth::redirect::resolve(self.cfg(), s.redirect_to);
         let now = chrono::Utc::now().timestamp();
         let (method, challenge) = s.pkce.unzip();
         let (client_state, provider_challenge) = match real {
             true => self.client_state(s.provider).await?.unzip(),
             false => (None, None),
         };
-        let state = self.cfg.keys.sign(&json!({
+        let state = self.cfg().keys.sign(&json!({
             "iss": STATE_ISSUER, "exp": now + STATE_SECS, "iat": now,
             "provider": s.provider, "redirect_to": redirect_to,
             "pkce_method": method, "pkce_challenge": challenge, "link_user": s.link_user,
@@ -103,7 +128,7 @@ impl Auth {
         }
         Ok(format!(
             "{}/local-oauth/{}?state={}",
-            self.cfg.issuer,
+            self.cfg().issuer,
             s.provider,
             encode(&state)
         ))
@@ -113,6 +138,7 @@ impl Auth {
     pub async fn local_oauth_page(&self, provider: &str, state: &str) -> Result<String, AuthError> {
         self.read_state(state, Some(provider))?;
         let known: Vec<Value> = self
+            .auth
             .in_tx(never, async |c| {
                 Ok(c.query(
                     "SELECT identity_data FROM auth.identities WHERE provider = $1
@@ -128,7 +154,7 @@ impl Auth {
         let name = mail::escape_html(&title(provider));
         let action = format!(
             "{}/local-oauth/{}",
-            self.cfg.issuer,
+            self.cfg().issuer,
             mail::escape_html(provider)
         );
         let state = mail::escape_html(state);
@@ -175,9 +201,9 @@ impl Auth {
         // The code is good with this state only (its nonce is kept with the profile).
         let nonce = claims["nonce"].clone();
         let code = new_refresh_token();
-        let issuer = format!("{}/local-oauth/{provider}", self.cfg.issuer);
+        let issuer = format!("{}/local-oauth/{provider}", self.cfg().issuer);
         let text = |v: &Option<String>| v.as_deref().unwrap_or("").trim().to_string();
-        self.in_tx(never, async |c| {
+        self.auth.in_tx(never, async |c| {
             let profile = match f.sub.as_deref().filter(|s| !s.is_empty()) {
                 Some(sub) => c
                     .query_opt(
@@ -190,7 +216,7 @@ impl Auth {
                     .ok_or_else(|| validation("That account is not known here"))?,
                 None => {
                     let (name, avatar) = (text(&f.name), text(&f.avatar_url));
-                    let email = crate::users::normalize_email(&text(&f.email))
+                    let email = auth::users::normalize_email(&text(&f.email))
                         .map_err(|e| validation(e.to_string()))?;
                     if name.is_empty() {
                         return Err(validation("A name is required"));
@@ -217,7 +243,7 @@ impl Auth {
         .await?;
         Ok(format!(
             "{}/callback?code={}&state={}",
-            self.cfg.issuer,
+            self.cfg().issuer,
             encode(&code),
             encode(&f.state)
         ))
@@ -228,11 +254,11 @@ impl Auth {
     pub async fn external_callback(&self, r: &Request, p: CallbackParams) -> String {
         let claims = match self.read_state(&p.state, None) {
             Ok(c) => c,
-            Err(e) => return error_redirect(&self.cfg.site_url, &e),
+            Err(e) => return error_redirect(&self.cfg().site_url, &e),
         };
         let to = claims["redirect_to"]
             .as_str()
-            .unwrap_or(&self.cfg.site_url)
+            .unwrap_or(&self.cfg().site_url)
             .to_string();
         if !p.error.is_empty() {
             // The provider's refusal goes back to the app in its own words, as GoTrue's
@@ -285,7 +311,7 @@ impl Auth {
             claims["pkce_method"].as_str(),
             claims["pkce_challenge"].as_str(),
         );
-        let cfg = &self.cfg;
+        let cfg = self.cfg();
         let (ua, addr) = (r.user_agent.as_deref(), r.peer_ip.as_deref());
         let real = if claims["real"] == true {
             let client_state = claims["client_state"]
@@ -300,52 +326,54 @@ impl Auth {
         } else {
             None
         };
-        self.in_tx(never, async |c| {
-            if let Some((profile, tokens)) = &real {
-                let user = identity_user(c, cfg, &provider, profile, link).await?;
-                return finish(c, cfg, (&provider, user), pkce, (ua, addr), tokens).await;
-            }
-            let bad_code = || {
-                api(
-                    400,
-                    ErrorCode::BadOauthCallback,
-                    "OAuth code is invalid or has expired",
-                )
-            };
-            let kept: Value = c
-                .query_opt(
-                    "DELETE FROM supagate.local_oauth_codes
+        self.auth
+            .in_tx(never, async |c| {
+                if let Some((profile, tokens)) = &real {
+                    let user = auth::identities::user_of(c, cfg, &provider, profile, link).await?;
+                    return finish(c, cfg, (&provider, user), pkce, (ua, addr), tokens).await;
+                }
+                let bad_code = || {
+                    api(
+                        400,
+                        ErrorCode::BadOauthCallback,
+                        "OAuth code is invalid or has expired",
+                    )
+                };
+                let kept: Value = c
+                    .query_opt(
+                        "DELETE FROM supagate.local_oauth_codes
                      WHERE code = $1 AND provider = $2 AND expires_at > now() RETURNING profile",
-                    &[&code, &provider],
-                )
-                .await?
-                .map(|r| r.get(0))
-                .ok_or_else(bad_code)?;
-            if kept["state_nonce"] != claims["nonce"] {
-                return Err(bad_code());
-            }
-            let user = identity_user(c, cfg, &provider, &kept["profile"], link).await?;
-            let none = ProviderTokens::default();
-            finish(c, cfg, (&provider, user), pkce, (ua, addr), &none).await
-        })
-        .await
+                        &[&code, &provider],
+                    )
+                    .await?
+                    .map(|r| r.get(0))
+                    .ok_or_else(bad_code)?;
+                if kept["state_nonce"] != claims["nonce"] {
+                    return Err(bad_code());
+                }
+                let user =
+                    auth::identities::user_of(c, cfg, &provider, &kept["profile"], link).await?;
+                let none = ProviderTokens::default();
+                finish(c, cfg, (&provider, user), pkce, (ua, addr), &none).await
+            })
+            .await
     }
 }
 
 /// The end of a provider's sign-in: a PKCE code for the app to exchange, or a session.
 async fn finish(
     c: &tokio_postgres::Client,
-    cfg: &crate::config::AuthConfig,
+    cfg: &AuthConfig,
     (provider, user): (&str, Uuid),
     pkce: (Option<&str>, Option<&str>),
     (ua, addr): (Option<&str>, Option<&str>),
     tokens: &ProviderTokens,
 ) -> Result<Done, AuthError> {
     if let (Some(method), Some(challenge)) = pkce {
-        let flow = crate::pkce::create(c, provider, "oauth", method, challenge, Some(user)).await?;
+        let flow = auth::pkce::create(c, provider, "oauth", method, challenge, Some(user)).await?;
         let provider_tokens = (tokens.access.as_str(), tokens.refresh.as_str());
-        crate::pkce::keep_provider_tokens(c, flow, provider_tokens).await?;
-        return Ok(Done::Code(crate::pkce::issue_code(c, user, "oauth").await?));
+        auth::pkce::keep_provider_tokens(c, flow, provider_tokens).await?;
+        return Ok(Done::Code(auth::pkce::issue_code(c, user, "oauth").await?));
     }
     let session = sessions::start(c, cfg, user, "oauth", ua, addr).await?;
     Ok(Done::Session(session, tokens.clone()))
@@ -368,88 +396,6 @@ fn error_redirect(to: &str, e: &AuthError) -> String {
         code.as_str(),
         encode(&message)
     )
-}
-
-/// The user an identity of `provider` signs in: its own; else (linking) the signed-in user's;
-/// else the user whose confirmed address it verified; else a new user.
-pub(in crate::service) async fn identity_user(
-    c: &tokio_postgres::Client,
-    cfg: &crate::config::AuthConfig,
-    provider: &str,
-    profile: &Value,
-    link: Option<Uuid>,
-) -> Result<Uuid, AuthError> {
-    let sub = profile["sub"].as_str().unwrap_or_default();
-    let email = profile["email"].as_str().unwrap_or_default().to_lowercase();
-    let owner: Option<Uuid> = c
-        .query_opt(
-            "UPDATE auth.identities SET identity_data = $3, last_sign_in_at = now(), updated_at = now()
-             WHERE provider = $1 AND provider_id = $2 RETURNING user_id",
-            &[&provider, &sub, profile],
-        )
-        .await?
-        .map(|r| r.get(0));
-    let user = match (owner, link) {
-        (Some(o), Some(l)) if o != l => {
-            return Err(api(
-                422,
-                ErrorCode::IdentityAlreadyExists,
-                "Identity is already linked to another user",
-            ));
-        }
-        (Some(o), _) => return Ok(o),
-        (None, Some(l)) => l,
-        (None, None) => {
-            let confirmed: Option<Uuid> = c
-                .query_opt(
-                    "SELECT id FROM auth.users WHERE lower(email) = $1 AND email_confirmed_at IS NOT NULL
-                       AND deleted_at IS NULL",
-                    &[&email],
-                )
-                .await?
-                .map(|r| r.get(0));
-            match confirmed {
-                Some(u) => u,
-                None => {
-                    if cfg.disable_signup {
-                        return Err(api(
-                            422,
-                            ErrorCode::SignupDisabled,
-                            "Signups not allowed for this instance",
-                        ));
-                    }
-                    // GoTrue asks the before-user-created hook about a provider's new user too.
-                    crate::signup::before_created(c, cfg, Some(&email), profile, Some(provider))
-                        .await?;
-                    c.query_one(
-                        "INSERT INTO auth.users (email, email_confirmed_at, raw_app_meta_data,
-                                                 raw_user_meta_data)
-                         VALUES (nullif($1, ''), now(), jsonb_build_object('provider', $2::text,
-                                 'providers', jsonb_build_array($2::text)), $3)
-                         RETURNING id",
-                        &[&email, &provider, profile],
-                    )
-                    .await?
-                    .get(0)
-                }
-            }
-        }
-    };
-    c.execute(
-        "INSERT INTO auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at)
-         VALUES ($1, $2, $3, $4, now())",
-        &[&sub, &user, profile, &provider],
-    )
-    .await?;
-    c.execute(
-        "UPDATE auth.users SET raw_app_meta_data = coalesce(raw_app_meta_data, '{}') || jsonb_build_object(
-           'providers', (SELECT jsonb_agg(DISTINCT provider) FROM auth.identities WHERE user_id = $1)),
-           updated_at = now()
-         WHERE id = $1",
-        &[&user],
-    )
-    .await?;
-    Ok(user)
 }
 
 /// GoTrue refuses a provider's user without an e-mail address unless the provider's

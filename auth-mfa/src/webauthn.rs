@@ -4,8 +4,8 @@
 //! names (`webauthn.rpId`, `rpOrigins`), as GoTrue accepts it, else `[auth.webauthn]`; a factor
 //! keeps the RP id it was created for and answers for no other.
 
-use crate::config::AuthConfig;
-use crate::error::{ErrorCode, Result, api};
+use auth::config::AuthConfig;
+use auth::error::{ErrorCode, Result, api};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -24,7 +24,7 @@ pub struct Params {
     pub credential_response: Option<Credential>,
 }
 
-fn refused(why: impl std::fmt::Display) -> crate::error::AuthError {
+fn refused(why: impl std::fmt::Display) -> auth::error::AuthError {
     api(
         422,
         ErrorCode::MfaVerificationFailed,

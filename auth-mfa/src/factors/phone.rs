@@ -2,8 +2,8 @@
 //! texted to it with the factor's own template, length and `max_frequency` (a test number's code
 //! is its configured one, and nothing is sent).
 
-use crate::config::AuthConfig;
-use crate::error::{ErrorCode, Result, api};
+use auth::config::AuthConfig;
+use auth::error::{ErrorCode, Result, api};
 use serde_json::{Value, json};
 use tokio_postgres::GenericClient;
 use uuid::Uuid;
@@ -39,7 +39,7 @@ pub async fn enroll(
 pub async fn text_code(
     c: &impl GenericClient,
     cfg: &AuthConfig,
-    (factor_id, channel): (Uuid, crate::phone::Channel),
+    (factor_id, channel): (Uuid, auth::phone::Channel),
     number: &str,
 ) -> Result<String> {
     let wait: Option<f64> = c
@@ -50,12 +50,12 @@ pub async fn text_code(
         )
         .await?
         .get(0);
-    crate::phone::too_soon(wait)?;
+    auth::phone::too_soon(wait)?;
     let code = match cfg.sms.test_otp.get(number) {
         Some(fixed) => fixed.clone(),
         None => {
-            let code = crate::otp::generate(cfg.mfa.phone_otp_length);
-            let body = crate::phone::message(&cfg.mfa.phone_template, &code);
+            let code = auth::otp::generate(cfg.mfa.phone_otp_length);
+            let body = auth::phone::message(&cfg.mfa.phone_template, &code);
             let user: Uuid = c
                 .query_one(
                     "SELECT user_id FROM auth.mfa_factors WHERE id = $1",
@@ -63,15 +63,15 @@ pub async fn text_code(
                 )
                 .await?
                 .get(0);
-            let text = crate::phone::Text {
+            let text = auth::phone::Text {
                 number,
                 body: &body,
                 kind: "mfa",
                 channel,
             };
-            crate::service::sms_send::deliver(c, cfg, (user, &code), text).await?;
+            auth::service::sms_send::deliver(c, cfg, (user, &code), text).await?;
             code
         }
     };
-    Ok(crate::otp::hash(number, &code))
+    Ok(auth::otp::hash(number, &code))
 }
