@@ -11,6 +11,8 @@ mod functions;
 mod keys;
 pub mod listing;
 mod sms;
+#[cfg(test)]
+mod snapshot_tests;
 mod webauthn;
 
 pub use auth::*;
