@@ -158,6 +158,7 @@ pub async fn compare(
             true => DiffCache::open(cfg, db, schemas).await,
             false => None,
         };
+        tracing::debug!("the diff cache opened in {} ms", since(t0));
         let from_db = shadow::name("migrations");
         let declared_db = shadow::name("declared");
         let mut builder = Builder {
@@ -167,7 +168,7 @@ pub async fn compare(
             cache: cache.as_ref(),
             swept: !keep_templates,
             made: Vec::new(),
-            kept: None,
+            kept: Vec::new(),
         };
         let diffed = async {
             let from = builder.catalog("migrations", &[], &from_db).await?;
@@ -187,9 +188,14 @@ pub async fn compare(
             } else {
                 eprintln!("Diffing schemas: {}", schemas.join(","));
             }
+            let t1 = Instant::now();
             let to = match to {
                 Catalogs::Built(cat) => cat,
-                Catalogs::Read(login) => read(&login, &scope).await?,
+                Catalogs::Read(login) => {
+                    let cat = read(&login, &scope).await?;
+                    tracing::debug!("the database's catalog read in {} ms", since(t1));
+                    cat
+                }
             };
             // A schema named that neither side has is a mistake, not "no changes".
             for s in schemas {
@@ -197,7 +203,10 @@ pub async fn compare(
                     return Err(format!("schema \"{s}\" does not exist"));
                 }
             }
-            Ok::<_, String>(schema_diff::diff(&from, &to))
+            let t2 = Instant::now();
+            let statements = schema_diff::diff(&from, &to);
+            tracing::debug!("the catalogs compared in {} ms", since(t2));
+            Ok::<_, String>(statements)
         }
         .await;
         let made: Vec<&str> = builder.made.iter().map(String::as_str).collect();
@@ -219,6 +228,11 @@ pub async fn compare(
     Ok(statements)
 }
 
+/// Milliseconds since `t0`, for the log.
+fn since(t0: Instant) -> u128 {
+    t0.elapsed().as_millis()
+}
+
 /// The second side of a diff: a catalog built from files, or a database to read.
 enum Catalogs {
     Built(Catalog),
@@ -235,8 +249,8 @@ struct Builder<'a> {
     swept: bool,
     /// The databases made, to drop.
     made: Vec<String>,
-    /// A session on the kept platform copy, once asked for (`Some(None)`: another diff has it).
-    kept: Option<Option<tokio_postgres::Client>>,
+    /// The sessions on the kept platform copies used, rolling back.
+    kept: Vec<shadow::Kept>,
 }
 
 impl Builder<'_> {
@@ -248,10 +262,12 @@ impl Builder<'_> {
         files: &[project::SchemaFile],
         name: &str,
     ) -> Result<Catalog, String> {
+        let t0 = Instant::now();
         let key = self.cache.map(|c| c.key(side, files));
         if let (Some(cache), Some(key)) = (self.cache, &key)
             && let Some(cat) = cache.catalog(side, key, self.scope).await
         {
+            tracing::debug!("the {side} catalog read from the cache in {} ms", since(t0));
             return Ok(cat);
         }
         let keep_templates = self.cfg.embedded();
@@ -267,9 +283,15 @@ impl Builder<'_> {
             Some(read) => read,
             None => self.built(&files, name).await?,
         };
+        let t1 = Instant::now();
         if let (Some(cache), Some(key)) = (self.cache, &key) {
             cache.keep(side, key, answers);
         }
+        tracing::debug!(
+            "the {side} catalog made in {} ms (kept in the cache in {} ms)",
+            since(t0),
+            since(t1)
+        );
         Ok(cat)
     }
 
@@ -283,36 +305,43 @@ impl Builder<'_> {
         files: &[(String, String)],
     ) -> Option<(Catalog, Vec<String>)> {
         let project = &self.cfg.project;
+        let started = Instant::now();
         let tried = async {
-            if files.is_empty() {
-                if shadow::template_is_current(project, self.db).await? {
-                    return Ok(None);
+            let (name, migrations, steps) = match files.is_empty() {
+                true => {
+                    if shadow::template_is_current(project, self.db).await? {
+                        return Ok(None);
+                    }
+                    let (migrations, steps) = shadow::migration_files(project)?;
+                    (shadow::KEPT_MIGRATIONS, migrations, steps)
                 }
-            } else if !shadow::fit_one_transaction(files) {
+                false => (shadow::KEPT, Vec::new(), files.to_vec()),
+            };
+            if !shadow::fit_one_transaction(&steps) {
                 return Ok(None);
             }
-            if self.kept.is_none() {
-                let key = shadow::kept_key(project);
-                let c = shadow::kept_platform(project, self.db, &key).await?;
-                if c.is_none() {
-                    tracing::info!("the kept platform copy is in use: the databases are built");
-                }
-                self.kept = Some(c);
-            }
-            let Some(Some(c)) = &self.kept else {
+            let key = shadow::kept_key(project);
+            let Some(mut kept) =
+                shadow::kept_platform(project, self.db, &key, name, &steps).await?
+            else {
+                tracing::info!("{name} is in use: the database is built");
                 return Ok(None);
             };
             let t0 = Instant::now();
+            tracing::debug!("{name} is ready after {} ms", since(started));
             let applied = match files.is_empty() {
-                true => shadow::try_migrations(c, project).await?,
-                false => shadow::try_files(c, files).await?,
+                true => shadow::try_migrations(&mut kept, project, &migrations, &steps).await?,
+                false => shadow::try_files(&mut kept, files).await?,
             };
             if !applied {
                 return Ok(None);
             }
+            let c = kept.client();
             let applied = t0.elapsed();
             let read = schema_diff::read_keeping_in_transaction(c, self.scope).await;
-            c.batch_execute("ROLLBACK").await?;
+            shadow::roll_back_unawaited(&kept);
+            // Its session ends with the diff (the server then rolls back if it has not yet).
+            self.kept.push(kept);
             tracing::info!(
                 "{} applied on the kept platform copy in {} ms, read in {} ms",
                 if files.is_empty() {

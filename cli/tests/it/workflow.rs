@@ -380,12 +380,7 @@ async fn declared_files_are_tried_on_a_kept_copy_of_the_platform() {
             .unwrap_or_else(|| panic!("no log of the databases built: {said}"));
         (String::from_utf8_lossy(&out.stdout).to_string(), built)
     };
-    let kept = |dbs: &[(String, String, String)]| {
-        assert_eq!(dbs.len(), 1, "only the kept copy is left: {dbs:?}");
-        assert_eq!(dbs[0].0, "supagate_diff_kept");
-        assert!(dbs[0].1.starts_with("supagate-kept:"), "{dbs:?}");
-        dbs[0].2.clone()
-    };
+    let kept = |dbs: &[(String, String, String)]| kept_copy(dbs).2;
     let (sql, built) = diff();
     assert!(sql.contains("CREATE TABLE \"public\".\"notes\""), "{sql}");
     // The migrations' database is built (and the leftover swept); the declared one is not.
@@ -432,7 +427,7 @@ async fn declared_files_are_tried_on_a_kept_copy_of_the_platform() {
     );
     let again = kept(&diff_databases(&gw).await);
     assert_ne!(again, first, "the copy of another key is made again");
-    assert!(!diff_databases(&gw).await[0].1.ends_with(":other"));
+    assert!(!kept_copy(&diff_databases(&gw).await).1.contains(":other"));
 
     // Files that would not run the same in one transaction are built apart, as before: one
     // that ends its transaction, one that leaves a setting local to it.
@@ -464,7 +459,7 @@ async fn declared_files_are_tried_on_a_kept_copy_of_the_platform() {
         assert_eq!(kept(&diff_databases(&gw).await), again, "{name}");
         std::fs::remove_file(dir.join(name)).unwrap();
     }
-    // A migration the template was not built from: both sides on the kept copy, none built.
+    // A migration the template was not built from: both sides on kept copies, none built.
     std::fs::create_dir_all(dir.join("supabase/migrations")).unwrap();
     std::fs::write(
         dir.join("supabase/migrations/20240101000000_notes.sql"),
@@ -478,19 +473,188 @@ async fn declared_files_are_tried_on_a_kept_copy_of_the_platform() {
     );
     assert!(built.starts_with("none"), "{built}");
     assert_eq!(kept(&diff_databases(&gw).await), again);
+    // notes.sql, unchanged when a file after it was added, was committed to the copy; what
+    // the files after it made was not.
     let copy = gw.session_on("supagate_diff_kept").await;
     let row = copy
         .query_one(
             "SELECT to_regclass('public.committed') IS NULL AND to_regclass('public.marked') IS NULL \
-             AND to_regclass('public.notes') IS NULL",
+             AND to_regclass('public.notes') IS NOT NULL",
             &[],
         )
         .await
         .unwrap();
     assert!(
         row.get::<_, bool>(0),
-        "nothing was committed to the kept copy"
+        "only notes.sql was committed to the kept copy"
     );
+    let copy = gw.session_on("supagate_diff_kept_migrations").await;
+    let row = copy
+        .query_one("SELECT to_regclass('public.notes') IS NULL", &[])
+        .await
+        .unwrap();
+    assert!(
+        row.get::<_, bool>(0),
+        "nothing was committed to the migrations' kept copy"
+    );
+}
+
+/// The kept copy of the platform declared files are applied on among the databases diffs
+/// left (name, comment, oid); the others may only be the migrations' kept copy.
+fn kept_copy(dbs: &[(String, String, String)]) -> (String, String, String) {
+    for d in dbs {
+        assert!(
+            ["supagate_diff_kept", "supagate_diff_kept_migrations"].contains(&d.0.as_str()),
+            "only the kept copies are left: {dbs:?}"
+        );
+        assert!(d.1.starts_with("supagate-kept:"), "{dbs:?}");
+    }
+    dbs.iter()
+        .find(|d| d.0 == "supagate_diff_kept")
+        .unwrap_or_else(|| panic!("no kept copy: {dbs:?}"))
+        .clone()
+}
+
+#[tokio::test]
+async fn files_before_the_edited_one_stay_committed_to_the_kept_copy() {
+    let table = |name: &str, columns: &str| {
+        format!("create table public.{name} (id bigint primary key{columns});")
+    };
+    let dir = support::scratch_project(&[
+        ("supabase/config.toml", "project_id = \"kept-prefix\"\n"),
+        ("supabase/schemas/a.sql", &table("a", "")),
+        ("supabase/schemas/b.sql", &table("b", "")),
+        ("supabase/schemas/c.sql", &table("c", "")),
+        (
+            "supabase/migrations/20240101000000_m1.sql",
+            &table("m1", ""),
+        ),
+        (
+            "supabase/migrations/20240101000001_m2.sql",
+            &table("m2", ""),
+        ),
+    ]);
+    let gw = support::start_project(&dir, &[]);
+    // The SQL, and what the diff applied on the kept copies (the log's lines).
+    let diff = || {
+        let out = gw
+            .command_for(&dir, &["db", "diff"])
+            .env("RUST_LOG", "info")
+            .output()
+            .expect("run supagate");
+        assert!(out.status.success(), "{}", text(&out));
+        let said = String::from_utf8_lossy(&out.stderr).to_string();
+        let applied: Vec<String> = said
+            .lines()
+            .filter_map(|l| l.split_once("INFO ").map(|(_, l)| l))
+            .filter(|l| l.contains(" files applied on supagate_") || l.contains("made again"))
+            .map(|l| l.split_once(": ").map_or(l, |(_, l)| l).to_string())
+            .collect();
+        (String::from_utf8_lossy(&out.stdout).to_string(), applied)
+    };
+    let write = |file: &str, sql: &str| std::fs::write(dir.join(file), sql).unwrap();
+    let oid = || async { kept_copy(&diff_databases(&gw).await).2 };
+
+    let (sql, applied) = diff();
+    assert!(sql.contains("CREATE TABLE \"public\".\"c\""), "{sql}");
+    assert_eq!(
+        applied,
+        ["3 of 3 files applied on supagate_diff_kept (0 kept committed)"]
+    );
+    let first = oid().await;
+    // c.sql edited: a.sql and b.sql, as the last diff had them, are committed, c.sql is not.
+    write("supabase/schemas/c.sql", &table("c", ", one int"));
+    let (sql, applied) = diff();
+    assert!(sql.contains("\"one\" integer"), "{sql}");
+    assert_eq!(
+        applied,
+        ["1 of 3 files applied on supagate_diff_kept (2 kept committed)"]
+    );
+    let copy = gw.session_on("supagate_diff_kept").await;
+    let committed = |copy: tokio_postgres::Client| async move {
+        let row = copy
+            .query_one(
+                "SELECT to_regclass('public.a') IS NOT NULL, to_regclass('public.b') IS NOT NULL, \
+                 to_regclass('public.c') IS NOT NULL",
+                &[],
+            )
+            .await
+            .unwrap();
+        (
+            row.get::<_, bool>(0),
+            row.get::<_, bool>(1),
+            row.get::<_, bool>(2),
+        )
+    };
+    assert_eq!(committed(copy).await, (true, true, false));
+    // Edited again: only c.sql is applied, on the same copy.
+    write("supabase/schemas/c.sql", &table("c", ", two int"));
+    let (sql, applied) = diff();
+    assert!(
+        sql.contains("\"two\" integer") && !sql.contains("one"),
+        "{sql}"
+    );
+    assert_eq!(
+        applied,
+        ["1 of 3 files applied on supagate_diff_kept (2 kept committed)"]
+    );
+    assert_eq!(oid().await, first);
+    // An edit in a file committed to the copy is seen: the copy is made again.
+    write("supabase/schemas/a.sql", &table("a", ", three int"));
+    let (sql, applied) = diff();
+    assert!(
+        sql.contains("\"three\" integer") && sql.contains("\"two\" integer"),
+        "{sql}"
+    );
+    assert_eq!(
+        applied,
+        [
+            "a file committed to supagate_diff_kept changed: made again",
+            "3 of 3 files applied on supagate_diff_kept (0 kept committed)"
+        ]
+    );
+    assert_ne!(oid().await, first);
+    let copy = gw.session_on("supagate_diff_kept").await;
+    assert_eq!(committed(copy).await, (false, false, false));
+
+    // The migrations, when the template was not built from them, the same way.
+    write(
+        "supabase/migrations/20240101000001_m2.sql",
+        &table("m2", ", four int"),
+    );
+    let (_, applied) = diff();
+    assert_eq!(
+        applied,
+        ["2 of 2 files applied on supagate_diff_kept_migrations (0 kept committed)"]
+    );
+    write(
+        "supabase/migrations/20240101000001_m2.sql",
+        &table("m2", ", five int"),
+    );
+    let (sql, applied) = diff();
+    assert_eq!(
+        applied,
+        ["1 of 2 files applied on supagate_diff_kept_migrations (1 kept committed)"]
+    );
+    assert!(
+        sql.contains("DROP TABLE \"public\".\"m2\"")
+            && sql.contains("DROP TABLE \"public\".\"m1\""),
+        "{sql}"
+    );
+    // The same as all the files applied on a new copy (the catalogs kept by the last diffs
+    // forgotten).
+    gw.sql("COMMENT ON DATABASE supagate_diff_kept_migrations IS 'supagate-kept:other'")
+        .await;
+    std::fs::remove_dir_all(gw.data_dir.join("diff-cache")).unwrap();
+    let (again, applied) = diff();
+    assert_eq!(
+        applied,
+        [
+            "2 of 2 files applied on supagate_diff_kept_migrations (0 kept committed)",
+            "3 of 3 files applied on supagate_diff_kept (0 kept committed)"
+        ]
+    );
+    assert_eq!(again, sql);
 }
 
 /// Rows of `migration list`'s table, trimmed: (local, remote, time).
