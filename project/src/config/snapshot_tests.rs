@@ -139,9 +139,12 @@ const DOCUMENTS: &[&str] = &[
     "[auth]\npassword_requirements = \"letters_digits\"\nminimum_password_length = 10\njwt_expiry = 30",
 ];
 
+/// A case: its label, its config.toml and the variables set.
+type Case = (String, String, Vec<(String, String)>);
+
 /// Each key of the CLI's structs (`*` as `x`) under each value; with its table's `enabled`
 /// switched on too when the table has one.
-fn key_cases() -> Vec<(String, Vec<(String, String, Vec<(String, String)>)>)> {
+fn key_cases() -> Vec<(String, Vec<Case>)> {
     let mut out = Vec::new();
     for pattern in keys::CLI_KEYS {
         let key = pattern.replace('*', "x");
