@@ -279,6 +279,8 @@ pub async fn build(
     let pool = |main: usize| if branch { 2 } else { main };
     let timeout = std::time::Duration::from_secs(cfg.db_pool_timeout);
     let role_settings = pg::RoleSettings::new(cfg.statement_timeout_ms);
+    // REST (its schema cache), the third-party issuer's keys and realtime are made at once:
+    // each waits on its own connection and queries.
     let rest = rest::Rest::start(
         rest::RestSettings {
             schemas: cfg.schemas(),
@@ -293,32 +295,44 @@ pub async fn build(
         },
         &api,
         role_settings.clone(),
-    )
-    .await
-    .map_err(|e| e.to_string())?;
+    );
     // The third-party issuer's keys are fetched before the APIs answer (10 s at most, as the
     // CLI's fetch at start; after that the APIs start without them and fetching goes on).
-    if let Some(tp) = cfg.jwt_keys().third_party() {
-        tp.ready(std::time::Duration::from_secs(10)).await;
-    }
-    let realtime = if cfg.realtime_enabled {
-        let local = cfg.jwt_secret() == identity::jwt::DEMO_JWT_SECRET;
-        Some(
-            realtime::Realtime::start(
-                admin.clone(),
-                cfg.jwt_keys(),
-                local,
-                realtime::RealtimeSettings {
-                    max_transaction_changes: cfg.realtime_max_transaction_changes,
-                    resume_grace: cfg.realtime_resume_grace,
-                },
-            )
-            .await
-            .map_err(|e| format!("realtime cannot start: {e}"))?,
-        )
-    } else {
-        None
+    let third_party = async {
+        if let Some(tp) = cfg.jwt_keys().third_party() {
+            tp.ready(std::time::Duration::from_secs(10)).await;
+        }
     };
+    let realtime = async {
+        if !cfg.realtime_enabled {
+            return Ok(None);
+        }
+        let local = cfg.jwt_secret() == identity::jwt::DEMO_JWT_SECRET;
+        realtime::Realtime::start(
+            admin.clone(),
+            cfg.jwt_keys(),
+            local,
+            realtime::RealtimeSettings {
+                max_transaction_changes: cfg.realtime_max_transaction_changes,
+                resume_grace: cfg.realtime_resume_grace,
+            },
+        )
+        .await
+        .map(Some)
+        .map_err(|e| format!("realtime cannot start: {e}"))
+    };
+    let (rest, (), realtime) = tokio::join!(rest, third_party, realtime);
+    let rest = match rest {
+        Ok(rest) => rest,
+        Err(e) => {
+            // Realtime started beside it ends with it.
+            if let Ok(Some(rt)) = &realtime {
+                rt.shutdown().await;
+            }
+            return Err(e.to_string());
+        }
+    };
+    let realtime = realtime?;
     let mailer = Arc::new(mail::Mailer::new(&cfg.project, &admin).map_err(|e| e.to_string())?);
     let auth = Arc::new(auth::Auth::new(
         auth_config(cfg, &cfg.jwt_keys(), api_url),

@@ -29,9 +29,6 @@ const REDISCOVER: Duration = Duration::from_secs(1);
 /// Most functions started with the gateway, ahead of their first request (a warm process holds
 /// about 40 MB).
 const PREWARM_MAX: usize = 8;
-/// How long after the gateway is ready the first of them starts: requests sent at once (a script,
-/// a test) boot their functions without another Deno booting beside them on the same cores.
-const PREWARM_DELAY: Duration = Duration::from_millis(200);
 /// What Deno prints once `Deno.serve()` listens (unless the function passes its own `onListen`).
 const LISTENING: &str = "Listening on ";
 
@@ -215,8 +212,12 @@ impl Functions {
     /// it listening instead of waiting for Deno to boot. Each is the process its first request
     /// would have started (same arguments, permissions and environment); one that fails to
     /// boot is reported with its reason now, and its first request tries again. Call it once
-    /// the ports functions may not reach are known ([`Functions::deny_local_ports`]).
-    pub fn prewarm(self: &Arc<Self>) {
+    /// the ports functions may not reach are known ([`Functions::deny_local_ports`]). `after`:
+    /// how long to wait before the first starts (a gateway that is ready already lets requests
+    /// sent at once, by a script or a test, boot their functions without another Deno booting
+    /// beside them on the same cores; one that is still starting starts them at once, so that
+    /// they boot while it gets ready).
+    pub fn prewarm(self: &Arc<Self>, after: Duration) {
         let functions: Vec<Function> = self
             .catalog()
             .functions
@@ -226,7 +227,7 @@ impl Functions {
             .collect();
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {
-            tokio::time::sleep(PREWARM_DELAY).await;
+            tokio::time::sleep(after).await;
             for f in functions {
                 // Stopped meanwhile: nothing more to start.
                 let Some(this) = weak.upgrade() else { return };

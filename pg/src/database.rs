@@ -69,6 +69,31 @@ pub fn owner_pid(data: &Path) -> Option<u32> {
     embedded::process_alive(pid, "supagate").then_some(pid)
 }
 
+/// The URL people and tools connect with to the database these settings name, known before it
+/// starts (what [`Database::open`] gives as `db_url` when it serves it).
+pub fn url(s: &DbSettings<'_>) -> String {
+    match s.database_url {
+        Some(url) => url.to_string(),
+        None => embedded_url(&embedded::socket_dir_of(s.data_dir), s.db_port),
+    }
+}
+
+/// The URL of the embedded cluster: its TCP port on 127.0.0.1, else its unix socket in
+/// `socket_dir` (named by the port PostgreSQL's default, 5432).
+fn embedded_url(socket_dir: &Path, tcp_port: u16) -> String {
+    if tcp_port == 0 {
+        format!(
+            "postgresql://postgres@/postgres?host={}&port=5432",
+            socket_dir.display()
+        )
+    } else {
+        format!(
+            "postgresql://postgres:{}@127.0.0.1:{tcp_port}/postgres",
+            embedded::SUPERUSER_PASSWORD
+        )
+    }
+}
+
 pub fn write_pid(data: &Path) -> Result<(), OpenError> {
     let file = data.join(PID_FILE);
     std::fs::write(&file, std::process::id().to_string()).map_err(|e| OpenError::WritePid(file, e))
@@ -105,11 +130,13 @@ impl Database {
             db.api_password = None;
             return Ok(db);
         }
+        let t0 = std::time::Instant::now();
         let bin = embedded::find_binaries_for(
             s.pg_bin_dir,
             s.major_version,
             EmbeddedPg::data_major(data),
             &s.extensions,
+            Some(s.cache_dir),
         )?;
         std::fs::create_dir_all(data)
             .map_err(|e| OpenError::CreateDataDir(data.to_path_buf(), e))?;
@@ -120,25 +147,19 @@ impl Database {
         if serving && let Some(pid) = owner {
             return Err(OpenError::InUse(data.to_path_buf(), pid));
         }
+        let prepared = t0.elapsed().as_millis();
         pg.start().await?;
+        tracing::debug!(
+            "PostgreSQL {}: installation and data directory ready in {prepared} ms, started in {} ms",
+            pg.major(),
+            t0.elapsed().as_millis() - prepared
+        );
         if serving {
             write_pid(data)?;
         }
         let admin = pg.login("postgres", "postgres");
         let api = admin.with_user("authenticator");
-        let db_url = if pg.tcp_port() == 0 {
-            format!(
-                "postgresql://postgres@/postgres?host={}&port={}",
-                pg.socket_dir().display(),
-                pg.port()
-            )
-        } else {
-            format!(
-                "postgresql://postgres:{}@127.0.0.1:{}/postgres",
-                embedded::SUPERUSER_PASSWORD,
-                pg.tcp_port()
-            )
-        };
+        let db_url = embedded_url(pg.socket_dir(), pg.tcp_port());
         Ok(Database {
             admin,
             api,

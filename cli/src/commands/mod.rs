@@ -125,6 +125,7 @@ pub fn pg_programs(cfg: &Config) -> std::path::PathBuf {
         cfg.project.config.db.major_version,
         pg::embedded::EmbeddedPg::data_major(&cfg.data_dir),
         &cfg.project.created_extensions(),
+        Some(&cfg.cache_dir),
     )
     .map(|b| b.dir)
     .unwrap_or_default();

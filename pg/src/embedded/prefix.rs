@@ -63,20 +63,18 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// From `pg_config`, else guessed from the folders around `bin`.
-    pub fn of(b: &Binaries) -> Option<Layout> {
-        Self::from_pg_config(&b.dir).or_else(|| Self::guess(&b.dir))
+    /// From `pg_config` (its answer kept in `cache`, when given), else guessed from the folders
+    /// around `bin`.
+    pub fn of(b: &Binaries, cache: Option<&Path>) -> Option<Layout> {
+        Self::from_pg_config(&b.dir, cache).or_else(|| Self::guess(&b.dir))
     }
 
-    fn from_pg_config(dir: &Path) -> Option<Layout> {
-        let out = std::process::Command::new(dir.join("pg_config"))
-            .args(["--bindir", "--sharedir", "--pkglibdir"])
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        let text = String::from_utf8_lossy(&out.stdout);
+    fn from_pg_config(dir: &Path, cache: Option<&Path>) -> Option<Layout> {
+        let text = super::memo::output(
+            &dir.join("pg_config"),
+            &["--bindir", "--sharedir", "--pkglibdir"],
+            cache,
+        )?;
         let mut lines = text.lines().map(|l| PathBuf::from(l.trim()));
         let layout = Layout {
             bin: lines.next()?,
@@ -152,14 +150,15 @@ fn sql_only(dir: &Path, name: &str) -> Option<Vec<PathBuf>> {
 /// The files of the extensions written only in SQL (pgTAP, pg_partman, …) that the system's
 /// installations of other majors have and PostgreSQL `major`'s may lack (npm's builds carry
 /// none of the distribution's): (file name, where it is), the newest major's first. Installed
-/// into `major`'s private installation where it has no extension of that name.
-pub fn portable_extensions(major: u32) -> Vec<(String, PathBuf)> {
+/// into `major`'s private installation where it has no extension of that name. `cache`: where
+/// the installations' answers about themselves are kept.
+pub fn portable_extensions(major: u32, cache: Option<&Path>) -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = Vec::new();
-    for other in super::binaries::system_installations() {
+    for other in super::binaries::system_installations(cache) {
         if other.major == major {
             continue;
         }
-        let Some(layout) = Layout::of(&other) else {
+        let Some(layout) = Layout::of(&other, cache) else {
             continue;
         };
         let dir = layout.share.join("extension");
@@ -195,16 +194,17 @@ pub fn portable_extensions(major: u32) -> Vec<(String, PathBuf)> {
 }
 
 /// The extensions of `needs` that installation `b` cannot give: neither the system's files nor
-/// supagate's (its SQL extensions and its Rust ones built for that major) have them.
-pub fn lacking(b: &Binaries, needs: &[String]) -> Vec<String> {
+/// supagate's (its SQL extensions and its Rust ones built for that major) have them. `cache`:
+/// where the installations' answers about themselves are kept.
+pub fn lacking(b: &Binaries, needs: &[String], cache: Option<&Path>) -> Vec<String> {
     if needs.is_empty() {
         return Vec::new();
     }
-    let share = Layout::of(b).map(|l| l.share.join("extension"));
+    let share = Layout::of(b, cache).map(|l| l.share.join("extension"));
     let major = b.major.to_string();
     let ours = extension_files();
     let rust = pgrx_extensions(&major);
-    let portable = portable_extensions(b.major);
+    let portable = portable_extensions(b.major, cache);
     needs
         .iter()
         .filter(|n| {
@@ -397,7 +397,7 @@ const UNUSED_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 24 *
 /// when the system's layout cannot be told (then the system's programs run as they are,
 /// without supagate's extensions).
 pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, EmbeddedError> {
-    let Some(layout) = Layout::of(system) else {
+    let Some(layout) = Layout::of(system, Some(cache)) else {
         tracing::warn!(
             "cannot tell where the PostgreSQL in {} keeps its files (no pg_config): running it \
              without supagate's extensions (pg_net, supabase_vault, pgjwt, pgmq)",
@@ -406,7 +406,7 @@ pub fn prepare(system: &Binaries, cache: &Path) -> Result<Option<Layout>, Embedd
         return Ok(None);
     };
     let major = system.major.to_string();
-    let portable = portable_extensions(system.major);
+    let portable = portable_extensions(system.major, Some(cache));
     let want = fingerprint(&layout, &major, &portable);
     let root = cache.join(format!("postgres-{}-{}", system.major, &want[..16]));
     let stamp = root.join("fingerprint");

@@ -4,7 +4,15 @@
 use super::EmbeddedError;
 use std::path::Path;
 
+/// Whether this process runs as root (its effective user), from /proc where there is one (no
+/// process to start), else from `id -u`.
 pub(super) fn is_root() -> bool {
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status")
+        && let Some(uids) = status.lines().find_map(|l| l.strip_prefix("Uid:"))
+    {
+        // Real, effective, saved and file system user ids.
+        return uids.split_whitespace().nth(1) == Some("0");
+    }
     std::process::Command::new("id")
         .arg("-u")
         .output()

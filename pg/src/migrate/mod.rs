@@ -123,14 +123,21 @@ pub async fn migrate_in_place_until(
     // CLI's run on Supabase (whose postgres role has the search_path): the session default
     // (what RESET restores, pg_settings.reset_val) then has extensions too. PostGIS topology's
     // install script sets the search_path from reset_val and found no geometry type without.
-    let mut p = connect(&db.admin).await.map_err(MigrateError::Other)?;
-    if proj.config.db.migrations_enabled {
-        applied.extend(project::apply_migrations_until(&mut p, proj, until).await?);
+    // With nothing to run (a start on existing data), the checks and the history's tables are
+    // done on this session: a session costs a backend and its first catalog reads.
+    let migrations = proj.config.db.migrations_enabled;
+    let seeding = seed && proj.config.db.seed_enabled;
+    if seeding || (migrations && project::has_pending(c, proj, until).await?) {
+        let mut p = connect(&db.admin).await.map_err(MigrateError::Other)?;
+        if migrations {
+            applied.extend(project::apply_migrations_until(&mut p, proj, until).await?);
+        }
+        if seeding {
+            project::seed(&mut p, proj).await?;
+        }
+    } else if migrations {
+        applied.extend(project::apply_migrations_until(c, proj, until).await?);
     }
-    if seed && proj.config.db.seed_enabled {
-        project::seed(&mut p, proj).await?;
-    }
-    drop(p);
     platform::expose_queues(c, proj).await?;
     project::sync_buckets(c, proj).await?;
     if !applied.is_empty() {

@@ -211,22 +211,42 @@ pub async fn expose_queues(c: &Client, project: &Project) -> Result<(), MigrateE
     Ok(())
 }
 
+/// The database's search_path as `ALTER DATABASE … SET` records it in `pg_db_role_setting`.
+const SEARCH_PATH_SETTING: &str = "search_path=\"$user\", public, extensions";
+
 /// Settings kept outside the database's own catalog (so they are set again on every clone):
 /// the search_path migrations and seeds expect, and the API login's password on servers
 /// reached with one.
 pub async fn settings(c: &Client, api_password: Option<&str>) -> Result<(), MigrateError> {
-    let db: String = c.query_one("SELECT current_database()", &[]).await?.get(0);
-    let mut sql = format!(
-        "ALTER DATABASE {} SET search_path = \"$user\", public, extensions;",
-        quote_ident(&db)
-    );
+    // The database's search_path is set unless it is already (a start on existing data): each
+    // write is a commit the start waits for.
+    let row = c
+        .query_one(
+            "SELECT current_database(), EXISTS (
+               SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+               WHERE d.datname = current_database() AND s.setrole = 0
+                 AND $1 = ANY (s.setconfig))",
+            &[&SEARCH_PATH_SETTING],
+        )
+        .await?;
+    let (db, set): (String, bool) = (row.get(0), row.get(1));
+    let mut sql = if set {
+        String::new()
+    } else {
+        format!(
+            "ALTER DATABASE {} SET search_path = \"$user\", public, extensions;",
+            quote_ident(&db)
+        )
+    };
     if let Some(pw) = api_password {
         sql.push_str(&format!(
             "ALTER ROLE authenticator WITH LOGIN PASSWORD '{}';",
             pw.replace('\'', "''")
         ));
     }
-    c.batch_execute(&sql).await?;
+    if !sql.is_empty() {
+        c.batch_execute(&sql).await?;
+    }
     // This session too: what runs next (migrations, seeds) finds extensions unqualified.
     c.batch_execute("SET search_path = \"$user\", public, extensions")
         .await?;

@@ -167,6 +167,21 @@ pub async fn apply_migrations(
     apply_migrations_until(c, project, None).await
 }
 
+/// Whether the project has migrations the database has not applied (those up to `until` only,
+/// when given).
+pub async fn has_pending(
+    c: &Client,
+    project: &Project,
+    until: Option<&str>,
+) -> Result<bool, MigrateError> {
+    let (migrations, _) = project.migrations()?;
+    let done = applied_versions(c).await?;
+    Ok(migrations
+        .iter()
+        .filter(|m| until.is_none_or(|u| m.version.as_str() <= u))
+        .any(|m| !done.contains(&m.version)))
+}
+
 /// Applies the project's pending migrations in version order, those up to `until` only when
 /// given (`migration down`: the database as it was that many migrations back).
 pub async fn apply_migrations_until(
@@ -380,13 +395,19 @@ pub async fn seed(c: &mut Client, project: &Project) -> Result<Vec<String>, Migr
     Ok(done)
 }
 
-/// Creates or updates the buckets of `[storage.buckets.*]`, as `supabase start` does.
+/// Creates or updates the buckets of `[storage.buckets.*]`, as `supabase start` does. A bucket
+/// that is as config.toml says already is left alone (nothing written: each write is a commit
+/// the start waits for).
 pub async fn sync_buckets(c: &Client, project: &Project) -> Result<(), MigrateError> {
     for (name, b) in &project.config.storage.buckets {
         let size = b.file_size_limit.map(|s| s as i64);
         c.execute(
             "INSERT INTO storage.buckets (id, name, public, file_size_limit, allowed_mime_types)
-             VALUES ($1, $1, $2, $3, $4)
+             SELECT $1, $1, $2, $3, $4
+             WHERE NOT EXISTS (SELECT 1 FROM storage.buckets
+                               WHERE id = $1 AND public IS NOT DISTINCT FROM $2
+                                 AND file_size_limit IS NOT DISTINCT FROM $3
+                                 AND allowed_mime_types IS NOT DISTINCT FROM $4)
              ON CONFLICT (id) DO UPDATE SET public = EXCLUDED.public,
                file_size_limit = EXCLUDED.file_size_limit,
                allowed_mime_types = EXCLUDED.allowed_mime_types, updated_at = now()",
