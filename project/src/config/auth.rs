@@ -3,6 +3,8 @@
 
 use super::ConfigError;
 use super::doc::Doc;
+use super::fields;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Value;
 
@@ -171,15 +173,22 @@ fn hook_secret_ok(secret: &str) -> bool {
 }
 
 /// `[inbucket]`: the local mail catcher.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Inbucket {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
+    #[serde(deserialize_with = "fields::int::<1, 65535, _, _>")]
     pub port: u16,
     /// `smtp_port`: the catcher also takes mail over SMTP there (None: not set, not served).
+    #[serde(deserialize_with = "fields::some_int::<1, 65535, _, _>")]
     pub smtp_port: Option<u16>,
     /// `pop3_port`: the caught mail served over POP3 there, as Inbucket does.
+    #[serde(deserialize_with = "fields::some_int::<1, 65535, _, _>")]
     pub pop3_port: Option<u16>,
+    #[serde(deserialize_with = "fields::text")]
     pub admin_email: String,
+    #[serde(deserialize_with = "fields::text")]
     pub sender_name: String,
 }
 
@@ -537,23 +546,4 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
         ));
     }
     Ok(auth)
-}
-
-fn optional_port(doc: &mut Doc, path: &[&str]) -> Result<Option<u16>, ConfigError> {
-    match doc.lookup(path) {
-        Some(_) => Ok(Some(doc.int(path, 0, 1, 65535)? as u16)),
-        None => Ok(None),
-    }
-}
-
-pub(super) fn read_inbucket(doc: &mut Doc) -> Result<Inbucket, ConfigError> {
-    let d = Inbucket::default();
-    Ok(Inbucket {
-        enabled: doc.bool(&["inbucket", "enabled"], true)?,
-        port: doc.int(&["inbucket", "port"], i64::from(d.port), 1, 65535)? as u16,
-        smtp_port: optional_port(doc, &["inbucket", "smtp_port"])?,
-        pop3_port: optional_port(doc, &["inbucket", "pop3_port"])?,
-        admin_email: doc.string(&["inbucket", "admin_email"], &d.admin_email)?,
-        sender_name: doc.string(&["inbucket", "sender_name"], &d.sender_name)?,
-    })
 }

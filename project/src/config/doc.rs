@@ -65,7 +65,7 @@ impl Doc<'_> {
         Some(self.substitute(value))
     }
 
-    fn substitute(&self, v: Value) -> Value {
+    pub(crate) fn substitute(&self, v: Value) -> Value {
         match v {
             Value::String(s) => match env_reference(&s).and_then(|name| (self.env)(name)) {
                 Some(value) => Value::String(value),
@@ -81,14 +81,20 @@ impl Doc<'_> {
         }
     }
 
+    /// The value at `path` read by `read`, or None when absent; a bad value's error names it.
+    fn read<T>(
+        &mut self,
+        path: &[&str],
+        read: impl FnOnce(Value) -> Result<T, String>,
+    ) -> Result<Option<T>, ConfigError> {
+        self.take(path)
+            .map(read)
+            .transpose()
+            .map_err(|reason| self.err(path, reason))
+    }
+
     pub(crate) fn bool(&mut self, path: &[&str], default: bool) -> Result<bool, ConfigError> {
-        match self.take(path) {
-            None => Ok(default),
-            Some(Value::Boolean(b)) => Ok(b),
-            // Strings as Go's strconv.ParseBool reads them (environment variables are strings).
-            Some(Value::String(s)) if parse_bool(&s).is_some() => Ok(parse_bool(&s) == Some(true)),
-            Some(other) => Err(self.err(path, format!("expected true or false, got {other}"))),
-        }
+        Ok(self.read(path, to_bool)?.unwrap_or(default))
     }
 
     pub(crate) fn int(
@@ -98,41 +104,19 @@ impl Doc<'_> {
         min: i64,
         max: i64,
     ) -> Result<i64, ConfigError> {
-        let v = match self.take(path) {
-            None => return Ok(default),
-            Some(Value::Integer(i)) => Some(i),
-            Some(Value::String(s)) => s.trim().parse().ok(),
-            Some(_) => None,
-        };
-        match v {
-            Some(i) if (min..=max).contains(&i) => Ok(i),
-            _ => {
-                let got = self.take(path).map(|v| v.to_string()).unwrap_or_default();
-                Err(self.err(
-                    path,
-                    format!("expected a whole number from {min} to {max}, got {got}"),
-                ))
-            }
-        }
+        Ok(self.read(path, |v| to_int(v, min, max))?.unwrap_or(default))
     }
 
     pub(crate) fn string(&mut self, path: &[&str], default: &str) -> Result<String, ConfigError> {
-        match self.take(path) {
-            None => Ok(default.to_string()),
-            Some(Value::String(s)) => Ok(s),
-            Some(other) => Err(self.err(path, format!("expected a string, got {other}"))),
-        }
+        Ok(self
+            .read(path, to_string)?
+            .unwrap_or_else(|| default.to_string()))
     }
 
     /// A secret (a token, key or password): empty when absent or when its `env(NAME)` is unset,
     /// which is what "no real credentials" means in local development.
     pub(crate) fn secret(&mut self, path: &[&str]) -> Result<String, ConfigError> {
-        let s = self.string(path, "")?;
-        Ok(if env_reference(&s).is_some() {
-            String::new()
-        } else {
-            s
-        })
+        Ok(self.read(path, to_secret)?.unwrap_or_default())
     }
 
     pub(crate) fn strings(
@@ -140,26 +124,9 @@ impl Doc<'_> {
         path: &[&str],
         default: &[String],
     ) -> Result<Vec<String>, ConfigError> {
-        match self.take(path) {
-            None => Ok(default.to_vec()),
-            // A string is a comma-separated list, as the CLI's decoder splits it (how a
-            // `SUPABASE_API_SCHEMAS=public,api` variable gives a list).
-            Some(Value::String(s)) => Ok(s
-                .split(',')
-                .map(|p| p.trim().to_string())
-                .filter(|p| !p.is_empty())
-                .collect()),
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(|v| match v {
-                    Value::String(s) => Ok(s),
-                    other => {
-                        Err(self.err(path, format!("expected a list of strings, got {other}")))
-                    }
-                })
-                .collect(),
-            Some(other) => Err(self.err(path, format!("expected a list of strings, got {other}"))),
-        }
+        Ok(self
+            .read(path, to_strings)?
+            .unwrap_or_else(|| default.to_vec()))
     }
 
     /// A table of named strings, such as `[db.vault]` or `[edge_runtime.secrets]`, with
@@ -194,38 +161,89 @@ impl Doc<'_> {
 
     /// A duration written as Go writes them ("1s", "5m", "1h30m", "500ms"), in whole seconds.
     pub(crate) fn duration(&mut self, path: &[&str], default: u64) -> Result<u64, ConfigError> {
-        match self.take(path) {
-            None => Ok(default),
-            Some(Value::Integer(i)) if i >= 0 => Ok(i as u64),
-            Some(Value::String(s)) => parse_duration(&s).ok_or_else(|| {
-                self.err(
-                    path,
-                    format!("\"{s}\" is not a duration (write it like \"1s\" or \"5m\")"),
-                )
-            }),
-            Some(other) => Err(self.err(
-                path,
-                format!("expected a duration like \"1s\", got {other}"),
-            )),
-        }
+        Ok(self.read(path, to_duration)?.unwrap_or(default))
     }
 
     pub(crate) fn size(&mut self, path: &[&str]) -> Result<Option<u64>, ConfigError> {
-        match self.take(path) {
-            None => Ok(None),
-            Some(Value::Integer(i)) if i >= 0 => Ok(Some(i as u64)),
-            Some(Value::String(s)) => parse_size(&s).map(Some).ok_or_else(|| {
-                self.err(
-                    path,
-                    format!(
-                        "\"{s}\" is not a size (write it like \"50MiB\", \"5MB\" or \"500KB\")"
-                    ),
-                )
-            }),
-            Some(other) => {
-                Err(self.err(path, format!("expected a size like \"50MiB\", got {other}")))
-            }
-        }
+        self.read(path, to_size)
+    }
+}
+
+/// `true`/`false`, or a string Go's strconv.ParseBool reads (environment variables are strings).
+pub(crate) fn to_bool(v: Value) -> Result<bool, String> {
+    match v {
+        Value::Boolean(b) => Ok(b),
+        Value::String(s) if parse_bool(&s).is_some() => Ok(parse_bool(&s) == Some(true)),
+        other => Err(format!("expected true or false, got {other}")),
+    }
+}
+
+/// A whole number from `min` to `max` (a string of one too).
+pub(crate) fn to_int(v: Value, min: i64, max: i64) -> Result<i64, String> {
+    let i = match &v {
+        Value::Integer(i) => Some(*i),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    };
+    i.filter(|i| (min..=max).contains(i))
+        .ok_or_else(|| format!("expected a whole number from {min} to {max}, got {v}"))
+}
+
+pub(crate) fn to_string(v: Value) -> Result<String, String> {
+    match v {
+        Value::String(s) => Ok(s),
+        other => Err(format!("expected a string, got {other}")),
+    }
+}
+
+/// A secret: empty when its `env(NAME)` is unset.
+pub(crate) fn to_secret(v: Value) -> Result<String, String> {
+    let s = to_string(v)?;
+    Ok(if env_reference(&s).is_some() {
+        String::new()
+    } else {
+        s
+    })
+}
+
+/// A list of strings; a string is a comma-separated list, as the CLI's decoder splits it (how a
+/// `SUPABASE_API_SCHEMAS=public,api` variable gives a list).
+pub(crate) fn to_strings(v: Value) -> Result<Vec<String>, String> {
+    match v {
+        Value::String(s) => Ok(s
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect()),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                other => Err(format!("expected a list of strings, got {other}")),
+            })
+            .collect(),
+        other => Err(format!("expected a list of strings, got {other}")),
+    }
+}
+
+/// A duration in whole seconds: a number, or "1s", "5m", "1h30m", "500ms".
+pub(crate) fn to_duration(v: Value) -> Result<u64, String> {
+    match v {
+        Value::Integer(i) if i >= 0 => Ok(i as u64),
+        Value::String(s) => parse_duration(&s)
+            .ok_or_else(|| format!("\"{s}\" is not a duration (write it like \"1s\" or \"5m\")")),
+        other => Err(format!("expected a duration like \"1s\", got {other}")),
+    }
+}
+
+/// A size in bytes: a number, or "50MiB", "5MB", "500KB".
+pub(crate) fn to_size(v: Value) -> Result<u64, String> {
+    match v {
+        Value::Integer(i) if i >= 0 => Ok(i as u64),
+        Value::String(s) => parse_size(&s).ok_or_else(|| {
+            format!("\"{s}\" is not a size (write it like \"50MiB\", \"5MB\" or \"500KB\")")
+        }),
+        other => Err(format!("expected a size like \"50MiB\", got {other}")),
     }
 }
 

@@ -7,6 +7,7 @@ mod auth;
 mod auth_trust;
 mod doc;
 mod external;
+mod fields;
 mod functions;
 mod keys;
 pub mod listing;
@@ -20,6 +21,7 @@ pub use auth_trust::{Captcha, Sessions, ThirdParty};
 use doc::{Doc, apply_env_overrides, collect_leaves, matches, starts_with};
 pub use external::External;
 pub use functions::{EdgeRuntime, FunctionConfig, Policy};
+use serde::Deserialize;
 pub use sms::{OtherProvider, Sms, Twilio};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -61,46 +63,191 @@ pub struct Config {
 }
 
 /// `[studio]`: the dashboard on its own port.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Studio {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
+    #[serde(deserialize_with = "fields::int::<1, 65535, _, _>")]
     pub port: u16,
     /// The API address the dashboard's browser calls, when config.toml gives one with a port
     /// (the template's `http://127.0.0.1` without one means the API's own address).
+    #[serde(deserialize_with = "studio_api_url")]
     pub api_url: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+impl Default for Studio {
+    fn default() -> Self {
+        Studio {
+            enabled: true,
+            port: 54323,
+            api_url: None,
+        }
+    }
+}
+
+/// `[studio] api_url`, kept when it names a port.
+fn studio_api_url<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let url = fields::text(d)?;
+    Ok(url
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.trim_end_matches('/').parse::<u16>().is_ok())
+        .then(|| url.trim_end_matches('/').to_string()))
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Realtime {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
     /// Longest request head (URL and headers) the WebSocket upgrade accepts, in bytes.
+    #[serde(deserialize_with = "fields::int::<1024, { 1 << 20 }, _, _>")]
     pub max_header_length: u64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+impl Default for Realtime {
+    fn default() -> Self {
+        Realtime {
+            enabled: true,
+            max_header_length: 4096,
+        }
+    }
+}
+
+/// `[db]`'s keys read through serde (`vault` and `settings` are read apart).
+#[derive(Deserialize)]
+#[serde(default)]
+struct DbKeys {
+    #[serde(deserialize_with = "fields::int::<1, 65535, _, _>")]
+    port: u16,
+    #[serde(deserialize_with = "fields::some_int::<13, 99, _, _>")]
+    major_version: Option<u32>,
+    migrations: DbMigrations,
+    seed: DbSeed,
+}
+
+impl Default for DbKeys {
+    fn default() -> Self {
+        DbKeys {
+            port: 54322,
+            major_version: None,
+            migrations: DbMigrations::default(),
+            seed: DbSeed::default(),
+        }
+    }
+}
+
+/// `[db.migrations]`.
+#[derive(Deserialize)]
+#[serde(default)]
+struct DbMigrations {
+    #[serde(deserialize_with = "fields::flag")]
+    enabled: bool,
+    #[serde(deserialize_with = "fields::list")]
+    schema_paths: Vec<String>,
+}
+
+impl Default for DbMigrations {
+    fn default() -> Self {
+        DbMigrations {
+            enabled: true,
+            schema_paths: Vec::new(),
+        }
+    }
+}
+
+/// `[db.seed]`.
+#[derive(Deserialize)]
+#[serde(default)]
+struct DbSeed {
+    #[serde(deserialize_with = "fields::flag")]
+    enabled: bool,
+    #[serde(deserialize_with = "fields::list")]
+    sql_paths: Vec<String>,
+}
+
+impl Default for DbSeed {
+    fn default() -> Self {
+        DbSeed {
+            enabled: true,
+            sql_paths: vec!["./seed.sql".into()],
+        }
+    }
+}
+
+/// `[storage]`'s keys read through serde (`buckets` is read apart).
+#[derive(Deserialize)]
+#[serde(default)]
+struct StorageKeys {
+    #[serde(deserialize_with = "fields::flag")]
+    enabled: bool,
+    #[serde(deserialize_with = "fields::size")]
+    file_size_limit: u64,
+    image_transformation: fields::SwitchedOn,
+}
+
+impl Default for StorageKeys {
+    fn default() -> Self {
+        StorageKeys {
+            enabled: true,
+            file_size_limit: 50 * 1024 * 1024,
+            image_transformation: fields::SwitchedOn::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Api {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
+    /// 0: ports of the project folder's own (`--ports auto`).
+    #[serde(deserialize_with = "fields::int::<0, 65535, _, _>")]
     pub port: u16,
     /// Schemas `/rest/v1` exposes; the first is the default.
+    #[serde(deserialize_with = "fields::list")]
     pub schemas: Vec<String>,
     /// Appended to every request's search_path.
+    #[serde(deserialize_with = "fields::list")]
     pub extra_search_path: Vec<String>,
+    #[serde(deserialize_with = "fields::int::<0, { i64::MAX }, _, _>")]
     pub max_rows: u64,
     /// Whether tables `postgres` creates in `public` are granted to the API roles by default.
+    #[serde(deserialize_with = "fields::flag")]
     pub auto_expose_new_tables: bool,
     /// `[api.tls]`: HTTPS on the API port.
     pub tls: ApiTls,
     /// `[api] external_url`: the URL clients reach the API at (None: the bound address, with
     /// `https` when TLS is on).
+    #[serde(deserialize_with = "fields::some_text")]
     pub external_url: Option<String>,
+}
+
+impl Default for Api {
+    fn default() -> Self {
+        Api {
+            enabled: true,
+            port: 54321,
+            schemas: vec!["public".into(), "graphql_public".into()],
+            extra_search_path: vec!["public".into(), "extensions".into()],
+            max_rows: 1000,
+            auto_expose_new_tables: true,
+            tls: ApiTls::default(),
+            external_url: None,
+        }
+    }
 }
 
 /// `[api.tls]`: the certificate and key files (PEM, relative to `supabase/`); without them a
 /// certificate of the project's own is made for localhost.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct ApiTls {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
+    #[serde(deserialize_with = "fields::some_text")]
     pub cert_path: Option<String>,
+    #[serde(deserialize_with = "fields::some_text")]
     pub key_path: Option<String>,
 }
 
@@ -141,48 +288,44 @@ pub struct Bucket {
     pub objects_path: Option<String>,
 }
 
+impl Db {
+    fn from_keys(k: DbKeys) -> Db {
+        Db {
+            port: k.port,
+            major_version: k.major_version,
+            vault: BTreeMap::new(),
+            migrations_enabled: k.migrations.enabled,
+            schema_paths: k.migrations.schema_paths,
+            seed_enabled: k.seed.enabled,
+            seed_paths: k.seed.sql_paths,
+            settings: Vec::new(),
+        }
+    }
+}
+
+impl Storage {
+    fn from_keys(k: StorageKeys) -> Storage {
+        Storage {
+            enabled: k.enabled,
+            file_size_limit: k.file_size_limit,
+            image_transformation: k.image_transformation.enabled,
+            buckets: BTreeMap::new(),
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             project_id: None,
             remotes: BTreeMap::new(),
-            api: Api {
-                enabled: true,
-                port: 54321,
-                schemas: vec!["public".into(), "graphql_public".into()],
-                extra_search_path: vec!["public".into(), "extensions".into()],
-                max_rows: 1000,
-                auto_expose_new_tables: true,
-                tls: ApiTls::default(),
-                external_url: None,
-            },
-            db: Db {
-                port: 54322,
-                major_version: None,
-                vault: BTreeMap::new(),
-                migrations_enabled: true,
-                schema_paths: Vec::new(),
-                seed_enabled: true,
-                seed_paths: vec!["./seed.sql".into()],
-                settings: Vec::new(),
-            },
+            api: Api::default(),
+            db: Db::from_keys(DbKeys::default()),
             auth: Auth::default(),
-            storage: Storage {
-                enabled: true,
-                file_size_limit: 50 * 1024 * 1024,
-                image_transformation: true,
-                buckets: BTreeMap::new(),
-            },
-            realtime: Realtime {
-                enabled: true,
-                max_header_length: 4096,
-            },
+            storage: Storage::from_keys(StorageKeys::default()),
+            realtime: Realtime::default(),
             inbucket: Inbucket::default(),
-            studio: Studio {
-                enabled: true,
-                port: 54323,
-                api_url: None,
-            },
+            studio: Studio::default(),
             functions: BTreeMap::new(),
             edge_runtime: EdgeRuntime::default(),
         }
@@ -339,36 +482,11 @@ impl Config {
             env,
             overridden,
         };
-        let d = Config::default();
-        let optional = |doc: &mut Doc, path: &[&str]| -> Result<Option<String>, ConfigError> {
-            match doc.lookup(path) {
-                Some(_) => Ok(Some(doc.string(path, "")?).filter(|s| !s.is_empty())),
-                None => Ok(None),
-            }
-        };
-        let port = |doc: &mut Doc, path: &[&str], default: u16| {
-            doc.int(path, default as i64, 1, 65535).map(|p| p as u16)
-        };
         let project_id = match doc.lookup(&["project_id"]) {
             Some(_) => Some(doc.string(&["project_id"], "")?),
             None => None,
         };
-        let api = Api {
-            enabled: doc.bool(&["api", "enabled"], d.api.enabled)?,
-            // 0: ports of the project folder's own (`--ports auto`).
-            port: doc.int(&["api", "port"], i64::from(d.api.port), 0, 65535)? as u16,
-            schemas: doc.strings(&["api", "schemas"], &d.api.schemas)?,
-            extra_search_path: doc
-                .strings(&["api", "extra_search_path"], &d.api.extra_search_path)?,
-            max_rows: doc.int(&["api", "max_rows"], d.api.max_rows as i64, 0, i64::MAX)? as u64,
-            auto_expose_new_tables: doc.bool(&["api", "auto_expose_new_tables"], true)?,
-            tls: ApiTls {
-                enabled: doc.bool(&["api", "tls", "enabled"], false)?,
-                cert_path: optional(&mut doc, &["api", "tls", "cert_path"])?,
-                key_path: optional(&mut doc, &["api", "tls", "key_path"])?,
-            },
-            external_url: optional(&mut doc, &["api", "external_url"])?,
-        };
+        let api: Api = doc.section(&["api"], &["tls"])?;
         if let Some(u) = &api.external_url
             && !(u.starts_with("http://") || u.starts_with("https://"))
         {
@@ -389,46 +507,15 @@ impl Config {
                 return Err(doc.err(&["api", "schemas"], format!("\"{s}\" is not a schema name")));
             }
         }
-        let major_version = match doc.lookup(&["db", "major_version"]) {
-            Some(_) => Some(doc.int(&["db", "major_version"], 15, 13, 99)? as u32),
-            None => None,
-        };
-        let vault = doc.secrets(&["db", "vault"])?;
-        let db = Db {
-            port: port(&mut doc, &["db", "port"], d.db.port)?,
-            major_version,
-            vault,
-            migrations_enabled: doc.bool(&["db", "migrations", "enabled"], true)?,
-            schema_paths: doc.strings(&["db", "migrations", "schema_paths"], &[])?,
-            seed_enabled: doc.bool(&["db", "seed", "enabled"], true)?,
-            seed_paths: doc.strings(&["db", "seed", "sql_paths"], &d.db.seed_paths)?,
-            settings: read_db_settings(&mut doc)?,
-        };
+        let mut db = Db::from_keys(doc.section(&["db"], &["migrations", "seed"])?);
+        db.vault = doc.secrets(&["db", "vault"])?;
+        db.settings = read_db_settings(&mut doc)?;
         let auth = auth::read(&mut doc)?;
-        let inbucket = auth::read_inbucket(&mut doc)?;
-        let storage = Storage {
-            enabled: doc.bool(&["storage", "enabled"], true)?,
-            file_size_limit: doc
-                .size(&["storage", "file_size_limit"])?
-                .unwrap_or(d.storage.file_size_limit),
-            image_transformation: doc
-                .bool(&["storage", "image_transformation", "enabled"], true)?,
-            buckets: read_buckets(&mut doc)?,
-        };
-        let realtime = Realtime {
-            enabled: doc.bool(&["realtime", "enabled"], true)?,
-            max_header_length: doc.int(&["realtime", "max_header_length"], 4096, 1024, 1 << 20)?
-                as u64,
-        };
-        let studio_api = doc.string(&["studio", "api_url"], "")?;
-        let studio = Studio {
-            enabled: doc.bool(&["studio", "enabled"], true)?,
-            port: port(&mut doc, &["studio", "port"], d.studio.port)?,
-            api_url: studio_api
-                .rsplit_once(':')
-                .is_some_and(|(_, p)| p.trim_end_matches('/').parse::<u16>().is_ok())
-                .then(|| studio_api.trim_end_matches('/').to_string()),
-        };
+        let inbucket: Inbucket = doc.section(&["inbucket"], &[])?;
+        let mut storage = Storage::from_keys(doc.section(&["storage"], &["image_transformation"])?);
+        storage.buckets = read_buckets(&mut doc)?;
+        let realtime: Realtime = doc.section(&["realtime"], &[])?;
+        let studio: Studio = doc.section(&["studio"], &[])?;
         let functions = functions::read_functions(&mut doc)?;
         let edge_runtime = functions::read_edge_runtime(&mut doc)?;
         let ignored = doc.ignored();
