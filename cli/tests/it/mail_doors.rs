@@ -8,7 +8,8 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 
-fn free_port() -> u16 {
+/// A port nothing listens on now.
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
