@@ -161,7 +161,7 @@ async fn delete_branch(
 async fn owner(state: &State) -> Result<tokio_postgres::Client> {
     pg::connect(&state.admin)
         .await
-        .map_err(WorkbenchError::Failed)
+        .map_err(|e| WorkbenchError::Failed(e.to_string()))
 }
 
 #[derive(Deserialize)]

@@ -19,7 +19,7 @@ pub mod tx;
 
 pub use database::{Database, DbSettings, OpenError};
 pub use error::DbError;
-pub use login::{Login, LoginError, connect};
+pub use login::{ConnectError, Login, LoginError, connect};
 pub use pool::{PerThread, Pool, RoleSettings};
 pub use tls::SslMode;
 /// A session, as `connect` opens it.

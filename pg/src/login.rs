@@ -310,17 +310,25 @@ pub fn describe(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// Why [`connect`] got no connection.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// No session: the error with its causes ([`describe`]).
+    #[error("cannot connect to PostgreSQL: {}", describe(.0))]
+    Connect(tokio_postgres::Error),
+    /// The session refused its settings.
+    #[error("cannot configure the connection: {0}")]
+    Configure(tokio_postgres::Error),
+}
+
 /// A connection for administrative work (migrations, commands, housekeeping), quiet about
 /// notices such as migrations' "already exists, skipping".
-pub async fn connect(login: &Login) -> Result<Client, String> {
-    let client = login
-        .connect()
-        .await
-        .map_err(|e| format!("cannot connect to PostgreSQL: {}", describe(&e)))?;
+pub async fn connect(login: &Login) -> Result<Client, ConnectError> {
+    let client = login.connect().await.map_err(ConnectError::Connect)?;
     client
         .batch_execute("SET client_min_messages = warning")
         .await
-        .map_err(|e| format!("cannot configure the connection: {e}"))?;
+        .map_err(ConnectError::Configure)?;
     Ok(client)
 }
 
@@ -365,5 +373,43 @@ mod tests {
             (api.user(), api.password().as_deref()),
             ("authenticator", Some("pw"))
         );
+    }
+
+    /// `connect`'s errors read as the texts it returned before it had a type.
+    #[tokio::test]
+    async fn connect_errors_keep_their_texts() {
+        let bad = || {
+            "port=notanumber"
+                .parse::<tokio_postgres::Config>()
+                .unwrap_err()
+        };
+        // (the error, the text the String error had)
+        let cases = [
+            (
+                ConnectError::Connect(bad()),
+                format!("cannot connect to PostgreSQL: {}", describe(&bad())),
+            ),
+            (
+                ConnectError::Configure(bad()),
+                format!("cannot configure the connection: {}", bad()),
+            ),
+        ];
+        for (e, text) in cases {
+            assert_eq!(e.to_string(), text);
+        }
+        // Nothing listens on port 1: the cause (refused) is named after the driver's words.
+        let closed = Login::parse("postgresql://u@127.0.0.1:1/db?sslmode=disable").unwrap();
+        match connect(&closed).await {
+            Err(ConnectError::Connect(cause)) => {
+                let before = format!("cannot connect to PostgreSQL: {}", describe(&cause));
+                let text = ConnectError::Connect(cause).to_string();
+                assert_eq!(text, before);
+                assert!(
+                    text.starts_with("cannot connect to PostgreSQL: error connecting to server: "),
+                    "{text}"
+                );
+            }
+            other => panic!("expected a refused connection, got {:?}", other.map(|_| ())),
+        }
     }
 }

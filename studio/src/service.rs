@@ -78,7 +78,7 @@ impl Studio {
     async fn client(&self) -> Result<Client> {
         pg::connect(&self.owner)
             .await
-            .map_err(StudioError::Unavailable)
+            .map_err(|e| StudioError::Unavailable(e.to_string()))
     }
 
     /// One of the Database pages' lists (`schema` '' for every schema).

@@ -38,7 +38,7 @@ impl Cluster {
         if self.slot {
             let c = pg::connect(&self.db.admin_on(&Self::database(name)))
                 .await
-                .map_err(SnapshotError::Database)?;
+                .map_err(|e| SnapshotError::Database(e.to_string()))?;
             pg::replication::prepare_slot(&c)
                 .await
                 .map_err(|e| SnapshotError::Database(e.to_string()))?;

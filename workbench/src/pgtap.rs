@@ -13,7 +13,7 @@ pub enum TestDbError {
     #[error("{0}")]
     Database(#[from] tokio_postgres::Error),
     #[error("cannot connect: {0}")]
-    Connect(String),
+    Connect(pg::ConnectError),
     #[error("cannot run {0}: {1}")]
     Psql(String, String),
     #[error("{0}: {1}")]

@@ -19,7 +19,7 @@ pub async fn types(
         schemas
     };
     with_database(cfg, Prepare::UnlessRunning, async |db| {
-        let c = connect(&db.admin).await?;
+        let c = connect(&db.admin).await.map_err(|e| e.to_string())?;
         if lang != "typescript" {
             let out = typegen::generate_lang(&c, &schemas, lang, access_control)
                 .await

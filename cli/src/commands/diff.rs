@@ -63,7 +63,7 @@ fn linked_url_of(reference: &str, password: Option<String>) -> Result<String, St
 }
 
 async fn read(login: &Login, scope: &Scope) -> Result<Catalog, String> {
-    let c = connect(login).await?;
+    let c = connect(login).await.map_err(|e| e.to_string())?;
     schema_diff::read(&c, scope)
         .await
         .map_err(|e| e.to_string())
@@ -391,7 +391,9 @@ impl Builder<'_> {
                 .await
                 .map_err(|e| e.to_string())?;
         }
-        let c = connect(&self.db.admin_on(name)).await?;
+        let c = connect(&self.db.admin_on(name))
+            .await
+            .map_err(|e| e.to_string())?;
         schema_diff::read_keeping(&c, self.scope)
             .await
             .map_err(|e| e.to_string())

@@ -63,7 +63,7 @@ impl DiffCache {
     }
 
     async fn open_or_fail(cfg: &Config, db: &Database, schemas: &[String]) -> Result<Self, String> {
-        let c = connect(&db.admin).await?;
+        let c = connect(&db.admin).await.map_err(|e| e.to_string())?;
         // The server's part: what a database built there depends on besides the files.
         let server: String = c
             .query_one(

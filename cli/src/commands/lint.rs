@@ -209,11 +209,21 @@ pub async fn run(
     fail_on: Option<usize>,
 ) -> Result<(), String> {
     let results = match remote {
-        Some(login) => lint_on(&mut connect(&login).await?, &schemas).await?,
+        Some(login) => {
+            lint_on(
+                &mut connect(&login).await.map_err(|e| e.to_string())?,
+                &schemas,
+            )
+            .await?
+        }
         None => {
             let mut got = Vec::new();
             with_database(cfg, Prepare::UnlessRunning, async |db| {
-                got = lint_on(&mut connect(&db.admin).await?, &schemas).await?;
+                got = lint_on(
+                    &mut connect(&db.admin).await.map_err(|e| e.to_string())?,
+                    &schemas,
+                )
+                .await?;
                 Ok(())
             })
             .await?;

@@ -38,12 +38,12 @@ where
 {
     match remote {
         Some(login) => {
-            let mut c = connect(&login).await?;
+            let mut c = connect(&login).await.map_err(|e| e.to_string())?;
             f(&mut c).await
         }
         None => {
             with_database(cfg, prepare, async move |db| {
-                let mut c = connect(&db.admin).await?;
+                let mut c = connect(&db.admin).await.map_err(|e| e.to_string())?;
                 f(&mut c).await
             })
             .await
@@ -191,7 +191,7 @@ pub async fn up(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
     match remote {
         None => with_database(cfg, Prepare::Always, async |_| Ok(())).await?,
         Some(login) => {
-            let mut c = connect(&login).await?;
+            let mut c = connect(&login).await.map_err(|e| e.to_string())?;
             let applied = history::apply_migrations(&mut c, &cfg.project)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -325,7 +325,9 @@ pub async fn squash(
             drop(c);
             let scope = Scope::named(&[]);
             let read = async |name: &str| {
-                let c = connect(&db.admin_on(name)).await?;
+                let c = connect(&db.admin_on(name))
+                    .await
+                    .map_err(|e| e.to_string())?;
                 schema_diff::read(&c, &scope)
                     .await
                     .map_err(|e| e.to_string())
@@ -361,7 +363,7 @@ pub async fn squash(
     match remote {
         Some(login) => {
             eprintln!("Baselining migration history to {}", last.version);
-            let mut c = connect(&login).await?;
+            let mut c = connect(&login).await.map_err(|e| e.to_string())?;
             history::ensure_history(&c)
                 .await
                 .map_err(|e| e.to_string())?;

@@ -52,7 +52,7 @@ where
     let _guard = db.embedded.as_ref().map(StopGuard);
     let running = cfg.embedded() && db.embedded.is_none();
     if prepare == Prepare::IfFresh {
-        let c = pg::connect(&db.admin).await?;
+        let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
         if migrate::platform::is_fresh(&c)
             .await
             .map_err(|e| e.to_string())?

@@ -338,7 +338,7 @@ pub async fn down(cfg: &Config, a: DownArgs) -> Result<(), String> {
     }
     with_database(cfg, Prepare::UnlessRunning, async |db| {
         let applied = {
-            let c = connect(&db.admin).await?;
+            let c = connect(&db.admin).await.map_err(|e| e.to_string())?;
             history::applied_versions(&c)
                 .await
                 .map_err(|e| e.to_string())?
@@ -374,7 +374,7 @@ fn confirm_down(applied: &[String], last: u32) -> Result<(), String> {
 /// `migration down` on another server, as the CLI resets a remote database: the project's
 /// objects and data dropped, then its migrations up to the version and its seed run again.
 async fn down_remote(cfg: &Config, a: &DownArgs, login: &Login) -> Result<(), String> {
-    let mut c = connect(login).await?;
+    let mut c = connect(login).await.map_err(|e| e.to_string())?;
     let applied = history::applied_versions(&c)
         .await
         .map_err(|e| e.to_string())?;

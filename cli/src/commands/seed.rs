@@ -14,7 +14,7 @@ pub async fn run(cfg: &Config, command: SeedCommand) -> Result<(), String> {
         return Ok(());
     }
     with_database(cfg, Prepare::UnlessRunning, async |db| {
-        let c = pg::connect(&db.admin).await?;
+        let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
         let existing: Vec<String> = c
             .query("select id from storage.buckets", &[])
             .await

@@ -199,7 +199,7 @@ pub async fn upload_seed_objects(
     db: &Database,
     store: &dyn object_store::ObjectStore,
 ) -> Result<(), String> {
-    let c = pg::connect(&db.admin).await?;
+    let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
     storage::seed::upload_all(&cfg.project, cfg.storage_file_size_limit, &c, store)
         .await
         .map_err(|e| e.to_string())
@@ -351,7 +351,7 @@ async fn serve_api(
     let tidy = async {
         if cfg.storage_backend == "file" {
             // This process owns the data directory: what an earlier one left half-written goes.
-            let c = pg::connect(&db.admin).await?;
+            let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
             match storage::sweep::local_versions(
                 &cfg.data_dir.join("storage"),
                 &c,

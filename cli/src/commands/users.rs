@@ -14,7 +14,7 @@ pub async fn create(cfg: &Config, email: &str, password: &str) -> Result<(), Str
     .map_err(|e| e.to_string())?;
     let hash = auth::password::hash(password);
     with_database(cfg, Prepare::UnlessRunning, async |db| {
-        let c = connect(&db.admin).await?;
+        let c = connect(&db.admin).await.map_err(|e| e.to_string())?;
         if auth::users::find_id_by_email(&c, &email)
             .await
             .map_err(|e| e.to_string())?

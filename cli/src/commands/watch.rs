@@ -77,11 +77,13 @@ async fn apply(cfg: &Config, db: &Database, files: &[(String, String)]) -> Resul
             .await
             .map_err(|e| e.to_string())?;
         drop(c);
-        let live = connect(&db.admin).await?;
+        let live = connect(&db.admin).await.map_err(|e| e.to_string())?;
         let from = schema_diff::read(&live, &scope)
             .await
             .map_err(|e| e.to_string())?;
-        let declared = connect(&db.admin_on(&declared_db)).await?;
+        let declared = connect(&db.admin_on(&declared_db))
+            .await
+            .map_err(|e| e.to_string())?;
         let to = schema_diff::read(&declared, &scope)
             .await
             .map_err(|e| e.to_string())?;
@@ -97,7 +99,7 @@ async fn apply(cfg: &Config, db: &Database, files: &[(String, String)]) -> Resul
         return Ok(());
     }
     let sql = schema_diff::render(&statements);
-    let mut c = connect(&db.admin).await?;
+    let mut c = connect(&db.admin).await.map_err(|e| e.to_string())?;
     let tx = c.transaction().await.map_err(|e| e.to_string())?;
     tx.batch_execute(&sql)
         .await

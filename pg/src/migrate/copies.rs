@@ -22,7 +22,7 @@ pub struct Copy {
 async fn maintenance(db: &Database) -> Result<Client, MigrateError> {
     connect(&db.admin_on("template1"))
         .await
-        .map_err(MigrateError::Other)
+        .map_err(MigrateError::Connect)
 }
 
 fn comment_sql(name: &str, comment: &str) -> String {
@@ -69,7 +69,7 @@ pub async fn copy(db: &Database, from: &str, to: &str, comment: &str) -> Result<
 async fn settings_of(db: &Database, name: &str) -> Result<(), MigrateError> {
     let c = connect(&db.admin_on(name))
         .await
-        .map_err(MigrateError::Other)?;
+        .map_err(MigrateError::Connect)?;
     super::platform::settings(&c, None).await
 }
 

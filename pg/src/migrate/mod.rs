@@ -25,6 +25,8 @@ pub enum MigrateError {
     #[error(transparent)]
     Project(#[from] ::project::ProjectError),
     #[error("{0}")]
+    Connect(#[from] crate::login::ConnectError),
+    #[error("{0}")]
     Other(String),
 }
 
@@ -63,7 +65,7 @@ pub async fn prepare(
     slot: bool,
 ) -> Result<Prepared, MigrateError> {
     if db.embedded.is_some() {
-        let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+        let mut c = connect(&db.admin).await.map_err(MigrateError::Connect)?;
         if platform::is_fresh(&c).await? {
             drop(c);
             template::reset(project, db, slot).await?;
@@ -81,7 +83,7 @@ pub async fn prepare(
             applied,
         });
     }
-    let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+    let mut c = connect(&db.admin).await.map_err(MigrateError::Connect)?;
     let (fresh, applied) = with_lock(&mut c, async |c| {
         let fresh = platform::is_fresh(c).await?;
         let applied = migrate_in_place(c, project, db, fresh).await?;
@@ -128,7 +130,7 @@ pub async fn migrate_in_place_until(
     let migrations = proj.config.db.migrations_enabled;
     let seeding = seed && proj.config.db.seed_enabled;
     if seeding || (migrations && project::has_pending(c, proj, until).await?) {
-        let mut p = connect(&db.admin).await.map_err(MigrateError::Other)?;
+        let mut p = connect(&db.admin).await.map_err(MigrateError::Connect)?;
         if migrations {
             applied.extend(project::apply_migrations_until(&mut p, proj, until).await?);
         }

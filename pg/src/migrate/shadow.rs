@@ -35,7 +35,7 @@ pub const KEPT_MIGRATIONS: &str = "supagate_diff_kept_migrations";
 async fn maintenance(db: &Database) -> Result<Client, MigrateError> {
     connect(&db.admin_on("template1"))
         .await
-        .map_err(MigrateError::Other)
+        .map_err(MigrateError::Connect)
 }
 
 /// The database name a diff of this process uses for `what`.
@@ -101,7 +101,7 @@ pub async fn platform_copy(
         .await?;
     let mut c = connect(&db.admin_on(name))
         .await
-        .map_err(MigrateError::Other)?;
+        .map_err(MigrateError::Connect)?;
     if !keep_template {
         super::platform::apply(&mut c).await?;
     }
@@ -113,7 +113,7 @@ pub async fn platform_copy(
     drop(c);
     let c = connect(&db.admin_on(name))
         .await
-        .map_err(MigrateError::Other)?;
+        .map_err(MigrateError::Connect)?;
     // A database made to be read and dropped: its commits need not wait for the disk.
     c.batch_execute("SET synchronous_commit = off").await?;
     Ok(c)
@@ -428,7 +428,7 @@ async fn open_kept(
     }
     let c = connect(&db.admin_on(name))
         .await
-        .map_err(MigrateError::Other)?;
+        .map_err(MigrateError::Connect)?;
     // The diff before may still be rolling back on its session ([`roll_back_unawaited`]):
     // waited for, a diff that holds the copy longer is not.
     c.batch_execute("SET lock_timeout = '10s'").await?;

@@ -87,7 +87,7 @@ pub(crate) async fn platform_template(
         {
             let mut c = connect(&admin.with_dbname(PLATFORM_BUILDING))
                 .await
-                .map_err(MigrateError::Other)?;
+                .map_err(MigrateError::Connect)?;
             super::platform::apply(&mut c).await?;
         }
         wait_for_no_connections(maint, PLATFORM_BUILDING).await?;
@@ -113,7 +113,7 @@ pub(crate) async fn platform_template(
 /// what a pristine cluster gets, so that every data directory copied from it starts with the
 /// platform built.
 pub async fn keep_platform_template(admin: &crate::login::Login) -> Result<(), MigrateError> {
-    let maint = connect(admin).await.map_err(MigrateError::Other)?;
+    let maint = connect(admin).await.map_err(MigrateError::Connect)?;
     platform_template(&maint, admin).await
 }
 
@@ -291,7 +291,7 @@ pub async fn reset_until(
 ) -> Result<(), MigrateError> {
     let maint = connect(&db.admin_on("template1"))
         .await
-        .map_err(MigrateError::Other)?;
+        .map_err(MigrateError::Connect)?;
     let want = fingerprint(project)?;
     let current =
         until.is_none() && template_fingerprint(&maint).await?.as_deref() == Some(want.as_str());
@@ -344,7 +344,7 @@ pub async fn reset_until(
             .batch_execute(&format!("CREATE DATABASE \"{SERVED}\" TEMPLATE {base}"))
             .await?;
         let built = async {
-            let mut c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+            let mut c = connect(&db.admin).await.map_err(MigrateError::Connect)?;
             if from_platform {
                 super::platform::api_privileges(&c, project).await?;
                 super::platform::vault_secrets(&c, project).await?;
@@ -502,7 +502,7 @@ pub async fn tidy_statements(maint: &Client, spare: bool) -> Result<Vec<String>,
 pub async fn tidy(db: &Database, spare: bool) -> Result<usize, MigrateError> {
     let maint = connect(&db.admin_on("template1"))
         .await
-        .map_err(MigrateError::Other)?;
+        .map_err(MigrateError::Connect)?;
     let statements = tidy_statements(&maint, spare).await?;
     each(&maint, &statements).await?;
     Ok(statements.len())
@@ -525,7 +525,7 @@ pub async fn retired(maint: &Client) -> Result<Vec<String>, MigrateError> {
 /// (`slot`) realtime's replication slot, made at once so no change committed before a gateway
 /// captures is lost.
 pub(crate) async fn served_settings(db: &Database, slot: bool) -> Result<(), MigrateError> {
-    let c = connect(&db.admin).await.map_err(MigrateError::Other)?;
+    let c = connect(&db.admin).await.map_err(MigrateError::Connect)?;
     super::platform::settings(&c, db.api_password.as_deref()).await?;
     if slot {
         crate::replication::prepare_slot(&c)

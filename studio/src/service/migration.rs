@@ -52,7 +52,9 @@ impl Studio {
                 .await
                 .map_err(|e| e.to_string())?;
             let scope = Scope::named(&[]);
-            let from = pg::connect(&db.admin_on(&from_db)).await?;
+            let from = pg::connect(&db.admin_on(&from_db))
+                .await
+                .map_err(|e| e.to_string())?;
             let from = schema_diff::read(&from, &scope)
                 .await
                 .map_err(|e| e.to_string())?;

@@ -44,7 +44,7 @@ pub enum CronError {
     #[error("database: {0}")]
     Db(#[from] tokio_postgres::Error),
     #[error("{0}")]
-    Connect(String),
+    Connect(pg::ConnectError),
 }
 
 /// The offset of the clock, in seconds (the workbench's clock).

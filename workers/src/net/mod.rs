@@ -28,7 +28,7 @@ pub enum NetError {
     #[error("database: {0}")]
     Db(#[from] tokio_postgres::Error),
     #[error("{0}")]
-    Connect(String),
+    Connect(pg::ConnectError),
 }
 
 /// Makes the served database's pg_net requests for as long as the process runs, where `reach`
