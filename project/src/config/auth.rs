@@ -55,21 +55,29 @@ pub struct Web3 {
 }
 
 /// `[auth.rate_limit]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct RateLimits {
     /// Sign-ins and sign-ups per address per 5 minutes.
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub sign_in_sign_ups: u32,
     /// Refresh-token grants per address per 5 minutes.
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub token_refresh: u32,
     /// E-mails sent per hour (the whole project).
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub email_sent: u32,
     /// Anonymous sign-ins per address per hour.
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub anonymous_users: u32,
     /// Text messages sent per hour (the whole project).
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub sms_sent: u32,
     /// Web3 sign-in attempts per address per 5 minutes.
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub web3: u32,
     /// OTP and magic-link verifications per address per 5 minutes.
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub token_verifications: u32,
 }
 
@@ -112,12 +120,16 @@ pub struct Smtp {
 }
 
 /// `[auth.oauth_server]`: GoTrue as an OAuth 2.1 authorization server.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct OAuthServer {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
     /// Clients may register themselves (`POST /oauth/clients/register`).
+    #[serde(deserialize_with = "fields::flag")]
     pub allow_dynamic_registration: bool,
     /// The app's consent page, under the site URL.
+    #[serde(deserialize_with = "fields::text")]
     pub authorization_url_path: String,
 }
 
@@ -243,15 +255,7 @@ impl Default for Auth {
             refresh_token_reuse_interval: 10,
             minimum_password_length: 6,
             password_requirements: String::new(),
-            rate_limit: RateLimits {
-                sign_in_sign_ups: 30,
-                token_refresh: 150,
-                email_sent: 2,
-                anonymous_users: 30,
-                sms_sent: 30,
-                token_verifications: 30,
-                web3: 30,
-            },
+            rate_limit: RateLimits::default(),
             email: Email {
                 enable_signup: true,
                 enable_confirmations: false,
@@ -291,6 +295,135 @@ impl Default for Auth {
     }
 }
 
+impl Default for RateLimits {
+    fn default() -> Self {
+        RateLimits {
+            sign_in_sign_ups: 30,
+            token_refresh: 150,
+            email_sent: 2,
+            anonymous_users: 30,
+            sms_sent: 30,
+            token_verifications: 30,
+            web3: 30,
+        }
+    }
+}
+
+/// `[auth]`'s keys read through serde; unset ones are the CLI's defaults (`Auth::default`).
+/// Templates, notifications, SMTP, hooks, SMS, providers, passkeys, third parties, sessions
+/// and captcha are read apart.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Keys {
+    #[serde(deserialize_with = "fields::given_flag")]
+    enabled: Option<bool>,
+    #[serde(deserialize_with = "fields::some_text")]
+    jwt_secret: Option<String>,
+    #[serde(deserialize_with = "fields::some_text")]
+    signing_keys_path: Option<String>,
+    #[serde(deserialize_with = "fields::given_text")]
+    site_url: Option<String>,
+    #[serde(deserialize_with = "fields::given_list")]
+    additional_redirect_urls: Option<Vec<String>>,
+    #[serde(deserialize_with = "fields::some_int::<30, 604_800, _, _>")]
+    jwt_expiry: Option<i64>,
+    #[serde(deserialize_with = "fields::given_flag")]
+    enable_signup: Option<bool>,
+    #[serde(deserialize_with = "fields::given_flag")]
+    enable_anonymous_sign_ins: Option<bool>,
+    #[serde(deserialize_with = "fields::given_flag")]
+    enable_manual_linking: Option<bool>,
+    #[serde(deserialize_with = "fields::given_flag")]
+    enable_refresh_token_rotation: Option<bool>,
+    #[serde(deserialize_with = "fields::some_int::<0, { i32::MAX as i64 }, _, _>")]
+    refresh_token_reuse_interval: Option<i64>,
+    #[serde(deserialize_with = "fields::some_int::<6, 72, _, _>")]
+    minimum_password_length: Option<usize>,
+    #[serde(deserialize_with = "fields::given_text")]
+    password_requirements: Option<String>,
+    #[serde(deserialize_with = "fields::some_text")]
+    external_url: Option<String>,
+    #[serde(deserialize_with = "fields::some_text")]
+    jwt_issuer: Option<String>,
+    rate_limit: RateLimits,
+    email: EmailKeys,
+    mfa: MfaKeys,
+    oauth_server: OAuthServer,
+    web3: Web3Keys,
+}
+
+/// `[auth.email]`'s own keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct EmailKeys {
+    #[serde(deserialize_with = "fields::given_flag")]
+    enable_signup: Option<bool>,
+    #[serde(deserialize_with = "fields::given_flag")]
+    enable_confirmations: Option<bool>,
+    #[serde(deserialize_with = "fields::given_flag")]
+    double_confirm_changes: Option<bool>,
+    #[serde(deserialize_with = "fields::given_flag")]
+    secure_password_change: Option<bool>,
+    #[serde(deserialize_with = "fields::given_duration")]
+    max_frequency: Option<u64>,
+    #[serde(deserialize_with = "fields::some_int::<6, 10, _, _>")]
+    otp_length: Option<usize>,
+    #[serde(deserialize_with = "fields::some_int::<1, 86_400, _, _>")]
+    otp_expiry: Option<u64>,
+}
+
+/// `[auth.mfa]`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct MfaKeys {
+    #[serde(deserialize_with = "fields::some_int::<0, 100, _, _>")]
+    max_enrolled_factors: Option<u32>,
+    totp: Factor,
+    phone: PhoneFactor,
+    web_authn: Factor,
+}
+
+/// `[auth.mfa.totp]`, `[auth.mfa.web_authn]`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Factor {
+    #[serde(deserialize_with = "fields::flag")]
+    enroll_enabled: bool,
+    #[serde(deserialize_with = "fields::flag")]
+    verify_enabled: bool,
+}
+
+/// `[auth.mfa.phone]`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct PhoneFactor {
+    #[serde(deserialize_with = "fields::flag")]
+    enroll_enabled: bool,
+    #[serde(deserialize_with = "fields::flag")]
+    verify_enabled: bool,
+    #[serde(deserialize_with = "fields::some_int::<6, 10, _, _>")]
+    otp_length: Option<usize>,
+    #[serde(deserialize_with = "fields::given_text")]
+    template: Option<String>,
+    #[serde(deserialize_with = "fields::given_duration")]
+    max_frequency: Option<u64>,
+}
+
+/// `[auth.web3]`: `solana` and `ethereum`, each switched by its `enabled`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Web3Keys {
+    solana: Chain,
+    ethereum: Chain,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Chain {
+    #[serde(deserialize_with = "fields::flag")]
+    enabled: bool,
+}
+
 impl Default for Inbucket {
     fn default() -> Self {
         Inbucket {
@@ -326,19 +459,8 @@ fn names(doc: &Doc, path: &[&str]) -> Vec<String> {
     }
 }
 
-fn rate(doc: &mut Doc, name: &str, default: u32) -> Result<u32, ConfigError> {
-    doc.int(
-        &["auth", "rate_limit", name],
-        i64::from(default),
-        0,
-        i64::from(i32::MAX),
-    )
-    .map(|n| n as u32)
-}
-
 pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
     let d = Auth::default();
-    let e = |k: &'static str| ["auth", "email", k];
     let mut templates = BTreeMap::new();
     for name in names(doc, &["auth", "email", "template"]) {
         if !TEMPLATES.contains(&name.as_str()) {
@@ -440,93 +562,90 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
         };
         hooks.insert(name.clone(), hook);
     }
-    let m = |path: &[&'static str], default: bool, doc: &mut Doc| {
-        doc.bool(&[&["auth", "mfa"][..], path].concat(), default)
-    };
+    let k: Keys = doc.section(
+        &["auth"],
+        &[
+            "rate_limit",
+            "email",
+            "mfa",
+            "mfa.totp",
+            "mfa.phone",
+            "mfa.web_authn",
+            "oauth_server",
+            "web3",
+            "web3.solana",
+            "web3.ethereum",
+        ],
+    )?;
+    let (e, m, dm) = (k.email, k.mfa, d.mfa);
     let mut auth = Auth {
-        enabled: doc.bool(&["auth", "enabled"], true)?,
-        jwt_secret: optional_string(doc, &["auth", "jwt_secret"])?,
-        signing_keys_path: optional_string(doc, &["auth", "signing_keys_path"])?,
-        site_url: doc.string(&["auth", "site_url"], &d.site_url)?,
-        additional_redirect_urls: doc.strings(
-            &["auth", "additional_redirect_urls"],
-            &d.additional_redirect_urls,
-        )?,
-        jwt_expiry: doc.int(&["auth", "jwt_expiry"], 3600, 30, 604_800)?,
-        enable_signup: doc.bool(&["auth", "enable_signup"], true)?,
-        enable_anonymous_sign_ins: doc.bool(&["auth", "enable_anonymous_sign_ins"], false)?,
-        enable_manual_linking: doc.bool(&["auth", "enable_manual_linking"], false)?,
-        enable_refresh_token_rotation: doc
-            .bool(&["auth", "enable_refresh_token_rotation"], true)?,
-        refresh_token_reuse_interval: doc.int(
-            &["auth", "refresh_token_reuse_interval"],
-            10,
-            0,
-            i64::from(i32::MAX),
-        )?,
-        minimum_password_length: doc.int(&["auth", "minimum_password_length"], 6, 6, 72)? as usize,
-        password_requirements: doc.string(&["auth", "password_requirements"], "")?,
-        rate_limit: RateLimits {
-            sign_in_sign_ups: rate(doc, "sign_in_sign_ups", 30)?,
-            token_refresh: rate(doc, "token_refresh", 150)?,
-            email_sent: rate(doc, "email_sent", 2)?,
-            anonymous_users: rate(doc, "anonymous_users", 30)?,
-            sms_sent: rate(doc, "sms_sent", 30)?,
-            token_verifications: rate(doc, "token_verifications", 30)?,
-            web3: rate(doc, "web3", 30)?,
-        },
+        enabled: k.enabled.unwrap_or(d.enabled),
+        jwt_secret: k.jwt_secret,
+        signing_keys_path: k.signing_keys_path,
+        site_url: k.site_url.unwrap_or(d.site_url),
+        additional_redirect_urls: k
+            .additional_redirect_urls
+            .unwrap_or(d.additional_redirect_urls),
+        jwt_expiry: k.jwt_expiry.unwrap_or(d.jwt_expiry),
+        enable_signup: k.enable_signup.unwrap_or(d.enable_signup),
+        enable_anonymous_sign_ins: k
+            .enable_anonymous_sign_ins
+            .unwrap_or(d.enable_anonymous_sign_ins),
+        enable_manual_linking: k.enable_manual_linking.unwrap_or(d.enable_manual_linking),
+        enable_refresh_token_rotation: k
+            .enable_refresh_token_rotation
+            .unwrap_or(d.enable_refresh_token_rotation),
+        refresh_token_reuse_interval: k
+            .refresh_token_reuse_interval
+            .unwrap_or(d.refresh_token_reuse_interval),
+        minimum_password_length: k
+            .minimum_password_length
+            .unwrap_or(d.minimum_password_length),
+        password_requirements: k.password_requirements.unwrap_or(d.password_requirements),
+        rate_limit: k.rate_limit,
         email: Email {
-            enable_signup: doc.bool(&e("enable_signup"), true)?,
-            enable_confirmations: doc.bool(&e("enable_confirmations"), false)?,
-            double_confirm_changes: doc.bool(&e("double_confirm_changes"), true)?,
-            secure_password_change: doc.bool(&e("secure_password_change"), false)?,
-            max_frequency: doc.duration(&e("max_frequency"), 1)?,
-            otp_length: doc.int(&e("otp_length"), 6, 6, 10)? as usize,
-            otp_expiry: doc.int(&e("otp_expiry"), 3600, 1, 86_400)? as u64,
+            enable_signup: e.enable_signup.unwrap_or(d.email.enable_signup),
+            enable_confirmations: e
+                .enable_confirmations
+                .unwrap_or(d.email.enable_confirmations),
+            double_confirm_changes: e
+                .double_confirm_changes
+                .unwrap_or(d.email.double_confirm_changes),
+            secure_password_change: e
+                .secure_password_change
+                .unwrap_or(d.email.secure_password_change),
+            max_frequency: e.max_frequency.unwrap_or(d.email.max_frequency),
+            otp_length: e.otp_length.unwrap_or(d.email.otp_length),
+            otp_expiry: e.otp_expiry.unwrap_or(d.email.otp_expiry),
             templates,
             notifications,
             smtp,
         },
         mfa: Mfa {
-            max_enrolled_factors: doc.int(&["auth", "mfa", "max_enrolled_factors"], 10, 0, 100)?
-                as u32,
-            totp_enroll: m(&["totp", "enroll_enabled"], false, doc)?,
-            totp_verify: m(&["totp", "verify_enabled"], false, doc)?,
-            phone_enroll: m(&["phone", "enroll_enabled"], false, doc)?,
-            phone_verify: m(&["phone", "verify_enabled"], false, doc)?,
-            phone_otp_length: doc.int(&["auth", "mfa", "phone", "otp_length"], 6, 6, 10)? as usize,
-            phone_template: doc.string(
-                &["auth", "mfa", "phone", "template"],
-                "Your code is {{ .Code }}",
-            )?,
-            phone_max_frequency: doc.duration(&["auth", "mfa", "phone", "max_frequency"], 5)?,
-            web_authn_enroll: m(&["web_authn", "enroll_enabled"], false, doc)?,
-            web_authn_verify: m(&["web_authn", "verify_enabled"], false, doc)?,
+            max_enrolled_factors: m.max_enrolled_factors.unwrap_or(dm.max_enrolled_factors),
+            totp_enroll: m.totp.enroll_enabled,
+            totp_verify: m.totp.verify_enabled,
+            phone_enroll: m.phone.enroll_enabled,
+            phone_verify: m.phone.verify_enabled,
+            phone_otp_length: m.phone.otp_length.unwrap_or(dm.phone_otp_length),
+            phone_template: m.phone.template.unwrap_or(dm.phone_template),
+            phone_max_frequency: m.phone.max_frequency.unwrap_or(dm.phone_max_frequency),
+            web_authn_enroll: m.web_authn.enroll_enabled,
+            web_authn_verify: m.web_authn.verify_enabled,
         },
         sms: super::sms::read(doc)?,
         webauthn: Default::default(),
         external: super::external::read(doc)?,
-        oauth_server: OAuthServer {
-            enabled: doc.bool(&["auth", "oauth_server", "enabled"], false)?,
-            allow_dynamic_registration: doc.bool(
-                &["auth", "oauth_server", "allow_dynamic_registration"],
-                false,
-            )?,
-            authorization_url_path: doc.string(
-                &["auth", "oauth_server", "authorization_url_path"],
-                "/oauth/consent",
-            )?,
-        },
+        oauth_server: k.oauth_server,
         hooks,
-        external_url: optional_string(doc, &["auth", "external_url"])?
-            .map(|u| u.trim_end_matches('/').to_string()),
-        jwt_issuer: optional_string(doc, &["auth", "jwt_issuer"])?,
+        external_url: k.external_url.map(|u| u.trim_end_matches('/').to_string()),
+        jwt_issuer: k.jwt_issuer,
         third_party: super::auth_trust::read_third_party(doc)?,
         sessions: super::auth_trust::read_sessions(doc)?,
         captcha: super::auth_trust::read_captcha(doc)?,
         web3: Web3 {
-            solana: doc.bool(&["auth", "web3", "solana", "enabled"], false)?,
-            ethereum: doc.bool(&["auth", "web3", "ethereum", "enabled"], false)?,
+            solana: k.web3.solana.enabled,
+            ethereum: k.web3.ethereum.enabled,
         },
     };
     auth.webauthn = super::webauthn::read(doc, &auth.site_url)?;

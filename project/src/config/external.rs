@@ -2,20 +2,30 @@
 
 use super::ConfigError;
 use super::doc::Doc;
+use super::fields;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Value;
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
 pub struct External {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
+    #[serde(deserialize_with = "fields::text")]
     pub client_id: String,
     /// Empty (or an unset `env(…)`): no real credentials, as in local development.
+    #[serde(deserialize_with = "fields::secret")]
     pub secret: String,
+    #[serde(deserialize_with = "fields::text")]
     pub redirect_uri: String,
     /// The provider's own base URL (self-hosted GitLab, a Keycloak realm, a single-tenant Azure).
+    #[serde(deserialize_with = "fields::text")]
     pub url: String,
+    #[serde(deserialize_with = "fields::flag")]
     pub skip_nonce_check: bool,
     /// A sign-in whose provider gives no e-mail address is let in (else GoTrue refuses it).
+    #[serde(deserialize_with = "fields::flag")]
     pub email_optional: bool,
 }
 
@@ -26,16 +36,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<BTreeMap<String, External>, ConfigEr
     };
     let mut out = BTreeMap::new();
     for name in names {
-        let n = name.as_str();
-        let e = External {
-            enabled: doc.bool(&["auth", "external", n, "enabled"], false)?,
-            client_id: doc.string(&["auth", "external", n, "client_id"], "")?,
-            secret: doc.secret(&["auth", "external", n, "secret"])?,
-            redirect_uri: doc.string(&["auth", "external", n, "redirect_uri"], "")?,
-            url: doc.string(&["auth", "external", n, "url"], "")?,
-            skip_nonce_check: doc.bool(&["auth", "external", n, "skip_nonce_check"], false)?,
-            email_optional: doc.bool(&["auth", "external", n, "email_optional"], false)?,
-        };
+        let e = doc.section(&["auth", "external", &name], &[])?;
         out.insert(name, e);
     }
     Ok(out)

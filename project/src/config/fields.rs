@@ -4,7 +4,9 @@
 //! readers below (`#[serde(deserialize_with = "...")]`) take values as `Doc`'s readers do.
 
 use super::ConfigError;
-use super::doc::{Doc, collect_leaves, to_bool, to_int, to_size, to_string, to_strings};
+use super::doc::{
+    Doc, collect_leaves, to_bool, to_duration, to_int, to_secret, to_size, to_string, to_strings,
+};
 use serde::de::{DeserializeOwned, Error};
 use serde::{Deserialize, Deserializer};
 use toml::Value;
@@ -23,10 +25,16 @@ impl Doc<'_> {
         };
         let base: Vec<String> = path.iter().map(|s| s.to_string()).collect();
         let mut unread: Vec<Vec<String>> = Vec::new();
-        for name in nested {
-            if table.get(*name).is_some_and(|v| !v.is_table()) {
-                table.remove(*name);
-                unread.push([&base[..], &[name.to_string()]].concat());
+        for dotted in nested {
+            let parts: Vec<&str> = dotted.split('.').collect();
+            if drop_non_table(&mut table, &parts) {
+                unread.push(
+                    [
+                        &base[..],
+                        &parts.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                    ]
+                    .concat(),
+                );
             }
         }
         let value = mark_datetimes(self.substitute(Value::Table(table)));
@@ -55,6 +63,24 @@ impl Doc<'_> {
             .collect();
         self.used.extend(read_leaves);
         Ok(read)
+    }
+}
+
+/// Removes the entry at `parts` when it is there and not a table.
+fn drop_non_table(table: &mut toml::Table, parts: &[&str]) -> bool {
+    match parts {
+        [] => false,
+        [last] => {
+            let drop = table.get(*last).is_some_and(|v| !v.is_table());
+            if drop {
+                table.remove(*last);
+            }
+            drop
+        }
+        [first, rest @ ..] => match table.get_mut(*first) {
+            Some(Value::Table(t)) => drop_non_table(t, rest),
+            _ => false,
+        },
     }
 }
 
@@ -125,6 +151,11 @@ pub(crate) fn int<'de, const MIN: i64, const MAX: i64, T: TryFrom<i64>, D: Deser
     })
 }
 
+/// `true`/`false` when given.
+pub(crate) fn given_flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    with(d, to_bool).map(Some)
+}
+
 /// A whole number from `MIN` to `MAX`, when given.
 pub(crate) fn some_int<
     'de,
@@ -142,6 +173,16 @@ pub(crate) fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> 
     with(d, to_string)
 }
 
+/// A string, kept as given (empty too) when given.
+pub(crate) fn given_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    with(d, to_string).map(Some)
+}
+
+/// A secret (a token, key or password): empty when its `env(NAME)` is unset.
+pub(crate) fn secret<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    with(d, to_secret)
+}
+
 /// A string when given; an empty one is none.
 pub(crate) fn some_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     with(d, |v| {
@@ -152,6 +193,21 @@ pub(crate) fn some_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String
 /// A list of strings (a string is a comma-separated list).
 pub(crate) fn list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     with(d, to_strings)
+}
+
+/// A list of strings when given.
+pub(crate) fn given_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    with(d, to_strings).map(Some)
+}
+
+/// A duration in whole seconds.
+pub(crate) fn duration<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    with(d, to_duration)
+}
+
+/// A duration in whole seconds, when given.
+pub(crate) fn given_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    with(d, to_duration).map(Some)
 }
 
 /// A size in bytes.

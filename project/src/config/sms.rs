@@ -4,6 +4,8 @@
 
 use super::ConfigError;
 use super::doc::Doc;
+use super::fields;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// `[auth.sms]`: sign-up and sign-in with a phone number, codes sent by text message.
@@ -46,12 +48,42 @@ pub enum OtherProvider {
 }
 
 /// `[auth.sms.twilio]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
 pub struct Twilio {
+    #[serde(deserialize_with = "fields::text")]
     pub account_sid: String,
     /// The sender (`From`): a messaging service SID or a number.
+    #[serde(deserialize_with = "fields::text")]
     pub message_service_sid: String,
+    #[serde(deserialize_with = "fields::secret")]
     pub auth_token: String,
+}
+
+/// `[auth.sms]`'s own keys (the numbers with test codes and the providers are read apart).
+#[derive(Deserialize)]
+#[serde(default)]
+struct Keys {
+    #[serde(deserialize_with = "fields::flag")]
+    enable_signup: bool,
+    #[serde(deserialize_with = "fields::flag")]
+    enable_confirmations: bool,
+    #[serde(deserialize_with = "fields::text")]
+    template: String,
+    #[serde(deserialize_with = "fields::duration")]
+    max_frequency: u64,
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        let d = Sms::default();
+        Keys {
+            enable_signup: d.enable_signup,
+            enable_confirmations: d.enable_confirmations,
+            template: d.template,
+            max_frequency: d.max_frequency,
+        }
+    }
 }
 
 impl Sms {
@@ -91,15 +123,14 @@ impl Default for Sms {
 }
 
 pub(super) fn read(doc: &mut Doc) -> Result<Sms, ConfigError> {
-    let s = |k: &'static str| ["auth", "sms", k];
-    let d = Sms::default();
+    let k: Keys = doc.section(&["auth", "sms"], &[])?;
     Ok(Sms {
-        enable_signup: doc.bool(&s("enable_signup"), false)?,
-        enable_confirmations: doc.bool(&s("enable_confirmations"), false)?,
-        template: doc.string(&s("template"), &d.template)?,
-        max_frequency: doc.duration(&s("max_frequency"), d.max_frequency)?,
+        enable_signup: k.enable_signup,
+        enable_confirmations: k.enable_confirmations,
+        template: k.template,
+        max_frequency: k.max_frequency,
         test_otp: doc
-            .secrets(&s("test_otp"))?
+            .secrets(&["auth", "sms", "test_otp"])?
             .into_iter()
             .map(|(number, code)| (number.trim_start_matches('+').to_string(), code))
             .collect(),
@@ -142,10 +173,5 @@ fn twilio(doc: &mut Doc, table: &'static str) -> Result<Option<Twilio>, ConfigEr
     if !doc.bool(&["auth", "sms", table, "enabled"], false)? {
         return Ok(None);
     }
-    let t = |k: &'static str| ["auth", "sms", table, k];
-    Ok(Some(Twilio {
-        account_sid: doc.string(&t("account_sid"), "")?,
-        message_service_sid: doc.string(&t("message_service_sid"), "")?,
-        auth_token: doc.secret(&t("auth_token"))?,
-    }))
+    doc.section(&["auth", "sms", table], &[]).map(Some)
 }

@@ -3,6 +3,8 @@
 
 use super::ConfigError;
 use super::doc::Doc;
+use super::fields;
+use serde::Deserialize;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebAuthn {
@@ -38,14 +40,37 @@ fn origin_and_host(url: &str) -> Option<(String, String)> {
     (!host.is_empty()).then(|| (format!("{scheme}://{authority}"), host))
 }
 
+/// `[auth.webauthn]`'s keys (the relying party's id and origins default to the site URL's).
+#[derive(Deserialize)]
+#[serde(default)]
+struct Keys {
+    #[serde(deserialize_with = "fields::text")]
+    rp_display_name: String,
+    #[serde(deserialize_with = "fields::given_text")]
+    rp_id: Option<String>,
+    #[serde(deserialize_with = "fields::given_list")]
+    rp_origins: Option<Vec<String>>,
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys {
+            rp_display_name: "Supabase".into(),
+            rp_id: None,
+            rp_origins: None,
+        }
+    }
+}
+
 pub(super) fn read(doc: &mut Doc, site_url: &str) -> Result<WebAuthn, ConfigError> {
-    let w = |k: &'static str| ["auth", "webauthn", k];
     let (origin, rp_id) = origin_and_host(site_url)
         .unwrap_or_else(|| ("http://localhost:3000".into(), "localhost".into()));
+    let passkey = doc.bool(&["auth", "passkey", "enabled"], false)?;
+    let k: Keys = doc.section(&["auth", "webauthn"], &[])?;
     Ok(WebAuthn {
-        passkey: doc.bool(&["auth", "passkey", "enabled"], false)?,
-        rp_display_name: doc.string(&w("rp_display_name"), "Supabase")?,
-        rp_id: doc.string(&w("rp_id"), &rp_id)?,
-        rp_origins: doc.strings(&w("rp_origins"), &[origin])?,
+        passkey,
+        rp_display_name: k.rp_display_name,
+        rp_id: k.rp_id.unwrap_or(rp_id),
+        rp_origins: k.rp_origins.unwrap_or_else(|| vec![origin]),
     })
 }
