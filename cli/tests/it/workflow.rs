@@ -599,8 +599,9 @@ async fn files_before_the_edited_one_stay_committed_to_the_kept_copy() {
         ["1 of 3 files applied on supagate_diff_kept (2 kept committed)"]
     );
     assert_eq!(oid().await, first);
-    // An edit in a file committed to the copy is seen: the copy is made again.
-    write("supabase/schemas/a.sql", &table("a", ", three int"));
+    // An edit in a file committed to the copy is seen: the copy is made again, with the
+    // files before that one committed.
+    write("supabase/schemas/b.sql", &table("b", ", three int"));
     let (sql, applied) = diff();
     assert!(
         sql.contains("\"three\" integer") && sql.contains("\"two\" integer"),
@@ -610,12 +611,12 @@ async fn files_before_the_edited_one_stay_committed_to_the_kept_copy() {
         applied,
         [
             "a file committed to supagate_diff_kept changed: made again",
-            "3 of 3 files applied on supagate_diff_kept (0 kept committed)"
+            "2 of 3 files applied on supagate_diff_kept (1 kept committed)"
         ]
     );
     assert_ne!(oid().await, first);
     let copy = gw.session_on("supagate_diff_kept").await;
-    assert_eq!(committed(copy).await, (false, false, false));
+    assert_eq!(committed(copy).await, (true, false, false));
 
     // The migrations, when the template was not built from them, the same way.
     write(
@@ -651,7 +652,7 @@ async fn files_before_the_edited_one_stay_committed_to_the_kept_copy() {
         applied,
         [
             "2 of 2 files applied on supagate_diff_kept_migrations (0 kept committed)",
-            "3 of 3 files applied on supagate_diff_kept (0 kept committed)"
+            "2 of 3 files applied on supagate_diff_kept (1 kept committed)"
         ]
     );
     assert_eq!(again, sql);

@@ -376,13 +376,22 @@ pub async fn kept_platform(
     files: &[(String, String)],
 ) -> Result<Option<Kept>, MigrateError> {
     let now: Vec<String> = files.iter().map(|(p, s)| step(p, s)).collect();
+    // The files the copy made again had applied last: those before the edited one are
+    // committed to the new copy at once.
+    let mut applied_last = None;
     for _ in 0..2 {
-        let Some(kept) = open_kept(project, db, key, name).await? else {
+        let Some(mut kept) = open_kept(project, db, key, name).await? else {
             return Ok(None);
         };
         if now.starts_with(&kept.done) {
+            if kept.last.is_empty()
+                && let Some(last) = applied_last.take()
+            {
+                kept.last = last;
+            }
             return Ok(Some(kept));
         }
+        applied_last = Some(std::mem::take(&mut kept.last));
         tracing::info!("a file committed to {name} changed: made again");
         kept.client
             .batch_execute(&format!(
