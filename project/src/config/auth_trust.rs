@@ -3,6 +3,8 @@
 
 use super::ConfigError;
 use super::doc::Doc;
+use super::fields;
+use serde::Deserialize;
 
 /// The third-party issuer whose tokens the APIs accept (`[auth.third_party.<provider>]`): at
 /// most one is switched on, as in the CLI.
@@ -16,12 +18,32 @@ pub struct ThirdParty {
 }
 
 /// `[auth.sessions]`: seconds (None: no limit).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Sessions {
     /// A session cannot be refreshed this long after it began.
+    #[serde(deserialize_with = "limit")]
     pub timebox: Option<u64>,
     /// A session cannot be refreshed after this long without a refresh.
+    #[serde(deserialize_with = "limit")]
     pub inactivity_timeout: Option<u64>,
+}
+
+/// A duration; 0 is no limit.
+fn limit<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    fields::duration(d).map(|s| (s > 0).then_some(s))
+}
+
+/// `[auth.captcha]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct CaptchaKeys {
+    #[serde(deserialize_with = "fields::flag")]
+    enabled: bool,
+    #[serde(deserialize_with = "fields::text")]
+    provider: String,
+    #[serde(deserialize_with = "fields::secret")]
+    secret: String,
 }
 
 /// `[auth.captcha]` switched on.
@@ -110,21 +132,16 @@ pub(super) fn read_third_party(doc: &mut Doc) -> Result<Option<ThirdParty>, Conf
 }
 
 pub(super) fn read_sessions(doc: &mut Doc) -> Result<Sessions, ConfigError> {
-    let mut limit = |k: &'static str| {
-        doc.duration(&["auth", "sessions", k], 0)
-            .map(|s| (s > 0).then_some(s))
-    };
-    Ok(Sessions {
-        timebox: limit("timebox")?,
-        inactivity_timeout: limit("inactivity_timeout")?,
-    })
+    doc.section(&["auth", "sessions"], &[])
 }
 
 pub(super) fn read_captcha(doc: &mut Doc) -> Result<Option<Captcha>, ConfigError> {
     let key = |k: &'static str| ["auth", "captcha", k];
-    let enabled = doc.bool(&key("enabled"), false)?;
-    let provider = doc.string(&key("provider"), "")?;
-    let secret = doc.secret(&key("secret"))?;
+    let CaptchaKeys {
+        enabled,
+        provider,
+        secret,
+    } = doc.section(&["auth", "captcha"], &[])?;
     if !enabled {
         return Ok(None);
     }

@@ -159,11 +159,6 @@ impl Doc<'_> {
         Ok(out)
     }
 
-    /// A duration written as Go writes them ("1s", "5m", "1h30m", "500ms"), in whole seconds.
-    pub(crate) fn duration(&mut self, path: &[&str], default: u64) -> Result<u64, ConfigError> {
-        Ok(self.read(path, to_duration)?.unwrap_or(default))
-    }
-
     pub(crate) fn size(&mut self, path: &[&str]) -> Result<Option<u64>, ConfigError> {
         self.read(path, to_size)
     }

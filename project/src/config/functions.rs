@@ -3,16 +3,24 @@
 
 use super::ConfigError;
 use super::doc::Doc;
+use super::fields;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Value;
 
 /// `[functions.<slug>]`; paths are relative to the `supabase/` folder.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct FunctionConfig {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub verify_jwt: bool,
+    #[serde(deserialize_with = "fields::some_text")]
     pub import_map: Option<String>,
+    #[serde(deserialize_with = "fields::some_text")]
     pub entrypoint: Option<String>,
+    #[serde(deserialize_with = "fields::list")]
     pub static_files: Vec<String>,
 }
 
@@ -36,12 +44,27 @@ pub enum Policy {
 }
 
 /// `[edge_runtime]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct EdgeRuntime {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
+    #[serde(deserialize_with = "policy")]
     pub policy: Policy,
     /// `[edge_runtime.secrets]`: environment of every function (unset `env()` ones left out).
+    #[serde(skip)]
     pub secrets: BTreeMap<String, String>,
+}
+
+/// `per_worker` or `oneshot`.
+fn policy<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Policy, D::Error> {
+    match fields::text(d)?.as_str() {
+        "per_worker" => Ok(Policy::PerWorker),
+        "oneshot" => Ok(Policy::Oneshot),
+        other => Err(serde::de::Error::custom(format!(
+            "\"{other}\" is not a policy (use per_worker or oneshot)"
+        ))),
+    }
 }
 
 impl Default for EdgeRuntime {
@@ -73,49 +96,16 @@ pub(super) fn read_functions(
         if !matches!(doc.lookup(&base), Some(Value::Table(_))) {
             return Err(doc.err(&base, "expected a table of function settings"));
         }
-        let d = FunctionConfig::default();
-        let opt = |doc: &mut Doc, key: &str| -> Result<Option<String>, ConfigError> {
-            let path = [base[0], base[1], key];
-            Ok(doc
-                .lookup(&path)
-                .is_some()
-                .then(|| doc.string(&path, ""))
-                .transpose()?
-                .filter(|s| !s.is_empty()))
-        };
-        let f = FunctionConfig {
-            enabled: doc.bool(&[base[0], base[1], "enabled"], d.enabled)?,
-            verify_jwt: doc.bool(&[base[0], base[1], "verify_jwt"], d.verify_jwt)?,
-            import_map: opt(doc, "import_map")?,
-            entrypoint: opt(doc, "entrypoint")?,
-            static_files: doc.strings(&[base[0], base[1], "static_files"], &[])?,
-        };
+        let f = doc.section(&base, &[])?;
         out.insert(slug, f);
     }
     Ok(out)
 }
 
 pub(super) fn read_edge_runtime(doc: &mut Doc) -> Result<EdgeRuntime, ConfigError> {
-    let d = EdgeRuntime::default();
-    let policy = match doc
-        .string(&["edge_runtime", "policy"], "per_worker")?
-        .as_str()
-    {
-        "per_worker" => Policy::PerWorker,
-        "oneshot" => Policy::Oneshot,
-        other => {
-            return Err(doc.err(
-                &["edge_runtime", "policy"],
-                format!("\"{other}\" is not a policy (use per_worker or oneshot)"),
-            ));
-        }
-    };
-    let secrets = doc.secrets(&["edge_runtime", "secrets"])?;
-    Ok(EdgeRuntime {
-        enabled: doc.bool(&["edge_runtime", "enabled"], d.enabled)?,
-        policy,
-        secrets,
-    })
+    let mut e: EdgeRuntime = doc.section(&["edge_runtime"], &[])?;
+    e.secrets = doc.secrets(&["edge_runtime", "secrets"])?;
+    Ok(e)
 }
 
 #[cfg(test)]
