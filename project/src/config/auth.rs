@@ -102,21 +102,44 @@ pub struct Email {
     pub smtp: Option<Smtp>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
 pub struct Template {
+    #[serde(deserialize_with = "fields::some_text")]
     pub subject: Option<String>,
     /// Relative to the project folder, as the CLI reads it.
+    #[serde(deserialize_with = "fields::some_text")]
     pub content_path: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Smtp {
+    #[serde(deserialize_with = "fields::text")]
     pub host: String,
+    #[serde(deserialize_with = "fields::int::<1, 65535, _, _>")]
     pub port: u16,
+    #[serde(deserialize_with = "fields::text")]
     pub user: String,
+    #[serde(deserialize_with = "fields::text")]
     pub pass: String,
+    #[serde(deserialize_with = "fields::text")]
     pub admin_email: String,
+    #[serde(deserialize_with = "fields::text")]
     pub sender_name: String,
+}
+
+impl Default for Smtp {
+    fn default() -> Self {
+        Smtp {
+            host: String::new(),
+            port: 587,
+            user: String::new(),
+            pass: String::new(),
+            admin_email: String::new(),
+            sender_name: String::new(),
+        }
+    }
 }
 
 /// `[auth.oauth_server]`: GoTrue as an OAuth 2.1 authorization server.
@@ -437,21 +460,6 @@ impl Default for Inbucket {
     }
 }
 
-fn optional_string(doc: &mut Doc, path: &[&str]) -> Result<Option<String>, ConfigError> {
-    match doc.lookup(path) {
-        Some(_) => Ok(Some(doc.string(path, "")?).filter(|s| !s.is_empty())),
-        None => Ok(None),
-    }
-}
-
-fn template(doc: &mut Doc, base: &[&str]) -> Result<Template, ConfigError> {
-    let key = |k: &'static str| [base, &[k]].concat();
-    Ok(Template {
-        subject: optional_string(doc, &key("subject"))?,
-        content_path: optional_string(doc, &key("content_path"))?,
-    })
-}
-
 fn names(doc: &Doc, path: &[&str]) -> Vec<String> {
     match doc.lookup(path) {
         Some(Value::Table(t)) => t.keys().cloned().collect(),
@@ -469,7 +477,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
                 format!("unknown template (use {})", TEMPLATES.join(", ")),
             ));
         }
-        let t = template(doc, &["auth", "email", "template", &name])?;
+        let t = doc.section(&["auth", "email", "template", &name], &[])?;
         templates.insert(name, t);
     }
     let mut notifications = BTreeMap::new();
@@ -482,23 +490,14 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             ));
         }
         if doc.bool(&[&base[..], &["enabled"]].concat(), false)? {
-            let t = template(doc, &base)?;
+            let t = doc.section(&base, &[])?;
             notifications.insert(name, t);
         }
     }
     let smtp = if doc.lookup(&["auth", "email", "smtp"]).is_some()
         && doc.bool(&["auth", "email", "smtp", "enabled"], true)?
     {
-        let s = |k: &'static str| ["auth", "email", "smtp", k];
-        Some(Smtp {
-            host: doc.string(&s("host"), "")?,
-            port: doc.int(&s("port"), 587, 1, 65535)? as u16,
-            user: doc.string(&s("user"), "")?,
-            pass: doc.string(&s("pass"), "")?,
-            admin_email: doc.string(&s("admin_email"), "")?,
-            sender_name: doc.string(&s("sender_name"), "")?,
-        })
-        .filter(|s| !s.host.is_empty())
+        Some(doc.section::<Smtp>(&["auth", "email", "smtp"], &[])?).filter(|s| !s.host.is_empty())
     } else {
         None
     };

@@ -113,12 +113,6 @@ impl Doc<'_> {
             .unwrap_or_else(|| default.to_string()))
     }
 
-    /// A secret (a token, key or password): empty when absent or when its `env(NAME)` is unset,
-    /// which is what "no real credentials" means in local development.
-    pub(crate) fn secret(&mut self, path: &[&str]) -> Result<String, ConfigError> {
-        Ok(self.read(path, to_secret)?.unwrap_or_default())
-    }
-
     pub(crate) fn strings(
         &mut self,
         path: &[&str],

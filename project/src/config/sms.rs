@@ -140,29 +140,61 @@ pub(super) fn read(doc: &mut Doc) -> Result<Sms, ConfigError> {
     })
 }
 
+/// `[auth.sms.messagebird]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Messagebird {
+    #[serde(deserialize_with = "fields::text")]
+    originator: String,
+    #[serde(deserialize_with = "fields::secret")]
+    access_key: String,
+}
+
+/// `[auth.sms.textlocal]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Textlocal {
+    #[serde(deserialize_with = "fields::text")]
+    sender: String,
+    #[serde(deserialize_with = "fields::secret")]
+    api_key: String,
+}
+
+/// `[auth.sms.vonage]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Vonage {
+    #[serde(deserialize_with = "fields::text")]
+    from: String,
+    #[serde(deserialize_with = "fields::text")]
+    api_key: String,
+    #[serde(deserialize_with = "fields::secret")]
+    api_secret: String,
+}
+
 /// The first of messagebird, textlocal and vonage that is enabled.
 fn other(doc: &mut Doc) -> Result<Option<OtherProvider>, ConfigError> {
     let on = |doc: &mut Doc, p: &'static str| doc.bool(&["auth", "sms", p, "enabled"], false);
     if on(doc, "messagebird")? {
-        let k = |k: &'static str| ["auth", "sms", "messagebird", k];
+        let m: Messagebird = doc.section(&["auth", "sms", "messagebird"], &[])?;
         return Ok(Some(OtherProvider::Messagebird {
-            originator: doc.string(&k("originator"), "")?,
-            access_key: doc.secret(&k("access_key"))?,
+            originator: m.originator,
+            access_key: m.access_key,
         }));
     }
     if on(doc, "textlocal")? {
-        let k = |k: &'static str| ["auth", "sms", "textlocal", k];
+        let t: Textlocal = doc.section(&["auth", "sms", "textlocal"], &[])?;
         return Ok(Some(OtherProvider::Textlocal {
-            sender: doc.string(&k("sender"), "")?,
-            api_key: doc.secret(&k("api_key"))?,
+            sender: t.sender,
+            api_key: t.api_key,
         }));
     }
     if on(doc, "vonage")? {
-        let k = |k: &'static str| ["auth", "sms", "vonage", k];
+        let v: Vonage = doc.section(&["auth", "sms", "vonage"], &[])?;
         return Ok(Some(OtherProvider::Vonage {
-            from: doc.string(&k("from"), "")?,
-            api_key: doc.string(&k("api_key"), "")?,
-            api_secret: doc.secret(&k("api_secret"))?,
+            from: v.from,
+            api_key: v.api_key,
+            api_secret: v.api_secret,
         }));
     }
     Ok(None)
