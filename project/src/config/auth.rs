@@ -197,6 +197,16 @@ pub enum Hook {
     },
 }
 
+/// `[auth.hook.NAME]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct HookKeys {
+    #[serde(deserialize_with = "fields::text")]
+    uri: String,
+    #[serde(deserialize_with = "fields::text")]
+    secrets: String,
+}
+
 /// Whether a hook secret has the form the CLI requires: `v1,whsec_` and 32 to 88 base64
 /// characters.
 fn hook_secret_ok(secret: &str) -> bool {
@@ -512,8 +522,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
         }
         let uri_key = [&base[..], &["uri"]].concat();
         let secrets_key = [&base[..], &["secrets"]].concat();
-        let uri = doc.string(&uri_key, "")?;
-        let secrets = doc.string(&secrets_key, "")?;
+        let HookKeys { uri, secrets } = doc.section(&base, &[])?;
         let scheme = uri.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
         let hook = match scheme.as_deref() {
             Some("pg-functions") => {
