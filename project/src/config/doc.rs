@@ -113,16 +113,6 @@ impl Doc<'_> {
             .unwrap_or_else(|| default.to_string()))
     }
 
-    pub(crate) fn strings(
-        &mut self,
-        path: &[&str],
-        default: &[String],
-    ) -> Result<Vec<String>, ConfigError> {
-        Ok(self
-            .read(path, to_strings)?
-            .unwrap_or_else(|| default.to_vec()))
-    }
-
     /// A table of named strings, such as `[db.vault]` or `[edge_runtime.secrets]`, with
     /// `env(NAME)` substituted; entries whose variable is unset are left out, as the CLI leaves
     /// them out.
@@ -151,10 +141,6 @@ impl Doc<'_> {
             Some(other) => return Err(self.err(path, format!("expected a table, got {other}"))),
         }
         Ok(out)
-    }
-
-    pub(crate) fn size(&mut self, path: &[&str]) -> Result<Option<u64>, ConfigError> {
-        self.read(path, to_size)
     }
 }
 

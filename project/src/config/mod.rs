@@ -279,13 +279,24 @@ pub struct Storage {
     pub buckets: BTreeMap<String, Bucket>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
 pub struct Bucket {
+    #[serde(deserialize_with = "fields::given_flag")]
     pub public: Option<bool>,
+    /// None when absent or 0.
+    #[serde(deserialize_with = "bucket_size")]
     pub file_size_limit: Option<u64>,
+    #[serde(deserialize_with = "fields::given_list")]
     pub allowed_mime_types: Option<Vec<String>>,
     /// Files uploaded into the bucket, relative to the `supabase/` folder.
+    #[serde(deserialize_with = "fields::some_text")]
     pub objects_path: Option<String>,
+}
+
+/// A bucket's size limit; 0 is none.
+fn bucket_size<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    fields::size(d).map(|s| Some(s).filter(|s| *s > 0))
 }
 
 impl Db {
@@ -758,20 +769,7 @@ fn read_buckets(doc: &mut Doc) -> Result<BTreeMap<String, Bucket>, ConfigError> 
         if name.is_empty() || name.len() > 100 || name.contains('/') {
             return Err(doc.err(&base, "a bucket name has 1 to 100 characters and no '/'"));
         }
-        let key = |k: &'static str| [base[0], base[1], base[2], k];
-        let public = match doc.lookup(&key("public")) {
-            Some(_) => Some(doc.bool(&key("public"), false)?),
-            None => None,
-        };
-        let file_size_limit = doc.size(&key("file_size_limit"))?.filter(|s| *s > 0);
-        let allowed_mime_types = match doc.lookup(&key("allowed_mime_types")) {
-            Some(_) => Some(doc.strings(&key("allowed_mime_types"), &[])?),
-            None => None,
-        };
-        let objects_path = match doc.lookup(&key("objects_path")) {
-            Some(_) => Some(doc.string(&key("objects_path"), "")?).filter(|p| !p.is_empty()),
-            None => None,
-        };
+        let bucket: Bucket = doc.section(&base, &[])?;
         let known = [
             "public",
             "file_size_limit",
@@ -787,15 +785,7 @@ fn read_buckets(doc: &mut Doc) -> Result<BTreeMap<String, Bucket>, ConfigError> 
                 "unknown bucket setting (use public, file_size_limit, allowed_mime_types, objects_path)",
             ));
         }
-        out.insert(
-            name.clone(),
-            Bucket {
-                public,
-                file_size_limit,
-                allowed_mime_types,
-                objects_path,
-            },
-        );
+        out.insert(name.clone(), bucket);
     }
     Ok(out)
 }
