@@ -8,47 +8,73 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Value;
 
-#[derive(Debug, Clone, PartialEq)]
+/// `[auth]`; what is read apart (SMS, WebAuthn, providers, hooks, third parties, sessions,
+/// captcha) is skipped by serde.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Auth {
+    #[serde(deserialize_with = "fields::flag")]
     pub enabled: bool,
     /// HS256 secret of access tokens and API keys (None: the CLI's well-known demo secret).
+    #[serde(deserialize_with = "fields::some_text")]
     pub jwt_secret: Option<String>,
     /// A JSON file of signing keys (JWKs with their private parts), as the CLI's.
+    #[serde(deserialize_with = "fields::some_text")]
     pub signing_keys_path: Option<String>,
+    #[serde(deserialize_with = "fields::text")]
     pub site_url: String,
+    #[serde(deserialize_with = "fields::list")]
     pub additional_redirect_urls: Vec<String>,
+    #[serde(deserialize_with = "fields::int::<30, 604_800, _, _>")]
     pub jwt_expiry: i64,
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_signup: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_anonymous_sign_ins: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_manual_linking: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_refresh_token_rotation: bool,
+    #[serde(deserialize_with = "fields::int::<0, { i32::MAX as i64 }, _, _>")]
     pub refresh_token_reuse_interval: i64,
+    #[serde(deserialize_with = "fields::int::<6, 72, _, _>")]
     pub minimum_password_length: usize,
     /// "", "letters_digits", "lower_upper_letters_digits" or "lower_upper_letters_digits_symbols".
+    #[serde(deserialize_with = "fields::text")]
     pub password_requirements: String,
     pub rate_limit: RateLimits,
     pub email: Email,
     pub mfa: Mfa,
+    #[serde(skip)]
     pub sms: super::sms::Sms,
     pub oauth_server: OAuthServer,
+    #[serde(skip)]
     pub webauthn: super::webauthn::WebAuthn,
     /// `[auth.external.<provider>]`, by provider.
+    #[serde(skip)]
     pub external: BTreeMap<String, super::external::External>,
     /// Hooks switched on, by name (`custom_access_token`, `send_email`, …).
+    #[serde(skip)]
     pub hooks: BTreeMap<String, Hook>,
     /// `[auth] external_url`: GoTrue's API_EXTERNAL_URL, the base of its links (None:
     /// `{API URL}/auth/v1`).
+    #[serde(deserialize_with = "external_url")]
     pub external_url: Option<String>,
     /// `[auth] jwt_issuer`: the `iss` of access tokens (None: the external URL).
+    #[serde(deserialize_with = "fields::some_text")]
     pub jwt_issuer: Option<String>,
+    #[serde(skip)]
     pub third_party: Option<super::auth_trust::ThirdParty>,
+    #[serde(skip)]
     pub sessions: super::auth_trust::Sessions,
+    #[serde(skip)]
     pub captcha: Option<super::auth_trust::Captcha>,
     pub web3: Web3,
 }
 
 /// `[auth.web3.solana]` and `[auth.web3.ethereum]` `enabled`: the chains wallets sign in with.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(from = "Web3Keys")]
 pub struct Web3 {
     pub solana: bool,
     pub ethereum: bool,
@@ -82,23 +108,35 @@ pub struct RateLimits {
 }
 
 /// `[auth.email]`.
-#[derive(Debug, Clone, PartialEq)]
+/// `[auth.email]` (templates, notifications and SMTP are read apart).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Email {
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_signup: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_confirmations: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub double_confirm_changes: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub secure_password_change: bool,
     /// Seconds between two mails of one kind to one user.
+    #[serde(deserialize_with = "fields::duration")]
     pub max_frequency: u64,
+    #[serde(deserialize_with = "fields::int::<6, 10, _, _>")]
     pub otp_length: usize,
     /// Seconds an e-mailed code or link stays valid.
+    #[serde(deserialize_with = "fields::int::<1, 86_400, _, _>")]
     pub otp_expiry: u64,
     /// `[auth.email.template.NAME]`: invite, confirmation, recovery, magic_link, email_change,
     /// reauthentication.
+    #[serde(skip)]
     pub templates: BTreeMap<String, Template>,
     /// `[auth.email.notification.NAME]` switched on: password_changed, email_changed, …
+    #[serde(skip)]
     pub notifications: BTreeMap<String, Template>,
     /// `[auth.email.smtp]` when enabled; otherwise mail goes to the built-in catcher.
+    #[serde(skip)]
     pub smtp: Option<Smtp>,
 }
 
@@ -167,7 +205,8 @@ impl Default for OAuthServer {
 }
 
 /// `[auth.mfa]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(from = "MfaKeys")]
 pub struct Mfa {
     pub max_enrolled_factors: u32,
     pub totp_enroll: bool,
@@ -289,18 +328,7 @@ impl Default for Auth {
             minimum_password_length: 6,
             password_requirements: String::new(),
             rate_limit: RateLimits::default(),
-            email: Email {
-                enable_signup: true,
-                enable_confirmations: false,
-                double_confirm_changes: true,
-                secure_password_change: false,
-                max_frequency: 1,
-                otp_length: 6,
-                otp_expiry: 3600,
-                templates: BTreeMap::new(),
-                notifications: BTreeMap::new(),
-                smtp: None,
-            },
+            email: Email::default(),
             mfa: Mfa {
                 max_enrolled_factors: 10,
                 totp_enroll: false,
@@ -328,6 +356,23 @@ impl Default for Auth {
     }
 }
 
+impl Default for Email {
+    fn default() -> Self {
+        Email {
+            enable_signup: true,
+            enable_confirmations: false,
+            double_confirm_changes: true,
+            secure_password_change: false,
+            max_frequency: 1,
+            otp_length: 6,
+            otp_expiry: 3600,
+            templates: BTreeMap::new(),
+            notifications: BTreeMap::new(),
+            smtp: None,
+        }
+    }
+}
+
 impl Default for RateLimits {
     fn default() -> Self {
         RateLimits {
@@ -342,67 +387,9 @@ impl Default for RateLimits {
     }
 }
 
-/// `[auth]`'s keys read through serde; unset ones are the CLI's defaults (`Auth::default`).
-/// Templates, notifications, SMTP, hooks, SMS, providers, passkeys, third parties, sessions
-/// and captcha are read apart.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Keys {
-    #[serde(deserialize_with = "fields::given_flag")]
-    enabled: Option<bool>,
-    #[serde(deserialize_with = "fields::some_text")]
-    jwt_secret: Option<String>,
-    #[serde(deserialize_with = "fields::some_text")]
-    signing_keys_path: Option<String>,
-    #[serde(deserialize_with = "fields::given_text")]
-    site_url: Option<String>,
-    #[serde(deserialize_with = "fields::given_list")]
-    additional_redirect_urls: Option<Vec<String>>,
-    #[serde(deserialize_with = "fields::some_int::<30, 604_800, _, _>")]
-    jwt_expiry: Option<i64>,
-    #[serde(deserialize_with = "fields::given_flag")]
-    enable_signup: Option<bool>,
-    #[serde(deserialize_with = "fields::given_flag")]
-    enable_anonymous_sign_ins: Option<bool>,
-    #[serde(deserialize_with = "fields::given_flag")]
-    enable_manual_linking: Option<bool>,
-    #[serde(deserialize_with = "fields::given_flag")]
-    enable_refresh_token_rotation: Option<bool>,
-    #[serde(deserialize_with = "fields::some_int::<0, { i32::MAX as i64 }, _, _>")]
-    refresh_token_reuse_interval: Option<i64>,
-    #[serde(deserialize_with = "fields::some_int::<6, 72, _, _>")]
-    minimum_password_length: Option<usize>,
-    #[serde(deserialize_with = "fields::given_text")]
-    password_requirements: Option<String>,
-    #[serde(deserialize_with = "fields::some_text")]
-    external_url: Option<String>,
-    #[serde(deserialize_with = "fields::some_text")]
-    jwt_issuer: Option<String>,
-    rate_limit: RateLimits,
-    email: EmailKeys,
-    mfa: MfaKeys,
-    oauth_server: OAuthServer,
-    web3: Web3Keys,
-}
-
-/// `[auth.email]`'s own keys.
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct EmailKeys {
-    #[serde(deserialize_with = "fields::given_flag")]
-    enable_signup: Option<bool>,
-    #[serde(deserialize_with = "fields::given_flag")]
-    enable_confirmations: Option<bool>,
-    #[serde(deserialize_with = "fields::given_flag")]
-    double_confirm_changes: Option<bool>,
-    #[serde(deserialize_with = "fields::given_flag")]
-    secure_password_change: Option<bool>,
-    #[serde(deserialize_with = "fields::given_duration")]
-    max_frequency: Option<u64>,
-    #[serde(deserialize_with = "fields::some_int::<6, 10, _, _>")]
-    otp_length: Option<usize>,
-    #[serde(deserialize_with = "fields::some_int::<1, 86_400, _, _>")]
-    otp_expiry: Option<u64>,
+/// `[auth] external_url`, without a trailing `/`; empty is none.
+fn external_url<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(fields::some_text(d)?.map(|u| u.trim_end_matches('/').to_string()))
 }
 
 /// `[auth.mfa]`.
@@ -414,6 +401,24 @@ struct MfaKeys {
     totp: Factor,
     phone: PhoneFactor,
     web_authn: Factor,
+}
+
+impl From<MfaKeys> for Mfa {
+    fn from(m: MfaKeys) -> Mfa {
+        let d = Auth::default().mfa;
+        Mfa {
+            max_enrolled_factors: m.max_enrolled_factors.unwrap_or(d.max_enrolled_factors),
+            totp_enroll: m.totp.enroll_enabled,
+            totp_verify: m.totp.verify_enabled,
+            phone_enroll: m.phone.enroll_enabled,
+            phone_verify: m.phone.verify_enabled,
+            phone_otp_length: m.phone.otp_length.unwrap_or(d.phone_otp_length),
+            phone_template: m.phone.template.unwrap_or(d.phone_template),
+            phone_max_frequency: m.phone.max_frequency.unwrap_or(d.phone_max_frequency),
+            web_authn_enroll: m.web_authn.enroll_enabled,
+            web_authn_verify: m.web_authn.verify_enabled,
+        }
+    }
 }
 
 /// `[auth.mfa.totp]`, `[auth.mfa.web_authn]`.
@@ -450,6 +455,15 @@ struct Web3Keys {
     ethereum: Chain,
 }
 
+impl From<Web3Keys> for Web3 {
+    fn from(w: Web3Keys) -> Web3 {
+        Web3 {
+            solana: w.solana.enabled,
+            ethereum: w.ethereum.enabled,
+        }
+    }
+}
+
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Chain {
@@ -478,7 +492,6 @@ fn names(doc: &Doc, path: &[&str]) -> Vec<String> {
 }
 
 pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
-    let d = Auth::default();
     let mut templates = BTreeMap::new();
     for name in names(doc, &["auth", "email", "template"]) {
         if !TEMPLATES.contains(&name.as_str()) {
@@ -570,7 +583,7 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
         };
         hooks.insert(name.clone(), hook);
     }
-    let k: Keys = doc.section(
+    let mut auth: Auth = doc.section(
         &["auth"],
         &[
             "rate_limit",
@@ -585,77 +598,15 @@ pub(super) fn read(doc: &mut Doc) -> Result<Auth, ConfigError> {
             "web3.ethereum",
         ],
     )?;
-    let (e, m, dm) = (k.email, k.mfa, d.mfa);
-    let mut auth = Auth {
-        enabled: k.enabled.unwrap_or(d.enabled),
-        jwt_secret: k.jwt_secret,
-        signing_keys_path: k.signing_keys_path,
-        site_url: k.site_url.unwrap_or(d.site_url),
-        additional_redirect_urls: k
-            .additional_redirect_urls
-            .unwrap_or(d.additional_redirect_urls),
-        jwt_expiry: k.jwt_expiry.unwrap_or(d.jwt_expiry),
-        enable_signup: k.enable_signup.unwrap_or(d.enable_signup),
-        enable_anonymous_sign_ins: k
-            .enable_anonymous_sign_ins
-            .unwrap_or(d.enable_anonymous_sign_ins),
-        enable_manual_linking: k.enable_manual_linking.unwrap_or(d.enable_manual_linking),
-        enable_refresh_token_rotation: k
-            .enable_refresh_token_rotation
-            .unwrap_or(d.enable_refresh_token_rotation),
-        refresh_token_reuse_interval: k
-            .refresh_token_reuse_interval
-            .unwrap_or(d.refresh_token_reuse_interval),
-        minimum_password_length: k
-            .minimum_password_length
-            .unwrap_or(d.minimum_password_length),
-        password_requirements: k.password_requirements.unwrap_or(d.password_requirements),
-        rate_limit: k.rate_limit,
-        email: Email {
-            enable_signup: e.enable_signup.unwrap_or(d.email.enable_signup),
-            enable_confirmations: e
-                .enable_confirmations
-                .unwrap_or(d.email.enable_confirmations),
-            double_confirm_changes: e
-                .double_confirm_changes
-                .unwrap_or(d.email.double_confirm_changes),
-            secure_password_change: e
-                .secure_password_change
-                .unwrap_or(d.email.secure_password_change),
-            max_frequency: e.max_frequency.unwrap_or(d.email.max_frequency),
-            otp_length: e.otp_length.unwrap_or(d.email.otp_length),
-            otp_expiry: e.otp_expiry.unwrap_or(d.email.otp_expiry),
-            templates,
-            notifications,
-            smtp,
-        },
-        mfa: Mfa {
-            max_enrolled_factors: m.max_enrolled_factors.unwrap_or(dm.max_enrolled_factors),
-            totp_enroll: m.totp.enroll_enabled,
-            totp_verify: m.totp.verify_enabled,
-            phone_enroll: m.phone.enroll_enabled,
-            phone_verify: m.phone.verify_enabled,
-            phone_otp_length: m.phone.otp_length.unwrap_or(dm.phone_otp_length),
-            phone_template: m.phone.template.unwrap_or(dm.phone_template),
-            phone_max_frequency: m.phone.max_frequency.unwrap_or(dm.phone_max_frequency),
-            web_authn_enroll: m.web_authn.enroll_enabled,
-            web_authn_verify: m.web_authn.verify_enabled,
-        },
-        sms: super::sms::read(doc)?,
-        webauthn: Default::default(),
-        external: super::external::read(doc)?,
-        oauth_server: k.oauth_server,
-        hooks,
-        external_url: k.external_url.map(|u| u.trim_end_matches('/').to_string()),
-        jwt_issuer: k.jwt_issuer,
-        third_party: super::auth_trust::read_third_party(doc)?,
-        sessions: super::auth_trust::read_sessions(doc)?,
-        captcha: super::auth_trust::read_captcha(doc)?,
-        web3: Web3 {
-            solana: k.web3.solana.enabled,
-            ethereum: k.web3.ethereum.enabled,
-        },
-    };
+    auth.email.templates = templates;
+    auth.email.notifications = notifications;
+    auth.email.smtp = smtp;
+    auth.hooks = hooks;
+    auth.sms = super::sms::read(doc)?;
+    auth.external = super::external::read(doc)?;
+    auth.third_party = super::auth_trust::read_third_party(doc)?;
+    auth.sessions = super::auth_trust::read_sessions(doc)?;
+    auth.captcha = super::auth_trust::read_captcha(doc)?;
     auth.webauthn = super::webauthn::read(doc, &auth.site_url)?;
     if let Some(secret) = &auth.jwt_secret
         && secret.len() < 16
