@@ -8,24 +8,34 @@ use super::fields;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// `[auth.sms]`: sign-up and sign-in with a phone number, codes sent by text message.
-#[derive(Debug, Clone, PartialEq)]
+/// `[auth.sms]`: sign-up and sign-in with a phone number, codes sent by text message (the
+/// test numbers and the providers are read apart).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Sms {
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_signup: bool,
+    #[serde(deserialize_with = "fields::flag")]
     pub enable_confirmations: bool,
     /// The message, with `{{ .Code }}`.
+    #[serde(deserialize_with = "fields::text")]
     pub template: String,
     /// Seconds between two messages to one number.
+    #[serde(deserialize_with = "fields::duration")]
     pub max_frequency: u64,
     /// Numbers (digits, as stored) whose code is always this one, and to which nothing is sent.
+    #[serde(skip)]
     pub test_otp: BTreeMap<String, String>,
     /// `[auth.sms.twilio]` when enabled: texts go through Twilio's API.
+    #[serde(skip)]
     pub twilio: Option<Twilio>,
     /// `[auth.sms.twilio_verify]` when enabled (and Twilio is not): Twilio Verify sends its own
     /// code and checks it.
+    #[serde(skip)]
     pub twilio_verify: Option<Twilio>,
     /// Another provider when enabled (and neither Twilio is): `[auth.sms.messagebird]`,
     /// `[auth.sms.textlocal]` or `[auth.sms.vonage]`, in the order GoTrue's CLI picks one.
+    #[serde(skip)]
     pub other: Option<OtherProvider>,
 }
 
@@ -58,32 +68,6 @@ pub struct Twilio {
     pub message_service_sid: String,
     #[serde(deserialize_with = "fields::secret")]
     pub auth_token: String,
-}
-
-/// `[auth.sms]`'s own keys (the numbers with test codes and the providers are read apart).
-#[derive(Deserialize)]
-#[serde(default)]
-struct Keys {
-    #[serde(deserialize_with = "fields::flag")]
-    enable_signup: bool,
-    #[serde(deserialize_with = "fields::flag")]
-    enable_confirmations: bool,
-    #[serde(deserialize_with = "fields::text")]
-    template: String,
-    #[serde(deserialize_with = "fields::duration")]
-    max_frequency: u64,
-}
-
-impl Default for Keys {
-    fn default() -> Self {
-        let d = Sms::default();
-        Keys {
-            enable_signup: d.enable_signup,
-            enable_confirmations: d.enable_confirmations,
-            template: d.template,
-            max_frequency: d.max_frequency,
-        }
-    }
 }
 
 impl Sms {
@@ -123,21 +107,16 @@ impl Default for Sms {
 }
 
 pub(super) fn read(doc: &mut Doc) -> Result<Sms, ConfigError> {
-    let k: Keys = doc.section(&["auth", "sms"], &[])?;
-    Ok(Sms {
-        enable_signup: k.enable_signup,
-        enable_confirmations: k.enable_confirmations,
-        template: k.template,
-        max_frequency: k.max_frequency,
-        test_otp: doc
-            .secrets(&["auth", "sms", "test_otp"])?
-            .into_iter()
-            .map(|(number, code)| (number.trim_start_matches('+').to_string(), code))
-            .collect(),
-        other: other(doc)?,
-        twilio: twilio(doc, "twilio")?,
-        twilio_verify: twilio(doc, "twilio_verify")?,
-    })
+    let mut sms: Sms = doc.section(&["auth", "sms"], &[])?;
+    sms.test_otp = doc
+        .secrets(&["auth", "sms", "test_otp"])?
+        .into_iter()
+        .map(|(number, code)| (number.trim_start_matches('+').to_string(), code))
+        .collect();
+    sms.other = other(doc)?;
+    sms.twilio = twilio(doc, "twilio")?;
+    sms.twilio_verify = twilio(doc, "twilio_verify")?;
+    Ok(sms)
 }
 
 /// `[auth.sms.messagebird]`'s keys.
