@@ -375,7 +375,11 @@ results.http_alone = Object.fromEntries(
   Object.entries(floor).map(([c, f]) => [c, { rps: round(f.rps, 0), us: f.us }]),
 )
 
-for (const s of scenarios) {
+/**
+ * One REST load: the request through the gateway (wrk) against its own SQL in pgbench, for each
+ * connection count, with the pinned runs when `withPinned`; returns the rows and the SQL.
+ */
+async function measureScenario(gw, s, withPinned) {
   // Inserts of one fixed row would conflict; roll them back (the work is the same, nothing is kept).
   const headers = s.rollback
     ? { ...s.headers, prefer: `${s.headers.prefer}, tx=rollback` }
@@ -398,6 +402,7 @@ for (const s of scenarios) {
     '\\endpipeline',
     '',
   ].join('\n')
+  const rows = []
   for (const conns of CONNS) {
     const [w, peak] = await withPeakRss(gw.pid, async () =>
       perRequest(gw, () =>
@@ -416,7 +421,7 @@ for (const s of scenarios) {
     // Pinned: what the gateway adds to PostgreSQL's work when it does not take PostgreSQL's CPU.
     // PostgreSQL and the load generator (wrk, then pgbench) share one CPU; the gateway has the other.
     let pinnedRow = null
-    if (PIN) {
+    if (PIN && withPinned) {
       pinServers(gw, { gateway: PIN.gateway, postgres: PIN.rest })
       try {
         const pw = perRequest(gw, () =>
@@ -445,7 +450,7 @@ for (const s of scenarios) {
         pinServers(gw, { gateway: PIN.all, postgres: PIN.all })
       }
     }
-    results.rest.push({
+    rows.push({
       scenario: s.key,
       name: s.name,
       conns,
@@ -467,6 +472,12 @@ for (const s of scenarios) {
       `(${s.key}) ${conns} conns: gateway ${round(w.rps, 0)} req/s, SQL ${round(tps, 0)} tps → ${round(w.rps / tps, 2)}${pinnedRow ? `; pinned ${pinnedRow.gateway_rps} / ${pinnedRow.sql_tps} → ${pinnedRow.efficiency}` : ''}`,
     )
   }
+  return { rows, sql }
+}
+
+for (const s of scenarios) {
+  const { rows, sql } = await measureScenario(gw, s, true)
+  results.rest.push(...rows)
   results.rest_sql ??= {}
   results.rest_sql[s.key] = sql
 }
@@ -670,6 +681,25 @@ results.site.home_lcp_ms = round(lcps[Math.floor(lcps.length / 2)], 0)
 
 await gw.stop()
 
+// ------------------------------------------------------------------ shared connections
+// The same data served with SUPAGATE_REST_SHARED (requests decided in one round trip share a
+// few connections, each request one implicit transaction of one Sync), one per CPU: the loads
+// that touch one row, against their own SQL (which then has no BEGIN/COMMIT) in pgbench.
+{
+  const n = cpus().length
+  log(`REST on ${n} shared connections`)
+  const sg = await startGateway(emptyDir, { SUPAGATE_REST_SHARED: String(n) })
+  try {
+    results.rest_shared = { connections: n, rows: [] }
+    for (const s of scenarios.filter((s) => s.key === 'a' || s.key === 'd')) {
+      const { rows } = await measureScenario(sg, s, false)
+      results.rest_shared.rows.push(...rows)
+    }
+  } finally {
+    await sg.stop()
+  }
+}
+
 // ------------------------------------------------------------------ start times
 log('start')
 const again = []
@@ -788,6 +818,26 @@ ${t(results.rest, [
 ])}
 
 Plain \`pgbench -S -M prepared\` (one indexed select, no transaction wrapper): ${CONNS.map((c) => `${results.pgbench_select_only[c]} tps at ${c} connections`).join(', ')}.
+
+**Shared connections** (\`SUPAGATE_REST_SHARED=${results.rest_shared.connections}\`, off by default): the same
+data served again with requests decided in one round trip carried by ${results.rest_shared.connections} shared connections, each
+request one implicit transaction of one Sync (no BEGIN/COMMIT); its SQL in pgbench is that SQL, pipelined.
+The other requests (singular responses, max-affected, PUT) keep the pools.
+
+${t(results.rest_shared.rows, [
+  ['', (r) => r.scenario],
+  ['request', (r) => r.name],
+  ['conns', (r) => r.conns],
+  ['gateway req/s', (r) => r.gateway_rps],
+  ['its SQL in pgbench, tps', (r) => r.sql_tps],
+  ['efficiency', (r) => `**${r.efficiency}**`],
+  ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps],
+  ['vs unpipelined', (r) => r.efficiency_vs_unpipelined],
+  ['p50 ms', (r) => r.p50_ms],
+  ['p99 ms', (r) => r.p99_ms],
+  ['gateway µs', (r) => r.us.gateway],
+  ['PostgreSQL µs', (r) => r.us.postgres],
+])}
 
 ## Instructions per request
 
