@@ -240,6 +240,13 @@ fn may_name_a_branch(query: &str) -> bool {
         || memchr::memchr_iter(b'&', bytes).any(|i| bytes[i + 1..].starts_with(name))
 }
 
+/// The project's branches, as the server registers them beside the state (none for a gateway
+/// without them).
+pub fn registered(req: &HttpRequest) -> Option<Arc<Branches>> {
+    req.app_data::<web::Data<Option<Arc<Branches>>>>()
+        .and_then(|d| d.get_ref().clone())
+}
+
 /// What handlers take instead of the application's state: the state of the branch the request
 /// names, or the project's.
 #[derive(Clone)]
@@ -265,13 +272,14 @@ impl FromRequest for State {
             .expect("the application's state")
             .get_ref()
             .clone();
+        let branches = registered(req);
         let Some(name) = requested(req) else {
             return futures_util::future::Either::Left(std::future::ready(Ok(State(main))));
         };
         // Branches are a local testing tool: only loopback clients reach them.
         let local = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
         futures_util::future::Either::Right(Box::pin(async move {
-            match &main.branches {
+            match branches {
                 Some(b) if local => b.state(&name).await.map(State),
                 _ => Err(BranchError::Off),
             }

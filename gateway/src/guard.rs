@@ -78,7 +78,7 @@ pub async fn guard(
     let t0 = Instant::now();
     let method = req.method().clone();
     let path = req.path().to_string();
-    let inspected = crate::inspector::recording(req.request()).map(|state| {
+    let inspected = crate::state::recording(req.request()).map(|state| {
         let who =
             crate::request_auth::resolved(req.request(), &state.keys, state.local_keys()).ok();
         // What the inspector shows of the request: its secrets blanked.

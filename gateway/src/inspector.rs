@@ -9,9 +9,6 @@
 pub mod history;
 pub mod redact;
 
-use crate::state::AppState;
-use actix_web::HttpRequest;
-use actix_web::web;
 use std::sync::Arc;
 use tokio::sync::broadcast;
 
@@ -91,17 +88,3 @@ impl Inspector {
 
 /// What a handler adds to its request for the inspector (role, claims, SQL, RLS).
 pub struct Inspected(pub serde_json::Value);
-
-/// The gateway's state (the project's, whichever branch serves the request), when its
-/// inspector records requests.
-pub fn recording(req: &HttpRequest) -> Option<Arc<AppState>> {
-    req.app_data::<web::Data<Arc<AppState>>>()
-        .map(|d| d.get_ref().clone())
-        .filter(|s| s.inspector.recording())
-}
-
-/// Whether someone follows the inspector (what RLS did is then found too).
-pub fn watched(req: &HttpRequest) -> bool {
-    req.app_data::<web::Data<Arc<AppState>>>()
-        .is_some_and(|s| s.inspector.watched())
-}

@@ -79,7 +79,7 @@ async fn serve(
     let (role, claims) = identity
         .as_ref()
         .map_or(("", ""), |i| (i.role(), i.claims.text.as_str()));
-    let recorded = crate::inspector::recording(req).is_some();
+    let recorded = crate::state::recording(req).is_some();
     let mut trace = None;
     // Boxed: the REST service's future is kilobytes, and actix moves the handler's future
     // (memcpy) into boxes of its own; a pointer to it moves cheaply.
@@ -115,7 +115,7 @@ async fn serve(
     .await;
     if recorded && let Some(t) = &trace {
         // A query of its own: only while someone follows the inspector.
-        let rls = if crate::inspector::watched(req) {
+        let rls = if crate::state::watched(req) {
             state
                 .rest
                 .rls_outcome(&state.admin, t, r.as_ref().err())

@@ -70,10 +70,19 @@ pub fn listen(host: &str, port: u16) -> std::io::Result<std::net::TcpListener> {
 /// Serves the API on `listener` (bound first, so that the URLs supagate builds can name its port).
 pub fn serve(
     state: Arc<AppState>,
+    branches: Option<Arc<crate::branches::Branches>>,
     listener: std::net::TcpListener,
 ) -> std::io::Result<actix_web::dev::Server> {
     let data = web::Data::new(state.clone());
-    let site = web::Data::new(state.site.clone());
+    // Without API_EXTERNAL_URL the site calls the origin it was loaded from.
+    let site = web::Data::new(state.config.site_dir.as_deref().map(|d| {
+        Arc::new(crate::site::Site::load(
+            d,
+            (state.config.api_external_url.as_deref(), &state.api_url),
+            &state.keys.api_keys().anon,
+        ))
+    }));
+    let branches = web::Data::new(branches);
     let workers = state.config.workers.max(1);
     let (rest, auth, storage, realtime) = (
         state.config.rest_enabled,
@@ -87,6 +96,7 @@ pub fn serve(
         App::new()
             .app_data(data.clone())
             .app_data(site.clone())
+            .app_data(branches.clone())
             .wrap(cors())
             .wrap(middleware::from_fn(move |req, next| {
                 crate::guard::guard(req, next, log_requests, hsts)

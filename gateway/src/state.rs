@@ -1,6 +1,9 @@
-//! What every request handler shares: configuration, keys and the services.
+//! What every request handler shares: configuration, keys and the services. The site and the
+//! branches are the server's own (`server::serve` registers them beside the state), so that the
+//! state names neither.
 
 use crate::config::Config;
+use actix_web::{HttpRequest, web};
 use identity::jwt::JwtKeys;
 use std::sync::Arc;
 
@@ -16,8 +19,6 @@ pub struct AppState {
     pub api_url: String,
     /// `api_url`'s host (and port): the host REST requests are told they were sent to.
     pub api_host: String,
-    /// The site served at `/`, when there is one.
-    pub site: Option<Arc<crate::site::Site>>,
     /// `/storage/v1`: buckets and objects.
     pub storage: Arc<storage::Storage>,
     /// Realtime, unless config.toml switches it off.
@@ -26,8 +27,6 @@ pub struct AppState {
     pub functions: Option<Arc<functions::Functions>>,
     /// The database owner on the database these services serve (the workbench's endpoints).
     pub admin: pg::Login,
-    /// The project's branches (the project's own state only; a branch's state has none).
-    pub branches: Option<Arc<crate::branches::Branches>>,
     /// The request inspector (the project's state's serves every branch).
     pub inspector: crate::inspector::Inspector,
 }
@@ -47,16 +46,7 @@ impl AppState {
     /// `api_url` is the resolved external URL (see [`AppState::api_url`]).
     pub fn new(config: Config, services: Services, api_url: String) -> Self {
         let keys = config.jwt_keys();
-        let api_keys = keys.api_keys();
         let history = config.request_history;
-        // Without API_EXTERNAL_URL the site calls the origin it was loaded from.
-        let site = config.site_dir.as_deref().map(|d| {
-            Arc::new(crate::site::Site::load(
-                d,
-                (config.api_external_url.as_deref(), &api_url),
-                &api_keys.anon,
-            ))
-        });
         let api_host = api_url
             .split_once("://")
             .map_or(api_url.as_str(), |(_, rest)| rest)
@@ -70,13 +60,11 @@ impl AppState {
             rest: services.rest,
             api_url,
             api_host,
-            site,
             storage: services.storage,
             realtime: services.realtime,
             functions: services.functions,
             auth: services.auth,
             admin: services.admin,
-            branches: None,
             inspector: crate::inspector::Inspector::new(history),
         }
     }
@@ -85,4 +73,18 @@ impl AppState {
     pub fn local_keys(&self) -> bool {
         self.config.jwt_secret() == identity::jwt::DEMO_JWT_SECRET
     }
+}
+
+/// The gateway's state (the project's, whichever branch serves the request), when its
+/// inspector records requests.
+pub fn recording(req: &HttpRequest) -> Option<Arc<AppState>> {
+    req.app_data::<web::Data<Arc<AppState>>>()
+        .map(|d| d.get_ref().clone())
+        .filter(|s| s.inspector.recording())
+}
+
+/// Whether someone follows the inspector (what RLS did is then found too).
+pub fn watched(req: &HttpRequest) -> bool {
+    req.app_data::<web::Data<Arc<AppState>>>()
+        .is_some_and(|s| s.inspector.watched())
 }

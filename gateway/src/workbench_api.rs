@@ -103,8 +103,8 @@ fn allowed(req: &HttpRequest, state: &AppState) -> Result<()> {
 /// The project's own state: branches are made from it, whatever branch a request names.
 type Main = web::Data<Arc<AppState>>;
 
-fn branches(state: &AppState) -> Result<&crate::branches::Branches> {
-    state.branches.as_deref().ok_or(BranchError::Off.into())
+fn branches(req: &HttpRequest) -> Result<Arc<crate::branches::Branches>> {
+    crate::branches::registered(req).ok_or(BranchError::Off.into())
 }
 
 #[derive(Deserialize, Default)]
@@ -135,7 +135,7 @@ async fn create_branch(req: HttpRequest, state: Main, body: web::Payload) -> Res
     let name = body
         .name
         .unwrap_or_else(|| format!("b{}", &uuid::Uuid::new_v4().simple().to_string()[..12]));
-    let took = branches(&state)?.create(&name).await?;
+    let took = branches(&req)?.create(&name).await?;
     Ok(HttpResponse::Created().json(serde_json::json!({
         "name": name,
         "header": crate::branches::HEADER,
@@ -145,7 +145,7 @@ async fn create_branch(req: HttpRequest, state: Main, body: web::Payload) -> Res
 
 async fn list_branches(req: HttpRequest, state: Main) -> Result<HttpResponse> {
     allowed(&req, &state)?;
-    Ok(HttpResponse::Ok().json(branches(&state)?.list().await?))
+    Ok(HttpResponse::Ok().json(branches(&req)?.list().await?))
 }
 
 async fn delete_branch(
@@ -154,7 +154,7 @@ async fn delete_branch(
     name: web::Path<String>,
 ) -> Result<HttpResponse> {
     allowed(&req, &state)?;
-    branches(&state)?.remove(&name).await?;
+    branches(&req)?.remove(&name).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 

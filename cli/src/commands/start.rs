@@ -398,11 +398,13 @@ async fn serve_api(
     tracing::debug!("start: services built at {} ms", t0.elapsed().as_millis());
     let realtime = built.services.realtime.clone();
     let mailer = built.mailer.clone();
-    let mut state = state::AppState::new(cfg.clone(), built.services, api.clone());
-    state.branches = Some(branches);
-    let state = Arc::new(state);
+    let state = Arc::new(state::AppState::new(
+        cfg.clone(),
+        built.services,
+        api.clone(),
+    ));
     let tasks = built.tasks;
-    let server = server::serve(state.clone(), listener)
+    let server = server::serve(state.clone(), Some(branches.clone()), listener)
         .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
     let handle = server.handle();
     let running = tokio::spawn(server);
@@ -541,9 +543,7 @@ async fn serve_api(
     for task in mail.map(|m| m.0).into_iter().chain(studio.map(|s| s.0)) {
         task.abort();
     }
-    if let Some(b) = &state.branches {
-        b.drop_all().await;
-    }
+    branches.drop_all().await;
     for t in tasks {
         t.abort();
     }
