@@ -741,6 +741,19 @@ const t = (rows, cols) =>
     `|${cols.map(() => '---').join('|')}|`,
     ...rows.map((r) => `| ${cols.map((c) => c[1](r)).join(' | ')} |`),
   ].join('\n')
+// The columns of a REST load's row, in both REST tables.
+const REST_COLS = [
+  ['', (r) => r.scenario],
+  ['request', (r) => r.name],
+  ['conns', (r) => r.conns],
+  ['gateway req/s', (r) => r.gateway_rps],
+  ['its SQL in pgbench, tps', (r) => r.sql_tps],
+  ['efficiency', (r) => `**${r.efficiency}**`],
+  ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps],
+  ['vs unpipelined', (r) => r.efficiency_vs_unpipelined],
+  ['p50 ms', (r) => r.p50_ms],
+  ['p99 ms', (r) => r.p99_ms],
+]
 const md = `# Benchmarks
 
 ${quick ? '**Quick mode**: every step ran for about a second on a debug build. These figures only prove the harness works.\n\n' : ''}Run: ${results.date} · \`bench/run${quick ? ' --quick' : ''}\` · ${profile} build · ${results.machine.cpus} × ${results.machine.cpu} · ${results.machine.memory_gb} GiB · ${results.machine.postgres} · ${results.machine.kernel}
@@ -758,19 +771,7 @@ for that request (read from PostgreSQL's log with \`log_statement=all\`, values 
 unknown-typed literals the gateway binds), prepared (\`-M prepared\`) and pipelined like the gateway,
 at the same number of connections.
 
-${t(results.rest, [
-  ['', (r) => r.scenario],
-  ['request', (r) => r.name],
-  ['conns', (r) => r.conns],
-  ['gateway req/s', (r) => r.gateway_rps],
-  ['its SQL in pgbench, tps', (r) => r.sql_tps],
-  ['efficiency', (r) => `**${r.efficiency}**`],
-  ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps],
-  ['vs unpipelined', (r) => r.efficiency_vs_unpipelined],
-  ['p50 ms', (r) => r.p50_ms],
-  ['p99 ms', (r) => r.p99_ms],
-  ['peak RSS MB', (r) => r.peak_rss_mb],
-])}
+${t(results.rest, [...REST_COLS, ['peak RSS MB', (r) => r.peak_rss_mb]])}
 
 ${
   PIN
@@ -825,16 +826,7 @@ request one implicit transaction of one Sync (no BEGIN/COMMIT); its SQL in pgben
 The other requests (singular responses, max-affected, PUT) keep the pools.
 
 ${t(results.rest_shared.rows, [
-  ['', (r) => r.scenario],
-  ['request', (r) => r.name],
-  ['conns', (r) => r.conns],
-  ['gateway req/s', (r) => r.gateway_rps],
-  ['its SQL in pgbench, tps', (r) => r.sql_tps],
-  ['efficiency', (r) => `**${r.efficiency}**`],
-  ['SQL unpipelined, tps', (r) => r.sql_unpipelined_tps],
-  ['vs unpipelined', (r) => r.efficiency_vs_unpipelined],
-  ['p50 ms', (r) => r.p50_ms],
-  ['p99 ms', (r) => r.p99_ms],
+  ...REST_COLS,
   ['gateway µs', (r) => r.us.gateway],
   ['PostgreSQL µs', (r) => r.us.postgres],
 ])}
