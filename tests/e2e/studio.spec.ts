@@ -461,6 +461,12 @@ test('logs: a failed request found by its status among those kept, opened in det
   await expect(detail).not.toContainText(shop.anonKey)
   await expect(detail.getByRole('alert')).toContainText('nope_no_column')
   await noSeriousAxe(page)
+  // Filters that keep nothing say so, and clearing them brings the requests back.
+  await page.getByLabel('Path').fill('/no/such/path/at/all')
+  await expect(page.getByText('No request matches these filters.')).toBeVisible()
+  await page.getByRole('button', { name: 'Clear filters', exact: true }).click()
+  await expect(page.getByLabel('Path')).toHaveValue('')
+  await expect(table.getByRole('row').filter({ hasText: id })).toBeVisible()
   // A status that is not one is said to be wrong; PostgreSQL's log is beside the requests.
   await page.getByLabel('Status').fill('6xx')
   await expect(page.getByText('Status: a status (404), a class (4xx)')).toBeVisible()
@@ -509,6 +515,23 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   page,
 }) => {
   test.setTimeout(120_000)
+  // A second user beside the shop's admin, for the preview as two users.
+  const service = {
+    apikey: shop.serviceKey,
+    Authorization: `Bearer ${shop.serviceKey}`,
+    'Content-Type': 'application/json',
+  }
+  const reviewer = await fetch(`${shop.url}/auth/v1/admin/users`, {
+    method: 'POST',
+    headers: service,
+    body: JSON.stringify({
+      email: 'reviewer@example.com',
+      password: 'a-reviewer-password-1',
+      email_confirm: true,
+    }),
+  })
+  expect(reviewer.status).toBe(200)
+  const reviewerId = ((await reviewer.json()) as { id: string }).id
   await open(page, shop, '/tables/public')
   await page.getByRole('button', { name: 'New table' }).click()
   const made = page.getByRole('dialog')
@@ -574,6 +597,42 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
   await expect(
     page.getByRole('button', { name: 'Drop policy Users manage their own rows' }),
   ).toBeVisible()
+
+  // Preview as two users (and anon): a row of each, each sees only its own through the policy.
+  const users = (await (
+    await fetch(`${shop.url}/auth/v1/admin/users?per_page=200`, { headers: service })
+  ).json()) as { users: { id: string; email: string }[] }
+  const adminId = users.users.find((u) => u.email === DEMO_ADMIN.email)!.id
+  await expect
+    .poll(
+      async () =>
+        (
+          await fetch(`${shop.url}/rest/v1/reviews`, {
+            method: 'POST',
+            headers: { ...service, Prefer: 'return=minimal' },
+            body: JSON.stringify([
+              { user_id: adminId, rating: 4 },
+              { user_id: reviewerId, rating: 2 },
+            ]),
+          })
+        ).status,
+      { timeout: 10_000 },
+    )
+    .toBe(201)
+  const preview = page.getByRole('region', { name: 'Test as' })
+  for (const [email, id, rating] of [
+    [DEMO_ADMIN.email, adminId, '4'],
+    ['reviewer@example.com', reviewerId, '2'],
+  ]) {
+    await preview.getByLabel('Preview user').selectOption({ label: email })
+    await preview.getByRole('button', { name: 'Preview rows' }).click()
+    await expect(preview).toContainText('1 row visible')
+    await expect(preview).toContainText(`user_id=${id}`)
+    await expect(preview).toContainText(`rating=${rating}`)
+  }
+  await preview.getByLabel('Preview role').selectOption('anon')
+  await preview.getByRole('button', { name: 'Preview rows' }).click()
+  await expect(preview).toContainText('0 rows visible')
 
   // db diff: the work ends in supabase/migrations, recorded as applied.
   await page.getByRole('button', { name: 'Save as migration' }).click()

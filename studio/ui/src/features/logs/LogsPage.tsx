@@ -11,7 +11,9 @@ import { PageHeader } from '@/components/Layout'
 import {
   NO_FILTERS,
   SERVICES,
+  emptyNote,
   errorOf,
+  filtered,
   listPath,
   matches,
   merge,
@@ -71,6 +73,7 @@ interface Listing {
 /** The requests the gateway kept (the last ones of each service) and those arriving live,
  * searched by status, path, role, user and service; one opened in full beside them. */
 function Requests() {
+  const { session } = useSession()
   const [filters, setFilters] = useState<RequestFilters>(NO_FILTERS)
   const [live, setLive] = useState<RequestSummary[]>([])
   const [older, setOlder] = useState<RequestSummary[]>([])
@@ -225,11 +228,18 @@ function Requests() {
             </tbody>
           </table>
           {shown.length === 0 ? (
-            <p className="p-3 text-muted-foreground">
-              {list.isLoading
-                ? 'Loading…'
-                : 'No requests match: they appear here as the API answers them.'}
-            </p>
+            <div className="flex flex-wrap items-center gap-2 p-3 text-muted-foreground">
+              <p>
+                {list.isLoading
+                  ? 'Loading…'
+                  : emptyNote(filters, list.data?.per_service, session.api_url)}
+              </p>
+              {!list.isLoading && filtered(filters) ? (
+                <Button variant="outline" size="sm" onClick={() => setFilters(NO_FILTERS)}>
+                  Clear filters
+                </Button>
+              ) : null}
+            </div>
           ) : null}
         </div>
         {shown.length >= 100 ? (

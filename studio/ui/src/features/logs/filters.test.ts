@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import {
   KEPT,
   NO_FILTERS,
+  emptyNote,
   errorOf,
+  filtered,
   listPath,
   matches,
   merge,
@@ -94,5 +96,20 @@ describe('request filters', () => {
     expect(errorOf(req(1, { error: { code: '42501', message: 'permission denied' } }))).toBe(
       '42501 permission denied',
     )
+  })
+
+  it('say why nothing is shown: filters that keep nothing, nothing yet, or the history off', () => {
+    const url = 'http://127.0.0.1:54321'
+    expect(filtered(NO_FILTERS)).toBe(false)
+    expect(filtered({ ...NO_FILTERS, path: '   ' })).toBe(false)
+    expect(filtered({ ...NO_FILTERS, role: 'anon' })).toBe(true)
+    expect(emptyNote({ ...NO_FILTERS, status: '4xx' }, 2000, url)).toBe(
+      'No request matches these filters.',
+    )
+    const none = emptyNote(NO_FILTERS, 2000, url)
+    expect(none).toContain('No requests yet.')
+    expect(none).toContain(`${url}/rest/v1/`)
+    expect(none).not.toContain('history is off')
+    expect(emptyNote(NO_FILTERS, 0, url)).toContain('The history is off (--request-history 0)')
   })
 })

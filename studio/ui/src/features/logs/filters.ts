@@ -43,6 +43,26 @@ export interface RequestFilters {
 
 export const NO_FILTERS: RequestFilters = { status: '', path: '', role: '', user: '', service: '' }
 
+/** Whether any filter is set (blank ones do not count). */
+export function filtered(f: RequestFilters): boolean {
+  return (['status', 'path', 'role', 'user', 'service'] as const).some((k) => f[k].trim() !== '')
+}
+
+/** What the page says when no request is shown: why, and what to do. `perService` is how many
+ * requests the gateway keeps per service (0: the history is off). */
+export function emptyNote(
+  f: RequestFilters,
+  perService: number | undefined,
+  apiUrl: string,
+): string {
+  if (filtered(f)) return 'No request matches these filters.'
+  const kept =
+    perService === 0
+      ? ' The history is off (--request-history 0): only requests made while this page is open appear.'
+      : ''
+  return `No requests yet. Call the API from your app or with curl (${apiUrl}/rest/v1/…): each request appears here as it is answered. Studio's own calls are not kept.${kept}`
+}
+
 /** Why a status filter is not one, or null. */
 export function statusProblem(status: string): string | null {
   const s = status.trim().toLowerCase()
