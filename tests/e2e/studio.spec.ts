@@ -840,8 +840,15 @@ async function noSeriousAxeEverywhere(page: Page) {
     await page.setViewportSize({ width, height: 800 })
     for (let i = 0; i < 2; i++) {
       await noSeriousAxe(page)
+      const dark = () => page.evaluate(() => document.documentElement.classList.contains('dark'))
+      const wasDark = await dark()
       await page.getByRole('button', { name: /^Switch to (dark|light) theme$/ }).click()
-      // Buttons fade to the other theme's colours: scanned half-way, they fail contrast.
+      // Buttons and text fade to the other theme's colours: scanned half-way, they fail
+      // contrast. The fades start once the theme's class is set and a frame has been drawn.
+      await expect.poll(dark).toBe(!wasDark)
+      await page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+      )
       await page.evaluate(() =>
         Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))),
       )
