@@ -102,13 +102,7 @@ impl<'a> Mfa<'a> {
             .challenge_id
             .as_deref()
             .and_then(|s| Uuid::parse_str(s).ok())
-            .ok_or_else(|| {
-                api(
-                    422,
-                    ErrorCode::MfaFactorNotFound,
-                    "MFA factor with the provided challenge ID not found",
-                )
-            })?;
+            .ok_or_else(factors::challenge_not_found)?;
         let Some(session) = who.session else {
             return Err(api(
                 401,

@@ -7,7 +7,7 @@
 mod phone;
 
 use auth::config::AuthConfig;
-use auth::error::ErrorCode;
+use auth::error::{AuthError, ErrorCode};
 use auth::error::{Result, api, validation};
 use auth::hooks;
 use serde_json::{Value, json};
@@ -307,13 +307,7 @@ pub async fn verify(
             &[&challenge_id, &factor_id],
         )
         .await?
-        .ok_or_else(|| {
-            api(
-                422,
-                ErrorCode::MfaFactorNotFound,
-                "MFA factor with the provided challenge ID not found",
-            )
-        })?;
+        .ok_or_else(challenge_not_found)?;
     if row.get::<_, f64>(0) > CHALLENGE_SECS {
         return Err(api(
             422,
@@ -442,4 +436,13 @@ pub async fn unenroll(
         .await?;
     }
     Ok((factor_type, verified))
+}
+
+/// GoTrue's answer to a challenge id that names no challenge of the factor (or is not an id).
+pub fn challenge_not_found() -> AuthError {
+    api(
+        422,
+        ErrorCode::MfaFactorNotFound,
+        "MFA factor with the provided challenge ID not found",
+    )
 }

@@ -145,13 +145,27 @@ async fn each(maint: &Client, statements: &[String]) -> Result<(), MigrateError>
 
 /// Ends every other session on database `name`.
 async fn end_sessions(maint: &Client, name: &str) -> Result<(), MigrateError> {
-    maint
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE datname = $1 AND pid <> pg_backend_pid()",
-            &[&name],
-        )
-        .await?;
+    end_sessions_where(maint, Session::OnDatabase, name).await
+}
+
+/// Which sessions [`end_sessions_where`] ends: those whose column of `pg_stat_activity` is
+/// the value given.
+enum Session {
+    OnDatabase,
+    NamedApplication,
+}
+
+/// Ends every other session on database `value`, or named `value` (`application_name`).
+async fn end_sessions_where(maint: &Client, by: Session, value: &str) -> Result<(), MigrateError> {
+    let column = match by {
+        Session::OnDatabase => "datname",
+        Session::NamedApplication => "application_name",
+    };
+    let sql = format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE {column} = $1 AND pid <> pg_backend_pid()"
+    );
+    maint.execute(&sql, &[&value]).await?;
     Ok(())
 }
 
@@ -299,13 +313,7 @@ pub async fn reset_until(
     // The last reset's tidying (a spare being made, old databases being dropped) holds
     // transactions that the replication slot made below would wait for: end it; the tidying
     // after this reset does what it left.
-    maint
-        .execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE application_name = $1 AND pid <> pg_backend_pid()",
-            &[&TIDY_APP],
-        )
-        .await?;
+    end_sessions_where(&maint, Session::NamedApplication, TIDY_APP).await?;
     retire_served(&maint).await?;
     tracing::debug!(
         "reset: the served database set aside in {} ms",
