@@ -2,6 +2,7 @@
 //! CLI's defaults: the settings a command runs with.
 
 use crate::args::Flags;
+use crate::commands::CommandError;
 use gateway::config::Config;
 use project::Project;
 
@@ -81,14 +82,18 @@ pub fn data_dir(flags: &Flags, project: &Project) -> std::path::PathBuf {
 fn api_tls(
     project: &Project,
     data_dir: &std::path::Path,
-) -> Result<Option<gateway::config::TlsPem>, String> {
+) -> Result<Option<gateway::config::TlsPem>, CommandError> {
     let tls = &project.config.api.tls;
     if !tls.enabled {
         return Ok(None);
     }
     let read = |key: &str, path: &std::path::Path| {
-        std::fs::read(path)
-            .map_err(|e| format!("[api.tls] {key}: cannot read {}: {e}", path.display()))
+        std::fs::read(path).map_err(|e| {
+            CommandError::io(
+                format!("[api.tls] {key}: cannot read {}", path.display()),
+                e,
+            )
+        })
     };
     if let (Some(cert), Some(key)) = (&tls.cert_path, &tls.key_path) {
         return Ok(Some(gateway::config::TlsPem {
@@ -102,7 +107,7 @@ fn api_tls(
         let made = rcgen::generate_simple_self_signed(
             ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec(),
         )
-        .map_err(|e| format!("[api.tls]: cannot make a certificate: {e}"))?;
+        .map_err(|e| CommandError::other("[api.tls]: cannot make a certificate", e))?;
         std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(&cert, made.cert.pem()))
             .and_then(|()| {
@@ -116,7 +121,7 @@ fn api_tls(
                     .open(&key)?
                     .write_all(made.signing_key.serialize_pem().as_bytes())
             })
-            .map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+            .map_err(|e| CommandError::io(format!("cannot write {}", dir.display()), e))?;
         tracing::info!(
             "[api.tls]: made a certificate for localhost in {} (trust it to call the API \
              without warnings)",
@@ -129,7 +134,7 @@ fn api_tls(
     }))
 }
 
-pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
+pub fn resolve(flags: Flags, project: Project) -> Result<Config, CommandError> {
     let p = &project.config;
     let data_dir = data_dir(&flags, &project);
     let api_tls = api_tls(&project, &data_dir)?;
@@ -156,22 +161,23 @@ pub fn resolve(flags: Flags, project: Project) -> Result<Config, String> {
     if let Some(e) = flags.jwt_expiry
         && !(30..=604_800).contains(&e)
     {
-        return Err(format!(
+        return Err(CommandError::Message(format!(
             "--jwt-expiry {e}: must be from 30 to 604800 seconds"
-        ));
+        )));
     }
     let signing_keys = match &p.auth.signing_keys_path {
         Some(path) => {
             let file = project.supabase_dir.join(path);
             let text = std::fs::read_to_string(&file).map_err(|e| {
-                format!(
-                    "{}: auth.signing_keys_path: cannot read {}: {e}",
+                let context = format!(
+                    "{}: auth.signing_keys_path: cannot read {}",
                     project.relative(project.config_file.as_deref().unwrap_or(&file)),
                     file.display()
-                )
+                );
+                CommandError::io(context, e)
             })?;
             identity::jwt::JwtKeys::with_signing_keys("", &text)
-                .map_err(|e| format!("{}: {e}", file.display()))?;
+                .map_err(|e| CommandError::other(file.display().to_string(), e))?;
             Some(text)
         }
         None => None,

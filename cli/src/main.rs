@@ -15,6 +15,7 @@ use args::{
     Cli, Command, DbCommand, FunctionsCommand, GenCommand, MigrationCommand, TestCommand,
     UsersCommand,
 };
+use commands::CommandError;
 use std::process::ExitCode;
 
 /// mimalloc instead of glibc's malloc: a request allocates and frees a few hundred small blocks,
@@ -26,14 +27,14 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// A port nothing listens on now (the embedded cluster's TCP port for `exec --fresh`).
-fn free_port() -> Result<u16, String> {
+fn free_port() -> Result<u16, CommandError> {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
-        .map_err(|e| format!("cannot find a free port: {e}"))
+        .map_err(|e| CommandError::io("cannot find a free port", e))
 }
 
-async fn run(mut cli: Cli) -> Result<(), String> {
+async fn run(mut cli: Cli) -> Result<(), CommandError> {
     // Completions need no project.
     if let Some(Command::Completion { shell }) = &cli.command {
         let mut cmd = args::command();
@@ -53,8 +54,7 @@ async fn run(mut cli: Cli) -> Result<(), String> {
     if let Some(Command::Init { force }) = &cli.command {
         return commands::init::run(cli.flags.workdir.as_deref(), *force);
     }
-    let project =
-        project::Project::open(cli.flags.workdir.as_deref()).map_err(|e| e.to_string())?;
+    let project = project::Project::open(cli.flags.workdir.as_deref())?;
     commands::init::require(&project)?;
     // The keys file `gen signing-key` writes may not exist yet: the configuration (which reads
     // it) is not resolved for it.
@@ -127,7 +127,7 @@ async fn run(mut cli: Cli) -> Result<(), String> {
 }
 
 /// Runs one command; returns the exit code it asks for (`exec`: its command's).
-async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32, String> {
+async fn dispatch(cfg: gateway::config::Config, command: Command) -> Result<i32, CommandError> {
     use commands::start::Mode;
     let done = match command {
         Command::Start { output, state } => {

@@ -4,6 +4,7 @@
 //! mail catcher +4, its SMTP +5 and POP3 +6, like 54321…54326), checked free and remembered in its data directory: the
 //! same folder gets the same ports across restarts while nothing else took them.
 
+use crate::commands::CommandError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -92,11 +93,15 @@ fn free(port: u16) -> bool {
 
 /// The ports the project in `root` (its data in `data_dir`) runs on: the remembered ones when
 /// they are all free, else the first free block from the folder's own, then remembered.
-pub fn choose(root: &Path, data_dir: &Path) -> Result<Ports, String> {
+pub fn choose(root: &Path, data_dir: &Path) -> Result<Ports, CommandError> {
     choose_with(root, data_dir, free)
 }
 
-fn choose_with(root: &Path, data_dir: &Path, free: impl Fn(u16) -> bool) -> Result<Ports, String> {
+fn choose_with(
+    root: &Path,
+    data_dir: &Path,
+    free: impl Fn(u16) -> bool,
+) -> Result<Ports, CommandError> {
     let file = data_dir.join(FILE);
     let remembered = std::fs::read_to_string(&file)
         .ok()
@@ -111,7 +116,9 @@ fn choose_with(root: &Path, data_dir: &Path, free: impl Fn(u16) -> bool) -> Resu
     let ports = (0..BLOCKS)
         .map(|k| Ports::of_block(first + k))
         .find(|p| p.all().into_iter().all(&free))
-        .ok_or("--ports auto: no block of free ports from 10000 to 32767")?;
+        .ok_or_else(|| {
+            CommandError::Message("--ports auto: no block of free ports from 10000 to 32767".into())
+        })?;
     if let Some(old) = remembered {
         tracing::warn!(
             "--ports auto: the ports remembered for {} ({}) are in use: now API {}, database {}",
@@ -128,7 +135,7 @@ fn choose_with(root: &Path, data_dir: &Path, free: impl Fn(u16) -> bool) -> Resu
                 serde_json::to_string(&ports.to_map()).expect("ports serialise"),
             )
         })
-        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        .map_err(|e| CommandError::io(format!("cannot write {}", file.display()), e))?;
     Ok(ports)
 }
 
@@ -171,6 +178,6 @@ mod tests {
     fn nothing_free_is_an_error() {
         let data = scratch("none");
         let e = choose_with(Path::new("/x"), &data, |_| false).unwrap_err();
-        assert!(e.contains("no block of free ports"), "{e}");
+        assert!(e.to_string().contains("no block of free ports"), "{e}");
     }
 }

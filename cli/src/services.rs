@@ -2,6 +2,7 @@
 //! the schema cache), auth, realtime, storage and mail, for the project and for each of its
 //! branches.
 
+use crate::commands::CommandError;
 use gateway::config::Config;
 use gateway::state;
 use identity::jwt::JwtKeys;
@@ -170,7 +171,7 @@ pub fn functions(
     config: &Config,
     api_url: &str,
     db_url: &str,
-) -> Result<Option<std::sync::Arc<functions::Functions>>, String> {
+) -> Result<Option<std::sync::Arc<functions::Functions>>, CommandError> {
     let er = &config.project.config.edge_runtime;
     if !er.enabled {
         return Ok(None);
@@ -213,7 +214,7 @@ pub fn functions(
     };
     functions::Functions::new(config.project.clone(), settings)
         .map(Some)
-        .map_err(|e| format!("cannot prepare Edge Functions: {e}"))
+        .map_err(|e| CommandError::other("cannot prepare Edge Functions", e))
 }
 
 /// The database a set of services serves: the project's, or a branch of it.
@@ -273,7 +274,7 @@ pub async fn build(
     api_url: &str,
     store: Arc<dyn object_store::ObjectStore>,
     functions: Option<Arc<functions::Functions>>,
-) -> Result<Built, String> {
+) -> Result<Built, CommandError> {
     let Target { admin, api, branch } = target;
     let (admin, api) = with_site_url(cfg, api_url, admin, api);
     let pool = |main: usize| if branch { 2 } else { main };
@@ -319,7 +320,7 @@ pub async fn build(
         )
         .await
         .map(Some)
-        .map_err(|e| format!("realtime cannot start: {e}"))
+        .map_err(|e| CommandError::other("realtime cannot start", e))
     };
     let (rest, (), realtime) = tokio::join!(rest, third_party, realtime);
     let rest = match rest {
@@ -329,11 +330,11 @@ pub async fn build(
             if let Ok(Some(rt)) = &realtime {
                 rt.shutdown().await;
             }
-            return Err(e.to_string());
+            return Err(e.into());
         }
     };
     let realtime = realtime?;
-    let mailer = Arc::new(mail::Mailer::new(&cfg.project, &admin).map_err(|e| e.to_string())?);
+    let mailer = Arc::new(mail::Mailer::new(&cfg.project, &admin)?);
     let auth = Arc::new(auth::Auth::new(
         auth_config(cfg, &cfg.jwt_keys(), api_url),
         auth::service::Connections {
@@ -427,7 +428,9 @@ pub fn branches(
             branch: true,
         };
         Box::pin(async move {
-            let built = build(&cfg, target, &api_url, store, functions).await?;
+            let built = build(&cfg, target, &api_url, store, functions)
+                .await
+                .map_err(|e| e.to_string())?;
             let state = state::AppState::new(cfg, built.services, api_url);
             Ok(gateway::branches::Served::new(Arc::new(state), built.tasks))
         })

@@ -2,6 +2,7 @@
 //! names and levels) run against the local database or `--db-url`'s, in one read-only
 //! transaction, printed as the CLI's JSON (or a table), `--fail-on` for CI.
 
+use super::CommandError;
 use super::Prepare;
 use super::migration::{on_database, target};
 use crate::workflow_args::AdvisorsArgs;
@@ -17,17 +18,17 @@ async fn check(
     kind: &str,
     exposed: &[String],
     anonymous: bool,
-) -> Result<Vec<Lint>, String> {
+) -> Result<Vec<Lint>, CommandError> {
     let managed: Vec<String> = advisors::MANAGED.iter().map(|s| s.to_string()).collect();
     let tx = c
         .build_transaction()
         .read_only(true)
         .start()
         .await
-        .map_err(|e| format!("failed to begin transaction: {e}"))?;
+        .map_err(|e| CommandError::query("failed to begin transaction", e))?;
     tx.batch_execute("set local search_path = ''")
         .await
-        .map_err(|e| format!("failed to prepare lint session: {e}"))?;
+        .map_err(|e| CommandError::query("failed to prepare lint session", e))?;
     let mut lints = Vec::new();
     for rule in advisors::rules_of(kind) {
         let wanted = match rule.needs {
@@ -36,7 +37,9 @@ async fn check(
             Needs::Relation(name) => tx
                 .query_one("select pg_catalog.to_regclass($1) is not null", &[&name])
                 .await
-                .map_err(|e| format!("failed to query lints ({}): {e}", rule.name))?
+                .map_err(|e| {
+                    CommandError::query(format!("failed to query lints ({})", rule.name), e)
+                })?
                 .get(0),
         };
         if !wanted {
@@ -46,10 +49,10 @@ async fn check(
             .query(rule.sql, &[&exposed, &managed])
             .await
             .map_err(|e| {
-                format!(
-                    "failed to query lints ({}): {}",
-                    rule.name,
-                    pg::migrate::describe_db_error(&e, Some(rule.sql))
+                CommandError::sql_in(
+                    format!("failed to query lints ({})", rule.name),
+                    Some(rule.sql),
+                    e,
                 )
             })?;
         for r in rows {
@@ -58,11 +61,11 @@ async fn check(
             lints.push(Lint::of(rule, r.get(0), meta.as_deref(), r.get(2)).at(level));
         }
     }
-    tx.rollback().await.map_err(|e| e.to_string())?;
+    tx.rollback().await?;
     Ok(lints)
 }
 
-pub async fn run(cfg: &Config, a: AdvisorsArgs) -> Result<(), String> {
+pub async fn run(cfg: &Config, a: AdvisorsArgs) -> Result<(), CommandError> {
     let remote = target(cfg, a.target.db_url, a.target.linked)?;
     let mut lints = Vec::new();
     on_database(cfg, remote, Prepare::UnlessRunning, async |c| {
@@ -77,13 +80,10 @@ pub async fn run(cfg: &Config, a: AdvisorsArgs) -> Result<(), String> {
     }
     match a.output.as_str() {
         "table" => print!("{}", advisors::table(&lints)),
-        _ => println!(
-            "{}",
-            serde_json::to_string_pretty(&lints).map_err(|e| e.to_string())?
-        ),
+        _ => println!("{}", serde_json::to_string_pretty(&lints)?),
     }
     match advisors::failure(&lints, &a.fail_on) {
-        Some(e) => Err(e),
+        Some(e) => Err(CommandError::Message(e)),
         None => Ok(()),
     }
 }

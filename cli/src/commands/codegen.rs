@@ -1,5 +1,6 @@
 //! `gen types typescript|go|swift|python` and `gen bearer-jwt`.
 
+use super::CommandError;
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use pg::connect;
@@ -9,7 +10,7 @@ pub async fn types(
     schemas: Vec<String>,
     lang: &str,
     access_control: &str,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     // As the CLI: public and the API's schemas unless told which.
     let schemas = if schemas.is_empty() {
         let mut s = vec!["public".to_string()];
@@ -19,17 +20,13 @@ pub async fn types(
         schemas
     };
     with_database(cfg, Prepare::UnlessRunning, async |db| {
-        let c = connect(&db.admin).await.map_err(|e| e.to_string())?;
+        let c = connect(&db.admin).await?;
         if lang != "typescript" {
-            let out = typegen::generate_lang(&c, &schemas, lang, access_control)
-                .await
-                .map_err(|e| e.to_string())?;
+            let out = typegen::generate_lang(&c, &schemas, lang, access_control).await?;
             println!("{out}");
             return Ok(());
         }
-        let ts = typegen::generate(&c, &schemas)
-            .await
-            .map_err(|e| e.to_string())?;
+        let ts = typegen::generate(&c, &schemas).await?;
         print!("{ts}");
         Ok(())
     })
@@ -37,11 +34,11 @@ pub async fn types(
 }
 
 /// A Go duration as `--valid-for` takes it (`30m`, `1h30m`, `90s`, `1.5h`), in seconds.
-pub fn parse_duration(text: &str) -> Result<i64, String> {
+pub fn parse_duration(text: &str) -> Result<i64, CommandError> {
     let bad = || {
-        format!(
+        CommandError::Usage(format!(
             "invalid argument {text:?} for \"--valid-for\" flag: time: invalid duration {text:?}"
-        )
+        ))
     };
     if text == "0" {
         return Ok(0);
@@ -74,7 +71,9 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
     }
     // Ten years at most: a token is for trying things out.
     if total > 10.0 * 366.0 * 86400.0 {
-        return Err(format!("--valid-for {text} is longer than ten years"));
+        return Err(CommandError::Usage(format!(
+            "--valid-for {text} is longer than ten years"
+        )));
     }
     Ok(total as i64)
 }
@@ -88,7 +87,7 @@ pub fn bearer_claims(
     exp: Option<i64>,
     valid_for: i64,
     payload: &str,
-) -> Result<serde_json::Value, String> {
+) -> Result<serde_json::Value, CommandError> {
     let (iat, exp) = match exp {
         Some(e) => (e - valid_for, e),
         None => (now, now + valid_for),
@@ -103,10 +102,12 @@ pub fn bearer_claims(
     }
     claims.insert("exp".into(), exp.into());
     claims.insert("iat".into(), iat.into());
-    let custom: serde_json::Value =
-        serde_json::from_str(payload).map_err(|e| format!("failed to parse payload: {e}"))?;
+    let custom: serde_json::Value = serde_json::from_str(payload)
+        .map_err(|e| CommandError::other("failed to parse payload", e))?;
     let serde_json::Value::Object(custom) = custom else {
-        return Err("failed to parse payload: a JSON object is expected".into());
+        return Err(CommandError::Usage(
+            "failed to parse payload: a JSON object is expected".into(),
+        ));
     };
     claims.extend(custom);
     Ok(serde_json::Value::Object(claims))
@@ -121,13 +122,15 @@ pub fn bearer_jwt(
     exp: Option<&str>,
     valid_for: &str,
     payload: &str,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     let valid_for = parse_duration(valid_for)?;
     let exp = exp
         .map(|e| {
             chrono::DateTime::parse_from_rfc3339(e)
                 .map(|t| t.timestamp())
-                .map_err(|err| format!("invalid argument {e:?} for \"--exp\" flag: {err}"))
+                .map_err(|err| {
+                    CommandError::other(format!("invalid argument {e:?} for \"--exp\" flag"), err)
+                })
         })
         .transpose()?;
     let claims = bearer_claims(
@@ -164,21 +167,23 @@ pub fn branch_keys(
     secret: &str,
     branch: &str,
     overrides: &[String],
-) -> Result<std::collections::BTreeMap<String, String>, String> {
+) -> Result<std::collections::BTreeMap<String, String>, CommandError> {
     let mut names: Vec<(&str, String)> =
         KEY_NAMES.iter().map(|(k, v)| (*k, v.to_string())).collect();
     for o in overrides {
-        let (key, name) = o
-            .split_once('=')
-            .ok_or_else(|| format!("--override-name {o:?}: expected KEY=NAME"))?;
+        let (key, name) = o.split_once('=').ok_or_else(|| {
+            CommandError::Usage(format!("--override-name {o:?}: expected KEY=NAME"))
+        })?;
         let slot = names.iter_mut().find(|(k, _)| *k == key).ok_or_else(|| {
-            format!(
+            CommandError::Usage(format!(
                 "--override-name {o:?}: {key} is not one of {}",
                 KEY_NAMES.map(|(k, _)| k).join(", ")
-            )
+            ))
         })?;
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("--override-name {o:?}: not a variable name"));
+            return Err(CommandError::Usage(format!(
+                "--override-name {o:?}: not a variable name"
+            )));
         }
         slot.1 = name.to_string();
     }
@@ -199,7 +204,9 @@ pub fn branch_keys(
     let mut out = std::collections::BTreeMap::new();
     for ((_, name), value) in names.into_iter().zip(values) {
         if out.insert(name.clone(), value).is_some() {
-            return Err(format!("--override-name: {name} is given to two values"));
+            return Err(CommandError::Usage(format!(
+                "--override-name: {name} is given to two values"
+            )));
         }
     }
     Ok(out)
@@ -243,27 +250,29 @@ pub fn gen_keys(
     jwt_secret: Option<&str>,
     overrides: &[String],
     output: &str,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     let reference = match project_ref {
         Some(r) => r.to_string(),
         None => super::diff::linked_ref(&cfg.project)?,
     };
     super::diff::check_ref(&reference)?;
-    let secret = jwt_secret.filter(|s| !s.is_empty()).ok_or(
-        "gen keys needs the project's JWT secret (Project Settings → API): the Supabase CLI reads \
-         it from the Management API, which supagate does not call; pass --jwt-secret or set \
-         SUPABASE_AUTH_JWT_SECRET",
-    )?;
+    let secret = jwt_secret.filter(|s| !s.is_empty()).ok_or_else(|| {
+        CommandError::Usage(
+            "gen keys needs the project's JWT secret (Project Settings → API): the Supabase CLI \
+             reads it from the Management API, which supagate does not call; pass --jwt-secret \
+             or set SUPABASE_AUTH_JWT_SECRET"
+                .into(),
+        )
+    })?;
     if secret.len() < 16 {
-        return Err("Invalid JWT secret: it must be at least 16 characters".into());
+        return Err(CommandError::Usage(
+            "Invalid JWT secret: it must be at least 16 characters".into(),
+        ));
     }
     let branch = git_branch(&cfg.project.root);
     let vars = branch_keys(&reference, secret, &branch, overrides)?;
     match output {
-        "json" => println!(
-            "{}",
-            serde_json::to_string_pretty(&vars).map_err(|e| e.to_string())?
-        ),
+        "json" => println!("{}", serde_json::to_string_pretty(&vars)?),
         _ => {
             for (k, v) in vars {
                 println!("{k}=\"{v}\"");
@@ -378,11 +387,13 @@ mod tests {
         assert!(
             bearer_claims("anon", None, 0, None, 1, "[1]")
                 .unwrap_err()
+                .to_string()
                 .starts_with("failed to parse payload")
         );
         assert!(
             bearer_claims("anon", None, 0, None, 1, "{")
                 .unwrap_err()
+                .to_string()
                 .starts_with("failed to parse payload")
         );
     }

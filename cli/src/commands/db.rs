@@ -1,28 +1,28 @@
 //! `db reset` and `migration new`.
 
+use super::CommandError;
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use pg::migrate::template;
 use std::time::Instant;
 
-pub async fn reset(cfg: &Config) -> Result<(), String> {
+pub async fn reset(cfg: &Config) -> Result<(), CommandError> {
     if !cfg.embedded() {
-        return Err(
+        return Err(CommandError::Message(
             "db reset rebuilds the embedded database; it never touches a DATABASE_URL server"
                 .into(),
-        );
+        ));
     }
     with_database(cfg, Prepare::Never, async |db| {
         let t0 = Instant::now();
-        template::reset(&cfg.project, db, cfg.realtime_enabled)
-            .await
-            .map_err(|e| e.to_string())?;
+        template::reset(&cfg.project, db, cfg.realtime_enabled).await?;
         // Bytes of the old database's objects mean nothing now.
         if cfg.storage_backend == "file" {
             let versions = cfg.data_dir.join("storage/versions");
             if versions.exists() {
-                std::fs::remove_dir_all(&versions)
-                    .map_err(|e| format!("cannot clear {}: {e}", versions.display()))?;
+                std::fs::remove_dir_all(&versions).map_err(|e| {
+                    CommandError::io(format!("cannot clear {}", versions.display()), e)
+                })?;
             }
         }
         let store = super::start::open_store(cfg)?;
@@ -75,12 +75,9 @@ async fn tidy(cfg: &Config, db: &pg::Database) {
     }
 }
 
-pub fn new_migration(cfg: &Config, name: &str) -> Result<(), String> {
+pub fn new_migration(cfg: &Config, name: &str) -> Result<(), CommandError> {
     let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-    let path = cfg
-        .project
-        .new_migration(name, &stamp)
-        .map_err(|e| e.to_string())?;
+    let path = cfg.project.new_migration(name, &stamp)?;
     println!("Created new migration at {}", cfg.project.relative(&path));
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! of the databases the project's files build are kept (`diff_cache`): when none of those files
 //! changed, no database is built at all.
 
+use super::CommandError;
 use super::diff_cache::DiffCache;
 use super::{Prepare, with_database};
 use gateway::config::Config;
@@ -20,7 +21,7 @@ migration does not generate errors.";
 
 /// The linked project's database, as `supabase link` left it: its ref in
 /// `supabase/.temp/project-ref`, the password in SUPABASE_DB_PASSWORD.
-pub fn linked_url(project: &project::Project) -> Result<String, String> {
+pub fn linked_url(project: &project::Project) -> Result<String, CommandError> {
     linked_url_of(
         &linked_ref(project)?,
         std::env::var("SUPABASE_DB_PASSWORD").ok(),
@@ -28,26 +29,33 @@ pub fn linked_url(project: &project::Project) -> Result<String, String> {
 }
 
 /// The linked project's ref (`supabase/.temp/project-ref`), as `supabase link` left it.
-pub fn linked_ref(project: &project::Project) -> Result<String, String> {
+pub fn linked_ref(project: &project::Project) -> Result<String, CommandError> {
     std::fs::read_to_string(project.supabase_dir.join(".temp/project-ref"))
         .map(|r| r.trim().to_string())
-        .map_err(|_| "Cannot find project ref. Have you run supabase link?".to_string())
+        .map_err(|_| {
+            CommandError::Message("Cannot find project ref. Have you run supabase link?".into())
+        })
 }
 
 /// A project ref as the CLI accepts one: twenty lower-case letters.
-pub fn check_ref(reference: &str) -> Result<(), String> {
+pub fn check_ref(reference: &str) -> Result<(), CommandError> {
     if reference.len() != 20 || !reference.chars().all(|c| c.is_ascii_lowercase()) {
-        return Err("Invalid project ref format. Must be like `abcdefghijklmnopqrst`.".to_string());
+        return Err(CommandError::Usage(
+            "Invalid project ref format. Must be like `abcdefghijklmnopqrst`.".into(),
+        ));
     }
     Ok(())
 }
 
-fn linked_url_of(reference: &str, password: Option<String>) -> Result<String, String> {
+fn linked_url_of(reference: &str, password: Option<String>) -> Result<String, CommandError> {
     check_ref(reference)?;
-    let password = password.filter(|p| !p.is_empty()).ok_or(
-        "set SUPABASE_DB_PASSWORD to the linked project's database password (or pass its \
-         connection string with --db-url)",
-    )?;
+    let password = password.filter(|p| !p.is_empty()).ok_or_else(|| {
+        CommandError::Message(
+            "set SUPABASE_DB_PASSWORD to the linked project's database password (or pass its \
+             connection string with --db-url)"
+                .into(),
+        )
+    })?;
     let encoded: String = password
         .bytes()
         .map(|b| match b {
@@ -62,11 +70,11 @@ fn linked_url_of(reference: &str, password: Option<String>) -> Result<String, St
     ))
 }
 
-async fn read(login: &Login, scope: &Scope) -> Result<Catalog, String> {
-    let c = connect(login).await.map_err(|e| e.to_string())?;
+async fn read(login: &Login, scope: &Scope) -> Result<Catalog, CommandError> {
+    let c = connect(login).await?;
     schema_diff::read(&c, scope)
         .await
-        .map_err(|e| e.to_string())
+        .map_err(CommandError::from)
 }
 
 /// Runs `db diff`. `db_url`/`linked`: the database to compare with instead of the local one.
@@ -76,22 +84,22 @@ pub async fn run(
     schemas: Vec<String>,
     linked: bool,
     db_url: Option<String>,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     if let Some(name) = &file {
-        project::Project::check_migration_name(name).map_err(|e| e.to_string())?;
+        project::Project::check_migration_name(name)?;
     }
     let target = match (linked, db_url) {
         (true, _) => Some(linked_url(&cfg.project)?),
         (false, url) => url,
     };
     let target = target
-        .map(|url| Login::parse(&url).map_err(|e| format!("--db-url: {e}")))
+        .map(|url| Login::parse(&url).map_err(CommandError::DbUrl))
         .transpose()?;
     // Declared schema files stand for the local database, as in the CLI.
     let declared = if target.is_none() {
-        let (files, notes) = cfg.project.schema_files().map_err(|e| e.to_string())?;
+        let (files, notes) = cfg.project.schema_files()?;
         if files.is_empty() && !cfg.project.config.db.schema_paths.is_empty() {
-            return Err(notes.join("\n"));
+            return Err(CommandError::Message(notes.join("\n")));
         }
         for n in notes {
             eprintln!("WARN: {n}");
@@ -110,10 +118,7 @@ pub async fn run(
     match &file {
         Some(name) => {
             let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S").to_string();
-            let path = cfg
-                .project
-                .write_migration(name, &stamp, &sql)
-                .map_err(|e| e.to_string())?;
+            let path = cfg.project.write_migration(name, &stamp, &sql)?;
             eprintln!("Created new migration at {}", cfg.project.relative(&path));
             eprintln!("{WARN_DIFF}");
         }
@@ -148,7 +153,7 @@ pub async fn compare(
     schemas: &[String],
     target: Option<Login>,
     declared: Vec<project::SchemaFile>,
-) -> Result<Vec<schema_diff::Statement>, String> {
+) -> Result<Vec<schema_diff::Statement>, CommandError> {
     let scope = Scope::named(schemas);
     let keep_templates = cfg.embedded();
     let mut statements = Vec::new();
@@ -200,13 +205,15 @@ pub async fn compare(
             // A schema named that neither side has is a mistake, not "no changes".
             for s in schemas {
                 if !from.schemas.contains_key(s) && !to.schemas.contains_key(s) {
-                    return Err(format!("schema \"{s}\" does not exist"));
+                    return Err(CommandError::Message(format!(
+                        "schema \"{s}\" does not exist"
+                    )));
                 }
             }
             let t2 = Instant::now();
             let statements = schema_diff::diff(&from, &to);
             tracing::debug!("the catalogs compared in {} ms", since(t2));
-            Ok::<_, String>(statements)
+            Ok::<_, CommandError>(statements)
         }
         .await;
         let made: Vec<&str> = builder.made.iter().map(String::as_str).collect();
@@ -261,7 +268,7 @@ impl Builder<'_> {
         side: &str,
         files: &[project::SchemaFile],
         name: &str,
-    ) -> Result<Catalog, String> {
+    ) -> Result<Catalog, CommandError> {
         let t0 = Instant::now();
         let key = self.cache.map(|c| c.key(side, files));
         if let (Some(cache), Some(key)) = (self.cache, &key)
@@ -371,39 +378,31 @@ impl Builder<'_> {
         &mut self,
         files: &[(String, String)],
         name: &str,
-    ) -> Result<(Catalog, Vec<String>), String> {
+    ) -> Result<(Catalog, Vec<String>), CommandError> {
         if !self.swept {
-            shadow::sweep(self.db).await.map_err(|e| e.to_string())?;
+            shadow::sweep(self.db).await?;
             self.swept = true;
         }
         let project = &self.cfg.project;
         let keep_templates = self.cfg.embedded();
         self.made.push(name.to_string());
         if files.is_empty() {
-            shadow::migrations_copy(project, self.db, name, keep_templates)
-                .await
-                .map_err(|e| e.to_string())?;
+            shadow::migrations_copy(project, self.db, name, keep_templates).await?;
         } else {
-            let mut c = shadow::platform_copy(project, self.db, name, keep_templates)
-                .await
-                .map_err(|e| e.to_string())?;
-            shadow::apply_files(&mut c, files)
-                .await
-                .map_err(|e| e.to_string())?;
+            let mut c = shadow::platform_copy(project, self.db, name, keep_templates).await?;
+            shadow::apply_files(&mut c, files).await?;
         }
-        let c = connect(&self.db.admin_on(name))
-            .await
-            .map_err(|e| e.to_string())?;
+        let c = connect(&self.db.admin_on(name)).await?;
         schema_diff::read_keeping(&c, self.scope)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(CommandError::from)
     }
 }
 
 /// Drops the databases a diff made (those it did not get to make are not there).
-async fn remove(db: &Database, names: &[&str]) -> Result<(), String> {
+async fn remove(db: &Database, names: &[&str]) -> Result<(), CommandError> {
     for n in names {
-        shadow::remove(db, n).await.map_err(|e| e.to_string())?;
+        shadow::remove(db, n).await?;
     }
     Ok(())
 }
@@ -421,11 +420,13 @@ mod tests {
         assert!(
             linked_url_of("abcdefghijklmnopqrst", None)
                 .unwrap_err()
+                .to_string()
                 .contains("SUPABASE_DB_PASSWORD")
         );
         assert!(
             linked_url_of("not-a-ref", Some("x".into()))
                 .unwrap_err()
+                .to_string()
                 .contains("Invalid project ref")
         );
     }

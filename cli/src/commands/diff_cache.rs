@@ -10,6 +10,7 @@
 //! the cache instead, and no database is made, filled, read and dropped. Only for the
 //! embedded cluster.
 
+use super::CommandError;
 use gateway::config::Config;
 use pg::{Database, connect};
 use project::{SchemaFile, sha256_hex};
@@ -62,8 +63,12 @@ impl DiffCache {
         }
     }
 
-    async fn open_or_fail(cfg: &Config, db: &Database, schemas: &[String]) -> Result<Self, String> {
-        let c = connect(&db.admin).await.map_err(|e| e.to_string())?;
+    async fn open_or_fail(
+        cfg: &Config,
+        db: &Database,
+        schemas: &[String],
+    ) -> Result<Self, CommandError> {
+        let c = connect(&db.admin).await?;
         // The server's part: what a database built there depends on besides the files.
         let server: String = c
             .query_one(
@@ -76,11 +81,10 @@ impl DiffCache {
                       FROM pg_database WHERE datname = $1))",
                 &[&pg::migrate::template::TEMPLATE],
             )
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .get(0);
         let project = &cfg.project;
-        let built_from = pg::migrate::template::fingerprint(project).map_err(|e| e.to_string())?;
+        let built_from = pg::migrate::template::fingerprint(project)?;
         let base = |built_from: &str| {
             [
                 format!("build:{}", build_identity()),

@@ -3,6 +3,7 @@
 //! its rewriting of the output (`CREATE TABLE IF NOT EXISTS`, platform statements commented
 //! out). The rewriting is pure (`rewrite_schema`, `rewrite_roles`), the programs run at the edge.
 
+use super::CommandError;
 use super::{Prepare, with_database};
 // The schemas a schema dump leaves out: the CLI's list, and supagate's own schema.
 use gateway::config::Config;
@@ -327,7 +328,7 @@ pub async fn run(
     file: Option<PathBuf>,
     remote: Option<String>,
     dry_run: bool,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     let bin = super::pg_programs(cfg);
     let which = if remote.is_some() { "remote" } else { "local" };
     let what = match kind {
@@ -335,7 +336,7 @@ pub async fn run(
         Kind::Data => "data",
         Kind::Roles => "roles",
     };
-    let dump = async |url: &str| -> Result<Option<String>, String> {
+    let dump = async |url: &str| -> Result<Option<String>, CommandError> {
         let (program, args) = program_args(kind, &opt, url);
         let path = bin.join(program);
         if dry_run {
@@ -347,16 +348,17 @@ pub async fn run(
         let out = Command::new(&path)
             .args(&args)
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+            .map_err(|e| CommandError::io(format!("cannot run {}", path.display()), e))?;
         if !out.status.success() {
-            return Err(format!(
+            return Err(CommandError::Message(format!(
                 "error running {program}: {}\n{}",
                 out.status,
                 String::from_utf8_lossy(&out.stderr).trim_end()
-            ));
+            )));
         }
-        let text = String::from_utf8(out.stdout)
-            .map_err(|_| format!("{program} wrote something that is not UTF-8"))?;
+        let text = String::from_utf8(out.stdout).map_err(|_| {
+            CommandError::Message(format!("{program} wrote something that is not UTF-8"))
+        })?;
         Ok(Some(text))
     };
     let raw = match &remote {
@@ -393,11 +395,12 @@ pub async fn run(
     Ok(())
 }
 
-fn write(path: &Path, sql: &str) -> Result<(), String> {
+fn write(path: &Path, sql: &str) -> Result<(), CommandError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("failed to open dump file: {e}"))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CommandError::io("failed to open dump file", e))?;
     }
-    std::fs::write(path, sql).map_err(|e| format!("failed to open dump file: {e}"))
+    std::fs::write(path, sql).map_err(|e| CommandError::io("failed to open dump file", e))
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! `functions new` and `functions list`, as the Supabase CLI's.
 
+use super::CommandError;
 use gateway::config::Config;
 use std::io::Write;
 
@@ -18,15 +19,16 @@ Deno.serve(async (req) => {
 
 /// Creates `supabase/functions/<slug>/index.ts` and its `deno.json`, and declares the function
 /// in config.toml (verify_jwt on) unless it is declared already.
-pub fn new(cfg: &Config, api_url: &str, slug: &str) -> Result<(), String> {
+pub fn new(cfg: &Config, api_url: &str, slug: &str) -> Result<(), CommandError> {
     if !functions::catalog::valid_slug(slug) {
-        return Err(format!(
+        return Err(CommandError::Message(format!(
             "Invalid Function name: \"{slug}\". Must start with a letter, and only include \
              alphanumeric characters, underscores, and hyphens. (^[A-Za-z][A-Za-z0-9_-]*$)"
-        ));
+        )));
     }
     let dir = cfg.project.supabase_dir.join("functions").join(slug);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CommandError::io(format!("cannot create {}", dir.display()), e))?;
     let index = dir.join("index.ts");
     let url = format!("{api_url}/functions/v1/{slug}");
     std::fs::OpenOptions::new()
@@ -41,11 +43,16 @@ pub fn new(cfg: &Config, api_url: &str, slug: &str) -> Result<(), String> {
                     .as_bytes(),
             )
         })
-        .map_err(|e| format!("failed to create entrypoint {}: {e}", index.display()))?;
+        .map_err(|e| {
+            CommandError::io(
+                format!("failed to create entrypoint {}", index.display()),
+                e,
+            )
+        })?;
     let deno_json = dir.join("deno.json");
     if !deno_json.exists() {
         std::fs::write(&deno_json, "{\n  \"imports\": {}\n}\n")
-            .map_err(|e| format!("cannot write {}: {e}", deno_json.display()))?;
+            .map_err(|e| CommandError::io(format!("cannot write {}", deno_json.display()), e))?;
     }
     let config = cfg.project.supabase_dir.join("config.toml");
     if cfg.project.config.functions.contains_key(slug) {
@@ -64,7 +71,9 @@ pub fn new(cfg: &Config, api_url: &str, slug: &str) -> Result<(), String> {
             .append(true)
             .open(&config)
             .and_then(|mut f| f.write_all(block.as_bytes()))
-            .map_err(|e| format!("failed to append config {}: {e}", config.display()))?;
+            .map_err(|e| {
+                CommandError::io(format!("failed to append config {}", config.display()), e)
+            })?;
     }
     println!("Created new Function at {}", dir.display());
     Ok(())

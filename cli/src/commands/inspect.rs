@@ -2,6 +2,7 @@
 //! `workbench::inspect` run on the local database (or `--db-url`'s) in a read-only transaction,
 //! printed as a table, or all of them written as CSV files.
 
+use super::CommandError;
 use super::Prepare;
 use super::migration::{on_database, target};
 use crate::workflow_args::InspectCommand;
@@ -13,17 +14,12 @@ use workbench::inspect::{self, REPORTS, Report};
 type Rows = (Vec<String>, Vec<Vec<String>>);
 
 /// Runs one report in a read-only transaction; `pg_stat_statements` is found in its schema.
-async fn run_report(c: &mut Client, r: &Report) -> Result<Rows, String> {
+async fn run_report(c: &mut Client, r: &Report) -> Result<Rows, CommandError> {
     let managed: Vec<String> = workbench::advisors::MANAGED
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let tx = c
-        .build_transaction()
-        .read_only(true)
-        .start()
-        .await
-        .map_err(|e| e.to_string())?;
+    let tx = c.build_transaction().read_only(true).start().await?;
     if r.needs_statements() {
         let schema: Option<String> = tx
             .query_opt(
@@ -32,27 +28,25 @@ async fn run_report(c: &mut Client, r: &Report) -> Result<Rows, String> {
                   where e.extname = 'pg_stat_statements'",
                 &[],
             )
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .map(|row| row.get(0));
         let Some(schema) = schema else {
-            return Err(format!(
+            return Err(CommandError::Message(format!(
                 "{}: pg_stat_statements is not installed in this database (create extension \
                  pg_stat_statements with schema extensions)",
                 r.name
-            ));
+            )));
         };
         tx.execute(
             "select pg_catalog.set_config('search_path', $1, true)",
             &[&format!("{}, pg_catalog", pg::quote_ident(&schema))],
         )
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     }
     let stmt = tx
         .prepare(r.sql)
         .await
-        .map_err(|e| format!("{}: {}", r.name, pg::migrate::describe_db_error(&e, None)))?;
+        .map_err(|e| CommandError::sql_in(r.name, None, e))?;
     let names: Vec<String> = stmt
         .columns()
         .iter()
@@ -61,7 +55,7 @@ async fn run_report(c: &mut Client, r: &Report) -> Result<Rows, String> {
     let rows = tx
         .query(&stmt, &[&managed])
         .await
-        .map_err(|e| format!("{}: {}", r.name, pg::migrate::describe_db_error(&e, None)))?
+        .map_err(|e| CommandError::sql_in(r.name, None, e))?
         .iter()
         .map(|row| {
             (0..row.len())
@@ -69,15 +63,15 @@ async fn run_report(c: &mut Client, r: &Report) -> Result<Rows, String> {
                 .collect()
         })
         .collect();
-    tx.rollback().await.map_err(|e| e.to_string())?;
+    tx.rollback().await?;
     Ok((names, rows))
 }
 
-pub async fn run(cfg: &Config, command: InspectCommand) -> Result<(), String> {
+pub async fn run(cfg: &Config, command: InspectCommand) -> Result<(), CommandError> {
     match command {
         InspectCommand::Db { report, target: t } => {
-            let (r, notice) =
-                inspect::find(&report).ok_or_else(|| format!("unknown report {report}"))?;
+            let (r, notice) = inspect::find(&report)
+                .ok_or_else(|| CommandError::Usage(format!("unknown report {report}")))?;
             if let Some(n) = notice {
                 eprintln!("{n}");
             }
@@ -97,7 +91,7 @@ pub async fn run(cfg: &Config, command: InspectCommand) -> Result<(), String> {
         } => {
             let dir = output_dir.join(chrono::Local::now().format("%Y-%m-%d").to_string());
             std::fs::create_dir_all(&dir)
-                .map_err(|e| format!("failed to create {}: {e}", dir.display()))?;
+                .map_err(|e| CommandError::io(format!("failed to create {}", dir.display()), e))?;
             let remote = target(cfg, t.db_url, t.linked)?;
             eprintln!("Running queries...");
             on_database(cfg, remote, Prepare::UnlessRunning, async |c| {
@@ -112,8 +106,9 @@ pub async fn run(cfg: &Config, command: InspectCommand) -> Result<(), String> {
                     };
                     let header: Vec<&str> = names.iter().map(String::as_str).collect();
                     let path = dir.join(format!("{}.csv", r.file));
-                    std::fs::write(&path, workbench::report::csv(&header, &rows))
-                        .map_err(|e| format!("failed to write {}: {e}", path.display()))?;
+                    std::fs::write(&path, workbench::report::csv(&header, &rows)).map_err(|e| {
+                        CommandError::io(format!("failed to write {}", path.display()), e)
+                    })?;
                 }
                 Ok(())
             })

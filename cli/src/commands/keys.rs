@@ -3,17 +3,20 @@
 //! them with `--append`). Runs before the configuration is resolved: the file it writes may not
 //! exist yet.
 
+use super::CommandError;
 use identity::keygen::{self, Algorithm};
 use project::Project;
 use serde_json::Value;
 use std::io::BufRead;
 
 /// `--algorithm`: the CLI's names.
-pub fn algorithm(name: &str) -> Result<Algorithm, String> {
+pub fn algorithm(name: &str) -> Result<Algorithm, CommandError> {
     match name {
         "ES256" => Ok(Algorithm::Es256),
         "RS256" => Ok(Algorithm::Rs256),
-        other => Err(format!("unsupported algorithm: {other}")),
+        other => Err(CommandError::Usage(format!(
+            "unsupported algorithm: {other}"
+        ))),
     }
 }
 
@@ -54,29 +57,30 @@ pub fn keys_file(keys: &[Vec<(String, Value)>]) -> String {
 }
 
 /// The keys a keys file holds (an array of JWKs, or `{"keys": [...]}`), fields in order.
-pub fn read_keys(text: &str) -> Result<Vec<Vec<(String, Value)>>, String> {
-    let doc: Value =
-        serde_json::from_str(text).map_err(|e| format!("failed to parse signing keys: {e}"))?;
+pub fn read_keys(text: &str) -> Result<Vec<Vec<(String, Value)>>, CommandError> {
+    let doc: Value = serde_json::from_str(text)
+        .map_err(|e| CommandError::other("failed to parse signing keys", e))?;
+    let not_keys =
+        || CommandError::Message("failed to parse signing keys: expected an array of JWKs".into());
     let list = match doc {
         Value::Array(a) => a,
         Value::Object(mut o) => match o.remove("keys") {
             Some(Value::Array(a)) => a,
-            _ => return Err("failed to parse signing keys: expected an array of JWKs".into()),
+            _ => return Err(not_keys()),
         },
-        _ => return Err("failed to parse signing keys: expected an array of JWKs".into()),
+        _ => return Err(not_keys()),
     };
     list.iter()
         .map(|k| match k {
             Value::Object(o) => Ok(keygen::ordered(o)),
-            _ => Err("failed to parse signing keys: expected an array of JWKs".to_string()),
+            _ => Err(not_keys()),
         })
         .collect()
 }
 
-pub fn run(project: &Project, alg: &str, append: bool) -> Result<(), String> {
+pub fn run(project: &Project, alg: &str, append: bool) -> Result<(), CommandError> {
     let alg = algorithm(alg)?;
-    let jwk: Vec<(String, Value)> = keygen::generate(alg)
-        .map_err(|e| e.to_string())?
+    let jwk: Vec<(String, Value)> = keygen::generate(alg)?
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
@@ -92,9 +96,9 @@ pub fn run(project: &Project, alg: &str, append: bool) -> Result<(), String> {
     let file = project.supabase_dir.join(path);
     let shown = project.relative(&file);
     let existing = match std::fs::read_to_string(&file) {
-        Ok(text) => read_keys(&text).map_err(|e| format!("{shown}: {e}"))?,
+        Ok(text) => read_keys(&text).map_err(|e| CommandError::other(shown.clone(), e))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(format!("failed to read {shown}: {e}")),
+        Err(e) => return Err(CommandError::io(format!("failed to read {shown}"), e)),
     };
     let mut keys = if append {
         existing
@@ -105,14 +109,14 @@ pub fn run(project: &Project, alg: &str, append: bool) -> Result<(), String> {
             let read = std::io::stdin().lock().read_line(&mut line).unwrap_or(0);
             eprintln!();
             if !super::migration::answer((read > 0).then_some(line.as_str()), true) {
-                return Err("context canceled".into());
+                return Err(CommandError::Canceled);
             }
         }
         Vec::new()
     };
     keys.push(jwk);
     write_private(&file, &keys_file(&keys))
-        .map_err(|e| format!("failed to open signing key: {e}"))?;
+        .map_err(|e| CommandError::io("failed to open signing key", e))?;
     eprintln!(
         "JWT signing key appended to: {shown} (now contains {} keys)",
         keys.len()
@@ -174,6 +178,7 @@ mod tests {
         assert!(
             algorithm("HS256")
                 .unwrap_err()
+                .to_string()
                 .contains("unsupported algorithm")
         );
     }

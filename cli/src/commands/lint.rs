@@ -3,6 +3,7 @@
 //! the issues filtered by `--level` and printed as the CLI's JSON, `--fail-on` for CI. Reading
 //! plpgsql_check's JSON, filtering and printing are pure; the queries run at the edge.
 
+use super::CommandError;
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use pg::{Client, Login, connect};
@@ -41,9 +42,13 @@ pub struct Linted {
 }
 
 /// plpgsql_check's JSON report of one function (`{"issues": [...]}`).
-pub fn parse(function: String, report: &str) -> Result<Linted, String> {
-    let v: Value = serde_json::from_str(report)
-        .map_err(|e| format!("failed to read plpgsql_check's report of {function}: {e}"))?;
+pub fn parse(function: String, report: &str) -> Result<Linted, CommandError> {
+    let v: Value = serde_json::from_str(report).map_err(|e| {
+        CommandError::other(
+            format!("failed to read plpgsql_check's report of {function}"),
+            e,
+        )
+    })?;
     let issues = v
         .get("issues")
         .and_then(Value::as_array)
@@ -150,8 +155,8 @@ pub fn failing(results: &[Linted], fail_on: Option<usize>) -> Option<&'static st
         .then_some(LEVELS[f])
 }
 
-async fn lint_on(c: &mut Client, schemas: &[String]) -> Result<Vec<Linted>, String> {
-    let tx = c.transaction().await.map_err(|e| e.to_string())?;
+async fn lint_on(c: &mut Client, schemas: &[String]) -> Result<Vec<Linted>, CommandError> {
+    let tx = c.transaction().await?;
     let schemas: Vec<String> = if schemas.is_empty() {
         let managed: Vec<&str> = MANAGED.to_vec();
         tx.query(
@@ -163,7 +168,7 @@ async fn lint_on(c: &mut Client, schemas: &[String]) -> Result<Vec<Linted>, Stri
             &[&managed],
         )
         .await
-        .map_err(|e| format!("failed to list schemas: {e}"))?
+        .map_err(|e| CommandError::query("failed to list schemas", e))?
         .iter()
         .map(|r| r.get(0))
         .collect()
@@ -172,7 +177,7 @@ async fn lint_on(c: &mut Client, schemas: &[String]) -> Result<Vec<Linted>, Stri
     };
     tx.batch_execute("CREATE EXTENSION IF NOT EXISTS plpgsql_check")
         .await
-        .map_err(|e| format!("failed to enable pgsql_check: {e}"))?;
+        .map_err(|e| CommandError::query("failed to enable pgsql_check", e))?;
     let mut results = Vec::new();
     for s in &schemas {
         eprintln!("Linting schema: {s}");
@@ -188,7 +193,7 @@ async fn lint_on(c: &mut Client, schemas: &[String]) -> Result<Vec<Linted>, Stri
                 &[s],
             )
             .await
-            .map_err(|e| format!("failed to query rows: {e}"))?;
+            .map_err(|e| CommandError::query("failed to query rows", e))?;
         for r in rows {
             let name: String = r.get(0);
             let report: String = r.get(1);
@@ -196,7 +201,7 @@ async fn lint_on(c: &mut Client, schemas: &[String]) -> Result<Vec<Linted>, Stri
         }
     }
     // Lint has no side effects: the extension goes with the transaction.
-    tx.rollback().await.map_err(|e| e.to_string())?;
+    tx.rollback().await?;
     Ok(results)
 }
 
@@ -207,23 +212,13 @@ pub async fn run(
     schemas: Vec<String>,
     level: usize,
     fail_on: Option<usize>,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     let results = match remote {
-        Some(login) => {
-            lint_on(
-                &mut connect(&login).await.map_err(|e| e.to_string())?,
-                &schemas,
-            )
-            .await?
-        }
+        Some(login) => lint_on(&mut connect(&login).await?, &schemas).await?,
         None => {
             let mut got = Vec::new();
             with_database(cfg, Prepare::UnlessRunning, async |db| {
-                got = lint_on(
-                    &mut connect(&db.admin).await.map_err(|e| e.to_string())?,
-                    &schemas,
-                )
-                .await?;
+                got = lint_on(&mut connect(&db.admin).await?, &schemas).await?;
                 Ok(())
             })
             .await?;
@@ -237,7 +232,9 @@ pub async fn run(
     }
     print!("{}", render(&shown));
     match failing(&shown, fail_on) {
-        Some(l) => Err(format!("fail-on is set to {l}, non-zero exit")),
+        Some(l) => Err(CommandError::Message(format!(
+            "fail-on is set to {l}, non-zero exit"
+        ))),
         None => Ok(()),
     }
 }
@@ -284,7 +281,12 @@ mod tests {
             0,
         );
         assert_eq!(failing(&only_warning, Some(1)), None);
-        assert!(parse("s.f".into(), "not json").unwrap_err().contains("s.f"));
+        assert!(
+            parse("s.f".into(), "not json")
+                .unwrap_err()
+                .to_string()
+                .contains("s.f")
+        );
     }
 
     #[test]

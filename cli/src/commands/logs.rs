@@ -1,6 +1,7 @@
 //! `logs --follow`: the running gateway's request inspector, one request per line, with the
 //! role it ran as, the SQL and what row level security did (`--json`: the events as they come).
 
+use super::CommandError;
 use gateway::config::Config;
 use serde_json::Value;
 
@@ -60,44 +61,44 @@ pub fn render(e: &Value) -> String {
     out
 }
 
-pub async fn follow(cfg: &Config, follow: bool, json: bool) -> Result<(), String> {
+pub async fn follow(cfg: &Config, follow: bool, json: bool) -> Result<(), CommandError> {
     if !follow {
-        return Err(
+        return Err(CommandError::Usage(
             "supagate keeps no request log: `supagate logs --follow` shows requests as they come"
                 .into(),
-        );
+        ));
     }
     let values = super::status::running_values(cfg)?;
     let (api, key) = (
         values
             .get("API_URL")
-            .ok_or("no API_URL in the status file")?,
+            .ok_or_else(|| CommandError::Message("no API_URL in the status file".into()))?,
         values
             .get("SERVICE_ROLE_KEY")
-            .ok_or("no service key in the status file")?,
+            .ok_or_else(|| CommandError::Message("no service key in the status file".into()))?,
     );
     let mut res = reqwest::Client::new()
         .get(format!("{api}/_supagate/v1/requests"))
         .header("apikey", key)
         .send()
         .await
-        .map_err(|e| format!("cannot reach {api}: {e}"))?;
+        .map_err(|e| CommandError::other(format!("cannot reach {api}"), e))?;
     if !res.status().is_success() {
-        return Err(format!(
+        return Err(CommandError::Message(format!(
             "{api} answered {}: {}",
             res.status(),
             res.text().await.unwrap_or_default()
-        ));
+        )));
     }
     eprintln!("Following requests to {api} (Ctrl-C ends)…");
     let mut buf = String::new();
     loop {
         let chunk = tokio::select! {
-            c = res.chunk() => c.map_err(|e| format!("the gateway went away: {e}"))?,
+            c = res.chunk() => c.map_err(|e| CommandError::other("the gateway went away", e))?,
             _ = tokio::signal::ctrl_c() => return Ok(()),
         };
         let Some(chunk) = chunk else {
-            return Err("the gateway stopped".into());
+            return Err(CommandError::Message("the gateway stopped".into()));
         };
         buf.push_str(&String::from_utf8_lossy(&chunk));
         while let Some(end) = buf.find("\n\n") {

@@ -3,6 +3,7 @@
 //! `--db-url`'s). The table, version checks and prompt answers are pure functions below; the
 //! database work is `pg::migrate`'s.
 
+use super::CommandError;
 use super::{Prepare, with_database};
 use crate::args::RepairStatus;
 use gateway::config::Config;
@@ -14,13 +15,17 @@ use std::io::BufRead;
 
 /// The database a migration command works on: `--db-url`'s, the linked project's, or (the
 /// default) the local one.
-pub fn target(cfg: &Config, db_url: Option<String>, linked: bool) -> Result<Option<Login>, String> {
+pub fn target(
+    cfg: &Config,
+    db_url: Option<String>,
+    linked: bool,
+) -> Result<Option<Login>, CommandError> {
     let url = if linked {
         Some(super::diff::linked_url(&cfg.project)?)
     } else {
         db_url
     };
-    url.map(|u| Login::parse(&u).map_err(|e| format!("--db-url: {e}")))
+    url.map(|u| Login::parse(&u).map_err(CommandError::DbUrl))
         .transpose()
 }
 
@@ -32,18 +37,18 @@ pub async fn on_database<F>(
     remote: Option<Login>,
     prepare: Prepare,
     f: F,
-) -> Result<(), String>
+) -> Result<(), CommandError>
 where
-    F: AsyncFnOnce(&mut Client) -> Result<(), String>,
+    F: AsyncFnOnce(&mut Client) -> Result<(), CommandError>,
 {
     match remote {
         Some(login) => {
-            let mut c = connect(&login).await.map_err(|e| e.to_string())?;
+            let mut c = connect(&login).await?;
             f(&mut c).await
         }
         None => {
             with_database(cfg, prepare, async move |db| {
-                let mut c = connect(&db.admin).await.map_err(|e| e.to_string())?;
+                let mut c = connect(&db.admin).await?;
                 f(&mut c).await
             })
             .await
@@ -126,10 +131,12 @@ pub fn render_list(rows: &[(String, String)]) -> String {
 }
 
 /// Versions given on the command line must be numbers, as the CLI checks them.
-pub fn check_versions(versions: &[String]) -> Result<(), String> {
+pub fn check_versions(versions: &[String]) -> Result<(), CommandError> {
     for v in versions {
         if v.is_empty() || v.len() > 18 || v.parse::<i64>().is_err() {
-            return Err(format!("failed to parse {v}: invalid version number"));
+            return Err(CommandError::Usage(format!(
+                "failed to parse {v}: invalid version number"
+            )));
         }
     }
     Ok(())
@@ -139,15 +146,19 @@ pub fn check_versions(versions: &[String]) -> Result<(), String> {
 fn local_migration<'a>(
     migrations: &'a [Migration],
     version: &str,
-) -> Result<&'a Migration, String> {
+) -> Result<&'a Migration, CommandError> {
     migrations
         .iter()
         .find(|m| m.version == version)
-        .ok_or_else(|| format!("glob supabase/migrations/{version}_*.sql: file does not exist"))
+        .ok_or_else(|| {
+            CommandError::Message(format!(
+                "glob supabase/migrations/{version}_*.sql: file does not exist"
+            ))
+        })
 }
 
-fn local_migrations(cfg: &Config) -> Result<Vec<Migration>, String> {
-    let (migrations, skipped) = cfg.project.migrations().map_err(|e| e.to_string())?;
+fn local_migrations(cfg: &Config) -> Result<Vec<Migration>, CommandError> {
+    let (migrations, skipped) = cfg.project.migrations()?;
     for s in skipped {
         eprintln!("{s}");
     }
@@ -172,29 +183,25 @@ pub fn prompt(question: &str, default: bool) -> bool {
     answer((read > 0).then_some(line.as_str()), default)
 }
 
-pub async fn list(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
+pub async fn list(cfg: &Config, remote: Option<Login>) -> Result<(), CommandError> {
     let local: Vec<String> = local_migrations(cfg)?
         .into_iter()
         .map(|m| m.version)
         .collect();
     on_database(cfg, remote, Prepare::Never, async |c| {
-        let applied = history::applied_versions(c)
-            .await
-            .map_err(|e| e.to_string())?;
+        let applied = history::applied_versions(c).await?;
         print!("{}", render_list(&list_rows(&local, &applied)));
         Ok(())
     })
     .await
 }
 
-pub async fn up(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
+pub async fn up(cfg: &Config, remote: Option<Login>) -> Result<(), CommandError> {
     match remote {
         None => with_database(cfg, Prepare::Always, async |_| Ok(())).await?,
         Some(login) => {
-            let mut c = connect(&login).await.map_err(|e| e.to_string())?;
-            let applied = history::apply_migrations(&mut c, &cfg.project)
-                .await
-                .map_err(|e| e.to_string())?;
+            let mut c = connect(&login).await?;
+            let applied = history::apply_migrations(&mut c, &cfg.project).await?;
             for a in applied {
                 eprintln!("Applying migration {a}...");
             }
@@ -209,7 +216,7 @@ pub async fn repair(
     remote: Option<Login>,
     status: RepairStatus,
     versions: Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     check_versions(&versions)?;
     let local = local_migrations(cfg)?;
     let all = versions.is_empty();
@@ -219,7 +226,7 @@ pub async fn repair(
             false,
         )
     {
-        return Err("context canceled".into());
+        return Err(CommandError::Canceled);
     }
     let versions: Vec<String> = if all {
         local.iter().map(|m| m.version.clone()).collect()
@@ -241,7 +248,7 @@ pub async fn repair(
     on_database(cfg, remote, Prepare::Never, async |c| {
         history::repair(c, all, what)
             .await
-            .map_err(|e| format!("failed to update migration table: {e}"))
+            .map_err(|e| CommandError::other("failed to update migration table", e))
     })
     .await?;
     if !all {
@@ -267,11 +274,12 @@ fn status_name(s: RepairStatus) -> &'static str {
 pub fn squashed<'a>(
     migrations: &'a [Migration],
     version: Option<&str>,
-) -> Result<&'a [Migration], String> {
+) -> Result<&'a [Migration], CommandError> {
     let end = match version {
         None => migrations.len(),
         Some(v) => {
-            check_versions(&[v.to_string()]).map_err(|_| "invalid version number".to_string())?;
+            check_versions(&[v.to_string()])
+                .map_err(|_| CommandError::Usage("invalid version number".into()))?;
             local_migration(migrations, v)?;
             migrations
                 .iter()
@@ -280,7 +288,7 @@ pub fn squashed<'a>(
         }
     };
     if end == 0 {
-        return Err("version not found".into());
+        return Err(CommandError::Usage("version not found".into()));
     }
     Ok(&migrations[..end])
 }
@@ -289,7 +297,7 @@ pub async fn squash(
     cfg: &Config,
     remote: Option<Login>,
     version: Option<String>,
-) -> Result<(), String> {
+) -> Result<(), CommandError> {
     let local = local_migrations(cfg)?;
     let merged = squashed(&local, version.as_deref())?;
     let last = merged.last().expect("squashed is never empty");
@@ -302,45 +310,35 @@ pub async fn squash(
     let mut statements = Vec::new();
     with_database(cfg, Prepare::Never, async |db| {
         if keep_templates {
-            shadow::sweep(db).await.map_err(|e| e.to_string())?;
+            shadow::sweep(db).await?;
         }
         let base = shadow::name("squash_base");
         let built = shadow::name("squash");
         let diffed = async {
-            drop(
-                shadow::platform_copy(&cfg.project, db, &base, keep_templates)
-                    .await
-                    .map_err(|e| e.to_string())?,
-            );
-            let mut c = shadow::platform_copy(&cfg.project, db, &built, keep_templates)
-                .await
-                .map_err(|e| e.to_string())?;
+            drop(shadow::platform_copy(&cfg.project, db, &base, keep_templates).await?);
+            let mut c = shadow::platform_copy(&cfg.project, db, &built, keep_templates).await?;
             let files: Vec<(String, String)> = merged
                 .iter()
                 .map(|m| (m.display.clone(), m.sql.clone()))
                 .collect();
-            shadow::apply_files(&mut c, &files)
-                .await
-                .map_err(|e| e.to_string())?;
+            shadow::apply_files(&mut c, &files).await?;
             drop(c);
             let scope = Scope::named(&[]);
             let read = async |name: &str| {
-                let c = connect(&db.admin_on(name))
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let c = connect(&db.admin_on(name)).await?;
                 schema_diff::read(&c, &scope)
                     .await
-                    .map_err(|e| e.to_string())
+                    .map_err(CommandError::from)
             };
             let from = read(&base).await?;
             let to = read(&built).await?;
-            Ok::<_, String>(schema_diff::diff(&from, &to))
+            Ok::<_, CommandError>(schema_diff::diff(&from, &to))
         }
         .await;
         let mut removed = Ok(());
         for n in [&base, &built] {
             if let Err(e) = shadow::remove(db, n).await {
-                removed = Err(e.to_string());
+                removed = Err(CommandError::from(e));
             }
         }
         statements = diffed?;
@@ -353,7 +351,8 @@ pub async fn squash(
         schema_diff::render(&statements)
     };
     let path = cfg.project.root.join(&last.display);
-    std::fs::write(&path, sql).map_err(|e| format!("failed to write {}: {e}", last.display))?;
+    std::fs::write(&path, sql)
+        .map_err(|e| CommandError::io(format!("failed to write {}", last.display), e))?;
     eprintln!("Squashed local migrations to {}", last.display);
     for m in &merged[..merged.len() - 1] {
         if let Err(e) = std::fs::remove_file(cfg.project.root.join(&m.display)) {
@@ -363,16 +362,14 @@ pub async fn squash(
     match remote {
         Some(login) => {
             eprintln!("Baselining migration history to {}", last.version);
-            let mut c = connect(&login).await.map_err(|e| e.to_string())?;
-            history::ensure_history(&c)
-                .await
-                .map_err(|e| e.to_string())?;
+            let mut c = connect(&login).await?;
+            history::ensure_history(&c).await?;
             // The file as it now is: the squashed statements are what the history records.
-            let (now, _) = cfg.project.migrations().map_err(|e| e.to_string())?;
+            let (now, _) = cfg.project.migrations()?;
             let m = local_migration(&now, &last.version)?;
             history::baseline(&mut c, m)
                 .await
-                .map_err(|e| format!("failed to update migration history: {e}"))?;
+                .map_err(|e| CommandError::other("failed to update migration history", e))?;
         }
         None => eprintln!(
             "Run supagate migration repair --status applied to update your remote migration \
@@ -390,11 +387,14 @@ pub fn fetched_file(
     version: &str,
     name: &str,
     statements: &[String],
-) -> Result<(String, String), String> {
-    check_versions(&[version.to_string()])
-        .map_err(|_| format!("the history holds {version:?}, which is not a version number"))?;
+) -> Result<(String, String), CommandError> {
+    check_versions(&[version.to_string()]).map_err(|_| {
+        CommandError::Message(format!(
+            "the history holds {version:?}, which is not a version number"
+        ))
+    })?;
     if !name.is_empty() {
-        project::Project::check_migration_name(name).map_err(|e| e.to_string())?;
+        project::Project::check_migration_name(name)?;
     }
     // The CLI records statements without their `;`; a history supagate wrote has them.
     let trimmed: Vec<&str> = statements
@@ -408,12 +408,16 @@ pub fn fetched_file(
 }
 
 /// `migration fetch`: the history table's migrations written as files.
-pub async fn fetch(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
+pub async fn fetch(cfg: &Config, remote: Option<Login>) -> Result<(), CommandError> {
     let dir = cfg.project.migrations_dir();
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("failed to create {}: {e}", cfg.project.relative(&dir)))?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CommandError::io(
+            format!("failed to create {}", cfg.project.relative(&dir)),
+            e,
+        )
+    })?;
     let empty = std::fs::read_dir(&dir)
-        .map_err(|e| format!("failed to read migrations: {e}"))?
+        .map_err(|e| CommandError::io("failed to read migrations", e))?
         .next()
         .is_none();
     if !empty
@@ -425,11 +429,11 @@ pub async fn fetch(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
             true,
         )
     {
-        return Err("context canceled".into());
+        return Err(CommandError::Canceled);
     }
     let mut rows = Vec::new();
     on_database(cfg, remote, Prepare::Never, async |c| {
-        rows = history::history(c).await.map_err(|e| e.to_string())?;
+        rows = history::history(c).await?;
         Ok(())
     })
     .await?;
@@ -440,7 +444,7 @@ pub async fn fetch(cfg: &Config, remote: Option<Login>) -> Result<(), String> {
         .collect::<Result<_, _>>()?;
     for (file, sql) in &files {
         std::fs::write(dir.join(file), sql)
-            .map_err(|e| format!("failed to write migration: {e}"))?;
+            .map_err(|e| CommandError::io("failed to write migration", e))?;
     }
     eprintln!(
         "Fetched {} migrations into {}.",
@@ -499,7 +503,7 @@ mod tests {
         assert!(check_versions(&v(&["20240101000000", "1"])).is_ok());
         for bad in ["abc", "", "2024-01-01", "99999999999999999999"] {
             assert_eq!(
-                check_versions(&v(&[bad])).unwrap_err(),
+                check_versions(&v(&[bad])).unwrap_err().to_string(),
                 format!("failed to parse {bad}: invalid version number")
             );
         }
@@ -553,12 +557,16 @@ mod tests {
         assert!(
             squashed(&all, Some("4"))
                 .unwrap_err()
+                .to_string()
                 .contains("file does not exist")
         );
         assert_eq!(
-            squashed(&all, Some("x")).unwrap_err(),
+            squashed(&all, Some("x")).unwrap_err().to_string(),
             "invalid version number"
         );
-        assert_eq!(squashed(&[], None).unwrap_err(), "version not found");
+        assert_eq!(
+            squashed(&[], None).unwrap_err().to_string(),
+            "version not found"
+        );
     }
 }

@@ -6,6 +6,7 @@ pub mod db;
 pub mod diff;
 mod diff_cache;
 pub mod dump;
+mod error;
 pub mod functions;
 pub mod init;
 pub mod inspect;
@@ -25,6 +26,7 @@ pub mod test_db;
 pub mod users;
 pub mod watch;
 
+pub use error::CommandError;
 use gateway::config::Config;
 use pg::embedded::StopGuard;
 use pg::{Database, DbSettings, migrate};
@@ -44,27 +46,20 @@ pub enum Prepare {
 /// Runs `f` against the project's database: the cluster a running gateway owns as it is, or the
 /// embedded cluster started for the duration of the command. A database nobody set up yet is
 /// created, migrated and seeded first, as `start` would.
-pub async fn with_database<F>(cfg: &Config, prepare: Prepare, f: F) -> Result<(), String>
+pub async fn with_database<F>(cfg: &Config, prepare: Prepare, f: F) -> Result<(), CommandError>
 where
-    F: AsyncFnOnce(&Database) -> Result<(), String>,
+    F: AsyncFnOnce(&Database) -> Result<(), CommandError>,
 {
     let db = open_database(cfg, false).await?;
     let _guard = db.embedded.as_ref().map(StopGuard);
     let running = cfg.embedded() && db.embedded.is_none();
     if prepare == Prepare::IfFresh {
-        let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
-        if migrate::platform::is_fresh(&c)
-            .await
-            .map_err(|e| e.to_string())?
-        {
-            migrate::prepare(&cfg.project, &db, cfg.realtime_enabled)
-                .await
-                .map_err(|e| e.to_string())?;
+        let c = pg::connect(&db.admin).await?;
+        if migrate::platform::is_fresh(&c).await? {
+            migrate::prepare(&cfg.project, &db, cfg.realtime_enabled).await?;
         }
     } else if prepare == Prepare::Always || (prepare == Prepare::UnlessRunning && !running) {
-        let p = migrate::prepare(&cfg.project, &db, cfg.realtime_enabled)
-            .await
-            .map_err(|e| e.to_string())?;
+        let p = migrate::prepare(&cfg.project, &db, cfg.realtime_enabled).await?;
         for a in &p.applied {
             println!("Applied {a}");
         }
@@ -75,7 +70,7 @@ where
 /// The project's database, as `pg` opens it: `serving` when this process runs the API (and
 /// owns the embedded cluster); otherwise a cluster a running gateway owns is reached the way it
 /// published.
-pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, String> {
+pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, CommandError> {
     let published = if serving {
         None
     } else {
@@ -83,7 +78,7 @@ pub async fn open_database(cfg: &Config, serving: bool) -> Result<Database, Stri
     };
     Database::open(&db_settings(cfg), serving, published.as_deref())
         .await
-        .map_err(|e| e.to_string())
+        .map_err(CommandError::from)
 }
 
 /// What a new data directory's cluster starts with: supagate's platform built, as the platform

@@ -4,6 +4,7 @@
 //! script of several statements runs as psql would run it); JSON gives numbers, booleans and
 //! JSON columns their own types, read from the statement's column types when it has one.
 
+use super::CommandError;
 use super::Prepare;
 use super::migration::{on_database, target};
 use crate::workflow_args::QueryArgs;
@@ -112,18 +113,16 @@ enum Outcome {
     Tag(String),
 }
 
-async fn run_sql(c: &Client, sql: &str) -> Result<Outcome, String> {
+async fn run_sql(c: &Client, sql: &str) -> Result<Outcome, CommandError> {
     // A single statement's column types, when it can be prepared (a script cannot be).
     let types: Vec<Type> = match c.prepare(sql).await {
         Ok(stmt) => stmt.columns().iter().map(|c| c.type_().clone()).collect(),
         Err(_) => Vec::new(),
     };
-    let messages = c.simple_query(sql).await.map_err(|e| {
-        format!(
-            "failed to execute query: {}",
-            pg::migrate::describe_db_error(&e, Some(sql))
-        )
-    })?;
+    let messages = c
+        .simple_query(sql)
+        .await
+        .map_err(|e| CommandError::sql_in("failed to execute query", Some(sql), e))?;
     let mut columns: Option<Vec<String>> = None;
     let mut rows = Vec::new();
     let mut last = None;
@@ -153,13 +152,14 @@ async fn run_sql(c: &Client, sql: &str) -> Result<Outcome, String> {
     })
 }
 
-fn read_sql(a: &QueryArgs) -> Result<String, String> {
+fn read_sql(a: &QueryArgs) -> Result<String, CommandError> {
     if let Some(path) = &a.file {
-        let f = std::fs::File::open(path).map_err(|e| format!("failed to read SQL file: {e}"))?;
+        let f = std::fs::File::open(path)
+            .map_err(|e| CommandError::io("failed to read SQL file", e))?;
         let mut s = String::new();
         f.take(MAX_SQL)
             .read_to_string(&mut s)
-            .map_err(|e| format!("failed to read SQL file: {e}"))?;
+            .map_err(|e| CommandError::io("failed to read SQL file", e))?;
         return Ok(s);
     }
     if let Some(sql) = &a.sql {
@@ -167,23 +167,23 @@ fn read_sql(a: &QueryArgs) -> Result<String, String> {
     }
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return Err(
+        return Err(CommandError::Usage(
             "no SQL query provided. Pass SQL as an argument, via --file, or pipe to stdin".into(),
-        );
+        ));
     }
     let mut s = String::new();
     stdin
         .lock()
         .take(MAX_SQL)
         .read_to_string(&mut s)
-        .map_err(|e| format!("failed to read from stdin: {e}"))?;
+        .map_err(|e| CommandError::io("failed to read from stdin", e))?;
     if s.trim().is_empty() {
-        return Err("no SQL provided via stdin".into());
+        return Err(CommandError::Usage("no SQL provided via stdin".into()));
     }
     Ok(s)
 }
 
-pub async fn run(cfg: &Config, a: QueryArgs) -> Result<(), String> {
+pub async fn run(cfg: &Config, a: QueryArgs) -> Result<(), CommandError> {
     let sql = read_sql(&a)?;
     let remote = target(cfg, a.target.db_url.clone(), a.target.linked)?;
     let mut outcome = None;
@@ -192,7 +192,7 @@ pub async fn run(cfg: &Config, a: QueryArgs) -> Result<(), String> {
         Ok(())
     })
     .await?;
-    match outcome.ok_or("no result")? {
+    match outcome.ok_or_else(|| CommandError::Message("no result".into()))? {
         Outcome::Tag(tag) => println!("{tag}"),
         Outcome::Rows {
             columns,
@@ -213,10 +213,7 @@ pub async fn run(cfg: &Config, a: QueryArgs) -> Result<(), String> {
                             Value::Object(m)
                         })
                         .collect();
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&objects).map_err(|e| e.to_string())?
-                    );
+                    println!("{}", serde_json::to_string_pretty(&objects)?);
                 }
                 "csv" => {
                     let text: Vec<Vec<&str>> = rows

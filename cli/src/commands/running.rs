@@ -3,6 +3,7 @@
 //! `$XDG_STATE_HOME/supagate/running` (else `~/.local/state/supagate/running`), removed when it
 //! stops. A record whose gateway no longer runs (killed) is removed by the next `list`.
 
+use super::CommandError;
 use super::status::{self, Values};
 use crate::args::ListOutput;
 use pg::database::owner_pid;
@@ -106,7 +107,7 @@ const URLS: [(&str, &str); 5] = [
 ];
 
 /// `list`: every running project with its URLs (`-o json`: an array of objects).
-pub fn list(output: ListOutput) -> Result<(), String> {
+pub fn list(output: ListOutput) -> Result<(), CommandError> {
     let all = running();
     if output == ListOutput::Json {
         let rows: Vec<serde_json::Value> = all
@@ -146,7 +147,7 @@ pub fn list(output: ListOutput) -> Result<(), String> {
 }
 
 /// `stop --all`: stops every running project (all asked at once, then waited for).
-pub fn stop_all() -> Result<(), String> {
+pub fn stop_all() -> Result<(), CommandError> {
     let all = running();
     if all.is_empty() {
         println!("No supagate project is running.");
@@ -169,6 +170,6 @@ pub fn stop_all() -> Result<(), String> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(failed.join("; "))
+        Err(CommandError::Message(failed.join("; ")))
     }
 }

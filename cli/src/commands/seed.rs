@@ -2,11 +2,12 @@
 //! or updated in the local project, and the files under each one's `objects_path` uploaded
 //! (what `start` and `db reset` do for a new database, run on its own).
 
+use super::CommandError;
 use super::{Prepare, with_database};
 use crate::workflow_args::SeedCommand;
 use gateway::config::Config;
 
-pub async fn run(cfg: &Config, command: SeedCommand) -> Result<(), String> {
+pub async fn run(cfg: &Config, command: SeedCommand) -> Result<(), CommandError> {
     let SeedCommand::Buckets { local: _ } = command;
     let buckets = &cfg.project.config.storage.buckets;
     if buckets.is_empty() {
@@ -14,11 +15,10 @@ pub async fn run(cfg: &Config, command: SeedCommand) -> Result<(), String> {
         return Ok(());
     }
     with_database(cfg, Prepare::UnlessRunning, async |db| {
-        let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
+        let c = pg::connect(&db.admin).await?;
         let existing: Vec<String> = c
             .query("select id from storage.buckets", &[])
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .iter()
             .map(|r| r.get(0))
             .collect();
@@ -29,9 +29,7 @@ pub async fn run(cfg: &Config, command: SeedCommand) -> Result<(), String> {
                 eprintln!("Creating Storage bucket: {name}");
             }
         }
-        pg::migrate::project::sync_buckets(&c, &cfg.project)
-            .await
-            .map_err(|e| e.to_string())?;
+        pg::migrate::project::sync_buckets(&c, &cfg.project).await?;
         drop(c);
         let store = super::start::open_store(cfg)?;
         for (name, b) in buckets {

@@ -1,5 +1,6 @@
 //! `snapshot save | restore | list | delete | export | import` (see `workbench::snapshot`).
 
+use super::CommandError;
 use super::{Prepare, with_database};
 use crate::args::SnapshotCommand;
 use gateway::config::Config;
@@ -19,12 +20,12 @@ pub fn state<'a>(cfg: &'a Config, db: &'a Database) -> State<'a> {
     }
 }
 
-pub async fn run(cfg: &Config, command: SnapshotCommand) -> Result<(), String> {
+pub async fn run(cfg: &Config, command: SnapshotCommand) -> Result<(), CommandError> {
     if !cfg.embedded() {
-        return Err(
+        return Err(CommandError::Message(
             "snapshots are kept in the embedded cluster; they never touch a DATABASE_URL server"
                 .into(),
-        );
+        ));
     }
     with_database(cfg, Prepare::UnlessRunning, async |db| {
         let s = state(cfg, db);
@@ -32,19 +33,19 @@ pub async fn run(cfg: &Config, command: SnapshotCommand) -> Result<(), String> {
         let ms = || t0.elapsed().as_millis();
         match command {
             SnapshotCommand::Save { name } => {
-                s.save(&name).await.map_err(|e| e.to_string())?;
+                s.save(&name).await?;
                 println!("Saved snapshot {name} in {} ms.", ms());
             }
             SnapshotCommand::Restore { name } => {
-                s.restore(&name).await.map_err(|e| e.to_string())?;
+                s.restore(&name).await?;
                 println!("Restored snapshot {name} in {} ms.", ms());
             }
             SnapshotCommand::Delete { name } => {
-                s.delete(&name).await.map_err(|e| e.to_string())?;
+                s.delete(&name).await?;
                 println!("Deleted snapshot {name}.");
             }
             SnapshotCommand::List => {
-                let all = s.list().await.map_err(|e| e.to_string())?;
+                let all = s.list().await?;
                 if all.is_empty() {
                     println!("No snapshots. Save one with: supagate snapshot save NAME");
                 }
@@ -58,11 +59,11 @@ pub async fn run(cfg: &Config, command: SnapshotCommand) -> Result<(), String> {
                 }
             }
             SnapshotCommand::Export { dir } => {
-                s.export(&dir).await.map_err(|e| e.to_string())?;
+                s.export(&dir).await?;
                 println!("Exported the state to {} in {} ms.", dir.display(), ms());
             }
             SnapshotCommand::Import { dir } => {
-                s.import(&dir).await.map_err(|e| e.to_string())?;
+                s.import(&dir).await?;
                 println!("Imported {} in {} ms.", dir.display(), ms());
             }
         }

@@ -1,6 +1,7 @@
 //! `start`: the database (embedded or external) brought up to date, then the API until Ctrl-C,
 //! SIGTERM or `supagate stop`.
 
+use super::CommandError;
 use super::status;
 use crate::args::{Output, StateFolders};
 use gateway::config::Config;
@@ -89,15 +90,15 @@ fn warn_missing_deno(cfg: &Config) {
 
 /// The public demo secret signs anyone's service_role token: it stays on loopback unless the
 /// operator insists.
-fn check_exposure(cfg: &Config) -> Result<(), String> {
+fn check_exposure(cfg: &Config) -> Result<(), CommandError> {
     if cfg.jwt_secret.is_none() && !cfg.on_loopback() {
         if !cfg.insecure_demo_keys {
-            return Err(format!(
+            return Err(CommandError::Message(format!(
                 "refusing to listen on {} with the public demo JWT secret: anyone could sign a \
                  service_role token. Set JWT_SECRET (32 or more random characters), or pass \
                  --insecure-demo-keys for a throwaway setup",
                 cfg.host
-            ));
+            )));
         }
         tracing::warn!(
             "INSECURE: listening on {} with the PUBLIC demo JWT secret and keys \
@@ -138,17 +139,17 @@ pub enum Mode {
 
 /// Starts the project and serves it as `mode` says. Returns the exit code to end with (the
 /// command's, for `exec`).
-pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32, String> {
+pub async fn start(cfg: Config, mode: Mode, folders: StateFolders) -> Result<i32, CommandError> {
     let t0 = Instant::now();
     check_exposure(&cfg)?;
     // A second start of a running project says where it runs (and leaves it alone).
     if let Ok(values) = status::running_values(&cfg) {
         let api = values.get("API_URL").cloned().unwrap_or_default();
-        return Err(format!(
+        return Err(CommandError::Message(format!(
             "supagate is already running for {} (API {api}): `supagate status` shows its \
              URLs and keys, `supagate stop` stops it",
             cfg.project.root.display()
-        ));
+        )));
     }
     warn_ignored_keys(&cfg);
     warn_missing_deno(&cfg);
@@ -198,27 +199,32 @@ pub async fn upload_seed_objects(
     cfg: &Config,
     db: &Database,
     store: &dyn object_store::ObjectStore,
-) -> Result<(), String> {
-    let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
+) -> Result<(), CommandError> {
+    let c = pg::connect(&db.admin).await?;
     storage::seed::upload_all(&cfg.project, cfg.storage_file_size_limit, &c, store)
         .await
-        .map_err(|e| e.to_string())
+        .map_err(CommandError::from)
 }
 
-pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, String> {
+pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, CommandError> {
     let backend = match (cfg.storage_backend.as_str(), &cfg.storage_s3_bucket) {
         ("file", _) => storage::backend::local(&cfg.data_dir.join("storage")),
         ("s3", Some(bucket)) => storage::backend::BackendConfig::S3 {
             bucket: bucket.clone(),
         },
-        ("s3", None) => return Err("STORAGE_BACKEND=s3 needs STORAGE_S3_BUCKET".into()),
-        (other, _) => {
-            return Err(format!(
-                "unknown STORAGE_BACKEND {other:?} (use file or s3)"
+        ("s3", None) => {
+            return Err(CommandError::Message(
+                "STORAGE_BACKEND=s3 needs STORAGE_S3_BUCKET".into(),
             ));
         }
+        (other, _) => {
+            return Err(CommandError::Message(format!(
+                "unknown STORAGE_BACKEND {other:?} (use file or s3)"
+            )));
+        }
     };
-    storage::backend::open(&backend).map_err(|e| format!("cannot open the object store: {e}"))
+    storage::backend::open(&backend)
+        .map_err(|e| CommandError::other("cannot open the object store", e))
 }
 
 /// What is set up before the database starts: the API's listener, and the functions, started
@@ -244,10 +250,10 @@ struct Early {
 /// that calls the API as it loads waits for the API to answer instead of being refused; every
 /// URL supagate builds (mail links, `iss`, TUS `Location`) names this address when
 /// API_EXTERNAL_URL is not set, never a request's Host.
-fn listen_early(cfg: &Config, mode: &Mode) -> Result<Early, String> {
+fn listen_early(cfg: &Config, mode: &Mode) -> Result<Early, CommandError> {
     let listener = server::listen(&cfg.host, cfg.port)
-        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+        .map_err(|e| CommandError::io(format!("cannot listen on {}:{}", cfg.host, cfg.port), e))?;
+    let port = listener.local_addr()?.port();
     let bound = Config {
         port,
         ..cfg.clone()
@@ -288,10 +294,8 @@ async fn serve(
     mode: Mode,
     folders: &StateFolders,
     early: Early,
-) -> Result<i32, String> {
-    let mut prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled)
-        .await
-        .map_err(|e| e.to_string())?;
+) -> Result<i32, CommandError> {
+    let mut prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled).await?;
     tracing::debug!(
         "start: migrations checked at {} ms",
         t0.elapsed().as_millis()
@@ -301,7 +305,7 @@ async fn serve(
         super::snapshot::state(cfg, db)
             .import(dir)
             .await
-            .map_err(|e| format!("cannot import {}: {e}", dir.display()))?;
+            .map_err(|e| CommandError::other(format!("cannot import {}", dir.display()), e))?;
         prepared.fresh = false;
         tracing::info!(
             "imported {} in {} ms",
@@ -319,7 +323,7 @@ async fn serve(
         super::snapshot::state(cfg, db)
             .export(dir)
             .await
-            .map_err(|e| format!("cannot export to {}: {e}", dir.display()))?;
+            .map_err(|e| CommandError::other(format!("cannot export to {}", dir.display()), e))?;
         eprintln!("Exported the state to {}.", dir.display());
     }
     result
@@ -331,7 +335,7 @@ async fn serve_api(
     mode: Mode,
     prepared: migrate::Prepared,
     early: Early,
-) -> Result<i32, String> {
+) -> Result<i32, CommandError> {
     let Early {
         listener,
         bound,
@@ -351,7 +355,7 @@ async fn serve_api(
     let tidy = async {
         if cfg.storage_backend == "file" {
             // This process owns the data directory: what an earlier one left half-written goes.
-            let c = pg::connect(&db.admin).await.map_err(|e| e.to_string())?;
+            let c = pg::connect(&db.admin).await?;
             match storage::sweep::local_versions(
                 &cfg.data_dir.join("storage"),
                 &c,
@@ -373,7 +377,7 @@ async fn serve_api(
         if prepared.fresh {
             upload_seed_objects(cfg, db, store.as_ref()).await?;
         }
-        Ok::<(), String>(())
+        Ok::<(), CommandError>(())
     };
     let build = crate::services::build(
         cfg,
@@ -405,14 +409,16 @@ async fn serve_api(
     ));
     let tasks = built.tasks;
     let server = server::serve(state.clone(), Some(branches.clone()), listener)
-        .map_err(|e| format!("cannot listen on {}:{}: {e}", cfg.host, cfg.port))?;
+        .map_err(|e| CommandError::io(format!("cannot listen on {}:{}", cfg.host, cfg.port), e))?;
     let handle = server.handle();
     let running = tokio::spawn(server);
     let mail = match cfg.mail_port {
         Some(p) => {
             let host = &cfg.mail_host;
-            let (server, port) = gateway::catcher::bind(mailer.catcher(), host, p)
-                .map_err(|e| format!("cannot listen on {host}:{p} (mail catcher): {e}"))?;
+            let (server, port) =
+                gateway::catcher::bind(mailer.catcher(), host, p).map_err(|e| {
+                    CommandError::io(format!("cannot listen on {host}:{p} (mail catcher)"), e)
+                })?;
             Some((tokio::spawn(server), format!("http://{host}:{port}"), port))
         }
         None => None,
@@ -428,7 +434,12 @@ async fn serve_api(
             let Some(port) = port else { continue };
             let listener = tokio::net::TcpListener::bind((host.as_str(), port))
                 .await
-                .map_err(|e| format!("cannot listen on {host}:{port} ([inbucket] {key}): {e}"))?;
+                .map_err(|e| {
+                    CommandError::io(
+                        format!("cannot listen on {host}:{port} ([inbucket] {key})"),
+                        e,
+                    )
+                })?;
             let catcher = mailer.catcher();
             doors.push((
                 match key {
@@ -573,19 +584,19 @@ async fn run_command(
     command: &[String],
     values: &status::Values,
     stdin_close: bool,
-) -> Result<i32, String> {
+) -> Result<i32, CommandError> {
     let (program, args) = command
         .split_first()
-        .ok_or("exec needs a command after --")?;
+        .ok_or_else(|| CommandError::Usage("exec needs a command after --".into()))?;
     let mut child = tokio::process::Command::new(program)
         .args(args)
         .envs(command_env(values))
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("cannot run {program}: {e}"))?;
+        .map_err(|e| CommandError::io(format!("cannot run {program}"), e))?;
     tokio::select! {
         status = child.wait() => {
-            let status = status.map_err(|e| format!("{program}: {e}"))?;
+            let status = status.map_err(|e| CommandError::io(program.as_str(), e))?;
             use std::os::unix::process::ExitStatusExt;
             Ok(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
         }

@@ -1,6 +1,7 @@
 //! `status` and `stop`, and the values both print: the URLs and keys of a running project under
 //! the Supabase CLI's names. A running gateway keeps them in its data directory.
 
+use super::CommandError;
 use super::tables::{self, Group, Kind};
 use crate::args::Output;
 use gateway::config::Config;
@@ -57,7 +58,7 @@ pub fn values(cfg: &Config, api_url: &str, db_url: &str, tools: Tools) -> Values
 }
 
 /// Records the values of a gateway that is ready (readable by its owner only: it holds keys).
-pub fn write_state(data: &Path, values: &Values) -> Result<(), String> {
+pub fn write_state(data: &Path, values: &Values) -> Result<(), CommandError> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let path = state_file(data);
@@ -69,7 +70,7 @@ pub fn write_state(data: &Path, values: &Values) -> Result<(), String> {
         .mode(0o600)
         .open(&path)
         .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(|e| CommandError::io(format!("cannot write {}", path.display()), e))
 }
 
 /// The DB_URL a running gateway published for its data directory.
@@ -199,19 +200,19 @@ fn yaml_scalar(v: &str) -> String {
 }
 
 /// The values of the gateway running this project.
-pub fn running_values(cfg: &Config) -> Result<Values, String> {
+pub fn running_values(cfg: &Config) -> Result<Values, CommandError> {
     let not_running = || {
-        format!(
+        CommandError::Message(format!(
             "supagate is not running for {} (start it with `supagate start`)",
             cfg.project.root.display()
-        )
+        ))
     };
     gateway_pid(&cfg.data_dir).ok_or_else(not_running)?;
     let text = std::fs::read_to_string(state_file(&cfg.data_dir)).map_err(|_| not_running())?;
-    serde_json::from_str(&text).map_err(|e| format!("unreadable status file: {e}"))
+    serde_json::from_str(&text).map_err(|e| CommandError::other("unreadable status file", e))
 }
 
-pub fn status(cfg: &Config, output: Output) -> Result<(), String> {
+pub fn status(cfg: &Config, output: Output) -> Result<(), CommandError> {
     let values = running_values(cfg)?;
     if output == Output::Pretty {
         eprintln!("supagate local development setup is running.\n");
@@ -220,7 +221,7 @@ pub fn status(cfg: &Config, output: Output) -> Result<(), String> {
     Ok(())
 }
 
-pub fn stop(cfg: &Config) -> Result<(), String> {
+pub fn stop(cfg: &Config) -> Result<(), CommandError> {
     let Some(pid) = gateway_pid(&cfg.data_dir) else {
         println!(
             "supagate is not running for {}.",
@@ -235,23 +236,27 @@ pub fn stop(cfg: &Config) -> Result<(), String> {
 }
 
 /// Asks the gateway `pid` to stop (SIGTERM: it stops its cluster and removes its state).
-pub fn signal_stop(pid: u32) -> Result<(), String> {
+pub fn signal_stop(pid: u32) -> Result<(), CommandError> {
     let sent = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
-        .map_err(|e| format!("cannot signal pid {pid}: {e}"))?;
+        .map_err(|e| CommandError::io(format!("cannot signal pid {pid}"), e))?;
     if !sent.success() {
-        return Err(format!("cannot signal supagate (pid {pid})"));
+        return Err(CommandError::Message(format!(
+            "cannot signal supagate (pid {pid})"
+        )));
     }
     Ok(())
 }
 
 /// Waits until the gateway `pid` ended (up to a minute).
-pub fn wait_stopped(pid: u32) -> Result<(), String> {
+pub fn wait_stopped(pid: u32) -> Result<(), CommandError> {
     let t0 = Instant::now();
     while pg::embedded::process_alive(pid, "supagate") {
         if t0.elapsed() > Duration::from_secs(60) {
-            return Err(format!("supagate (pid {pid}) did not stop within 60 s"));
+            return Err(CommandError::Message(format!(
+                "supagate (pid {pid}) did not stop within 60 s"
+            )));
         }
         std::thread::sleep(Duration::from_millis(50));
     }

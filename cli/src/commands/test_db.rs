@@ -1,11 +1,12 @@
 //! `test db`: the project's pgTAP files against its database (see `workbench::pgtap`).
 
+use super::CommandError;
 use super::{Prepare, with_database};
 use gateway::config::Config;
 use std::path::{Path, PathBuf};
 use workbench::pgtap;
 
-pub async fn run(cfg: &Config, paths: Vec<PathBuf>, watch: bool) -> Result<(), String> {
+pub async fn run(cfg: &Config, paths: Vec<PathBuf>, watch: bool) -> Result<(), CommandError> {
     let root = cfg.project.root.clone();
     let paths: Vec<PathBuf> = if paths.is_empty() {
         vec![cfg.project.supabase_dir.join("tests")]
@@ -36,7 +37,7 @@ pub async fn run(cfg: &Config, paths: Vec<PathBuf>, watch: bool) -> Result<(), S
             return if passed {
                 Ok(())
             } else {
-                Err("some tests failed".into())
+                Err(CommandError::TestsFailed)
             };
         }
         loop {
@@ -50,7 +51,7 @@ pub async fn run(cfg: &Config, paths: Vec<PathBuf>, watch: bool) -> Result<(), S
                 tokio::select! {
                     _ = tokio::time::sleep(std::time::Duration::from_millis(500)) => {}
                     _ = tokio::signal::ctrl_c() => {
-                        return if passed { Ok(()) } else { Err("some tests failed".into()) };
+                        return if passed { Ok(()) } else { Err(CommandError::TestsFailed) };
                     }
                 }
             }
@@ -63,9 +64,11 @@ pub async fn run(cfg: &Config, paths: Vec<PathBuf>, watch: bool) -> Result<(), S
     .await
 }
 
-async fn once(run: &pgtap::Run<'_>, paths: &[PathBuf]) -> Result<bool, String> {
-    let files = pgtap::test_files(paths).map_err(|e| e.to_string())?;
-    pgtap::run_all(run, &files).await.map_err(|e| e.to_string())
+async fn once(run: &pgtap::Run<'_>, paths: &[PathBuf]) -> Result<bool, CommandError> {
+    let files = pgtap::test_files(paths)?;
+    pgtap::run_all(run, &files)
+        .await
+        .map_err(CommandError::from)
 }
 
 fn shown(paths: &[PathBuf], root: &Path) -> String {
@@ -88,7 +91,7 @@ ROLLBACK;
 
 /// Where `test new NAME` writes, relative to supabase/: `tests/<name>_test.sql`. A name may
 /// name a subfolder (`rls/profiles`), never leave the tests folder.
-pub fn new_test_path(name: &str) -> Result<String, String> {
+pub fn new_test_path(name: &str) -> Result<String, CommandError> {
     let ok = !name.is_empty()
         && name.len() <= 200
         && !name.starts_with('/')
@@ -99,27 +102,28 @@ pub fn new_test_path(name: &str) -> Result<String, String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
     if !ok {
-        return Err(format!(
+        return Err(CommandError::Message(format!(
             "invalid test name {name:?}: use letters, digits, '_', '-', '.' (and '/' for a \
              subfolder of supabase/tests)"
-        ));
+        )));
     }
     Ok(format!("tests/{name}_test.sql"))
 }
 
 /// `test new NAME`: a pgTAP file from the CLI's template.
-pub fn new(cfg: &Config, name: &str) -> Result<(), String> {
+pub fn new(cfg: &Config, name: &str) -> Result<(), CommandError> {
     let relative = new_test_path(name)?;
     let path = cfg.project.supabase_dir.join(&relative);
     let shown = cfg.project.relative(&path);
     if path.exists() {
-        return Err(format!("{shown} already exists."));
+        return Err(CommandError::Message(format!("{shown} already exists.")));
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| CommandError::io(format!("cannot create {}", dir.display()), e))?;
     }
-    std::fs::write(&path, PGTAP_TEMPLATE).map_err(|e| format!("cannot write {shown}: {e}"))?;
+    std::fs::write(&path, PGTAP_TEMPLATE)
+        .map_err(|e| CommandError::io(format!("cannot write {shown}"), e))?;
     println!("Created new pgtap test at {shown}.");
     Ok(())
 }

@@ -7,10 +7,11 @@
 //! or a difference the database refuses, changes nothing and is reported; the next save is
 //! tried again.
 
+use super::CommandError;
 use super::diff::warn_drops;
 use super::{Prepare, with_database};
 use gateway::config::Config;
-use pg::migrate::{self, shadow};
+use pg::migrate::shadow;
 use pg::{Database, connect};
 use schema_diff::Scope;
 use std::time::{Duration, Instant};
@@ -20,7 +21,7 @@ const POLL: Duration = Duration::from_millis(300);
 
 /// Runs `db watch`; with `once`, applies the files as they are and returns (an error when they
 /// do not apply).
-pub async fn run(cfg: &Config, once: bool) -> Result<(), String> {
+pub async fn run(cfg: &Config, once: bool) -> Result<(), CommandError> {
     with_database(cfg, Prepare::IfFresh, async |db| {
         if !once {
             eprintln!(
@@ -30,16 +31,18 @@ pub async fn run(cfg: &Config, once: bool) -> Result<(), String> {
         }
         let mut last: Option<Vec<(String, String)>> = None;
         loop {
-            let (files, notes) = cfg.project.schema_files().map_err(|e| e.to_string())?;
+            let (files, notes) = cfg.project.schema_files()?;
             let now: Vec<(String, String)> = files.into_iter().map(|f| (f.path, f.sql)).collect();
             if last.as_ref() != Some(&now) {
                 for n in &notes {
                     eprintln!("WARN: {n}");
                 }
                 let result = if now.is_empty() {
-                    Err("no declared schema files (supabase/schemas/**/*.sql, or \
+                    Err(CommandError::Message(
+                        "no declared schema files (supabase/schemas/**/*.sql, or \
                          [db.migrations] schema_paths)"
-                        .to_string())
+                            .to_string(),
+                    ))
                 } else {
                     apply(cfg, db, &now).await
                 };
@@ -61,50 +64,42 @@ pub async fn run(cfg: &Config, once: bool) -> Result<(), String> {
 
 /// Builds `files` into a copy of the platform, and runs on the local database what turns its
 /// schema into theirs.
-async fn apply(cfg: &Config, db: &Database, files: &[(String, String)]) -> Result<(), String> {
+async fn apply(
+    cfg: &Config,
+    db: &Database,
+    files: &[(String, String)],
+) -> Result<(), CommandError> {
     let t0 = Instant::now();
     let keep_templates = cfg.embedded();
     if keep_templates {
-        shadow::sweep(db).await.map_err(|e| e.to_string())?;
+        shadow::sweep(db).await?;
     }
     let declared_db = shadow::name("watch");
     let scope = Scope::named(&[]);
     let diffed = async {
-        let mut c = shadow::platform_copy(&cfg.project, db, &declared_db, keep_templates)
-            .await
-            .map_err(|e| e.to_string())?;
-        shadow::apply_files(&mut c, files)
-            .await
-            .map_err(|e| e.to_string())?;
+        let mut c = shadow::platform_copy(&cfg.project, db, &declared_db, keep_templates).await?;
+        shadow::apply_files(&mut c, files).await?;
         drop(c);
-        let live = connect(&db.admin).await.map_err(|e| e.to_string())?;
-        let from = schema_diff::read(&live, &scope)
-            .await
-            .map_err(|e| e.to_string())?;
-        let declared = connect(&db.admin_on(&declared_db))
-            .await
-            .map_err(|e| e.to_string())?;
-        let to = schema_diff::read(&declared, &scope)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok::<_, String>(schema_diff::diff(&from, &to))
+        let live = connect(&db.admin).await?;
+        let from = schema_diff::read(&live, &scope).await?;
+        let declared = connect(&db.admin_on(&declared_db)).await?;
+        let to = schema_diff::read(&declared, &scope).await?;
+        Ok::<_, CommandError>(schema_diff::diff(&from, &to))
     }
     .await;
-    shadow::remove(db, &declared_db)
-        .await
-        .map_err(|e| e.to_string())?;
+    shadow::remove(db, &declared_db).await?;
     let statements = diffed?;
     if statements.is_empty() {
         eprintln!("No schema changes found");
         return Ok(());
     }
     let sql = schema_diff::render(&statements);
-    let mut c = connect(&db.admin).await.map_err(|e| e.to_string())?;
-    let tx = c.transaction().await.map_err(|e| e.to_string())?;
+    let mut c = connect(&db.admin).await?;
+    let tx = c.transaction().await?;
     tx.batch_execute(&sql)
         .await
-        .map_err(|e| migrate::describe_db_error(&e, Some(&sql)))?;
-    tx.commit().await.map_err(|e| e.to_string())?;
+        .map_err(|e| CommandError::sql(&sql, e))?;
+    tx.commit().await?;
     eprintln!(
         "Applied {} statement{} in {} ms:\n{sql}",
         statements.len(),
