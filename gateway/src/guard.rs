@@ -78,24 +78,6 @@ pub async fn guard(
     let t0 = Instant::now();
     let method = req.method().clone();
     let path = req.path().to_string();
-    let inspected = crate::state::recording(req.request()).map(|state| {
-        let who =
-            crate::request_auth::resolved(req.request(), &state.keys, state.local_keys()).ok();
-        // What the inspector shows of the request: its secrets blanked.
-        let redactor = crate::inspector::redact::Redactor::of(req.query_string(), req.headers());
-        let full = match req.query_string() {
-            "" => path.clone(),
-            q => redactor.url(&format!("{path}?{q}")),
-        };
-        let headers = redactor.headers(req.headers());
-        (
-            state,
-            who,
-            full,
-            headers,
-            crate::branches::requested(req.request()),
-        )
-    });
     let uri_len = req.uri().path().len() + req.uri().query().map_or(0, |q| q.len() + 1);
     let mut res = if uri_len > MAX_URI_BYTES {
         let body = serde_json::json!({
@@ -126,34 +108,32 @@ pub async fn guard(
     }
     let status = res.status();
     let ms = t0.elapsed().as_secs_f64() * 1000.0;
-    if let Some((state, who, full, headers, branch)) = inspected {
-        let mut event = serde_json::json!({
-            "id": id,
-            "service": crate::inspector::history::Service::of(&path).name(),
-            "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            "method": method.as_str(),
-            "path": full,
-            "status": status.as_u16(),
-            "ms": (ms * 10.0).round() / 10.0,
-            "branch": branch,
-            "role": who.as_ref().map(|w| w.role().to_string()),
-            "sub": who.as_ref().and_then(|w| w.claims.value.get("sub").cloned()),
-            "headers": headers,
-        });
-        if let Some(extra) = res
-            .request()
-            .extensions()
-            .get::<crate::inspector::Inspected>()
-            && let (Some(e), Some(x)) = (event.as_object_mut(), extra.0.as_object())
-        {
-            e.extend(x.clone());
-        }
-        state.inspector.publish(event);
-    }
     if status.is_server_error() {
         tracing::error!(id = %id, "{method} {path} → {} in {ms:.1} ms", status.as_u16());
     } else if log_requests {
         tracing::info!(id = %id, "{method} {path} → {} in {ms:.1} ms", status.as_u16());
+    }
+    if let Some(state) = crate::state::recording(res.request()) {
+        // Kept as it is: the inspector blanks secrets and writes JSON only when shown.
+        let req = res.request();
+        let who = crate::request_auth::resolved(req, &state.keys, state.local_keys()).ok();
+        let rest = req.extensions_mut().remove::<crate::inspector::Inspected>();
+        state.inspector.publish(crate::inspector::Event {
+            id,
+            at: chrono::Utc::now(),
+            method,
+            path,
+            query: req.query_string().to_string(),
+            status: status.as_u16(),
+            ms,
+            branch: crate::branches::requested(req),
+            role: who.as_ref().map(|w| w.role().to_string()),
+            sub: who
+                .as_ref()
+                .and_then(|w| w.claims.value.get("sub")?.as_str().map(str::to_string)),
+            headers: crate::inspector::Headers::of(req.headers()),
+            rest,
+        });
     }
     Ok(res)
 }

@@ -1,10 +1,14 @@
-//! The request inspector: each request becomes one JSON event — its sequence number, id,
+//! The request inspector: each request becomes one [`Event`] — its sequence number, id,
 //! method, path, status and time, the branch, the role and user it ran as, its headers, and for
 //! REST the SQL and its parameters — kept in the [`history`] (the last requests of each
 //! service) and published to whoever follows (`supagate logs --follow`,
 //! `GET /_supagate/v1/requests`, Studio's Logs page). What row level security did (a query of
 //! its own) is found while someone follows. Secrets (tokens, codes, passwords, keys) are never
 //! shown: [`redact`].
+//!
+//! An event is kept as the request left it (its parts, not text): blanking its secrets and
+//! writing its JSON cost more than serving a by-id read, so they are done only when someone
+//! looks ([`Event::json`]), never on a request's path.
 
 pub mod history;
 pub mod redact;
@@ -46,14 +50,12 @@ impl Inspector {
     }
 
     /// Numbers an event (`seq`), keeps it and publishes it to the followers.
-    pub fn publish(&self, mut event: serde_json::Value) {
-        if let Some(map) = event.as_object_mut() {
-            map.insert("seq".into(), self.history.next_seq().into());
-        }
+    pub fn publish(&self, event: Event) {
+        let seq = self.history.next_seq();
         if self.watched() {
-            let _ = self.tx.send(event.to_string().into());
+            let _ = self.tx.send(event.json(seq).to_string().into());
         }
-        self.history.record(event);
+        self.history.record(seq, event);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<str>> {
@@ -86,5 +88,164 @@ impl Inspector {
     }
 }
 
-/// What a handler adds to its request for the inspector (role, claims, SQL, RLS).
-pub struct Inspected(pub serde_json::Value);
+/// What a REST request adds to itself for the inspector: the statement it ran, how it failed,
+/// and (while someone follows) what row level security did.
+#[derive(Debug)]
+pub struct Inspected {
+    pub trace: rest::inspect::Trace,
+    /// The error's code and message.
+    pub error: Option<(String, String)>,
+    pub rls: Option<rest::inspect::Rls>,
+}
+
+/// One request as it happened: its parts as they were, secrets included (never shown as such:
+/// [`Event::json`] blanks them).
+#[derive(Debug)]
+pub struct Event {
+    pub id: String,
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub method: actix_web::http::Method,
+    pub path: String,
+    /// The query string as sent ("" for none).
+    pub query: String,
+    pub status: u16,
+    pub ms: f64,
+    pub branch: Option<String>,
+    /// The role and the user (`sub`) its credentials name, when they verified.
+    pub role: Option<String>,
+    pub sub: Option<String>,
+    pub headers: Headers,
+    pub rest: Option<Inspected>,
+}
+
+/// A request's headers copied into one buffer of their own: a header value as the request
+/// holds it shares the connection's read buffer, which an entry kept for minutes would pin.
+#[derive(Debug, Default)]
+pub struct Headers(Vec<u8>);
+
+impl Headers {
+    pub fn of(map: &actix_web::http::header::HeaderMap) -> Headers {
+        let mut buf = Vec::with_capacity(
+            map.iter()
+                .map(|(n, v)| n.as_str().len() + v.len() + 2)
+                .sum(),
+        );
+        for (name, value) in map {
+            // Neither a name nor a value holds a NUL byte.
+            buf.extend_from_slice(name.as_str().as_bytes());
+            buf.push(0);
+            buf.extend_from_slice(value.as_bytes());
+            buf.push(0);
+        }
+        Headers(buf)
+    }
+
+    /// The headers as a map again.
+    pub fn map(&self) -> actix_web::http::header::HeaderMap {
+        use actix_web::http::header::{HeaderName, HeaderValue};
+        let mut map = actix_web::http::header::HeaderMap::new();
+        let mut parts = self.0.split(|b| *b == 0);
+        while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+            if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
+                map.append(n, v);
+            }
+        }
+        map
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Event {
+    /// The blanker of this request's secrets (its query string's, its headers', and once
+    /// [`redact::Redactor::params`] has read them, its body's).
+    fn redactor(&self, headers: &actix_web::http::header::HeaderMap) -> redact::Redactor {
+        redact::Redactor::of(&self.query, headers)
+    }
+
+    /// The path and query string, secrets blanked.
+    fn shown_path(&self, redactor: &redact::Redactor) -> String {
+        match self.query.as_str() {
+            "" => self.path.clone(),
+            q => redactor.url(&format!("{}?{q}", self.path)),
+        }
+    }
+
+    /// What a listing shows: the path and REST's error message, secrets blanked.
+    pub fn shown(&self) -> (String, Option<String>) {
+        let mut redactor = self.redactor(&self.headers.map());
+        let error = self.rest.as_ref().and_then(|x| {
+            let (_, message) = x.error.as_ref()?;
+            // The body's secrets are found in the statement's parameters.
+            redactor.params(&x.trace.sql, &x.trace.params);
+            Some(redactor.text(message))
+        });
+        (self.shown_path(&redactor), error)
+    }
+
+    /// The event as followers and Studio see it, secrets blanked (not yet cut to size:
+    /// [`history::bound`]).
+    pub fn json(&self, seq: u64) -> serde_json::Value {
+        let headers = self.headers.map();
+        let mut redactor = self.redactor(&headers);
+        let mut event = serde_json::json!({
+            "seq": seq,
+            "id": self.id,
+            "service": history::Service::of(&self.path).name(),
+            "at": self.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "method": self.method.as_str(),
+            "path": self.shown_path(&redactor),
+            "status": self.status,
+            "ms": (self.ms * 10.0).round() / 10.0,
+            "branch": self.branch,
+            "role": self.role,
+            "sub": self.sub,
+            "headers": redactor.headers(&headers),
+        });
+        if let Some(x) = &self.rest
+            && let Some(map) = event.as_object_mut()
+        {
+            let t = &x.trace;
+            let params = redactor.params(&t.sql, &t.params);
+            let mut rls = serde_json::to_value(&x.rls).unwrap_or_default();
+            if let Some(denied) = rls.get_mut("denied")
+                && let Some(text) = denied.as_str()
+            {
+                *denied = redactor.text(text).into();
+            }
+            let claims = serde_json::from_str::<serde_json::Value>(&t.ctx.claims).ok();
+            map.insert("claims".into(), claims.into());
+            map.insert("sql".into(), t.sql.clone().into());
+            map.insert("params".into(), params.into());
+            map.insert("rows".into(), t.rows.into());
+            map.insert("rls".into(), rls);
+            let error = x.error.as_ref().map(|(code, message)| {
+                serde_json::json!({"code": code, "message": redactor.text(message)})
+            });
+            map.insert("error".into(), error.into());
+        }
+        event
+    }
+
+    /// Bytes it holds, about (what bounds a service's history).
+    pub fn bytes(&self) -> usize {
+        let texts = [&self.branch, &self.role, &self.sub]
+            .iter()
+            .map(|t| t.as_ref().map_or(0, String::len))
+            .sum::<usize>();
+        let headers = self.headers.len();
+        let rest = self.rest.as_ref().map_or(0, |x| {
+            let t = &x.trace;
+            let params: usize = t.params.iter().map(|p| p.len() + 24).sum();
+            let error = x.error.as_ref().map_or(0, |(c, m)| c.len() + m.len());
+            t.sql.len() + params + t.ctx.claims.len() + error + 256
+        });
+        256 + self.id.len() + self.path.len() + self.query.len() + texts + headers + rest
+    }
+}

@@ -35,16 +35,25 @@ pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<I
         .map_err(credential_error)
 }
 
-/// The identity a request's verified token claims, whatever its role.
+/// The identity a request's verified token claims, whatever its role (resolved once per
+/// request: the inspector asks again after the handler did).
 pub fn resolved(
     req: &HttpRequest,
     keys: &JwtKeys,
     local_keys: bool,
 ) -> Result<Identity, CredentialError> {
-    identity::resolve(
+    use actix_web::HttpMessage;
+    if let Some(known) = req.extensions().get::<Identity>() {
+        return Ok(known.clone());
+    }
+    let resolved = identity::resolve(
         keys,
         local_keys,
         header(req, crate::http_util::APIKEY),
         crate::http_util::bearer_token(req),
-    )
+    );
+    if let Ok(id) = &resolved {
+        req.extensions_mut().insert(id.clone());
+    }
+    resolved
 }

@@ -2,15 +2,17 @@
 //! (REST, GraphQL, Auth, Storage, Realtime, Edge Functions, the workbench's API, anything else)
 //! so that Studio's Logs page shows what happened before it opened. Bounded twice: a number of
 //! requests per service (`--request-history`, 0: none kept) and bytes per service; each entry's
-//! texts, lists and objects are cut to a size first ([`bound`]). An entry is the event as the
-//! inspector publishes it, secrets already blanked ([`super::redact`]), with a sequence number.
+//! texts, lists and objects are cut to a size when it is shown ([`bound`]). An entry is the
+//! request's [`Event`] as it happened, with a sequence number: its secrets are blanked
+//! ([`super::redact`]) and its JSON written when a listing or a request's detail shows it.
 
+use super::Event;
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Requests kept per service unless the command line says otherwise.
 pub const DEFAULT_PER_SERVICE: usize = 2000;
@@ -118,16 +120,35 @@ pub struct Summary {
 }
 
 struct Entry {
-    summary: Summary,
-    /// Milliseconds since the epoch (for `since`).
-    at_ms: i64,
-    /// The whole event as JSON.
-    detail: Arc<str>,
+    seq: u64,
+    service: Service,
+    event: Event,
+    /// Its path and error message as shown (secrets blanked), made when first listed.
+    shown: OnceLock<(String, Option<String>)>,
+    bytes: usize,
 }
 
 impl Entry {
-    fn bytes(&self) -> usize {
-        self.detail.len() + self.summary.path.len() + self.summary.id.len() + 128
+    fn shown(&self) -> &(String, Option<String>) {
+        self.shown.get_or_init(|| self.event.shown())
+    }
+
+    fn summary(&self) -> Summary {
+        let e = &self.event;
+        let (path, error) = self.shown().clone();
+        Summary {
+            seq: self.seq,
+            id: e.id.clone(),
+            at: e.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            method: e.method.as_str().to_string(),
+            path,
+            status: e.status,
+            ms: (e.ms * 10.0).round() / 10.0,
+            service: self.service,
+            role: e.role.clone(),
+            sub: e.sub.clone(),
+            error,
+        }
     }
 }
 
@@ -166,69 +187,62 @@ impl History {
         self.next.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Keeps an event (with its `seq`), cut to size; the service's oldest go past the bounds.
-    pub fn record(&self, mut event: Value) {
+    /// Keeps an event under its `seq`, as it is; the service's oldest go past the bounds.
+    pub fn record(&self, seq: u64, event: Event) {
         if !self.enabled() {
             return;
         }
-        let text = bound(&mut event);
-        let s = |k: &str| event.get(k).and_then(Value::as_str).map(str::to_string);
-        let path = s("path").unwrap_or_default();
-        let at = s("at").unwrap_or_default();
-        let at_ms = chrono::DateTime::parse_from_rfc3339(&at)
-            .map(|t| t.timestamp_millis())
-            .unwrap_or_default();
-        let summary = Summary {
-            seq: event.get("seq").and_then(Value::as_u64).unwrap_or_default(),
-            id: s("id").unwrap_or_default(),
-            at,
-            method: s("method").unwrap_or_default(),
-            service: Service::of(&path),
-            path,
-            status: event
-                .get("status")
-                .and_then(Value::as_u64)
-                .unwrap_or_default() as u16,
-            ms: event.get("ms").and_then(Value::as_f64).unwrap_or_default(),
-            role: s("role"),
-            sub: s("sub"),
-            error: event
-                .pointer("/error/message")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        };
         let entry = Arc::new(Entry {
-            summary,
-            at_ms,
-            detail: text.into(),
+            seq,
+            service: Service::of(&event.path),
+            bytes: event.bytes(),
+            event,
+            shown: OnceLock::new(),
         });
-        let mut rings = self.rings.lock();
-        let ring = &mut rings[entry.summary.service.index()];
-        ring.bytes += entry.bytes();
-        ring.entries.push_back(entry);
-        while ring.entries.len() > self.per_service || ring.bytes > BYTES_PER_SERVICE {
-            match ring.entries.pop_front() {
-                Some(old) => ring.bytes -= old.bytes(),
-                None => break,
+        // The oldest are dropped after the lock is let go (their texts are freed outside it).
+        let mut gone = Vec::new();
+        {
+            let mut rings = self.rings.lock();
+            let ring = &mut rings[entry.service.index()];
+            ring.bytes += entry.bytes;
+            ring.entries.push_back(entry);
+            while ring.entries.len() > self.per_service || ring.bytes > BYTES_PER_SERVICE {
+                match ring.entries.pop_front() {
+                    Some(old) => {
+                        ring.bytes -= old.bytes;
+                        gone.push(old);
+                    }
+                    None => break,
+                }
             }
         }
+        drop(gone);
     }
 
     /// The requests a filter keeps, newest first.
     pub fn list(&self, f: &Filter) -> Vec<Summary> {
-        let mut found: Vec<Arc<Entry>> = {
+        let candidates: Vec<Arc<Entry>> = {
             let rings = self.rings.lock();
             Service::ALL
                 .iter()
                 .filter(|s| f.service.is_none_or(|want| want == **s))
                 .flat_map(|s| rings[s.index()].entries.iter().rev())
-                .filter(|e| f.keeps(e))
+                .filter(|e| f.keeps_raw(e))
                 .cloned()
                 .collect()
         };
-        found.sort_unstable_by_key(|e| std::cmp::Reverse(e.summary.seq));
+        // The path is searched as shown, secrets blanked (made outside the lock).
+        let mut found: Vec<Arc<Entry>> = candidates
+            .into_iter()
+            .filter(|e| {
+                f.path
+                    .as_ref()
+                    .is_none_or(|p| e.shown().0.to_lowercase().contains(p.as_str()))
+            })
+            .collect();
+        found.sort_unstable_by_key(|e| std::cmp::Reverse(e.seq));
         found.truncate(f.limit);
-        found.iter().map(|e| e.summary.clone()).collect()
+        found.iter().map(|e| e.summary()).collect()
     }
 
     /// Requests kept now, per service.
@@ -240,16 +254,17 @@ impl History {
             .collect()
     }
 
-    /// One request's whole event, by its sequence number.
-    pub fn get(&self, seq: u64) -> Option<Arc<str>> {
-        let rings = self.rings.lock();
-        rings.iter().find_map(|r| {
-            let i = r
-                .entries
-                .binary_search_by_key(&seq, |e| e.summary.seq)
-                .ok()?;
-            Some(r.entries[i].detail.clone())
-        })
+    /// One request's whole event as JSON (secrets blanked, cut to size), by its sequence
+    /// number.
+    pub fn get(&self, seq: u64) -> Option<String> {
+        let entry = {
+            let rings = self.rings.lock();
+            rings.iter().find_map(|r| {
+                let i = r.entries.binary_search_by_key(&seq, |e| e.seq).ok()?;
+                Some(r.entries[i].clone())
+            })?
+        };
+        Some(bound(&mut entry.event.json(seq)))
     }
 }
 
@@ -380,13 +395,10 @@ impl Filter {
         Ok(f)
     }
 
-    fn keeps(&self, e: &Entry) -> bool {
-        let s = &e.summary;
+    /// Whether the filters but the path's keep an entry (those read its parts as they are).
+    fn keeps_raw(&self, e: &Entry) -> bool {
+        let s = &e.event;
         self.status.is_none_or(|st| st.keeps(s.status))
-            && self
-                .path
-                .as_ref()
-                .is_none_or(|p| s.path.to_lowercase().contains(p.as_str()))
             && self
                 .role
                 .as_ref()
@@ -396,8 +408,8 @@ impl Filter {
                     .as_ref()
                     .is_some_and(|x| x.to_lowercase().contains(u.as_str()))
             })
-            && self.since.is_none_or(|t| e.at_ms >= t)
-            && self.before.is_none_or(|b| s.seq < b)
+            && self.since.is_none_or(|t| s.at.timestamp_millis() >= t)
+            && self.before.is_none_or(|b| e.seq < b)
     }
 }
 
@@ -472,12 +484,28 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn event(seq: u64, path: &str, status: u16, role: &str, sub: Option<&str>) -> Value {
-        json!({
-            "seq": seq, "id": format!("r{seq}"), "at": "2026-11-28T12:00:00.000Z",
-            "method": "GET", "path": path, "status": status, "ms": 1.5,
-            "role": role, "sub": sub, "headers": {"accept": "*/*"},
-        })
+    fn event(seq: u64, path: &str, status: u16, role: &str, sub: Option<&str>) -> Event {
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let mut headers = actix_web::http::header::HeaderMap::new();
+        headers.insert(
+            actix_web::http::header::ACCEPT,
+            actix_web::http::header::HeaderValue::from_static("*/*"),
+        );
+        let headers = crate::inspector::Headers::of(&headers);
+        Event {
+            id: format!("r{seq}"),
+            at: "2026-11-28T12:00:00.000Z".parse().unwrap(),
+            method: actix_web::http::Method::GET,
+            path: path.to_string(),
+            query: query.to_string(),
+            status,
+            ms: 1.54,
+            branch: None,
+            role: Some(role.to_string()),
+            sub: sub.map(str::to_string),
+            headers,
+            rest: None,
+        }
     }
 
     fn pairs(q: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -513,18 +541,23 @@ mod tests {
     fn each_service_keeps_its_last_requests() {
         let h = History::new(3);
         for i in 1..=10 {
-            h.record(event(i, "/rest/v1/t", 200, "anon", None));
+            h.record(i, event(i, "/rest/v1/t", 200, "anon", None));
         }
-        h.record(event(11, "/auth/v1/user", 401, "anon", None));
+        h.record(11, event(11, "/auth/v1/user", 401, "anon", None));
         let kept: Vec<(Service, usize)> = h.kept().into_iter().filter(|(_, n)| *n > 0).collect();
         assert_eq!(kept, [(Service::Rest, 3), (Service::Auth, 1)]);
         let seqs: Vec<u64> = h.list(&Filter::default()).iter().map(|s| s.seq).collect();
         assert_eq!(seqs, [11, 10, 9, 8]);
         assert!(h.get(7).is_none());
-        assert!(h.get(9).unwrap().contains("\"seq\":9"));
+        let nine: Value = serde_json::from_str(&h.get(9).unwrap()).unwrap();
+        assert_eq!(
+            (&nine["seq"], &nine["id"], &nine["ms"]),
+            (&json!(9), &json!("r9"), &json!(1.5))
+        );
+        assert_eq!(nine["at"], json!("2026-11-28T12:00:00.000Z"));
         // Nothing kept at 0.
         let off = History::new(0);
-        off.record(event(1, "/rest/v1/t", 200, "anon", None));
+        off.record(1, event(1, "/rest/v1/t", 200, "anon", None));
         assert!(off.list(&Filter::default()).is_empty());
     }
 
@@ -533,35 +566,37 @@ mod tests {
         let h = History::new(MAX_PER_SERVICE);
         let big = "x".repeat(MAX_TEXT);
         for i in 1..=1000 {
-            let mut e = event(i, &format!("/rest/v1/t?q={big}"), 200, "anon", None);
-            e["sql"] = json!(big.repeat(8));
-            h.record(e);
+            h.record(
+                i,
+                event(
+                    i,
+                    &format!("/rest/v1/t?q={}", big.repeat(8)),
+                    200,
+                    "anon",
+                    None,
+                ),
+            );
         }
         let rings = h.rings.lock();
         let ring = &rings[Service::Rest.index()];
         assert!(ring.bytes <= BYTES_PER_SERVICE, "{}", ring.bytes);
         assert!(ring.entries.len() < 1000);
-        assert_eq!(ring.entries.back().unwrap().summary.seq, 1000);
-        let measured: usize = ring.entries.iter().map(|e| e.bytes()).sum();
+        assert_eq!(ring.entries.back().unwrap().seq, 1000);
+        let measured: usize = ring.entries.iter().map(|e| e.event.bytes()).sum();
         assert_eq!(measured, ring.bytes);
     }
 
     #[test]
     fn an_entry_is_cut_to_size() {
-        let mut e = event(
-            1,
-            &format!("/rest/v1/t?x={}", "p".repeat(10_000)),
-            200,
-            "a",
-            None,
-        );
-        e["sql"] = json!("s".repeat(20_000));
-        e["params"] = json!(vec!["v".repeat(3000); 200]);
-        e["headers"] = json!(
-            (0..100)
+        let mut e = json!({
+            "seq": 1, "id": "r1", "method": "GET", "status": 200,
+            "path": format!("/rest/v1/t?x={}", "p".repeat(10_000)),
+            "sql": "s".repeat(20_000),
+            "params": vec!["v".repeat(3000); 200],
+            "headers": (0..100)
                 .map(|i| (format!("h{i:03}"), json!("x".repeat(100))))
-                .collect::<serde_json::Map<_, _>>()
-        );
+                .collect::<serde_json::Map<_, _>>(),
+        });
         let text = bound(&mut e);
         assert_eq!(text, e.to_string());
         assert!(text.len() <= MAX_ENTRY_BYTES, "{}", text.len());
@@ -626,25 +661,19 @@ mod tests {
     #[test]
     fn a_listing_keeps_what_its_filters_ask() {
         let h = History::new(100);
-        h.record(event(1, "/rest/v1/todos?id=eq.1", 200, "anon", None));
-        h.record(event(
+        h.record(1, event(1, "/rest/v1/todos?id=eq.1", 200, "anon", None));
+        h.record(
             2,
-            "/rest/v1/todos",
-            404,
-            "authenticated",
-            Some("u-1"),
-        ));
-        h.record(event(3, "/auth/v1/token", 400, "anon", None));
-        h.record(event(
+            event(2, "/rest/v1/todos", 404, "authenticated", Some("u-1")),
+        );
+        h.record(3, event(3, "/auth/v1/token", 400, "anon", None));
+        h.record(
             4,
-            "/rest/v1/notes",
-            500,
-            "authenticated",
-            Some("u-2"),
-        ));
+            event(4, "/rest/v1/notes", 500, "authenticated", Some("u-2")),
+        );
         let mut late = event(5, "/storage/v1/object/b", 200, "service_role", None);
-        late["at"] = json!("2026-11-28T13:00:00.000Z");
-        h.record(late);
+        late.at = "2026-11-28T13:00:00.000Z".parse().unwrap();
+        h.record(5, late);
         let seqs = |q: &[(&str, &str)]| -> Vec<u64> {
             h.list(&Filter::parse(&pairs(q)).unwrap())
                 .iter()
@@ -672,5 +701,46 @@ mod tests {
         let first = &h.list(&Filter::default())[4];
         assert_eq!(first.service, Service::Rest);
         assert_eq!(first.id, "r1");
+    }
+
+    #[test]
+    fn secrets_are_blanked_where_shown_and_never_searched() {
+        let h = History::new(10);
+        let mut e = event(
+            1,
+            "/auth/v1/verify?token=s3cr3t-t0ken&type=signup",
+            400,
+            "anon",
+            None,
+        );
+        let mut headers = e.headers.map();
+        headers.insert(
+            actix_web::http::header::AUTHORIZATION,
+            actix_web::http::header::HeaderValue::from_static("Bearer eyJ.s3cr3t.sig"),
+        );
+        headers.append(
+            actix_web::http::header::ACCEPT,
+            actix_web::http::header::HeaderValue::from_static("text/html"),
+        );
+        e.headers = crate::inspector::Headers::of(&headers);
+        h.record(1, e);
+        let listed = h.list(&Filter::default());
+        assert_eq!(
+            listed[0].path,
+            "/auth/v1/verify?token=[redacted]&type=signup"
+        );
+        let detail = h.get(1).unwrap();
+        assert!(!detail.contains("s3cr3t"), "{detail}");
+        let detail: Value = serde_json::from_str(&detail).unwrap();
+        assert_eq!(
+            detail["headers"]["authorization"],
+            json!("Bearer [redacted]")
+        );
+        assert_eq!(detail["headers"]["accept"], json!("*/*, text/html"));
+        let found = |p: &str| {
+            h.list(&Filter::parse(&pairs(&[("path", p)])).unwrap())
+                .len()
+        };
+        assert_eq!((found("s3cr3t"), found("type=signup")), (0, 1));
     }
 }
