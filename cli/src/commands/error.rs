@@ -152,3 +152,30 @@ fn described(context: Option<&str>, sql: Option<&str>, source: &tokio_postgres::
         None => description,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CommandError;
+
+    #[test]
+    fn errors_read_as_the_texts_they_replace() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        assert_eq!(
+            CommandError::io("cannot write /x", io).to_string(),
+            "cannot write /x: gone"
+        );
+        let other = CommandError::other("failed to parse payload", "bad JSON");
+        assert_eq!(other.to_string(), "failed to parse payload: bad JSON");
+        assert_eq!(CommandError::Canceled.to_string(), "context canceled");
+        assert_eq!(CommandError::TestsFailed.to_string(), "some tests failed");
+        let url = pg::Login::parse("postgres://[").unwrap_err();
+        assert_eq!(
+            CommandError::DbUrl(url).to_string(),
+            format!(
+                "--db-url: {}",
+                pg::Login::parse("postgres://[").unwrap_err()
+            )
+        );
+        assert_eq!(CommandError::Usage("--last".into()).to_string(), "--last");
+    }
+}
