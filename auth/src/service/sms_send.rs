@@ -74,7 +74,51 @@ pub async fn deliver(
     Ok(id.to_string())
 }
 
-fn failed(why: String) -> AuthError {
+/// Why a provider did not take a text: the `{why}` of GoTrue's "Error sending sms OTP: {why}",
+/// each worded as GoTrue words it.
+#[derive(Debug, thiserror::Error)]
+enum SmsSendError {
+    /// The provider could not be reached (or did not answer in time).
+    #[error(transparent)]
+    Request(#[from] reqwest::Error),
+    /// Twilio answered a status other than 2xx: its message.
+    #[error("{status} {message}")]
+    Status { status: u16, message: String },
+    /// Twilio took the message, and it failed or was not delivered.
+    #[error("twilio error: {message} {code} for message {sid}")]
+    Twilio {
+        message: String,
+        code: String,
+        sid: String,
+    },
+    /// Twilio Verify did not approve the code.
+    #[error("twilio verification error: {message} {status}")]
+    TwilioVerify { message: String, status: String },
+    /// MessageBird refused the request: its first error's description.
+    #[error("{0}")]
+    Messagebird(String),
+    /// MessageBird sent the text to nobody.
+    #[error("messagebird error: total sent count is 0")]
+    MessagebirdSentNone,
+    /// Textlocal answered with errors.
+    #[error("textlocal error: Internal Error")]
+    TextlocalErrors,
+    /// Textlocal's status was not `success` (the status as JSON).
+    #[error("textlocal error: status {status} message {id}")]
+    Textlocal { status: String, id: String },
+    /// Vonage's answer held no message.
+    #[error("vonage error: Internal Error")]
+    VonageNoMessage,
+    /// Vonage's first message has a status other than "0".
+    #[error("vonage error: {error} (status: {status}) for message {id}")]
+    Vonage {
+        error: String,
+        status: String,
+        id: String,
+    },
+}
+
+fn failed(why: SmsSendError) -> AuthError {
     api(
         500,
         ErrorCode::SmsSendFailed,
@@ -92,7 +136,7 @@ async fn post_form(
     url: String,
     form: &[(&str, &str)],
     auth: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
-) -> Result<(u16, Value), String> {
+) -> Result<(u16, Value), SmsSendError> {
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish();
@@ -101,7 +145,7 @@ async fn post_form(
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body)
         .timeout(std::time::Duration::from_secs(10));
-    let res = auth(req).send().await.map_err(|e| e.to_string())?;
+    let res = auth(req).send().await?;
     let status = res.status().as_u16();
     let bytes = res.bytes().await.unwrap_or_default();
     Ok((
@@ -153,19 +197,19 @@ fn twilio_addresses(channel: Channel, number: &str, sender: &str) -> (String, St
 
 /// Twilio's answer: its message on a status other than 2xx, its error when the message failed
 /// or was not delivered, else the message SID.
-fn twilio_answer(status: u16, answer: &Value) -> Result<String, String> {
+fn twilio_answer(status: u16, answer: &Value) -> Result<String, SmsSendError> {
     if !(200..300).contains(&status) {
-        let message = answer["message"].as_str().unwrap_or("");
-        return Err(format!("{status} {message}"));
+        let message = answer["message"].as_str().unwrap_or("").to_string();
+        return Err(SmsSendError::Status { status, message });
     }
     let sid = answer["sid"].as_str().unwrap_or_default();
     if matches!(answer["status"].as_str(), Some("failed" | "undelivered")) {
         let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
-        return Err(format!(
-            "twilio error: {} {} for message {sid}",
-            text(&answer["error_message"]),
-            text(&answer["error_code"])
-        ));
+        return Err(SmsSendError::Twilio {
+            message: text(&answer["error_message"]),
+            code: text(&answer["error_code"]),
+            sid: sid.to_string(),
+        });
     }
     Ok(sid.to_string())
 }
@@ -178,7 +222,7 @@ async fn twilio_verify(
     endpoint: &str,
     number: &str,
     code: Result<&str, Channel>,
-) -> Result<String, String> {
+) -> Result<String, SmsSendError> {
     let url = format!(
         "{}/v2/Services/{}/{endpoint}",
         base(cfg, "https://verify.twilio.com"),
@@ -196,11 +240,11 @@ async fn twilio_verify(
     .await?;
     let sid = twilio_answer(status, &answer)?;
     if code.is_ok() && (answer["status"] != "approved" || answer["valid"] != true) {
-        return Err(format!(
-            "twilio verification error: {} {}",
-            answer["error_message"].as_str().unwrap_or_default(),
-            answer["status"].as_str().unwrap_or_default()
-        ));
+        let text = |k: &str| answer[k].as_str().unwrap_or_default().to_string();
+        return Err(SmsSendError::TwilioVerify {
+            message: text("error_message"),
+            status: text("status"),
+        });
     }
     Ok(sid)
 }
@@ -227,7 +271,7 @@ async fn other(
     p: &OtherProvider,
     number: &str,
     body: &str,
-) -> Result<String, String> {
+) -> Result<String, SmsSendError> {
     match p {
         OtherProvider::Messagebird {
             originator,
@@ -281,24 +325,26 @@ async fn other(
 
 /// MessageBird's answer: its errors' first description on 400/401/403/422, else the message id
 /// unless nothing was sent.
-fn messagebird_answer(status: u16, answer: &Value) -> Result<String, String> {
+fn messagebird_answer(status: u16, answer: &Value) -> Result<String, SmsSendError> {
     if matches!(status, 400 | 401 | 403 | 422) {
-        return Err(answer["errors"][0]["description"]
-            .as_str()
-            .unwrap_or("messagebird error")
-            .to_string());
+        return Err(SmsSendError::Messagebird(
+            answer["errors"][0]["description"]
+                .as_str()
+                .unwrap_or("messagebird error")
+                .to_string(),
+        ));
     }
     if answer["recipients"]["totalSentCount"].as_i64().unwrap_or(0) == 0 {
-        return Err("messagebird error: total sent count is 0".into());
+        return Err(SmsSendError::MessagebirdSentNone);
     }
     Ok(answer["id"].as_str().unwrap_or_default().to_string())
 }
 
 /// Textlocal's answer: any error fails the send, as does a status other than `success`.
-fn textlocal_answer(answer: &Value) -> Result<String, String> {
+fn textlocal_answer(answer: &Value) -> Result<String, SmsSendError> {
     let errors = answer["errors"].as_array().map_or(0, Vec::len);
     if errors > 0 {
-        return Err("textlocal error: Internal Error".into());
+        return Err(SmsSendError::TextlocalErrors);
     }
     let id = answer["messages"][0]["id"]
         .as_str()
@@ -306,27 +352,26 @@ fn textlocal_answer(answer: &Value) -> Result<String, String> {
         .or_else(|| answer["messages"][0]["id"].as_i64().map(|i| i.to_string()))
         .unwrap_or_default();
     if answer["status"] != "success" {
-        return Err(format!(
-            "textlocal error: status {} message {id}",
-            answer["status"]
-        ));
+        return Err(SmsSendError::Textlocal {
+            status: answer["status"].to_string(),
+            id,
+        });
     }
     Ok(id)
 }
 
 /// Vonage's answer: the first message's status "0" is success.
-fn vonage_answer(answer: &Value) -> Result<String, String> {
+fn vonage_answer(answer: &Value) -> Result<String, SmsSendError> {
     let Some(m) = answer["messages"].as_array().and_then(|m| m.first()) else {
-        return Err("vonage error: Internal Error".into());
+        return Err(SmsSendError::VonageNoMessage);
     };
     let text = |k: &str| m[k].as_str().unwrap_or_default();
     if text("status") != "0" {
-        return Err(format!(
-            "vonage error: {} (status: {}) for message {}",
-            text("error-text"),
-            text("status"),
-            text("message-id")
-        ));
+        return Err(SmsSendError::Vonage {
+            error: text("error-text").to_string(),
+            status: text("status").to_string(),
+            id: text("message-id").to_string(),
+        });
     }
     Ok(text("message-id").to_string())
 }
@@ -365,8 +410,8 @@ mod tests {
 
     #[test]
     fn providers_answers_read_as_gotrue_reads_them() {
-        let ok = |r: Result<String, String>| r.unwrap();
-        let err = |r: Result<String, String>| r.unwrap_err();
+        let ok = |r: Result<String, SmsSendError>| r.unwrap();
+        let err = |r: Result<String, SmsSendError>| r.unwrap_err().to_string();
         assert_eq!(
             ok(twilio_answer(
                 201,
@@ -420,6 +465,12 @@ mod tests {
                 &json!({"status": "failure", "errors": [{"code": 3, "message": "Invalid login"}]})
             )),
             "textlocal error: Internal Error"
+        );
+        assert_eq!(
+            err(textlocal_answer(
+                &json!({"status": "failure", "messages": [{"id": 5}]})
+            )),
+            "textlocal error: status \"failure\" message 5"
         );
         assert_eq!(
             ok(vonage_answer(
