@@ -17,6 +17,31 @@ pub(crate) struct Doc<'a> {
     pub(crate) overridden: BTreeMap<Vec<String>, String>,
 }
 
+/// Why a value cannot be read as its key wants it (the reason [`Doc::err`] and serde's field
+/// readers give, with the key, in [`ConfigError::Value`]).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BadValue {
+    #[error("expected true or false, got {0}")]
+    NotBool(Value),
+    #[error("expected a whole number from {min} to {max}, got {got}")]
+    NotInt { min: i64, max: i64, got: Value },
+    /// A whole number in range, too large for the field's type.
+    #[error("{0} is out of range")]
+    OutOfRange(i64),
+    #[error("expected a string, got {0}")]
+    NotString(Value),
+    #[error("expected a list of strings, got {0}")]
+    NotStrings(Value),
+    #[error("\"{0}\" is not a duration (write it like \"1s\" or \"5m\")")]
+    BadDuration(String),
+    #[error("expected a duration like \"1s\", got {0}")]
+    NotDuration(Value),
+    #[error("\"{0}\" is not a size (write it like \"50MiB\", \"5MB\" or \"500KB\")")]
+    BadSize(String),
+    #[error("expected a size like \"50MiB\", got {0}")]
+    NotSize(Value),
+}
+
 fn key_of(path: &[&str]) -> String {
     path.join(".")
 }
@@ -85,12 +110,12 @@ impl Doc<'_> {
     fn read<T>(
         &mut self,
         path: &[&str],
-        read: impl FnOnce(Value) -> Result<T, String>,
+        read: impl FnOnce(Value) -> Result<T, BadValue>,
     ) -> Result<Option<T>, ConfigError> {
         self.take(path)
             .map(read)
             .transpose()
-            .map_err(|reason| self.err(path, reason))
+            .map_err(|reason| self.err(path, reason.to_string()))
     }
 
     pub(crate) fn bool(&mut self, path: &[&str], default: bool) -> Result<bool, ConfigError> {
@@ -145,34 +170,34 @@ impl Doc<'_> {
 }
 
 /// `true`/`false`, or a string Go's strconv.ParseBool reads (environment variables are strings).
-pub(crate) fn to_bool(v: Value) -> Result<bool, String> {
+pub(crate) fn to_bool(v: Value) -> Result<bool, BadValue> {
     match v {
         Value::Boolean(b) => Ok(b),
         Value::String(s) if parse_bool(&s).is_some() => Ok(parse_bool(&s) == Some(true)),
-        other => Err(format!("expected true or false, got {other}")),
+        other => Err(BadValue::NotBool(other)),
     }
 }
 
 /// A whole number from `min` to `max` (a string of one too).
-pub(crate) fn to_int(v: Value, min: i64, max: i64) -> Result<i64, String> {
+pub(crate) fn to_int(v: Value, min: i64, max: i64) -> Result<i64, BadValue> {
     let i = match &v {
         Value::Integer(i) => Some(*i),
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     };
     i.filter(|i| (min..=max).contains(i))
-        .ok_or_else(|| format!("expected a whole number from {min} to {max}, got {v}"))
+        .ok_or(BadValue::NotInt { min, max, got: v })
 }
 
-pub(crate) fn to_string(v: Value) -> Result<String, String> {
+pub(crate) fn to_string(v: Value) -> Result<String, BadValue> {
     match v {
         Value::String(s) => Ok(s),
-        other => Err(format!("expected a string, got {other}")),
+        other => Err(BadValue::NotString(other)),
     }
 }
 
 /// A secret: empty when its `env(NAME)` is unset.
-pub(crate) fn to_secret(v: Value) -> Result<String, String> {
+pub(crate) fn to_secret(v: Value) -> Result<String, BadValue> {
     let s = to_string(v)?;
     Ok(if env_reference(&s).is_some() {
         String::new()
@@ -183,7 +208,7 @@ pub(crate) fn to_secret(v: Value) -> Result<String, String> {
 
 /// A list of strings; a string is a comma-separated list, as the CLI's decoder splits it (how a
 /// `SUPABASE_API_SCHEMAS=public,api` variable gives a list).
-pub(crate) fn to_strings(v: Value) -> Result<Vec<String>, String> {
+pub(crate) fn to_strings(v: Value) -> Result<Vec<String>, BadValue> {
     match v {
         Value::String(s) => Ok(s
             .split(',')
@@ -194,31 +219,28 @@ pub(crate) fn to_strings(v: Value) -> Result<Vec<String>, String> {
             .into_iter()
             .map(|v| match v {
                 Value::String(s) => Ok(s),
-                other => Err(format!("expected a list of strings, got {other}")),
+                other => Err(BadValue::NotStrings(other)),
             })
             .collect(),
-        other => Err(format!("expected a list of strings, got {other}")),
+        other => Err(BadValue::NotStrings(other)),
     }
 }
 
 /// A duration in whole seconds: a number, or "1s", "5m", "1h30m", "500ms".
-pub(crate) fn to_duration(v: Value) -> Result<u64, String> {
+pub(crate) fn to_duration(v: Value) -> Result<u64, BadValue> {
     match v {
         Value::Integer(i) if i >= 0 => Ok(i as u64),
-        Value::String(s) => parse_duration(&s)
-            .ok_or_else(|| format!("\"{s}\" is not a duration (write it like \"1s\" or \"5m\")")),
-        other => Err(format!("expected a duration like \"1s\", got {other}")),
+        Value::String(s) => parse_duration(&s).ok_or(BadValue::BadDuration(s)),
+        other => Err(BadValue::NotDuration(other)),
     }
 }
 
 /// A size in bytes: a number, or "50MiB", "5MB", "500KB".
-pub(crate) fn to_size(v: Value) -> Result<u64, String> {
+pub(crate) fn to_size(v: Value) -> Result<u64, BadValue> {
     match v {
         Value::Integer(i) if i >= 0 => Ok(i as u64),
-        Value::String(s) => parse_size(&s).ok_or_else(|| {
-            format!("\"{s}\" is not a size (write it like \"50MiB\", \"5MB\" or \"500KB\")")
-        }),
-        other => Err(format!("expected a size like \"50MiB\", got {other}")),
+        Value::String(s) => parse_size(&s).ok_or(BadValue::BadSize(s)),
+        other => Err(BadValue::NotSize(other)),
     }
 }
 
@@ -386,4 +408,48 @@ pub(crate) fn parse_duration(s: &str) -> Option<u64> {
         rest = &rest[unit..];
     }
     Some(millis.div_ceil(1000))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_values_say_what_was_expected() {
+        let s = |t: &str| Value::String(t.into());
+        let said = |e: BadValue| e.to_string();
+        assert_eq!(
+            said(to_bool(s("maybe")).unwrap_err()),
+            "expected true or false, got \"maybe\""
+        );
+        assert_eq!(
+            said(to_int(Value::Integer(7), 0, 5).unwrap_err()),
+            "expected a whole number from 0 to 5, got 7"
+        );
+        assert_eq!(
+            said(to_string(Value::Integer(1)).unwrap_err()),
+            "expected a string, got 1"
+        );
+        assert_eq!(
+            said(to_strings(Value::Array(vec![Value::Integer(1)])).unwrap_err()),
+            "expected a list of strings, got 1"
+        );
+        assert_eq!(
+            said(to_duration(s("soon")).unwrap_err()),
+            "\"soon\" is not a duration (write it like \"1s\" or \"5m\")"
+        );
+        assert_eq!(
+            said(to_duration(Value::Boolean(true)).unwrap_err()),
+            "expected a duration like \"1s\", got true"
+        );
+        assert_eq!(
+            said(to_size(s("big")).unwrap_err()),
+            "\"big\" is not a size (write it like \"50MiB\", \"5MB\" or \"500KB\")"
+        );
+        assert_eq!(
+            said(to_size(Value::Float(1.5)).unwrap_err()),
+            "expected a size like \"50MiB\", got 1.5"
+        );
+        assert_eq!(said(BadValue::OutOfRange(70000)), "70000 is out of range");
+    }
 }

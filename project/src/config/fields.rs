@@ -5,7 +5,8 @@
 
 use super::ConfigError;
 use super::doc::{
-    Doc, collect_leaves, to_bool, to_duration, to_int, to_secret, to_size, to_string, to_strings,
+    BadValue, Doc, collect_leaves, to_bool, to_duration, to_int, to_secret, to_size, to_string,
+    to_strings,
 };
 use serde::de::{DeserializeOwned, Error};
 use serde::{Deserialize, Deserializer};
@@ -131,7 +132,7 @@ fn restore_datetimes(v: Value) -> Value {
 
 fn with<'de, D: Deserializer<'de>, T>(
     d: D,
-    read: impl FnOnce(Value) -> Result<T, String>,
+    read: impl FnOnce(Value) -> Result<T, BadValue>,
 ) -> Result<T, D::Error> {
     read(restore_datetimes(Value::deserialize(d)?)).map_err(D::Error::custom)
 }
@@ -147,7 +148,7 @@ pub(crate) fn int<'de, const MIN: i64, const MAX: i64, T: TryFrom<i64>, D: Deser
 ) -> Result<T, D::Error> {
     with(d, |v| {
         let i = to_int(v, MIN, MAX)?;
-        T::try_from(i).map_err(|_| format!("{i} is out of range"))
+        T::try_from(i).map_err(|_| BadValue::OutOfRange(i))
     })
 }
 
