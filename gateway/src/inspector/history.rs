@@ -279,9 +279,29 @@ pub enum StatusFilter {
     Errors,
 }
 
+/// Why a listing's query string is refused (the text is the answer's `message`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilterError {
+    #[error("status \"{0}\" is not a status (404), a class (4xx) or `error`")]
+    Status(String),
+    /// A searched text longer than [`MAX_NEEDLE`] bytes (the filter's name).
+    #[error("{0} is at most {max} bytes", max = MAX_NEEDLE)]
+    TooLong(String),
+    #[error("service \"{0}\" is none of {names}", names = Service::ALL.map(Service::name).join(", "))]
+    Service(String),
+    #[error("since \"{0}\" is not a time (2026-01-31T12:00:00Z)")]
+    Since(String),
+    #[error("before \"{0}\" is not a request's seq")]
+    Before(String),
+    #[error("limit is a number from 1 to {max}", max = MAX_LIMIT)]
+    Limit,
+    #[error("requests have no filter \"{0}\"")]
+    Unknown(String),
+}
+
 impl StatusFilter {
-    fn parse(v: &str) -> Result<StatusFilter, String> {
-        let bad = || format!("status \"{v}\" is not a status (404), a class (4xx) or `error`");
+    fn parse(v: &str) -> Result<StatusFilter, FilterError> {
+        let bad = || FilterError::Status(v.to_string());
         let v = v.trim().to_ascii_lowercase();
         if v == "error" || v == "errors" {
             return Ok(StatusFilter::Errors);
@@ -343,7 +363,7 @@ impl Default for Filter {
 impl Filter {
     /// Reads `status`, `path`, `role`, `user`, `service`, `since` (RFC 3339), `before` and
     /// `limit` (1 to [`MAX_LIMIT`]); empty values are no filter, anything else is an error.
-    pub fn parse(pairs: &[(String, String)]) -> Result<Filter, String> {
+    pub fn parse(pairs: &[(String, String)]) -> Result<Filter, FilterError> {
         let mut f = Filter::default();
         for (k, v) in pairs {
             let v = v.trim();
@@ -352,7 +372,7 @@ impl Filter {
             }
             let needle = || {
                 if v.len() > MAX_NEEDLE {
-                    Err(format!("{k} is at most {MAX_NEEDLE} bytes"))
+                    Err(FilterError::TooLong(k.clone()))
                 } else {
                     Ok(v.to_lowercase())
                 }
@@ -363,33 +383,26 @@ impl Filter {
                 "role" => f.role = Some(needle()?),
                 "user" => f.user = Some(needle()?),
                 "service" => {
-                    f.service = Some(Service::parse(v).ok_or_else(|| {
-                        let names: Vec<&str> = Service::ALL.iter().map(|s| s.name()).collect();
-                        format!("service \"{v}\" is none of {}", names.join(", "))
-                    })?)
+                    f.service =
+                        Some(Service::parse(v).ok_or_else(|| FilterError::Service(v.to_string()))?)
                 }
                 "since" => {
                     f.since = Some(
                         chrono::DateTime::parse_from_rfc3339(v)
-                            .map_err(|_| {
-                                format!("since \"{v}\" is not a time (2026-01-31T12:00:00Z)")
-                            })?
+                            .map_err(|_| FilterError::Since(v.to_string()))?
                             .timestamp_millis(),
                     )
                 }
                 "before" => {
-                    f.before = Some(
-                        v.parse()
-                            .map_err(|_| format!("before \"{v}\" is not a request's seq"))?,
-                    )
+                    f.before = Some(v.parse().map_err(|_| FilterError::Before(v.to_string()))?)
                 }
                 "limit" => {
                     f.limit = match v.parse::<usize>() {
                         Ok(n @ 1..=MAX_LIMIT) => n,
-                        _ => return Err(format!("limit is a number from 1 to {MAX_LIMIT}")),
+                        _ => return Err(FilterError::Limit),
                     }
                 }
-                other => return Err(format!("requests have no filter \"{other}\"")),
+                other => return Err(FilterError::Unknown(other.to_string())),
             }
         }
         Ok(f)
@@ -654,7 +667,7 @@ mod tests {
         ];
         for (k, v, why) in bad {
             let e = Filter::parse(&pairs(&[(k, v)])).unwrap_err();
-            assert!(e.contains(why), "{k}={v}: {e}");
+            assert!(e.to_string().contains(why), "{k}={v}: {e}");
         }
     }
 

@@ -25,7 +25,7 @@ fn invalid(message: impl Into<String>) -> HttpResponse {
 async fn requests(s: web::Data<Shared>, req: HttpRequest) -> HttpResponse {
     let filter = match Filter::parse(&crate::http_util::query_pairs(req.query_string())) {
         Ok(f) => f,
-        Err(e) => return invalid(e),
+        Err(e) => return invalid(e.to_string()),
     };
     let history = &s.state.inspector.history;
     let kept: serde_json::Map<String, serde_json::Value> = history
