@@ -66,15 +66,35 @@ pub fn parse(text: &str) -> (Vec<Rule>, Vec<String>) {
     (rules, notes)
 }
 
-fn rule(line: &str) -> Result<Rule, String> {
+/// Why a line of `_exists` is not a rule (the text of its note).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    #[error("a rule is a path and a REST query (`/product/:id  products?id=eq.:id`)")]
+    Shape,
+    #[error("{0}: the path starts with /")]
+    Relative(String),
+    #[error("{0}: a :name is letters, digits and _")]
+    BadName(String),
+    #[error("* splats are not read (name the segment)")]
+    Splat,
+    #[error("{0}: no :name segment to read with")]
+    NoName(String),
+    #[error("the query is longer than {max} characters", max = MAX_QUERY)]
+    LongQuery,
+    #[error("{0}: the query reads a table or view by name (letters, digits, _)")]
+    NotTable(String),
+    /// A `:name` in the query that the path has no segment for (the name, the path).
+    #[error(":{0} is not a segment of {1}")]
+    Unbound(String, String),
+}
+
+fn rule(line: &str) -> Result<Rule, RuleError> {
     let parts: Vec<&str> = line.split_whitespace().collect();
     let [from, query] = parts.as_slice() else {
-        return Err(
-            "a rule is a path and a REST query (`/product/:id  products?id=eq.:id`)".into(),
-        );
+        return Err(RuleError::Shape);
     };
     if !from.starts_with('/') {
-        return Err(format!("{from}: the path starts with /"));
+        return Err(RuleError::Relative(from.to_string()));
     }
     let mut segments = Vec::new();
     let mut names = Vec::new();
@@ -84,18 +104,16 @@ fn rule(line: &str) -> Result<Rule, String> {
                 names.push(name.to_string());
                 segments.push(None);
             }
-            Some(_) => return Err(format!("{s}: a :name is letters, digits and _")),
-            None if s.contains('*') => {
-                return Err("* splats are not read (name the segment)".into());
-            }
+            Some(_) => return Err(RuleError::BadName(s.to_string())),
+            None if s.contains('*') => return Err(RuleError::Splat),
             None => segments.push(Some(s.to_string())),
         }
     }
     if names.is_empty() {
-        return Err(format!("{from}: no :name segment to read with"));
+        return Err(RuleError::NoName(from.to_string()));
     }
     if query.len() > MAX_QUERY {
-        return Err(format!("the query is longer than {MAX_QUERY} characters"));
+        return Err(RuleError::LongQuery);
     }
     let (path, q) = query.split_once('?').unwrap_or((query, ""));
     let path = path.trim_start_matches('/').trim_start_matches("rest/v1/");
@@ -103,9 +121,7 @@ fn rule(line: &str) -> Result<Rule, String> {
         || path.starts_with("rpc/")
         || !path.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     {
-        return Err(format!(
-            "{path}: the query reads a table or view by name (letters, digits, _)"
-        ));
+        return Err(RuleError::NotTable(path.to_string()));
     }
     let pairs = crate::http_util::query_pairs(q);
     for (_, v) in &pairs {
@@ -115,7 +131,7 @@ fn rule(line: &str) -> Result<Rule, String> {
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
             if !used.is_empty() && !names.contains(&used) {
-                return Err(format!(":{used} is not a segment of {from}"));
+                return Err(RuleError::Unbound(used, from.to_string()));
             }
         }
     }
@@ -213,7 +229,17 @@ mod tests {
              lonely\n",
         );
         assert_eq!(rules.len(), 2, "{notes:?}");
-        assert_eq!(notes.len(), 6, "{notes:?}");
+        assert_eq!(
+            notes,
+            [
+                "line 4: :y is not a segment of /a/:x",
+                "line 5: * splats are not read (name the segment)",
+                "line 6: rpc/thing: the query reads a table or view by name (letters, digits, _)",
+                "line 7: \"things\";: the query reads a table or view by name (letters, digits, _)",
+                "line 8: /e: no :name segment to read with",
+                "line 9: a rule is a path and a REST query (`/product/:id  products?id=eq.:id`)",
+            ]
+        );
         let read = |path: &str, query: &[(&str, &str)]| {
             Some(Check::Read {
                 path: path.into(),
