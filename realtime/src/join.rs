@@ -133,6 +133,22 @@ impl JoinPayload {
     }
 }
 
+/// Why a join's `postgres_changes` are refused, with Supabase's message (the parameters as
+/// logged, then the exception when there is one).
+#[derive(Debug, thiserror::Error)]
+enum BindingError {
+    #[error(
+        "Unable to subscribe to changes with given parameters. Please check Realtime is \
+         enabled for the given connect parameters: [{0}]"
+    )]
+    NotPublished(String),
+    #[error(
+        "Unable to subscribe to changes with given parameters. An exception happened so \
+         please check your connect parameters: [{0}]. Exception: {1}"
+    )]
+    Exception(String, String),
+}
+
 impl Session {
     pub(super) async fn join(&mut self, m: Incoming) {
         let Some(sub_topic) = m.topic.strip_prefix("realtime:").map(str::to_string) else {
@@ -291,24 +307,16 @@ impl Session {
         for p in params {
             match self.binding(p).await {
                 Ok(b) => out.push(b),
-                Err(e) => return (Vec::new(), Some(e)),
+                Err(e) => return (Vec::new(), Some(e.to_string())),
             }
         }
         (out, None)
     }
 
-    async fn binding(&self, p: &ChangesParams) -> Result<Binding, String> {
+    async fn binding(&self, p: &ChangesParams) -> Result<Binding, BindingError> {
         let unable = |detail: Option<String>| match detail {
-            None => format!(
-                "Unable to subscribe to changes with given parameters. Please check Realtime is \
-                 enabled for the given connect parameters: [{}]",
-                p.to_log()
-            ),
-            Some(e) => format!(
-                "Unable to subscribe to changes with given parameters. An exception happened so \
-                 please check your connect parameters: [{}]. Exception: {e}",
-                p.to_log()
-            ),
+            None => BindingError::NotPublished(p.to_log()),
+            Some(e) => BindingError::Exception(p.to_log(), e),
         };
         let event = p.event.clone().unwrap_or_else(|| "*".into());
         if !["*", "INSERT", "UPDATE", "DELETE"].contains(&event.to_ascii_uppercase().as_str()) {
