@@ -87,17 +87,28 @@ pub fn discover(project: &Project) -> Catalog {
     catalog
 }
 
+/// Why a function is skipped (after its slug in the catalog's notes).
+#[derive(Debug, thiserror::Error)]
+enum ResolveError {
+    #[error("{} does not exist", .0.display())]
+    NoEntrypoint(PathBuf),
+    #[error(transparent)]
+    Canonicalize(std::io::Error),
+}
+
 /// One function's files: paths in config.toml are relative to the `supabase/` folder.
-fn resolve(supabase_dir: &Path, slug: &str, fc: &FunctionConfig) -> Result<Function, String> {
+fn resolve(supabase_dir: &Path, slug: &str, fc: &FunctionConfig) -> Result<Function, ResolveError> {
     let own_dir = supabase_dir.join("functions").join(slug);
     let entrypoint = match &fc.entrypoint {
         Some(e) => supabase_dir.join(e),
         None => own_dir.join("index.ts"),
     };
     if !entrypoint.is_file() {
-        return Err(format!("{} does not exist", entrypoint.display()));
+        return Err(ResolveError::NoEntrypoint(entrypoint));
     }
-    let entrypoint = entrypoint.canonicalize().map_err(|e| e.to_string())?;
+    let entrypoint = entrypoint
+        .canonicalize()
+        .map_err(ResolveError::Canonicalize)?;
     let dir = entrypoint
         .parent()
         .map(Path::to_path_buf)
@@ -170,6 +181,20 @@ mod tests {
         ] {
             assert_eq!(valid_slug(s), ok, "{s}");
         }
+    }
+
+    #[test]
+    fn a_missing_entrypoint_is_named() {
+        let e = resolve(
+            Path::new("/nowhere/supabase"),
+            "hello",
+            &FunctionConfig::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/nowhere/supabase/functions/hello/index.ts does not exist"
+        );
     }
 
     #[test]
