@@ -132,38 +132,71 @@ impl ThirdParty {
     }
 }
 
-async fn get_json(client: &reqwest::Client, url: &str) -> Result<Value, String> {
-    let mut res = client
-        .get(url)
-        .send()
-        .await
-        .map_err(|e| format!("{url}: {e}"))?;
+/// Why the issuer's keys were not fetched (logged; the keys are asked for again later).
+#[derive(Debug, thiserror::Error)]
+enum FetchError {
+    #[error(transparent)]
+    Client(reqwest::Error),
+    #[error("{url}: {source}")]
+    Http { url: String, source: reqwest::Error },
+    #[error("{url}: status {status}")]
+    Status {
+        url: String,
+        status: reqwest::StatusCode,
+    },
+    #[error("{url}: more than {max} bytes", max = BODY_LIMIT)]
+    TooLarge { url: String },
+    #[error("{url}: not JSON: {source}")]
+    NotJson {
+        url: String,
+        source: serde_json::Error,
+    },
+    #[error("OIDC configuration at URL {discovery:?} does not expose a jwks_uri property")]
+    NoJwksUri { discovery: String },
+    #[error(
+        "JWKS at URL {jwks_uri:?} as discovered from {discovery:?} does not contain any JWK keys"
+    )]
+    NoKeys { jwks_uri: String, discovery: String },
+}
+
+async fn get_json(client: &reqwest::Client, url: &str) -> Result<Value, FetchError> {
+    let http = |source: reqwest::Error| FetchError::Http {
+        url: url.to_string(),
+        source,
+    };
+    let mut res = client.get(url).send().await.map_err(http)?;
     if res.status() != reqwest::StatusCode::OK {
-        return Err(format!("{url}: status {}", res.status()));
+        return Err(FetchError::Status {
+            url: url.to_string(),
+            status: res.status(),
+        });
     }
     let mut body = Vec::new();
-    while let Some(chunk) = res.chunk().await.map_err(|e| format!("{url}: {e}"))? {
+    while let Some(chunk) = res.chunk().await.map_err(http)? {
         body.extend_from_slice(&chunk);
         if body.len() > BODY_LIMIT {
-            return Err(format!("{url}: more than {BODY_LIMIT} bytes"));
+            return Err(FetchError::TooLarge {
+                url: url.to_string(),
+            });
         }
     }
-    serde_json::from_slice(&body).map_err(|e| format!("{url}: not JSON: {e}"))
+    serde_json::from_slice(&body).map_err(|source| FetchError::NotJson {
+        url: url.to_string(),
+        source,
+    })
 }
 
 /// The issuer's signing keys: RSA and EC P-256 public keys for signatures (shared secrets are
 /// never taken from a key set).
-async fn fetch(issuer: &str) -> Result<Vec<SigningKey>, String> {
+async fn fetch(issuer: &str) -> Result<Vec<SigningKey>, FetchError> {
     let client = reqwest::Client::builder()
         .timeout(FETCH_TIMEOUT)
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(FetchError::Client)?;
     let discovery = format!("{issuer}/.well-known/openid-configuration");
     let doc = get_json(&client, &discovery).await?;
     let Some(jwks_uri) = doc["jwks_uri"].as_str().filter(|u| !u.is_empty()) else {
-        return Err(format!(
-            "OIDC configuration at URL {discovery:?} does not expose a jwks_uri property"
-        ));
+        return Err(FetchError::NoJwksUri { discovery });
     };
     let set = get_json(&client, jwks_uri).await?;
     let keys: Vec<SigningKey> = set["keys"]
@@ -176,9 +209,54 @@ async fn fetch(issuer: &str) -> Result<Vec<SigningKey>, String> {
         .take(KEYS_KEPT)
         .collect();
     if keys.is_empty() {
-        return Err(format!(
-            "JWKS at URL {jwks_uri:?} as discovered from {discovery:?} does not contain any JWK keys"
-        ));
+        return Err(FetchError::NoKeys {
+            jwks_uri: jwks_uri.to_string(),
+            discovery,
+        });
     }
     Ok(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fetch_errors_read_as_the_log_had_them() {
+        let discovery = "https://i.example/.well-known/openid-configuration".to_string();
+        let cases = [
+            (
+                FetchError::Status {
+                    url: "https://i.example/keys".into(),
+                    status: reqwest::StatusCode::NOT_FOUND,
+                },
+                "https://i.example/keys: status 404 Not Found",
+            ),
+            (
+                FetchError::TooLarge {
+                    url: "https://i.example/keys".into(),
+                },
+                "https://i.example/keys: more than 262144 bytes",
+            ),
+            (
+                FetchError::NoJwksUri {
+                    discovery: discovery.clone(),
+                },
+                "OIDC configuration at URL \"https://i.example/.well-known/openid-configuration\" \
+                 does not expose a jwks_uri property",
+            ),
+            (
+                FetchError::NoKeys {
+                    jwks_uri: "https://i.example/keys".into(),
+                    discovery,
+                },
+                "JWKS at URL \"https://i.example/keys\" as discovered from \
+                 \"https://i.example/.well-known/openid-configuration\" does not contain any JWK \
+                 keys",
+            ),
+        ];
+        for (e, text) in cases {
+            assert_eq!(e.to_string(), text);
+        }
+    }
 }
