@@ -39,6 +39,21 @@ struct Body {
     gotrue_meta_security: Option<Security>,
 }
 
+/// Why the provider gave no verdict (logged; the client is told the check failed).
+#[derive(Debug, thiserror::Error)]
+enum VerifyError {
+    #[error(transparent)]
+    Client(reqwest::Error),
+    #[error("failed to verify captcha response: {0}")]
+    Send(reqwest::Error),
+    #[error(transparent)]
+    Read(reqwest::Error),
+    #[error("captcha answer too large")]
+    TooLarge,
+    #[error("failed to decode captcha response: not JSON")]
+    NotJson,
+}
+
 fn failed(message: String) -> AuthError {
     api(400, ErrorCode::CaptchaFailed, message)
 }
@@ -91,11 +106,15 @@ impl Captcha {
         Ok(())
     }
 
-    async fn verify(&self, token: &str, client_ip: &str) -> std::result::Result<Verdict, String> {
+    async fn verify(
+        &self,
+        token: &str,
+        client_ip: &str,
+    ) -> std::result::Result<Verdict, VerifyError> {
         let client = reqwest::Client::builder()
             .timeout(TIMEOUT)
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(VerifyError::Client)?;
         let form = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("secret", &self.secret)
             .append_pair("response", token)
@@ -107,15 +126,14 @@ impl Captcha {
             .body(form)
             .send()
             .await
-            .map_err(|e| format!("failed to verify captcha response: {e}"))?;
+            .map_err(VerifyError::Send)?;
         let mut body = Vec::new();
-        while let Some(chunk) = res.chunk().await.map_err(|e| e.to_string())? {
+        while let Some(chunk) = res.chunk().await.map_err(VerifyError::Read)? {
             body.extend_from_slice(&chunk);
             if body.len() > ANSWER_LIMIT {
-                return Err("captcha answer too large".into());
+                return Err(VerifyError::TooLarge);
             }
         }
-        serde_json::from_slice(&body)
-            .map_err(|_| "failed to decode captcha response: not JSON".to_string())
+        serde_json::from_slice(&body).map_err(|_| VerifyError::NotJson)
     }
 }
