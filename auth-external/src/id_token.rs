@@ -58,19 +58,46 @@ pub(crate) fn nonce_ok(sent: &str, in_token: Option<&str>, skip: bool) -> Result
     }
 }
 
+/// Why a provider's discovery document or key set was not read (logged with the refusal).
+#[derive(Debug, thiserror::Error)]
+enum FetchError {
+    #[error("{url}: {source}")]
+    Http { url: String, source: reqwest::Error },
+    #[error("{url}: {status}")]
+    Status {
+        url: String,
+        status: reqwest::StatusCode,
+    },
+    #[error("{url}: {source}")]
+    Json {
+        url: String,
+        source: serde_json::Error,
+    },
+}
+
 /// Fetches JSON over HTTP (discovery documents and key sets).
-async fn fetch(url: &str) -> Result<Value, String> {
+async fn fetch(url: &str) -> Result<Value, FetchError> {
+    let http = |source: reqwest::Error| FetchError::Http {
+        url: url.to_string(),
+        source,
+    };
     let res = reqwest::Client::new()
         .get(url)
         .timeout(Duration::from_secs(10))
         .send()
         .await
-        .map_err(|e| format!("{url}: {e}"))?;
+        .map_err(http)?;
     if !res.status().is_success() {
-        return Err(format!("{url}: {}", res.status()));
+        return Err(FetchError::Status {
+            url: url.to_string(),
+            status: res.status(),
+        });
     }
-    let bytes = res.bytes().await.map_err(|e| format!("{url}: {e}"))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{url}: {e}"))
+    let bytes = res.bytes().await.map_err(http)?;
+    serde_json::from_slice(&bytes).map_err(|source| FetchError::Json {
+        url: url.to_string(),
+        source,
+    })
 }
 
 impl External<'_> {
