@@ -65,6 +65,9 @@ pub enum EmbeddedError {
     PortInUse(u16),
     #[error("cannot prepare the data directory {0}: {1}")]
     Io(PathBuf, std::io::Error),
+    /// The [`PristineSetup`]'s run failed.
+    #[error("the pristine cluster's setup failed: {0}")]
+    Setup(#[source] Box<crate::migrate::MigrateError>),
 }
 
 /// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
@@ -79,7 +82,12 @@ pub struct PristineSetup {
     /// Names what it makes: another key makes another pristine cluster.
     pub key: String,
     pub run: Box<
-        dyn Fn(Login) -> futures_util::future::BoxFuture<'static, Result<(), String>> + Send + Sync,
+        dyn Fn(
+                Login,
+            )
+                -> futures_util::future::BoxFuture<'static, Result<(), crate::migrate::MigrateError>>
+            + Send
+            + Sync,
     >,
 }
 
@@ -467,7 +475,7 @@ impl EmbeddedPg {
         for file in ["supagate_vault.key", SERVER_LOG, "postmaster.opts"] {
             let _ = std::fs::remove_file(pgdata.join(file));
         }
-        result.map_err(|e| EmbeddedError::Command("the pristine cluster's setup".into(), e))?;
+        result.map_err(|e| EmbeddedError::Setup(Box::new(e)))?;
         stopped
     }
 
