@@ -428,9 +428,7 @@ pub fn branches(
             branch: true,
         };
         Box::pin(async move {
-            let built = build(&cfg, target, &api_url, store, functions)
-                .await
-                .map_err(|e| e.to_string())?;
+            let built = build(&cfg, target, &api_url, store, functions).await?;
             let state = state::AppState::new(cfg, built.services, api_url);
             Ok(gateway::branches::Served::new(Arc::new(state), built.tasks))
         })

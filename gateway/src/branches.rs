@@ -16,9 +16,14 @@ use workbench::branch::Cluster;
 /// The header (and query parameter) naming a branch.
 pub const HEADER: &str = "x-supagate-branch";
 
+/// Why a [`Factory`] could not build a branch's services (the builder's own error).
+pub type BuildError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Builds the services of a branch from its database's name.
 pub type Factory = Arc<
-    dyn Fn(String) -> Pin<Box<dyn Future<Output = Result<Served, String>> + Send>> + Send + Sync,
+    dyn Fn(String) -> Pin<Box<dyn Future<Output = Result<Served, BuildError>> + Send>>
+        + Send
+        + Sync,
 >;
 
 /// One branch's services and their background work (stopped with them).
@@ -60,6 +65,9 @@ pub enum BranchError {
     Invalid(String),
     #[error("branch {0:?}: {1}")]
     Failed(String, String),
+    /// The factory failed (the branch's name, its error).
+    #[error("branch {0:?}: {1}")]
+    Build(String, #[source] BuildError),
 }
 
 impl ResponseError for BranchError {
@@ -68,7 +76,7 @@ impl ResponseError for BranchError {
         match self {
             BranchError::NotFound(_) | BranchError::Off => StatusCode::NOT_FOUND,
             BranchError::Invalid(_) => StatusCode::BAD_REQUEST,
-            BranchError::Failed(..) => StatusCode::INTERNAL_SERVER_ERROR,
+            BranchError::Failed(..) | BranchError::Build(..) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -77,7 +85,7 @@ impl ResponseError for BranchError {
             BranchError::NotFound(_) => "branch_not_found",
             BranchError::Off => "branches_off",
             BranchError::Invalid(_) => "validation_failed",
-            BranchError::Failed(..) => "branch_failed",
+            BranchError::Failed(..) | BranchError::Build(..) => "branch_failed",
         };
         HttpResponse::build(self.status_code())
             .json(serde_json::json!({"code": code, "message": self.to_string()}))
@@ -133,7 +141,7 @@ impl Branches {
         self.ensure_exists(name).await?;
         let s = (self.factory)(Cluster::database(name))
             .await
-            .map_err(|e| BranchError::Failed(name.to_string(), e))?;
+            .map_err(|e| BranchError::Build(name.to_string(), e))?;
         let state = s.state.clone();
         served.insert(name.to_string(), Arc::new(s));
         Ok(state)
