@@ -87,7 +87,11 @@ static PRISTINE: std::sync::LazyLock<pg::embedded::PristineSetup> =
     std::sync::LazyLock::new(|| pg::embedded::PristineSetup {
         key: format!("platform:{}", pg::migrate::platform::fingerprint()),
         run: Box::new(|admin| {
-            Box::pin(async move { pg::migrate::template::keep_platform_template(&admin).await })
+            Box::pin(async move {
+                pg::migrate::template::keep_platform_template(&admin)
+                    .await
+                    .map_err(Into::into)
+            })
         }),
     });
 

@@ -67,8 +67,12 @@ pub enum EmbeddedError {
     Io(PathBuf, std::io::Error),
     /// The [`PristineSetup`]'s run failed.
     #[error("the pristine cluster's setup failed: {0}")]
-    Setup(#[source] Box<crate::migrate::MigrateError>),
+    Setup(#[source] SetupError),
 }
+
+/// Why a [`PristineSetup`]'s run failed: the setup's own error (what it runs is the caller's,
+/// e.g. the migrations' template, which this module does not name).
+pub type SetupError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The cluster superuser's password for TCP connections, as the Supabase CLI uses.
 pub const SUPERUSER_PASSWORD: &str = "postgres";
@@ -82,10 +86,7 @@ pub struct PristineSetup {
     /// Names what it makes: another key makes another pristine cluster.
     pub key: String,
     pub run: Box<
-        dyn Fn(
-                Login,
-            )
-                -> futures_util::future::BoxFuture<'static, Result<(), crate::migrate::MigrateError>>
+        dyn Fn(Login) -> futures_util::future::BoxFuture<'static, Result<(), SetupError>>
             + Send
             + Sync,
     >,
@@ -475,7 +476,7 @@ impl EmbeddedPg {
         for file in ["supagate_vault.key", SERVER_LOG, "postmaster.opts"] {
             let _ = std::fs::remove_file(pgdata.join(file));
         }
-        result.map_err(|e| EmbeddedError::Setup(Box::new(e)))?;
+        result.map_err(EmbeddedError::Setup)?;
         stopped
     }
 
