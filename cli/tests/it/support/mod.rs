@@ -173,10 +173,16 @@ fn spawn_under(
     }
 }
 
-/// An empty folder of this test process's own, under `target/tmp/scratch` (swept once its
-/// process is gone).
+/// An empty folder of the calling test's own, under `target/tmp/scratch` (swept once its
+/// process is gone): each call makes a new one, so that tests running at once never empty each
+/// other's (two site tests shared one and one emptied the other's `_exists` under its gateway).
 pub fn scratch_dir(tag: &str) -> PathBuf {
-    let dir = tmp_root("scratch").join(format!("{tag}-{}", std::process::id()));
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = tmp_root("scratch").join(format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
