@@ -35,8 +35,8 @@ pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<I
         .map_err(credential_error)
 }
 
-/// The identity a request's verified token claims, whatever its role (resolved once per
-/// request: the inspector asks again after the handler did).
+/// The identity a request's verified token claims, whatever its role (kept on the request while
+/// the inspector records, which asks again after the handler did).
 pub fn resolved(
     req: &HttpRequest,
     keys: &JwtKeys,
@@ -52,7 +52,9 @@ pub fn resolved(
         header(req, crate::http_util::APIKEY),
         crate::http_util::bearer_token(req),
     );
-    if let Ok(id) = &resolved {
+    if let Ok(id) = &resolved
+        && crate::state::recording(req).is_some()
+    {
         req.extensions_mut().insert(id.clone());
     }
     resolved
