@@ -11,6 +11,8 @@ mod fields;
 mod functions;
 mod keys;
 pub mod listing;
+#[cfg(test)]
+mod moved_keys_tests;
 mod sms;
 #[cfg(test)]
 mod snapshot_tests;
