@@ -97,7 +97,8 @@ async function distinctShapes(count, cache) {
 }
 
 // ------------------------------------------------------------------ 1. memory
-const shapes = quick ? 2000 : 20000
+// Quick mode: enough shapes to pass the 256-statement LRU, not enough to take a minute.
+const shapes = quick ? 600 : 20000
 // Attack requests in flight per address (each holds a connection until anon's timeout).
 const ATTACKS = quick ? 6 : 20
 log(`memory: ${shapes} distinct query shapes`)
