@@ -2,9 +2,22 @@
 // and the request that makes it), a snapshot saved and restored, a snapshot folder exported and
 // imported, `exec`'s overhead (a command that does nothing, with the project's data and with a
 // throwaway one), `test db` on the shop's pgTAP files and `db reset` beside them. Medians of a
-// few runs. Writes workbench.json and workbench-table.md; `--quick` runs small on a debug build.
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// few runs. Then `db diff` (the shop's migrations against its database, and the same schema as
+// declared files, unchanged and with a file edited between runs; BENCH_DIFF_PROJECTS=DIR:DIR adds
+// other project folders). Writes workbench.json and workbench-table.md; `--quick` runs small on a
+// debug build.
+import { execFileSync, spawnSync } from 'node:child_process'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -76,6 +89,117 @@ for (let i = 0; i < Math.min(N, 5); i++) {
 }
 rmSync(scratch, { recursive: true, force: true })
 
+// ------------------------------------------------------------------ db diff (issue 47)
+const stats = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return { min: round(sorted[0]), median: round(median(xs)), max: round(sorted.at(-1)) }
+}
+/** A copy of a project's supabase/ folder (its data directory left out) in a new folder. */
+function projectCopy(from) {
+  const dir = mkdtempSync(join(tmpdir(), 'supagate-bench-diff-'))
+  cpSync(join(from, 'supabase'), join(dir, 'supabase'), {
+    recursive: true,
+    filter: (src) => !src.includes(`${join(from, 'supabase', '.temp')}`),
+  })
+  return dir
+}
+/** Wall milliseconds of one `db diff` in `dir`, and how many declared files it applied. */
+function diffIn(dir) {
+  const t0 = process.hrtime.bigint()
+  const r = spawnSync(binary, ['--workdir', dir, 'db', 'diff'], {
+    env: { ...env, RUST_LOG: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  })
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6
+  if (r.status !== 0) throw new Error(`db diff in ${dir} failed (${r.status}): ${r.stderr}`)
+  const applied = /(\d+) of (\d+) files applied/.exec(r.stderr)
+  return { ms, applied: applied ? `${applied[1]} of ${applied[2]}` : null }
+}
+/** Runs `db diff` `n` times, `edit(i)` before each (none: the folder unchanged). */
+function diffRuns(dir, n, edit) {
+  const ms = []
+  let applied = null
+  for (let i = 0; i < n; i++) {
+    edit?.(i)
+    const r = diffIn(dir)
+    ms.push(r.ms)
+    applied = r.applied ?? applied
+  }
+  return { ...stats(ms), applied }
+}
+/** `db diff` runs with `file` edited before each (a table added, then another), `file` restored after. */
+function editedRuns(dir, file) {
+  const text = readFileSync(file, 'utf8')
+  const edit = (i) =>
+    writeFileSync(file, `${text}\ncreate table public.bench_diff_${i % 2} (id int primary key);\n`)
+  try {
+    return diffRuns(dir, DN, edit)
+  } finally {
+    writeFileSync(file, text)
+  }
+}
+/** The files a project declares, in the order `db diff` applies them (sorted paths under schemas/). */
+function declaredFiles(dir) {
+  const base = join(dir, 'supabase', 'schemas')
+  if (!existsSync(base)) return []
+  return readdirSync(base, { recursive: true })
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => join(base, f))
+}
+const DN = Math.min(N, 7)
+const diffs = []
+{
+  // The shop as it is: its migrations (kept built) against its database.
+  const dir = projectCopy(root)
+  const first = diffIn(dir).ms
+  diffs.push({
+    project: 'the shop',
+    case: 'first run on a new folder (cluster, migrations)',
+    ...stats([first]),
+  })
+  diffs.push({ project: 'the shop', case: 'unchanged', ...diffRuns(dir, DN) })
+  // The same schema declared: each migration a file under supabase/schemas, none left to migrate.
+  mkdirSync(join(dir, 'supabase', 'schemas'))
+  for (const f of readdirSync(join(dir, 'supabase', 'migrations')))
+    renameSync(join(dir, 'supabase', 'migrations', f), join(dir, 'supabase', 'schemas', f))
+  const files = declaredFiles(dir)
+  diffIn(dir)
+  diffs.push({ project: 'the shop, declared', case: 'unchanged', ...diffRuns(dir, DN) })
+  diffs.push({
+    project: 'the shop, declared',
+    case: 'its first file edited before each run',
+    ...editedRuns(dir, files[0]),
+  })
+  diffs.push({
+    project: 'the shop, declared',
+    case: 'its last file edited before each run',
+    ...editedRuns(dir, files.at(-1)),
+  })
+  rmSync(dir, { recursive: true, force: true })
+}
+for (const from of (process.env.BENCH_DIFF_PROJECTS ?? '').split(':').filter(Boolean)) {
+  const dir = projectCopy(from)
+  const name = from.replace(/\/+$/, '').split('/').at(-1)
+  const first = diffIn(dir).ms
+  diffs.push({
+    project: name,
+    case: 'first run on a new folder (cluster, migrations)',
+    ...stats([first]),
+  })
+  diffs.push({ project: name, case: 'unchanged', ...diffRuns(dir, DN) })
+  const files = declaredFiles(dir)
+  if (files.length) {
+    diffs.push({
+      project: name,
+      case: 'a declared file edited before each run',
+      ...editedRuns(dir, files[0]),
+    })
+  }
+  rmSync(dir, { recursive: true, force: true })
+}
+
 const out = {
   profile,
   branchCopyMs: round(median(copy)),
@@ -89,6 +213,7 @@ const out = {
   testDbMs: round(median(testDb)),
   dbResetMs: round(median(reset)),
   runs: N,
+  dbDiff: { runs: DN, rows: diffs },
 }
 const dir = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(dir, { recursive: true })
@@ -103,6 +228,15 @@ const table = `| measure (the shop, median) | supagate | goal / the CLI |
 | \`exec --fresh -- true\`: a new cluster, migrations and seed, run nothing, stop | ${out.execFreshMs} ms | |
 | \`test db\`: the shop's pgTAP files against the running gateway | ${out.testDbMs} ms | |
 | \`db reset\` | ${out.dbResetMs} ms | \`supabase db reset\` ≈ 10 s |
+
+\`db diff\` (wall time of the command, ${DN} runs: min / median / max; goal < 1 s, the CLI's shadow
+database alone ≈ 15 s). "Declared" is the shop's schema with each migration moved to a file
+under \`supabase/schemas\`; an edited file adds a table, so every run has a new schema to diff; the
+declared files before the edited one stay committed to the kept copy and only the rest are applied.
+
+| project | case | ms | declared files applied |
+|---|---|---|---|
+${out.dbDiff.rows.map((r) => `| ${r.project} | ${r.case} | ${r.min} / ${r.median} / ${r.max} | ${r.applied ?? ''} |`).join('\n')}
 `
 writeFileSync(join(dir, 'workbench-table.md'), table)
 console.log(table)

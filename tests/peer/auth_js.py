@@ -35,8 +35,9 @@ WORK = ROOT / "target" / "peer" / "supabase-js"
 CLIENTS = "test/docker-tests/clients.ts"
 
 
-def jest(pkg: Path, config: str) -> dict:
-    report = WORK / "jest.json"
+def jest(pkg: Path, config: str, report: Path = WORK / "jest.json") -> dict:
+    """Runs a package's jest suite with `config` and counts its report (written to `report`)."""
+    report.parent.mkdir(parents=True, exist_ok=True)
     report.unlink(missing_ok=True)
     cmd = ["npx", "jest", "--runInBand", "--json", f"--outputFile={report}", "-c", config]
     run(cmd, cwd=pkg, check=False)

@@ -94,8 +94,8 @@ def main() -> int:
         relay.write_text(SHIM_RELAY)
         point(specs, r"(`http://localhost:\$\{relay\.container\.getMappedPort\(8081\)\})",
               r"\1/functions/v1")
-        # jest writes its report under the supabase-js work folder auth_js.py uses.
-        result = jest(pkg, "jest.config.ts")
+        # The report in this runner's own folder (the checkout may not be auth_js.py's).
+        result = jest(pkg, "jest.config.ts", WORK / "jest.json")
     finally:
         for f, text in originals.items():
             f.write_text(text)
