@@ -32,6 +32,8 @@ pub struct Studio {
     snippets: Snippets,
     /// Held while a migration diff runs (its shadow database is named after the process).
     diffing: tokio::sync::Mutex<()>,
+    /// `iss` of the project's access tokens (`[auth] jwt_issuer`), in a user's claims.
+    issuer: String,
 }
 
 /// A table or view as the editor opens it.
@@ -62,12 +64,14 @@ fn parse_json(text: &str) -> Value {
 }
 
 impl Studio {
-    /// `owner`: the database owner's login; `supabase_dir`: the project's `supabase/` folder.
-    pub fn new(owner: pg::Login, supabase_dir: &Path) -> Studio {
+    /// `owner`: the database owner's login; `supabase_dir`: the project's `supabase/` folder;
+    /// `issuer`: the `iss` of the project's access tokens.
+    pub fn new(owner: pg::Login, supabase_dir: &Path, issuer: &str) -> Studio {
         Studio {
             owner,
             snippets: Snippets::new(supabase_dir),
             diffing: tokio::sync::Mutex::new(()),
+            issuer: issuer.to_string(),
         }
     }
 
@@ -329,9 +333,11 @@ impl Studio {
         }))
     }
 
-    /// A user as their access token describes them (id, email, phone, metadata, anonymous).
-    pub async fn user(&self, id: &str) -> Result<Value> {
-        user_json(&self.client().await?, id).await
+    /// The claims of the short-lived token Studio signs for the user `id`
+    /// ([`crate::token::user_claims`]): the same the SQL editor and the policies' preview run
+    /// with as that user.
+    pub async fn user_claims(&self, id: &str) -> Result<Value> {
+        user_claims(&self.client().await?, &self.issuer, id).await
     }
 
     /// A user's sessions, newest first.
@@ -364,6 +370,20 @@ impl Studio {
         }
         Ok(())
     }
+}
+
+/// The claims of `id`'s token, issued by `issuer` now.
+async fn user_claims(c: &Client, issuer: &str, id: &str) -> Result<Value> {
+    let user = user_json(c, id).await?;
+    Ok(crate::token::user_claims(&user, issuer, now()))
+}
+
+/// Seconds since the Unix epoch.
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or_default()
 }
 
 /// A user's auth.users row as their token's claims read it.

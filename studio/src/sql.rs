@@ -19,7 +19,8 @@ pub struct SqlRequest {
     pub query: String,
     /// Run as this role (`anon`, `authenticated`, …): `SET LOCAL ROLE` in a transaction.
     pub role: Option<String>,
-    /// With `role`: the user (auth.users id) whose JWT claims `auth.uid()` and RLS see.
+    /// With `role`: the user (auth.users id) whose JWT claims `auth.uid()` and RLS see (those of
+    /// the token Studio signs for them, [`crate::token::user_claims`]).
     pub user_id: Option<String>,
     /// Roll the transaction back at the end (EXPLAIN ANALYZE of a write, a try).
     #[serde(default)]
@@ -60,22 +61,10 @@ pub fn line_and_column(query: &str, position: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// What a signed-in user's access token says, as GoTrue writes it, from their auth.users row
-/// (`user` holds id, email, phone, app_metadata, user_metadata, is_anonymous); `anon` and
-/// `service_role` without a user get the claims of their API key.
-pub fn claims(role: &str, user: Option<&Value>, now: i64) -> Value {
-    match user {
-        Some(u) => json!({
-            "aud": "authenticated", "role": role, "sub": u["id"],
-            "email": u["email"].as_str().unwrap_or_default(),
-            "phone": u["phone"].as_str().unwrap_or_default(),
-            "app_metadata": u["app_metadata"], "user_metadata": u["user_metadata"],
-            "is_anonymous": u["is_anonymous"].as_bool().unwrap_or(false),
-            "aal": "aal1", "session_id": Value::Null,
-            "iat": now, "exp": now + 3600,
-        }),
-        None => json!({"role": role, "iss": "supabase-demo", "iat": now, "exp": now + 3600}),
-    }
+/// The claims of the API key of `role` (`anon`, `service_role`, …), as the SQL editor runs
+/// without a user (with one: [`crate::token::user_claims`]).
+pub fn key_claims(role: &str, now: i64) -> Value {
+    json!({"role": role, "iss": "supabase-demo", "iat": now, "exp": now + 3600})
 }
 
 /// Adds one message of the simple query protocol's answer to the result sets.
@@ -185,14 +174,10 @@ mod tests {
     }
 
     #[test]
-    fn claims_of_a_user_are_an_access_token_s() {
-        let u = json!({"id": "u1", "email": "a@b.c", "phone": null, "app_metadata": {"provider": "email"},
-                       "user_metadata": {}, "is_anonymous": false});
-        let c = claims("authenticated", Some(&u), 100);
-        assert_eq!(c["sub"], "u1");
-        assert_eq!(c["aud"], "authenticated");
-        assert_eq!(c["phone"], "");
-        assert_eq!(c["exp"], 3700);
-        assert_eq!(claims("anon", None, 0)["role"], "anon");
+    fn an_api_key_s_claims_name_its_role() {
+        assert_eq!(
+            key_claims("anon", 100),
+            json!({"role": "anon", "iss": "supabase-demo", "iat": 100, "exp": 3700})
+        );
     }
 }

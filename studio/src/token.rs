@@ -1,23 +1,26 @@
 //! An access token Studio signs for one of the project's users, so that an Edge Function (or
 //! the API) can be called as that user: GoTrue's claims for them, short-lived, without a
-//! session. Only Studio's server signs it, behind Studio's secret.
+//! session. Only Studio's server signs it, behind Studio's secret. The SQL editor and the
+//! policies' "test as" preview run as a user with these same claims (`request.jwt.claims`).
 
 use serde_json::{Value, json};
 
 /// How long such a token is valid, in seconds.
 pub const LIFETIME_SECS: i64 = 300;
 
-/// The claims of `user`'s token (an auth.users row as [`crate::sql::claims`] reads it): role
-/// `authenticated`, `aal1`, issued by the project's Auth at `issuer`, no session, valid
-/// [`LIFETIME_SECS`] from `now`.
+/// The claims of `user`'s token, as GoTrue writes an access token's (`user`: an auth.users row
+/// with id, email, phone, app_metadata, user_metadata, is_anonymous): role `authenticated`,
+/// `aal1`, issued by the project's Auth at `issuer`, no session, valid [`LIFETIME_SECS`] from
+/// `now`.
 pub fn user_claims(user: &Value, issuer: &str, now: i64) -> Value {
-    let mut claims = crate::sql::claims("authenticated", Some(user), now);
-    if let Some(map) = claims.as_object_mut() {
-        map.remove("session_id");
-        map.insert("iss".into(), json!(issuer));
-        map.insert("exp".into(), json!(now + LIFETIME_SECS));
-    }
-    claims
+    json!({
+        "aud": "authenticated", "role": "authenticated", "sub": user["id"],
+        "email": user["email"].as_str().unwrap_or_default(),
+        "phone": user["phone"].as_str().unwrap_or_default(),
+        "app_metadata": user["app_metadata"], "user_metadata": user["user_metadata"],
+        "is_anonymous": user["is_anonymous"].as_bool().unwrap_or(false),
+        "aal": "aal1", "iss": issuer, "iat": now, "exp": now + LIFETIME_SECS,
+    })
 }
 
 #[cfg(test)]

@@ -67,9 +67,10 @@ async function open(page: Page, gw: Gateway, path: string) {
 async function noSeriousAxe(page: Page) {
   const axe = await new AxeBuilder({ page }).analyze()
   const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-  ).toEqual([])
+  // Each node with what axe measured (a contrast's colours and ratio) and its markup.
+  const node = (n: (typeof serious)[number]['nodes'][number]) =>
+    `${n.target.join(' ')} ${JSON.stringify(n.any[0]?.data ?? null)} ${n.html.slice(0, 120)}`
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map(node).join(', ')}`)).toEqual([])
 }
 
 test('the table editor browses, sorts, filters, follows keys, edits and exports', async ({
@@ -624,15 +625,19 @@ test('schema work: a table with a foreign key and RLS, a column, an own-rows pol
     [DEMO_ADMIN.email, adminId, '4'],
     ['reviewer@example.com', reviewerId, '2'],
   ]) {
+    // The user found by email, as Edge Functions are called; the claims are their token's.
+    await preview.getByLabel('Find a user').fill(email)
     await preview.getByLabel('Preview user').selectOption({ label: email })
     await preview.getByRole('button', { name: 'Preview rows' }).click()
     await expect(preview).toContainText('1 row visible')
+    await expect(preview).toContainText(`as authenticated: sub ${id}, email ${email}, aal1`)
     await expect(preview).toContainText(`user_id=${id}`)
     await expect(preview).toContainText(`rating=${rating}`)
   }
   await preview.getByLabel('Preview role').selectOption('anon')
   await preview.getByRole('button', { name: 'Preview rows' }).click()
   await expect(preview).toContainText('0 rows visible')
+  await expect(preview).toContainText('as anon (no user: auth.uid() is null)')
 
   // db diff: the work ends in supabase/migrations, recorded as applied.
   await page.getByRole('button', { name: 'Save as migration' }).click()

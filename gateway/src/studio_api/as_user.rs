@@ -1,5 +1,6 @@
 //! Calling the API as one of the project's users from Studio: Studio's server signs a
-//! short-lived access token for the user (`studio::token`) with the project's signing key. Only
+//! short-lived access token for the user (`studio::token`, the claims the SQL editor and the
+//! policies' preview run with as that user) with the project's signing key. Only
 //! Studio's browser gets it (behind Studio's secret, as every `/api` call).
 
 use super::Shared;
@@ -16,8 +17,8 @@ async fn token(s: web::Data<Shared>, id: web::Path<String>) -> HttpResponse {
             "code": "invalid",
         }));
     }
-    let user = match s.studio.user(&id).await {
-        Ok(u) => u,
+    let claims = match s.studio.user_claims(&id).await {
+        Ok(c) => c,
         Err(e) => {
             return HttpResponse::build(
                 actix_web::http::StatusCode::from_u16(e.status())
@@ -26,8 +27,6 @@ async fn token(s: web::Data<Shared>, id: web::Path<String>) -> HttpResponse {
             .json(e.body());
         }
     };
-    let now = chrono::Utc::now().timestamp();
-    let claims = studio::token::user_claims(&user, &s.state.auth.config().jwt_issuer, now);
     HttpResponse::Ok().json(json!({
         "access_token": s.state.keys.sign(&claims),
         "expires_at": claims["exp"],

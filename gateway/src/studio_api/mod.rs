@@ -73,7 +73,11 @@ pub fn bind(state: Arc<AppState>, catcher: Option<Catcher>, port: u16) -> std::i
     let port = listener.local_addr()?.port();
     let token = new_token();
     let shared = web::Data::new(Shared {
-        studio: studio::Studio::new(state.admin.clone(), &state.config.project.supabase_dir),
+        studio: studio::Studio::new(
+            state.admin.clone(),
+            &state.config.project.supabase_dir,
+            &state.auth.config().jwt_issuer,
+        ),
         state,
         catcher,
         api_url,

@@ -77,15 +77,15 @@ impl Studio {
                 "\"{role}\" is not a role name"
             )));
         }
-        let user = match req.user_id.as_deref() {
-            None => None,
-            Some(id) => Some(super::user_json(c, id).await?),
+        // With a user: their token's claims (what the API sees of them), in the chosen role.
+        let claims = match req.user_id.as_deref() {
+            None => sql::key_claims(role, super::now()),
+            Some(id) => {
+                let mut claims = super::user_claims(c, &self.issuer, id).await?;
+                claims["role"] = Value::from(role);
+                claims
+            }
         };
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or_default();
-        let claims = sql::claims(role, user.as_ref(), now);
         let sub = claims["sub"].as_str().unwrap_or_default().to_string();
         c.execute(
             "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true),

@@ -251,6 +251,31 @@ async fn studio_signs_a_short_lived_token_for_a_user() {
     assert_eq!(rows(token.to_string()).await, json!([{"user_id": admin}]));
     assert_eq!(rows(gw.anon.clone()).await, json!([]));
 
+    // The policies' "test as" preview (SQL as authenticated with the user) runs with the same
+    // claims, and sees the same rows the API shows the token.
+    let (status, text) = s
+        .call(
+            "POST",
+            "/sql",
+            Some(json!({
+                "query": "select auth.jwt()::text; select user_id from user_roles",
+                "role": "authenticated", "user_id": admin, "rollback": true,
+            })),
+        )
+        .await;
+    assert_eq!(status, 200, "{text}");
+    let ran = json_of(&text);
+    let seen: Value = serde_json::from_str(ran["results"][0]["rows"][0][0].as_str().unwrap())
+        .expect("auth.jwt() is JSON");
+    let without_times = |mut c: Value| {
+        let m = c.as_object_mut().unwrap();
+        m.remove("iat");
+        m.remove("exp");
+        c
+    };
+    assert_eq!(without_times(seen), without_times(claims.clone()));
+    assert_eq!(ran["results"][1]["rows"], json!([[admin]]));
+
     // A user who is not there; an id too long.
     let (status, text) = s
         .call(

@@ -7,10 +7,10 @@ import { useSession } from '@/lib/session'
 import { PageHeader } from '@/components/Layout'
 import { Button } from '@/components/ui/button'
 import { Badge } from '@/components/ui/badge'
-import { Field, Input, Select } from '@/components/ui/input'
+import { Field, Select } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
 import { FunctionLogs } from '@/features/logs/LogsPage'
-import { listUsers } from '@/features/auth/users'
+import { UserPicker, type Chosen } from '@/features/auth/UserPicker'
 import { METHODS, asWho, remember, request, type Call, type CallAs, type Method } from './invoke'
 
 interface EdgeFunction {
@@ -98,7 +98,7 @@ function FunctionView({ f }: { f: EdgeFunction }) {
   const { session } = useSession()
   const [method, setMethod] = useState<Method>('POST')
   const [role, setRole] = useState<CallAs>('anon')
-  const [user, setUser] = useState<{ id: string; email: string } | null>(null)
+  const [user, setUser] = useState<Chosen | null>(null)
   const [body, setBody] = useState('{"name":"Studio"}')
   const [calls, setCalls] = useState<Call[]>([])
   const [answer, setAnswer] = useState<{ status: number; text: string } | null>(null)
@@ -267,56 +267,5 @@ function FunctionView({ f }: { f: EdgeFunction }) {
         </section>
       </div>
     </div>
-  )
-}
-
-/** A user of the project, searched by email through Auth's admin API. */
-function UserPicker({
-  chosen,
-  onChoose,
-}: {
-  chosen: { id: string; email: string } | null
-  onChoose: (u: { id: string; email: string } | null) => void
-}) {
-  const { session } = useSession()
-  const [find, setFind] = useState('')
-  const users = useQuery({
-    queryKey: ['function-users', find],
-    queryFn: () => listUsers(session, 1, 20, find),
-  })
-  return (
-    <>
-      <Field label="Find a user">
-        <Input
-          type="search"
-          aria-label="Find a user"
-          placeholder="email"
-          value={find}
-          onChange={(e) => setFind(e.target.value)}
-          className="w-48"
-        />
-      </Field>
-      <Field label="User">
-        <Select
-          aria-label="User"
-          value={chosen?.id ?? ''}
-          onChange={(e) => {
-            const u = users.data?.users.find((x) => x.id === e.target.value)
-            onChoose(u ? { id: u.id, email: u.email ?? u.phone ?? u.id } : null)
-          }}
-        >
-          <option value="">{users.isLoading ? 'loading…' : 'choose a user'}</option>
-          {chosen && !users.data?.users.some((u) => u.id === chosen.id) ? (
-            <option value={chosen.id}>{chosen.email}</option>
-          ) : null}
-          {users.data?.users.map((u) => (
-            <option key={u.id} value={u.id}>
-              {u.email || u.phone || u.id}
-            </option>
-          ))}
-        </Select>
-      </Field>
-      <ErrorNote error={users.error} />
-    </>
   )
 }

@@ -1,32 +1,30 @@
 import { useState } from 'react'
-import { useMutation, useQuery } from '@tanstack/react-query'
+import { useMutation } from '@tanstack/react-query'
 import { api } from '@/lib/api'
-import { useSession } from '@/lib/session'
-import { listUsers } from '@/features/auth/users'
+import { UserPicker, type Chosen } from '@/features/auth/UserPicker'
 import { Button } from '@/components/ui/button'
 import { Field, Select } from '@/components/ui/input'
 import { ErrorNote } from '@/components/ErrorNote'
 import { qualified } from './ddl'
+import { ranAs } from './preview'
 
 /** Rows shown at most in a preview. */
 const PREVIEW_ROWS = 20
 
 interface Answer {
   results: { columns: string[]; rows: (string | null)[][]; row_count: number }[]
+  role: string
+  claims: Record<string, unknown> | null
 }
 
 /**
- * "Test as": the rows a role (and a user's claims, as the API sets them) sees through the
- * policies, counted and shown; run as the SQL editor runs and always rolled back.
+ * "Test as": the rows a role, or a user, sees through the policies, counted and shown. It runs
+ * as the SQL editor runs, always rolled back, in the role with the claims of the token Studio's
+ * server signs for the user (`POST /api/users/{id}/token`, as Edge Functions are called).
  */
 export function PolicyPreview({ schema, table }: { schema: string; table: string }) {
-  const { session } = useSession()
   const [role, setRole] = useState('authenticated')
-  const [userId, setUserId] = useState('')
-  const users = useQuery({
-    queryKey: ['preview-users'],
-    queryFn: async () => (await listUsers(session, 1, 200)).users,
-  })
+  const [user, setUser] = useState<Chosen | null>(null)
   const preview = useMutation({
     mutationFn: () =>
       api<Answer>('/sql', {
@@ -34,7 +32,7 @@ export function PolicyPreview({ schema, table }: { schema: string; table: string
         json: {
           query: `select count(*) from ${qualified(schema, table)}; select * from ${qualified(schema, table)} limit ${PREVIEW_ROWS}`,
           role,
-          user_id: role === 'authenticated' && userId ? userId : null,
+          user_id: role === 'authenticated' && user ? user.id : null,
           rollback: true,
         },
       }),
@@ -51,32 +49,27 @@ export function PolicyPreview({ schema, table }: { schema: string; table: string
           </Select>
         </Field>
         {role === 'authenticated' ? (
-          <Field label="User">
-            <Select
-              aria-label="Preview user"
-              value={userId}
-              onChange={(e) => setUserId(e.target.value)}
-            >
-              <option value="">(no user: auth.uid() is null)</option>
-              {users.data?.map((u) => (
-                <option key={u.id} value={u.id}>
-                  {u.email ?? u.phone ?? u.id}
-                </option>
-              ))}
-            </Select>
-          </Field>
+          <UserPicker
+            chosen={user}
+            onChoose={setUser}
+            label="Preview user"
+            none="(no user: auth.uid() is null)"
+          />
         ) : null}
         <Button size="sm" onClick={() => preview.mutate()} disabled={preview.isPending}>
           Preview rows
         </Button>
       </div>
       <ErrorNote error={preview.error} />
-      {count ? (
+      {count && preview.data ? (
         <p className="mt-2" aria-live="polite">
           {count.rows[0]?.[0]} {count.rows[0]?.[0] === '1' ? 'row' : 'rows'} visible
           {rows && rows.rows.length < Number(count.rows[0]?.[0])
             ? ` (first ${rows.rows.length} below)`
-            : ''}
+            : ''}{' '}
+          <span className="text-xs text-muted-foreground">
+            as {ranAs(preview.data.role, preview.data.claims)}
+          </span>
         </p>
       ) : null}
       {rows && rows.rows.length > 0 ? (
