@@ -54,6 +54,15 @@ const pages = [
   ['storage-bucket', '/storage/product-images', null],
   ['realtime', '/realtime', null],
   ['functions', '/functions', (p) => p.getByRole('link', { name: /echo/ })],
+  [
+    'functions-echo',
+    '/functions/echo',
+    (p) => p.getByLabel('Answer status'),
+    async (p) => {
+      await p.getByLabel('Method').selectOption('GET')
+      await p.getByRole('button', { name: 'Send' }).click()
+    },
+  ],
   ['logs', '/logs', null],
   ['api-docs', '/api-docs', null],
   ['settings', '/settings', (p) => p.getByRole('region', { name: 'Auth configuration' })],
