@@ -64,13 +64,43 @@ async function open(page: Page, gw: Gateway, path: string) {
   await expect(page.getByRole('navigation', { name: 'Studio' })).toBeVisible()
 }
 
-async function noSeriousAxe(page: Page) {
+/** The serious and critical findings of one axe scan: each node with what axe measured (a
+ * contrast's colours and ratio) and its markup. */
+async function seriousAxe(page: Page): Promise<string[]> {
   const axe = await new AxeBuilder({ page }).analyze()
   const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  // Each node with what axe measured (a contrast's colours and ratio) and its markup.
   const node = (n: (typeof serious)[number]['nodes'][number]) =>
     `${n.target.join(' ')} ${JSON.stringify(n.any[0]?.data ?? null)} ${n.html.slice(0, 120)}`
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map(node).join(', ')}`)).toEqual([])
+  return serious.map((v) => `${v.id}: ${v.nodes.map(node).join(', ')}`)
+}
+
+/** Two frames drawn and no animation that ends (a theme's colour fade) running; those that
+ * never end (the editor's blinking cursor) are left. */
+async function settled(page: Page) {
+  await page.evaluate(
+    () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+  )
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished.catch(() => null)),
+    ),
+  )
+}
+
+async function noSeriousAxe(page: Page) {
+  let found = await seriousAxe(page)
+  // A page measured while it redraws (CI, loaded, once caught the SQL editor's line in a
+  // contrast it does not have once drawn) is scanned again when settled: a finding is one
+  // only if that scan finds it too. The first scan's findings are printed either way.
+  if (found.length) {
+    console.warn(`axe, before the page settled: ${found.join('; ')}`)
+    await settled(page)
+    found = await seriousAxe(page)
+  }
+  expect(found).toEqual([])
 }
 
 test('the table editor browses, sorts, filters, follows keys, edits and exports', async ({
@@ -843,6 +873,8 @@ async function noSeriousAxeEverywhere(page: Page) {
   const before = await page.viewportSize()
   for (const width of [1280, 1440]) {
     await page.setViewportSize({ width, height: 800 })
+    // The editor measures and redraws its lines after a resize.
+    await settled(page)
     for (let i = 0; i < 2; i++) {
       await noSeriousAxe(page)
       const dark = () => page.evaluate(() => document.documentElement.classList.contains('dark'))
@@ -851,12 +883,7 @@ async function noSeriousAxeEverywhere(page: Page) {
       // Buttons and text fade to the other theme's colours: scanned half-way, they fail
       // contrast. The fades start once the theme's class is set and a frame has been drawn.
       await expect.poll(dark).toBe(!wasDark)
-      await page.evaluate(
-        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
-      )
-      await page.evaluate(() =>
-        Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))),
-      )
+      await settled(page)
     }
   }
   if (before) await page.setViewportSize(before)
