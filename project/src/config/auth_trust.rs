@@ -68,26 +68,93 @@ fn clerk_domain_ok(domain: &str) -> bool {
             && parts[..parts.len() - 3].iter().all(|l| label(l)))
 }
 
+/// `[auth.third_party.firebase]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Firebase {
+    #[serde(deserialize_with = "fields::text")]
+    project_id: String,
+}
+
+/// `[auth.third_party.auth0]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Auth0 {
+    #[serde(deserialize_with = "fields::text")]
+    tenant: String,
+    #[serde(deserialize_with = "fields::text")]
+    tenant_region: String,
+}
+
+/// `[auth.third_party.aws_cognito]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct AwsCognito {
+    #[serde(deserialize_with = "fields::text")]
+    user_pool_id: String,
+    #[serde(deserialize_with = "fields::text")]
+    user_pool_region: String,
+}
+
+/// `[auth.third_party.clerk]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Clerk {
+    #[serde(deserialize_with = "fields::text")]
+    domain: String,
+}
+
+/// `[auth.third_party.workos]`'s keys.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Workos {
+    #[serde(deserialize_with = "fields::text")]
+    issuer_url: String,
+}
+
+/// A provider's keys in the order the CLI lists them, with their values.
+fn provider_keys(doc: &mut Doc, p: &str) -> Result<Vec<(&'static str, String)>, ConfigError> {
+    let at = ["auth", "third_party", p];
+    Ok(match p {
+        "firebase" => {
+            let k: Firebase = doc.section(&at, &[])?;
+            vec![("project_id", k.project_id)]
+        }
+        "auth0" => {
+            let k: Auth0 = doc.section(&at, &[])?;
+            vec![("tenant", k.tenant), ("tenant_region", k.tenant_region)]
+        }
+        "aws_cognito" => {
+            let k: AwsCognito = doc.section(&at, &[])?;
+            vec![
+                ("user_pool_id", k.user_pool_id),
+                ("user_pool_region", k.user_pool_region),
+            ]
+        }
+        "clerk" => {
+            let k: Clerk = doc.section(&at, &[])?;
+            vec![("domain", k.domain)]
+        }
+        _ => {
+            let k: Workos = doc.section(&at, &[])?;
+            vec![("issuer_url", k.issuer_url)]
+        }
+    })
+}
+
 pub(super) fn read_third_party(doc: &mut Doc) -> Result<Option<ThirdParty>, ConfigError> {
     // Every key is read, also of a provider switched off; a provider switched on needs its own.
+    // `enabled` is read before the provider's other keys, as the CLI's order names them.
     let mut on = Vec::new();
-    for (p, keys) in [
-        ("firebase", &["project_id"][..]),
-        ("auth0", &["tenant", "tenant_region"]),
-        ("aws_cognito", &["user_pool_id", "user_pool_region"]),
-        ("clerk", &["domain"]),
-        ("workos", &["issuer_url"]),
-    ] {
-        let enabled = doc.bool(&["auth", "third_party", p, "enabled"], false)?;
-        let mut values = Vec::new();
-        for k in keys {
-            values.push(doc.string(&["auth", "third_party", p, k], "")?);
-        }
+    for p in ["firebase", "auth0", "aws_cognito", "clerk", "workos"] {
+        let at = ["auth", "third_party", p];
+        let fields::SwitchedOff { enabled } = doc.section(&at, &[])?;
+        let keys = provider_keys(doc, p)?;
         if !enabled {
             continue;
         }
         // Required: all but auth0's tenant_region.
-        for (k, v) in keys.iter().zip(&values) {
+        for (k, v) in &keys {
             if v.is_empty() && *k != "tenant_region" {
                 return Err(doc.err(
                     &["auth", "third_party", p, k],
@@ -95,6 +162,7 @@ pub(super) fn read_third_party(doc: &mut Doc) -> Result<Option<ThirdParty>, Conf
                 ));
             }
         }
+        let values: Vec<&String> = keys.iter().map(|(_, v)| v).collect();
         let issuer = match (p, &values[..]) {
             ("firebase", [id]) => format!("https://securetoken.google.com/{id}"),
             ("auth0", [tenant, region]) if region.is_empty() => {
@@ -114,7 +182,7 @@ pub(super) fn read_third_party(doc: &mut Doc) -> Result<Option<ThirdParty>, Conf
                 }
                 format!("https://{domain}")
             }
-            (_, [issuer]) => issuer.clone(),
+            (_, [issuer]) => issuer.to_string(),
             _ => unreachable!("one value per key"),
         };
         on.push((p, issuer));

@@ -121,52 +121,6 @@ impl Doc<'_> {
     pub(crate) fn bool(&mut self, path: &[&str], default: bool) -> Result<bool, ConfigError> {
         Ok(self.read(path, to_bool)?.unwrap_or(default))
     }
-
-    pub(crate) fn int(
-        &mut self,
-        path: &[&str],
-        default: i64,
-        min: i64,
-        max: i64,
-    ) -> Result<i64, ConfigError> {
-        Ok(self.read(path, |v| to_int(v, min, max))?.unwrap_or(default))
-    }
-
-    pub(crate) fn string(&mut self, path: &[&str], default: &str) -> Result<String, ConfigError> {
-        Ok(self
-            .read(path, to_string)?
-            .unwrap_or_else(|| default.to_string()))
-    }
-
-    /// A table of named strings, such as `[db.vault]` or `[edge_runtime.secrets]`, with
-    /// `env(NAME)` substituted; entries whose variable is unset are left out, as the CLI leaves
-    /// them out.
-    pub(crate) fn secrets(
-        &mut self,
-        path: &[&str],
-    ) -> Result<std::collections::BTreeMap<String, String>, ConfigError> {
-        let mut out = std::collections::BTreeMap::new();
-        match self.take(path) {
-            None => {}
-            Some(Value::Table(t)) => {
-                for (name, v) in t {
-                    match v {
-                        Value::String(s) if env_reference(&s).is_some() => {}
-                        Value::String(s) => {
-                            out.insert(name, s);
-                        }
-                        other => {
-                            let mut at = path.to_vec();
-                            at.push(&name);
-                            return Err(self.err(&at, format!("expected a string, got {other}")));
-                        }
-                    }
-                }
-            }
-            Some(other) => return Err(self.err(path, format!("expected a table, got {other}"))),
-        }
-        Ok(out)
-    }
 }
 
 /// `true`/`false`, or a string Go's strconv.ParseBool reads (environment variables are strings).
@@ -264,6 +218,11 @@ pub(crate) fn override_var(path: &[String]) -> String {
 /// leaf the document has. Paths under `skip` (a remote block's keys, which the CLI sets above
 /// the environment) and the `remotes` blocks are left alone. Returns the leaves set, with
 /// their variables.
+///
+/// A step on the document before the serde model reads it, not a part of the model: the keys
+/// a variable can set are the CLI's, not supagate's (a variable for a key supagate does not
+/// implement sets it, so that it is reported as ignored), as the CLI's viper sets them before
+/// decoding.
 pub(crate) fn apply_env_overrides(
     root: &mut toml::Table,
     patterns: &[&str],

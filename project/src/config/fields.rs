@@ -2,14 +2,19 @@
 //! (`#[derive(Deserialize)]`, `#[serde(default)]`), reporting keys the struct has no field for
 //! through `serde_ignored` and a bad value's key through `serde_path_to_error`; the field
 //! readers below (`#[serde(deserialize_with = "...")]`) take values as `Doc`'s readers do.
+//! Tables of named entries (`[db.vault]`, `[db.settings]`, …) go through [`table_of`], which
+//! reads each entry by its name, so that a bad entry's error names its key.
 
 use super::ConfigError;
+use super::doc::env_reference;
 use super::doc::{
     BadValue, Doc, collect_leaves, to_bool, to_duration, to_int, to_secret, to_size, to_string,
     to_strings,
 };
-use serde::de::{DeserializeOwned, Error};
+use serde::de::{DeserializeOwned, DeserializeSeed, Error, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
 use toml::Value;
 
 impl Doc<'_> {
@@ -21,7 +26,7 @@ impl Doc<'_> {
         path: &[&str],
         nested: &[&str],
     ) -> Result<T, ConfigError> {
-        let Some(Value::Table(mut table)) = self.lookup(path).cloned() else {
+        let Some(Value::Table(mut table)) = self.value_at(path) else {
             return Ok(T::default());
         };
         let base: Vec<String> = path.iter().map(|s| s.to_string()).collect();
@@ -53,8 +58,9 @@ impl Doc<'_> {
             let at: Vec<&str> = at.iter().map(String::as_str).collect();
             self.err(&at, e.inner().message())
         })?;
+        let whole = self.value_at(path);
         let mut leaves = Vec::new();
-        if let Some(v) = self.lookup(path) {
+        if let Some(v) = &whole {
             collect_leaves(v, base.clone(), &mut leaves);
         }
         let read_leaves: Vec<Vec<String>> = leaves
@@ -64,6 +70,16 @@ impl Doc<'_> {
             .collect();
         self.used.extend(read_leaves);
         Ok(read)
+    }
+}
+
+impl Doc<'_> {
+    /// The value at `path`; the whole document at `[]`.
+    fn value_at(&self, path: &[&str]) -> Option<Value> {
+        if path.is_empty() {
+            return Some(Value::Table(self.root.clone()));
+        }
+        self.lookup(path).cloned()
     }
 }
 
@@ -135,6 +151,11 @@ fn with<'de, D: Deserializer<'de>, T>(
     read: impl FnOnce(Value) -> Result<T, BadValue>,
 ) -> Result<T, D::Error> {
     read(restore_datetimes(Value::deserialize(d)?)).map_err(D::Error::custom)
+}
+
+/// A value as the document has it.
+pub(crate) fn value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    with(d, Ok)
 }
 
 /// `true`/`false` (or a string Go's strconv.ParseBool reads).
@@ -228,4 +249,118 @@ impl Default for SwitchedOn {
     fn default() -> Self {
         SwitchedOn { enabled: true }
     }
+}
+
+/// A table whose `enabled` switches a feature, off by default.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(crate) struct SwitchedOff {
+    #[serde(deserialize_with = "flag")]
+    pub(crate) enabled: bool,
+}
+
+/// An entry of a table of named entries, read knowing its name.
+pub(crate) trait Entry: Sized {
+    fn read<'de, D: Deserializer<'de>>(name: &str, d: D) -> Result<Self, D::Error>;
+}
+
+/// Reads one entry by its name (the seed through which serde keeps the entry's key in an
+/// error's path).
+struct EntrySeed<'n, E> {
+    name: &'n str,
+    entry: PhantomData<E>,
+}
+
+impl<'de, E: Entry> DeserializeSeed<'de> for EntrySeed<'_, E> {
+    type Value = E;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<E, D::Error> {
+        E::read(self.name, d)
+    }
+}
+
+/// A table's entries in the document's order, each read by `E`; anything else than a table is
+/// "expected a table, got …".
+pub(crate) fn table_of<'de, E: Entry, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<(String, E)>, D::Error> {
+    struct Table<E>(PhantomData<E>);
+
+    /// The error for a value that is not a table, showing it as the document has it.
+    fn not_table<Er: Error>(v: Value) -> Er {
+        Er::custom(format!("expected a table, got {}", restore_datetimes(v)))
+    }
+
+    impl<'de, E: Entry> Visitor<'de> for Table<E> {
+        type Value = Vec<(String, E)>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a table")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(name) = map.next_key::<String>()? {
+                let entry = map.next_value_seed(EntrySeed {
+                    name: &name,
+                    entry: PhantomData,
+                })?;
+                out.push((name, entry));
+            }
+            Ok(out)
+        }
+
+        fn visit_bool<Er: Error>(self, v: bool) -> Result<Self::Value, Er> {
+            Err(not_table(Value::Boolean(v)))
+        }
+
+        fn visit_i64<Er: Error>(self, v: i64) -> Result<Self::Value, Er> {
+            Err(not_table(Value::Integer(v)))
+        }
+
+        fn visit_u64<Er: Error>(self, v: u64) -> Result<Self::Value, Er> {
+            Err(not_table(
+                i64::try_from(v).map_or(Value::Float(v as f64), Value::Integer),
+            ))
+        }
+
+        fn visit_f64<Er: Error>(self, v: f64) -> Result<Self::Value, Er> {
+            Err(not_table(Value::Float(v)))
+        }
+
+        fn visit_str<Er: Error>(self, v: &str) -> Result<Self::Value, Er> {
+            Err(not_table(Value::String(v.to_string())))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(v) = seq.next_element::<Value>()? {
+                items.push(v);
+            }
+            Err(not_table(Value::Array(items)))
+        }
+    }
+
+    d.deserialize_any(Table(PhantomData))
+}
+
+/// A string entry of a table of secrets: none when its `env(NAME)` is unset (left out, as the
+/// CLI leaves it out).
+struct SecretEntry(Option<String>);
+
+impl Entry for SecretEntry {
+    fn read<'de, D: Deserializer<'de>>(_: &str, d: D) -> Result<Self, D::Error> {
+        with(d, to_string).map(|s| SecretEntry(env_reference(&s).is_none().then_some(s)))
+    }
+}
+
+/// A table of named strings, such as `[db.vault]` or `[edge_runtime.secrets]`, with
+/// `env(NAME)` substituted; entries whose variable is unset are left out.
+pub(crate) fn secrets<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    Ok(table_of::<SecretEntry, D>(d)?
+        .into_iter()
+        .filter_map(|(name, SecretEntry(s))| Some((name, s?)))
+        .collect())
 }

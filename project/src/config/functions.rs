@@ -52,7 +52,7 @@ pub struct EdgeRuntime {
     #[serde(deserialize_with = "policy")]
     pub policy: Policy,
     /// `[edge_runtime.secrets]`: environment of every function (unset `env()` ones left out).
-    #[serde(skip)]
+    #[serde(deserialize_with = "fields::secrets")]
     pub secrets: BTreeMap<String, String>,
 }
 
@@ -103,9 +103,7 @@ pub(super) fn read_functions(
 }
 
 pub(super) fn read_edge_runtime(doc: &mut Doc) -> Result<EdgeRuntime, ConfigError> {
-    let mut e: EdgeRuntime = doc.section(&["edge_runtime"], &[])?;
-    e.secrets = doc.secrets(&["edge_runtime", "secrets"])?;
-    Ok(e)
+    doc.section(&["edge_runtime"], &[])
 }
 
 #[cfg(test)]

@@ -2,6 +2,13 @@
 //! such as "50MiB", `env(NAME)` values. A bad value is an error naming the file, the key and the
 //! reason; keys supagate does not implement are returned so the caller can name them in one
 //! warning line (keys left at the CLI's defaults, and switched-off sections, are not).
+//!
+//! Every key is read by `#[derive(Deserialize)]` structs through `Doc::section` (unknown keys
+//! found by `serde_ignored`). Two steps come before them and rewrite the document rather than
+//! read it: the `[remotes.<name>]` block of the linked project merged over the file
+//! (`read_remotes`), then the `SUPABASE_<KEY>` variables set over it (`apply_env_overrides`).
+//! Those stay outside the model because the keys they apply to are the CLI's (`keys::CLI_KEYS`),
+//! which include keys supagate does not model but reports as ignored when changed.
 
 mod auth;
 mod auth_trust;
@@ -116,7 +123,16 @@ impl Default for Realtime {
     }
 }
 
-/// `[db]`'s keys read through serde (`vault` and `settings` are read apart).
+/// The document's own keys besides the sections.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct TopKeys {
+    #[serde(deserialize_with = "fields::given_text")]
+    project_id: Option<String>,
+}
+
+/// `[db]`'s keys (`settings` is read after them, by [`DbSettingsKeys`], so that a bad vault
+/// entry is named before a bad setting, as before).
 #[derive(Deserialize)]
 #[serde(default)]
 struct DbKeys {
@@ -126,6 +142,8 @@ struct DbKeys {
     major_version: Option<u32>,
     migrations: DbMigrations,
     seed: DbSeed,
+    #[serde(deserialize_with = "fields::secrets")]
+    vault: BTreeMap<String, String>,
 }
 
 impl Default for DbKeys {
@@ -135,8 +153,17 @@ impl Default for DbKeys {
             major_version: None,
             migrations: DbMigrations::default(),
             seed: DbSeed::default(),
+            vault: BTreeMap::new(),
         }
     }
+}
+
+/// `[db.settings]`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct DbSettingsKeys {
+    #[serde(deserialize_with = "db_settings")]
+    settings: Vec<(String, String)>,
 }
 
 /// `[db.migrations]`.
@@ -306,7 +333,7 @@ impl Db {
         Db {
             port: k.port,
             major_version: k.major_version,
-            vault: BTreeMap::new(),
+            vault: k.vault,
             migrations_enabled: k.migrations.enabled,
             schema_paths: k.migrations.schema_paths,
             seed_enabled: k.seed.enabled,
@@ -495,10 +522,7 @@ impl Config {
             env,
             overridden,
         };
-        let project_id = match doc.lookup(&["project_id"]) {
-            Some(_) => Some(doc.string(&["project_id"], "")?),
-            None => None,
-        };
+        let TopKeys { project_id } = doc.section(&[], &[])?;
         let api: Api = doc.section(&["api"], &["tls"])?;
         if let Some(u) = &api.external_url
             && !(u.starts_with("http://") || u.starts_with("https://"))
@@ -521,8 +545,7 @@ impl Config {
             }
         }
         let mut db = Db::from_keys(doc.section(&["db"], &["migrations", "seed"])?);
-        db.vault = doc.secrets(&["db", "vault"])?;
-        db.settings = read_db_settings(&mut doc)?;
+        db.settings = doc.section::<DbSettingsKeys>(&["db"], &[])?.settings;
         let auth = auth::read(&mut doc)?;
         let inbucket: Inbucket = doc.section(&["inbucket"], &[])?;
         let mut storage = Storage::from_keys(doc.section(&["storage"], &["image_transformation"])?);
@@ -592,49 +615,36 @@ const DB_SETTINGS: &[(&str, Setting)] = {
     ]
 };
 
-/// `[db.settings]`, checked: only the CLI's settings, values PostgreSQL could take (letters,
-/// digits, `.`, `_`, `-`: they are passed on the server's command line).
-fn read_db_settings(doc: &mut Doc) -> Result<Vec<(String, String)>, ConfigError> {
-    let names: Vec<String> = match doc.lookup(&["db", "settings"]) {
-        None => return Ok(Vec::new()),
-        Some(Value::Table(t)) => t.keys().cloned().collect(),
-        Some(other) => {
-            return Err(doc.err(
-                &["db", "settings"],
-                format!("expected a table, got {other}"),
-            ));
-        }
-    };
-    let mut out = Vec::new();
-    for name in names {
-        let path = ["db", "settings", name.as_str()];
+/// A `[db.settings]` entry, checked: only the CLI's settings, values PostgreSQL could take
+/// (letters, digits, `.`, `_`, `-`: they are passed on the server's command line).
+struct DbSetting(String);
+
+impl fields::Entry for DbSetting {
+    fn read<'de, D: serde::Deserializer<'de>>(name: &str, d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
         let Some((_, kind)) = DB_SETTINGS.iter().find(|(n, _)| *n == name) else {
             let known: Vec<&str> = DB_SETTINGS.iter().map(|(n, _)| *n).collect();
-            return Err(doc.err(
-                &path,
-                format!(
-                    "not a setting the CLI accepts (use one of {})",
-                    known.join(", ")
-                ),
-            ));
+            return Err(D::Error::custom(format!(
+                "not a setting the CLI accepts (use one of {})",
+                known.join(", ")
+            )));
         };
         let value = match kind {
-            Setting::Count => doc.int(&path, 0, 0, i32::MAX as i64)?.to_string(),
-            Setting::Bool => if doc.bool(&path, false)? { "on" } else { "off" }.to_string(),
+            Setting::Count => fields::int::<0, { i32::MAX as i64 }, i64, D>(d)?.to_string(),
+            Setting::Bool => if fields::flag(d)? { "on" } else { "off" }.to_string(),
             Setting::Role => {
-                let v = doc.string(&path, "")?;
+                let v = fields::text(d)?;
                 if !["origin", "replica", "local"].contains(&v.as_str()) {
-                    return Err(doc.err(&path, "must be one of [origin replica local]"));
+                    return Err(D::Error::custom("must be one of [origin replica local]"));
                 }
                 v
             }
             Setting::Text => {
-                let v = match doc.take(&path) {
-                    Some(Value::String(s)) => s.trim().to_string(),
-                    Some(Value::Integer(i)) => i.to_string(),
+                let v = match fields::value(d)? {
+                    Value::String(s) => s.trim().to_string(),
+                    Value::Integer(i) => i.to_string(),
                     other => {
-                        let got = other.map(|v| v.to_string()).unwrap_or_default();
-                        return Err(doc.err(&path, format!("expected a string, got {got}")));
+                        return Err(D::Error::custom(format!("expected a string, got {other}")));
                     }
                 };
                 let ok = !v.is_empty()
@@ -642,19 +652,23 @@ fn read_db_settings(doc: &mut Doc) -> Result<Vec<(String, String)>, ConfigError>
                     && v.chars()
                         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
                 if !ok {
-                    return Err(doc.err(
-                        &path,
-                        format!(
-                            "\"{v}\" is not a PostgreSQL value (write it like \"128MB\" or \"8s\")"
-                        ),
-                    ));
+                    return Err(D::Error::custom(format!(
+                        "\"{v}\" is not a PostgreSQL value (write it like \"128MB\" or \"8s\")"
+                    )));
                 }
                 v
             }
         };
-        out.push((name, value));
+        Ok(DbSetting(value))
     }
-    Ok(out)
+}
+
+/// `[db.settings]`: PostgreSQL settings (name, value), in name order.
+fn db_settings<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+    Ok(fields::table_of::<DbSetting, D>(d)?
+        .into_iter()
+        .map(|(name, DbSetting(v))| (name, v))
+        .collect())
 }
 
 /// Paths of leaves in the document.
@@ -664,6 +678,12 @@ type Leaves = BTreeSet<Vec<String>>;
 /// `project_id`, no two the same; the block whose `project_id` is this file's own (after its
 /// `SUPABASE_PROJECT_ID` override) is merged over the file, `db.seed.enabled` false unless it
 /// says otherwise. Returns the references and the leaves a merged block set.
+///
+/// Not read through the serde model, on purpose: like the `SUPABASE_<KEY>` overrides, the
+/// merge rewrites the document before the sections are read (the CLI merges the block over
+/// the file before it decodes it), so its errors come before any section's and do not say
+/// where an `env()` came from, and a merged value is then read, checked and reported by the
+/// sections like any other.
 fn read_remotes(
     file: &Path,
     root: &mut toml::Table,

@@ -71,8 +71,14 @@ fn outcome(text: &str, vars: &[(&str, &str)]) -> String {
 
 const REF: &str = "abcdefghijklmnopqrst";
 
-/// (config.toml, variables, outcome).
-const CASES: &[(&str, &[(&str, &str)], &str)] = &[
+/// A case: config.toml, the variables set, the outcome.
+type Case = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+const CASES: &[Case] = &[
     // project_id
     ("", &[], "ok "),
     ("project_id = \"shop\"", &[], "ok project_id=\"shop\""),

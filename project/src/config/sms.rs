@@ -9,7 +9,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// `[auth.sms]`: sign-up and sign-in with a phone number, codes sent by text message (the
-/// test numbers and the providers are read apart).
+/// providers are read apart).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct Sms {
@@ -23,8 +23,9 @@ pub struct Sms {
     /// Seconds between two messages to one number.
     #[serde(deserialize_with = "fields::duration")]
     pub max_frequency: u64,
-    /// Numbers (digits, as stored) whose code is always this one, and to which nothing is sent.
-    #[serde(skip)]
+    /// Numbers (digits, as stored) whose code is always this one, and to which nothing is sent
+    /// (those whose `env()` variable is unset are left out).
+    #[serde(deserialize_with = "test_otp")]
     pub test_otp: BTreeMap<String, String>,
     /// `[auth.sms.twilio]` when enabled: texts go through Twilio's API.
     #[serde(skip)]
@@ -108,15 +109,18 @@ impl Default for Sms {
 
 pub(super) fn read(doc: &mut Doc) -> Result<Sms, ConfigError> {
     let mut sms: Sms = doc.section(&["auth", "sms"], &[])?;
-    sms.test_otp = doc
-        .secrets(&["auth", "sms", "test_otp"])?
-        .into_iter()
-        .map(|(number, code)| (number.trim_start_matches('+').to_string(), code))
-        .collect();
     sms.other = other(doc)?;
     sms.twilio = twilio(doc, "twilio")?;
     sms.twilio_verify = twilio(doc, "twilio_verify")?;
     Ok(sms)
+}
+
+/// `[auth.sms.test_otp]`: the numbers without their `+`, and their codes.
+fn test_otp<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    Ok(fields::secrets(d)?
+        .into_iter()
+        .map(|(number, code)| (number.trim_start_matches('+').to_string(), code))
+        .collect())
 }
 
 /// `[auth.sms.messagebird]`'s keys.
