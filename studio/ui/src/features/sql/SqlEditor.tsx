@@ -38,8 +38,10 @@ const theme = EditorView.theme({
   },
   '&.cm-focused': { outline: '2px solid var(--color-ring)' },
   '.cm-content': { caretColor: 'var(--color-foreground)' },
-  // Text outside a highlighted token is the theme's own colour, whatever a wider node is styled.
-  '.cm-line': { color: 'var(--color-foreground)' },
+  // Text outside a highlighted token is the theme's own colour, whatever a wider node is styled
+  // and whatever colour the browser's editing wrote on the line (Chrome, inserting text, can
+  // set the colour the text had then, a theme's token colour, as the line's inline style).
+  '.cm-line': { color: 'var(--color-foreground) !important' },
   '.cm-tooltip': {
     backgroundColor: 'var(--color-panel)',
     color: 'var(--color-foreground)',
