@@ -1,6 +1,6 @@
 //! The private PostgreSQL cluster supagate runs in its data directory when no DATABASE_URL is
-//! given: initdb on first start, pg_ctl start/stop, socket in the data directory, and a
-//! supervisor that starts it again when it dies.
+//! given: initdb on first start, the postmaster started directly and stopped by its signal,
+//! socket in the data directory, and a supervisor that starts it again when it dies.
 
 mod binaries;
 mod memo;
