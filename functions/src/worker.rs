@@ -105,9 +105,10 @@ impl Process {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         // Fields after the command name (which may hold spaces) in parentheses.
         let rest = stat.rsplit_once(')')?.1;
-        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // utime and stime, the 12th and 13th (ASCII: split without collecting the line's 50).
+        let mut fields = rest.split_ascii_whitespace().skip(11);
         let ticks: u64 =
-            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+            fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?;
         // Linux reports clock ticks of 1/100 s (USER_HZ).
         Some(Duration::from_millis(ticks * 10))
     }

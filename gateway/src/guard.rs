@@ -116,7 +116,7 @@ pub async fn guard(
     if let Some(state) = crate::state::recording(res.request()) {
         // Kept as it is: the inspector blanks secrets and writes JSON only when shown.
         let req = res.request();
-        let who = crate::request_auth::resolved(req, &state.keys, state.local_keys()).ok();
+        let who = crate::request_auth::recorded(req, &state.keys, state.local_keys());
         let rest = req.extensions_mut().remove::<crate::inspector::Inspected>();
         state.inspector.publish(crate::inspector::Event {
             id,

@@ -12,6 +12,23 @@ use std::time::Duration;
 /// `+` is a space, `%XX` a byte, invalid UTF-8 replaced; empty pairs skipped; a pair without `=`
 /// has an empty value).
 pub fn query_pairs(query: &str) -> Vec<(String, String)> {
+    // Most query strings have nothing to decode (one vectorised search says so): their pairs
+    // are split as form_urlencoded splits them, without its per-byte decoding and UTF-8 check
+    // (every REST request; the decoder cost twice the split).
+    if memchr::memchr2(b'+', b'%', query.as_bytes()).is_none() {
+        return query
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                // Keys are short: the first `=` is a few bytes in.
+                let (k, v) = match p.bytes().position(|b| b == b'=') {
+                    Some(i) => (&p[..i], &p[i + 1..]),
+                    None => (p, ""),
+                };
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+    }
     form_urlencoded::parse(query.as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()
@@ -409,9 +426,19 @@ mod tests {
             ),
             ("x=%zz%4&y=%", vec![pair("x", "%zz%4"), pair("y", "%")]),
             ("v=%ff%C3%A9", vec![pair("v", "\u{fffd}é")]),
+            // Nothing to decode (the split without the decoder): non-ASCII and `=` in values.
+            (
+                "select=*&id=eq.7&n=é=ü&&",
+                vec![pair("select", "*"), pair("id", "eq.7"), pair("n", "é=ü")],
+            ),
         ];
         for (query, want) in cases {
             assert_eq!(super::query_pairs(query), want, "{query}");
+            // The same pairs as form_urlencoded's, whichever way they were split.
+            let decoded: Vec<_> = form_urlencoded::parse(query.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            assert_eq!(super::query_pairs(query), decoded, "{query}");
         }
     }
 }

@@ -36,26 +36,39 @@ pub fn identify(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Result<I
 }
 
 /// The identity a request's verified token claims, whatever its role (kept on the request while
-/// the inspector records, which asks again after the handler did).
+/// the inspector records: [`recorded`] takes it back after the handler).
 pub fn resolved(
     req: &HttpRequest,
     keys: &JwtKeys,
     local_keys: bool,
 ) -> Result<Identity, CredentialError> {
     use actix_web::HttpMessage;
-    if let Some(known) = req.extensions().get::<Identity>() {
-        return Ok(known.clone());
-    }
-    let resolved = identity::resolve(
-        keys,
-        local_keys,
-        header(req, crate::http_util::APIKEY),
-        crate::http_util::bearer_token(req),
-    );
+    let resolved = of_headers(req, keys, local_keys);
     if let Ok(id) = &resolved
         && crate::state::recording(req).is_some()
     {
         req.extensions_mut().insert(id.clone());
     }
     resolved
+}
+
+/// The identity the inspector records for a request: the one its handler resolved (taken off
+/// the request), else its headers' (a request whose handler did not ask).
+pub fn recorded(req: &HttpRequest, keys: &JwtKeys, local_keys: bool) -> Option<Identity> {
+    use actix_web::HttpMessage;
+    let known = req.extensions_mut().remove::<Identity>();
+    known.or_else(|| of_headers(req, keys, local_keys).ok())
+}
+
+fn of_headers(
+    req: &HttpRequest,
+    keys: &JwtKeys,
+    local_keys: bool,
+) -> Result<Identity, CredentialError> {
+    identity::resolve(
+        keys,
+        local_keys,
+        || header(req, crate::http_util::APIKEY),
+        crate::http_util::bearer_token(req),
+    )
 }

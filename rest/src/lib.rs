@@ -277,59 +277,68 @@ impl Rest {
         } else {
             Some(!plan.outcome.prefer.tx_rollback)
         };
-        if let Some(t) = trace.as_deref_mut() {
-            *t = Some(inspect::Trace {
-                sql: plan.statement.sql.clone(),
-                params: plan.statement.params.clone(),
-                ctx: ctx.clone().into_owned(),
-                read_only: plan.read_only,
-                table: match &input.resource {
-                    Resource::Table(name) => Some((plan.outcome.schema.clone(), name.clone())),
-                    Resource::Rpc(_) => None,
-                },
-                rows: None,
-            });
-        }
-        let own = fairness::thread_lane(self.lanes.len());
-        let share = self
-            .slots
-            .acquire(r.client, self.lanes[own].1, self.pool_timeout)
-            .await
-            .ok_or_else(|| fail(DbError::PoolTimeout))?;
-        let pool = match share.place {
-            fairness::Place::Lane(lane) => &self.lanes[lane as usize].0,
-            fairness::Place::Reserve => &self.reserve,
+        let table = match (&trace, &input.resource) {
+            (Some(_), Resource::Table(name)) => Some((plan.outcome.schema.clone(), name.clone())),
+            _ => None,
         };
-        let (row, tx) = match (&self.shared, end) {
-            (Some(shared), Some(commit)) => {
-                let lane = match share.place {
-                    fairness::Place::Lane(lane) => lane as usize,
-                    fairness::Place::Reserve => own,
-                };
-                let row = pg::tx::run_shared(
-                    shared,
-                    lane,
+        // The slot is held until the transaction has finished (dropped at the end).
+        let ran = async {
+            let own = fairness::thread_lane(self.lanes.len());
+            let share = self
+                .slots
+                .acquire(r.client, self.lanes[own].1, self.pool_timeout)
+                .await
+                .ok_or_else(|| fail(DbError::PoolTimeout))?;
+            let pool = match share.place {
+                fairness::Place::Lane(lane) => &self.lanes[lane as usize].0,
+                fairness::Place::Reserve => &self.reserve,
+            };
+            let (row, tx) = match (&self.shared, end) {
+                (Some(shared), Some(commit)) => {
+                    let lane = match share.place {
+                        fairness::Place::Lane(lane) => lane as usize,
+                        fairness::Place::Reserve => own,
+                    };
+                    let row = pg::tx::run_shared(
+                        shared,
+                        lane,
+                        &ctx,
+                        &plan.statement.sql,
+                        &plan.statement.params,
+                        plan.read_only,
+                        commit,
+                    )
+                    .await
+                    .map_err(fail)?;
+                    (row, None)
+                }
+                _ => pg::tx::run_statement(
+                    pool,
                     &ctx,
                     &plan.statement.sql,
                     &plan.statement.params,
                     plan.read_only,
-                    commit,
+                    end,
                 )
                 .await
-                .map_err(fail)?;
-                (row, None)
-            }
-            _ => pg::tx::run_statement(
-                pool,
-                &ctx,
-                &plan.statement.sql,
-                &plan.statement.params,
-                plan.read_only,
-                end,
-            )
-            .await
-            .map_err(fail)?,
-        };
+                .map_err(fail)?,
+            };
+            Ok::<_, ApiError>((row, tx, share))
+        }
+        .await;
+        // What ran, for the inspector: the statement and the context moved in once it has run
+        // (whether it failed or not), not copied before.
+        if let Some(t) = trace.as_deref_mut() {
+            *t = Some(inspect::Trace {
+                sql: plan.statement.sql,
+                params: plan.statement.params,
+                ctx: ctx.into_owned(),
+                read_only: plan.read_only,
+                table,
+                rows: None,
+            });
+        }
+        let (row, tx, _share) = ran?;
         let row = result::result_row(row).map_err(fail)?;
         if let Some(Some(t)) = trace {
             t.rows = Some(row.page_total);
