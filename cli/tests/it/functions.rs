@@ -209,6 +209,9 @@ async fn no_function_outlives_a_killed_gateway() {
         .display()
         .to_string();
     assert_eq!(processes_running(&needle), 1);
+    // The gateway's PostgreSQL outlives a kill -9 (the next start adopts it): stopped here, so
+    // that the test leaves no server running.
+    let postmaster = gw.postmaster_pid();
     gw.kill9();
     let t0 = std::time::Instant::now();
     while processes_running(&needle) > 0 {
@@ -217,5 +220,21 @@ async fn no_function_outlives_a_killed_gateway() {
             "the function's Deno outlived its gateway"
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let stopped = std::process::Command::new("kill")
+        .args(["-INT", &postmaster.to_string()])
+        .status()
+        .expect("kill");
+    assert!(
+        stopped.success(),
+        "the gateway's PostgreSQL was still running"
+    );
+    let t0 = std::time::Instant::now();
+    while pg::embedded::process_alive(postmaster, "postgres") {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(30),
+            "the gateway's PostgreSQL did not stop"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
