@@ -102,7 +102,7 @@ function projectCopy(from) {
   })
   return dir
 }
-/** Wall milliseconds of one `db diff` in `dir`, and how many declared files it applied. */
+/** Wall milliseconds of one `db diff` in `dir`, how many declared files it applied, and those files. */
 function diffIn(dir) {
   const t0 = process.hrtime.bigint()
   const r = spawnSync(binary, ['--workdir', dir, 'db', 'diff'], {
@@ -113,7 +113,12 @@ function diffIn(dir) {
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.status !== 0) throw new Error(`db diff in ${dir} failed (${r.status}): ${r.stderr}`)
   const applied = /(\d+) of (\d+) files applied/.exec(r.stderr)
-  return { ms, applied: applied ? `${applied[1]} of ${applied[2]}` : null }
+  // The declared files under supabase/schemas, in the order the command applies them (its
+  // config's schema_paths, else sorted), as it lists them.
+  const files = [...r.stderr.matchAll(/^ • (supabase\/schemas\/\S+\.sql)$/gm)].map((m) =>
+    join(dir, m[1]),
+  )
+  return { ms, applied: applied ? `${applied[1]} of ${applied[2]}` : null, files }
 }
 /** Runs `db diff` `n` times, `edit(i)` before each (none: the folder unchanged). */
 function diffRuns(dir, n, edit) {
@@ -138,16 +143,6 @@ function editedRuns(dir, file) {
     writeFileSync(file, text)
   }
 }
-/** The declared files under supabase/schemas in the order `db diff` applies them (its
- * config's schema_paths, else sorted), as the command lists them. */
-function declaredFiles(dir) {
-  const r = spawnSync(binary, ['--workdir', dir, 'db', 'diff'], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-  })
-  return [...r.stderr.matchAll(/^ • (supabase\/schemas\/\S+\.sql)$/gm)].map((m) => join(dir, m[1]))
-}
 const DN = Math.min(N, 7)
 const diffs = []
 {
@@ -164,7 +159,7 @@ const diffs = []
   mkdirSync(join(dir, 'supabase', 'schemas'))
   for (const f of readdirSync(join(dir, 'supabase', 'migrations')))
     renameSync(join(dir, 'supabase', 'migrations', f), join(dir, 'supabase', 'schemas', f))
-  const files = declaredFiles(dir)
+  const files = diffIn(dir).files
   diffs.push({ project: 'the shop, declared', case: 'unchanged', ...diffRuns(dir, DN) })
   diffs.push({
     project: 'the shop, declared',
@@ -188,7 +183,7 @@ for (const from of (process.env.BENCH_DIFF_PROJECTS ?? '').split(':').filter(Boo
     ...stats([first]),
   })
   diffs.push({ project: name, case: 'unchanged', ...diffRuns(dir, DN) })
-  const files = declaredFiles(dir)
+  const files = diffIn(dir).files
   if (files.length) {
     diffs.push({
       project: name,
