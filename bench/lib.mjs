@@ -40,6 +40,15 @@ export const psql = (gw, sql) =>
 export const round = (x, d = 1) =>
   x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d
 
+/** The middle value of `xs` (the upper one of an even count). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** `{ min, median, max }` of repeated measurements, rounded to `d` places. */
+export function spread(xs, d = 1) {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return { min: round(sorted[0], d), median: round(median(xs), d), max: round(sorted.at(-1), d) }
+}
+
 /**
  * Runs wrk for `dur` seconds with `conns` connections; the Lua script it needs is written to
  * `dir`; `cpus` pins it (taskset's list). Returns { rps, p50, p99 (ms), errors, non2xx, cpu (the

@@ -11,7 +11,7 @@ import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import WebSocket from 'ws'
 import { startGateway } from '../tests/support/gateway.mjs'
-import { PG_BIN, psql, rssKb } from './lib.mjs'
+import { PG_BIN, psql, rssKb, spread } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -27,6 +27,8 @@ const WIDE = quick ? 20 : 1000
 const RATE = quick ? 10 : 12
 const STEADY_S = quick ? 1 : 5
 const BURST = quick ? 20 : 100
+// How many times the steady change load runs (issue 49 judges its goal on three runs).
+const REPEATS = quick ? 2 : 3
 const log = (...a) => console.error('[realtime]', ...a)
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
@@ -215,12 +217,27 @@ async function throughput() {
     }
     log(label, out[label])
   }
-  // Steady: RATE public and RATE private changes a second for STEADY_S seconds.
-  await measure(
-    'changes_steady',
-    () => paced((n) => feeder.stdin.write(insert(n, true) + insert(n, false))),
-    (n) => n * (WIDE + 1),
-  )
+  // Steady: RATE public and RATE private changes a second for STEADY_S seconds, REPEATS times
+  // (the table shows the first run; the spread of all is kept beside it).
+  const steady = []
+  for (let r = 0; r < REPEATS; r++) {
+    await measure(
+      r === 0 ? 'changes_steady' : 'changes_steady_again',
+      () => paced((n) => feeder.stdin.write(insert(n, true) + insert(n, false))),
+      (n) => n * (WIDE + 1),
+    )
+    steady.push(out[r === 0 ? 'changes_steady' : 'changes_steady_again'])
+  }
+  delete out.changes_steady_again
+  const steadyRuns = {
+    runs: steady.length,
+    delivered_per_s: spread(
+      steady.map((r) => r.delivered_per_s),
+      0,
+    ),
+    p99_ms: spread(steady.map((r) => r.p99_ms)),
+    delivered_to_others: steady.reduce((n, r) => n + r.delivered_to_others, 0),
+  }
   await measure(
     'changes_burst',
     async () => {
@@ -280,7 +297,7 @@ async function throughput() {
     (n) => n * WIDE,
   )
   for (const s of subs) s.terminate()
-  return out
+  return { loads: out, steadyRuns }
 }
 
 const gw = await startGateway({
@@ -420,7 +437,9 @@ try {
   await sleep(1500)
 
   // 5. Throughput (issue 32).
-  results.throughput = await throughput()
+  const { loads, steadyRuns } = await throughput()
+  results.throughput = loads
+  results.changes_steady_runs = steadyRuns
 } finally {
   for (const s of sockets) s.terminate()
   await gw.stop()
@@ -431,6 +450,7 @@ const out = quick ? join(root, 'target', 'bench-quick') : join(root, 'docs')
 mkdirSync(out, { recursive: true })
 writeFileSync(join(out, 'realtime.json'), `${JSON.stringify(results, null, 2)}\n`)
 const c = (r) => `${r.samples} of ${r.expected}`
+const mm = (x) => `${x.min} / ${x.median} / ${x.max}`
 const table = `| measure | received | p50 ms | p99 ms | max ms |
 |---|---|---|---|---|
 | change → ${SUBSCRIBERS} subscribers, table without RLS (each change to all) | ${c(results.changes_public)} | ${results.changes_public.p50_ms} | ${results.changes_public.p99_ms} | ${results.changes_public.max_ms} |
@@ -459,6 +479,10 @@ ${Object.entries(results.throughput)
       `| ${k.replace('_', ', ')} | ${c(r)} | **${r.delivered_per_s}** | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.delivered_to_others ?? ''} | ${r.peak_rss_mb} |`,
   )
   .join('\n')}
+
+The steady change load, ${results.changes_steady_runs.runs} runs (min / median / max): **${mm(results.changes_steady_runs.delivered_per_s)}** deliveries/s,
+p99 ${mm(results.changes_steady_runs.p99_ms)} ms (goal ≥ 10,000/s with p99 < 100 ms); delivered to a
+subscriber RLS hides them from, in all runs: ${results.changes_steady_runs.delivered_to_others}.
 
 Memory: ${results.idle_sockets.sockets} idle sockets, each joined to a channel, took the gateway from
 ${results.idle_sockets.rss_before_mb} MB to ${results.idle_sockets.rss_after_mb} MB: **${results.idle_sockets.kb_per_socket} KB per socket**.

@@ -21,14 +21,13 @@ import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startGateway } from '../tests/support/gateway.mjs'
+import { median, round, spread } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const profile = process.env.BENCH_PROFILE ?? (quick ? 'debug' : 'release')
 const binary = join(root, 'target', profile, 'supagate')
 const N = quick ? 3 : 15
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-const round = (x) => Math.round(x * 10) / 10
 const env = {
   ...process.env,
   DATABASE_URL: '',
@@ -89,10 +88,6 @@ for (let i = 0; i < Math.min(N, 5); i++) {
 rmSync(scratch, { recursive: true, force: true })
 
 // ------------------------------------------------------------------ db diff (issue 47)
-const stats = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return { min: round(sorted[0]), median: round(median(xs)), max: round(sorted.at(-1)) }
-}
 /** A copy of a project's supabase/ folder (its data directory left out) in a new folder. */
 function projectCopy(from) {
   const dir = mkdtempSync(join(tmpdir(), 'supagate-bench-diff-'))
@@ -130,7 +125,7 @@ function diffRuns(dir, n, edit) {
     ms.push(r.ms)
     applied = r.applied ?? applied
   }
-  return { ...stats(ms), applied }
+  return { ...spread(ms), applied }
 }
 /** `db diff` runs with `file` edited before each (a new table each time: no run finds its files in the diff cache), `file` restored after. */
 function editedRuns(dir, file) {
@@ -152,7 +147,7 @@ const diffs = []
   diffs.push({
     project: 'the shop',
     case: 'first run on a new folder (cluster, migrations)',
-    ...stats([first]),
+    ...spread([first]),
   })
   diffs.push({ project: 'the shop', case: 'unchanged', ...diffRuns(dir, DN) })
   // The same schema declared: each migration a file under supabase/schemas, none left to migrate.
@@ -180,7 +175,7 @@ for (const from of (process.env.BENCH_DIFF_PROJECTS ?? '').split(':').filter(Boo
   diffs.push({
     project: name,
     case: 'first run on a new folder (cluster, migrations)',
-    ...stats([first]),
+    ...spread([first]),
   })
   diffs.push({ project: name, case: 'unchanged', ...diffRuns(dir, DN) })
   const files = diffIn(dir).files
