@@ -119,20 +119,20 @@ pub async fn guard(
         let who = crate::request_auth::recorded(req, &state.keys, state.local_keys());
         let rest = req.extensions_mut().remove::<crate::inspector::Inspected>();
         state.inspector.publish(crate::inspector::Event {
-            id,
+            id: id.into(),
             at: chrono::Utc::now(),
             method,
-            path,
-            query: req.query_string().to_string(),
+            path: path.into(),
+            query: req.query_string().into(),
             status: status.as_u16(),
             ms,
-            branch: crate::branches::requested(req),
-            role: who.as_ref().map(|w| w.role().to_string()),
+            branch: crate::branches::requested(req).map(String::into_boxed_str),
+            role: who.as_ref().map(|w| w.role().into()),
             sub: who
                 .as_ref()
-                .and_then(|w| w.claims.value.get("sub")?.as_str().map(str::to_string)),
+                .and_then(|w| w.claims.value.get("sub")?.as_str().map(Box::from)),
             headers: crate::inspector::Headers::of(req.headers()),
-            rest,
+            rest: rest.map(Box::new),
         });
     }
     Ok(res)

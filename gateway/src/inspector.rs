@@ -88,40 +88,103 @@ impl Inspector {
     }
 }
 
-/// What a REST request adds to itself for the inspector: the statement it ran, how it failed,
-/// and (while someone follows) what row level security did.
+/// What a REST request adds to itself for the inspector: the statement it ran (its text shared
+/// with the plan cache, not copied), its parameters, the claims it ran with, the rows, how it
+/// failed, and (while someone follows) what row level security did. Only what is shown is kept:
+/// the transaction's context (the request's headers as JSON, its settings, search path…) is
+/// left with the request.
 #[derive(Debug)]
 pub struct Inspected {
-    pub trace: rest::inspect::Trace,
+    pub sql: Arc<str>,
+    pub params: Box<[Box<str>]>,
+    /// The JWT claims it ran with, as JSON text.
+    pub claims: Box<str>,
+    /// Rows returned or written (this page).
+    pub rows: Option<i64>,
     /// The error's code and message.
-    pub error: Option<(String, String)>,
-    pub rls: Option<rest::inspect::Rls>,
+    pub error: Option<(Box<str>, Box<str>)>,
+    pub rls: Option<Box<rest::inspect::Rls>>,
+}
+
+impl Inspected {
+    /// What to keep of a request's trace.
+    pub fn of(
+        trace: rest::inspect::Trace,
+        error: Option<(&str, &str)>,
+        rls: Option<rest::inspect::Rls>,
+    ) -> Inspected {
+        Inspected {
+            sql: trace.sql,
+            params: trace
+                .params
+                .into_iter()
+                .map(String::into_boxed_str)
+                .collect(),
+            claims: trace.claims.into_boxed_str(),
+            rows: trace.rows,
+            error: error.map(|(code, message)| (code.into(), message.into())),
+            rls: rls.map(Box::new),
+        }
+    }
+
+    /// Bytes it holds (its own heap; the statement's text counted as if it were its own, as it
+    /// is once the plan cache lets go of it).
+    fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let params: usize = self
+            .params
+            .iter()
+            .map(|p| p.len() + size_of::<Box<str>>())
+            .sum();
+        let error = self.error.as_ref().map_or(0, |(c, m)| c.len() + m.len());
+        let rls = self.rls.as_ref().map_or(0, |r| {
+            let policies: usize = r
+                .policies
+                .iter()
+                .map(|p| {
+                    size_of::<rest::inspect::Policy>()
+                        + p.name.len()
+                        + p.command.len()
+                        + p.roles
+                            .iter()
+                            .map(|r| r.len() + size_of::<String>())
+                            .sum::<usize>()
+                })
+                .sum();
+            size_of::<rest::inspect::Rls>()
+                + r.table.len()
+                + r.denied.as_ref().map_or(0, String::len)
+                + policies
+        });
+        size_of::<Inspected>() + self.sql.len() + params + self.claims.len() + error + rls
+    }
 }
 
 /// One request as it happened: its parts as they were, secrets included (never shown as such:
-/// [`Event::json`] blanks them).
+/// [`Event::json`] blanks them). Texts are boxed (no spare capacity); REST's part is boxed, so
+/// that the other services' entries do not carry its room.
 #[derive(Debug)]
 pub struct Event {
-    pub id: String,
+    pub id: Box<str>,
     pub at: chrono::DateTime<chrono::Utc>,
     pub method: actix_web::http::Method,
-    pub path: String,
+    pub path: Box<str>,
     /// The query string as sent ("" for none).
-    pub query: String,
+    pub query: Box<str>,
     pub status: u16,
     pub ms: f64,
-    pub branch: Option<String>,
+    pub branch: Option<Box<str>>,
     /// The role and the user (`sub`) its credentials name, when they verified.
-    pub role: Option<String>,
-    pub sub: Option<String>,
+    pub role: Option<Box<str>>,
+    pub sub: Option<Box<str>>,
     pub headers: Headers,
-    pub rest: Option<Inspected>,
+    pub rest: Option<Box<Inspected>>,
 }
 
 /// A request's headers copied into one buffer of their own: a header value as the request
 /// holds it shares the connection's read buffer, which an entry kept for minutes would pin.
 #[derive(Debug, Default)]
-pub struct Headers(Vec<u8>);
+pub struct Headers(Box<[u8]>);
 
 impl Headers {
     pub fn of(map: &actix_web::http::header::HeaderMap) -> Headers {
@@ -137,7 +200,7 @@ impl Headers {
             buf.extend_from_slice(value.as_bytes());
             buf.push(0);
         }
-        Headers(buf)
+        Headers(buf.into_boxed_slice())
     }
 
     /// The headers as a map again.
@@ -167,8 +230,8 @@ impl Event {
 
     /// The path and query string, secrets blanked.
     fn shown_path(&self, redactor: &redact::Redactor) -> String {
-        match self.query.as_str() {
-            "" => self.path.clone(),
+        match &*self.query {
+            "" => self.path.to_string(),
             q => redactor.url(&format!("{}?{q}", self.path)),
         }
     }
@@ -179,7 +242,7 @@ impl Event {
         let error = self.rest.as_ref().and_then(|x| {
             let (_, message) = x.error.as_ref()?;
             // The body's secrets are found in the statement's parameters.
-            redactor.params(&x.trace.sql, &x.trace.params);
+            redactor.params(&x.sql, &x.params);
             Some(redactor.text(message))
         });
         (self.shown_path(&redactor), error)
@@ -207,19 +270,18 @@ impl Event {
         if let Some(x) = &self.rest
             && let Some(map) = event.as_object_mut()
         {
-            let t = &x.trace;
-            let params = redactor.params(&t.sql, &t.params);
+            let params = redactor.params(&x.sql, &x.params);
             let mut rls = serde_json::to_value(&x.rls).unwrap_or_default();
             if let Some(denied) = rls.get_mut("denied")
                 && let Some(text) = denied.as_str()
             {
                 *denied = redactor.text(text).into();
             }
-            let claims = serde_json::from_str::<serde_json::Value>(&t.ctx.claims).ok();
+            let claims = serde_json::from_str::<serde_json::Value>(&x.claims).ok();
             map.insert("claims".into(), claims.into());
-            map.insert("sql".into(), t.sql.clone().into());
+            map.insert("sql".into(), x.sql.to_string().into());
             map.insert("params".into(), params.into());
-            map.insert("rows".into(), t.rows.into());
+            map.insert("rows".into(), x.rows.into());
             map.insert("rls".into(), rls);
             let error = x.error.as_ref().map(|(code, message)| {
                 serde_json::json!({"code": code, "message": redactor.text(message)})
@@ -229,19 +291,18 @@ impl Event {
         event
     }
 
-    /// Bytes it holds, about (what bounds a service's history).
+    /// Bytes it holds: its own size and its texts' (what bounds a service's history; the
+    /// history adds its entry's).
     pub fn bytes(&self) -> usize {
-        let texts = [&self.branch, &self.role, &self.sub]
-            .iter()
-            .map(|t| t.as_ref().map_or(0, String::len))
-            .sum::<usize>();
-        let headers = self.headers.len();
-        let rest = self.rest.as_ref().map_or(0, |x| {
-            let t = &x.trace;
-            let params: usize = t.params.iter().map(|p| p.len() + 24).sum();
-            let error = x.error.as_ref().map_or(0, |(c, m)| c.len() + m.len());
-            t.sql.len() + params + t.ctx.claims.len() + error + 256
-        });
-        256 + self.id.len() + self.path.len() + self.query.len() + texts + headers + rest
+        let text = |t: &Option<Box<str>>| t.as_ref().map_or(0, |t| t.len());
+        std::mem::size_of::<Event>()
+            + self.id.len()
+            + self.path.len()
+            + self.query.len()
+            + text(&self.branch)
+            + text(&self.role)
+            + text(&self.sub)
+            + self.headers.len()
+            + self.rest.as_ref().map_or(0, |x| x.bytes())
     }
 }

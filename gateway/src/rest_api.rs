@@ -80,7 +80,12 @@ async fn serve(
         .as_ref()
         .map_or(("", ""), |i| (i.role(), i.claims.text.as_str()));
     let recorded = crate::state::recording(req).is_some();
-    let mut trace = None;
+    // What RLS did is a query of its own: only while someone follows the inspector (whoever
+    // starts following during this request sees it from the next one).
+    let mut tracing = rest::inspect::Tracing {
+        for_rls: recorded && crate::state::watched(req),
+        trace: None,
+    };
     // Boxed: the REST service's future is kilobytes, and actix moves the handler's future
     // (memcpy) into boxes of its own; a pointer to it moves cheaply.
     let r = Box::pin(
@@ -109,29 +114,22 @@ async fn serve(
                 // The configured address, never the request's Host.
                 host: &state.api_host,
             },
-            recorded.then_some(&mut trace),
+            recorded.then_some(&mut tracing),
         ),
     )
     .await;
-    if recorded && let Some(t) = trace {
-        // A query of its own: only while someone follows the inspector.
-        let rls = if crate::state::watched(req) {
-            state
-                .rest
-                .rls_outcome(&state.admin, &t, r.as_ref().err())
-                .await
-        } else {
-            None
-        };
+    if let Some(t) = tracing.trace {
+        let rls = state
+            .rest
+            .rls_outcome(&state.admin, &t, r.as_ref().err())
+            .await;
         // Kept as it ran; the inspector blanks its secrets when it shows it.
-        req.extensions_mut().insert(crate::inspector::Inspected {
-            error: r
-                .as_ref()
-                .err()
-                .map(|e| (e.code.clone(), e.message.clone())),
-            trace: t,
-            rls,
-        });
+        let error = r
+            .as_ref()
+            .err()
+            .map(|e| (e.code.as_str(), e.message.as_str()));
+        req.extensions_mut()
+            .insert(crate::inspector::Inspected::of(t, error, rls));
     }
     let r = r?;
     if r.wrote

@@ -58,7 +58,8 @@ enum Param {
 }
 
 struct Template {
-    sql: String,
+    /// Shared with each request's statement (no copy per request).
+    sql: Arc<str>,
     params: Vec<Param>,
     read_only: bool,
     outcome: Arc<Outcome>,

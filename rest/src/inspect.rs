@@ -9,17 +9,36 @@ use query_engine::ApiError;
 use serde::Serialize;
 use std::time::Duration;
 
+/// What [`Rest::handle_traced`] is asked to say of a request, and says.
+#[derive(Debug, Default)]
+pub struct Tracing {
+    /// Also what [`Rest::rls_outcome`] reads (the transaction's context, the table): copies
+    /// made only when asked for.
+    pub for_rls: bool,
+    pub trace: Option<Trace>,
+}
+
 /// What a request ran (filled by [`Rest::handle_traced`]).
 #[derive(Debug, Clone)]
 pub struct Trace {
-    pub sql: String,
+    /// Shared with the plan cache's statement, when the plan came from there.
+    pub sql: std::sync::Arc<str>,
     pub params: Vec<String>,
-    pub ctx: RequestContext<'static>,
+    /// The JWT claims it ran with, as JSON text.
+    pub claims: String,
     pub read_only: bool,
-    /// The table or view it reads or writes (schema, name); None for a function.
-    pub table: Option<(String, String)>,
     /// Rows returned or written (this page).
     pub rows: Option<i64>,
+    /// What [`Rest::rls_outcome`] reads, when [`Tracing::for_rls`] asked for it.
+    pub context: Option<Context>,
+}
+
+/// The transaction's context and the table of a traced request.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub ctx: RequestContext<'static>,
+    /// The table or view it reads or writes (schema, name); None for a function.
+    pub table: Option<(String, String)>,
 }
 
 /// A policy on the table.
@@ -93,7 +112,8 @@ pub fn denial(
 }
 
 impl Rest {
-    /// Row level security's part in a traced request (`error`: how it failed, if it did).
+    /// Row level security's part in a traced request (`error`: how it failed, if it did);
+    /// None unless its trace has its context ([`Tracing::for_rls`]).
     /// `admin` is the owner on the same database.
     pub async fn rls_outcome(
         &self,
@@ -101,10 +121,11 @@ impl Rest {
         trace: &Trace,
         error: Option<&ApiError>,
     ) -> Option<Rls> {
-        let (schema, name) = trace.table.clone()?;
+        let context = trace.context.as_ref()?;
+        let (schema, name) = context.table.clone()?;
         let c = pg::connect(admin).await.ok()?;
-        let role = &*trace.ctx.role;
-        let cmd = command(&trace.ctx.method);
+        let role = &*context.ctx.role;
+        let cmd = command(&context.ctx.method);
         let table = format!("{}.{}", pg::quote_ident(&schema), pg::quote_ident(&name));
         let facts = c
             .query_one(
@@ -156,13 +177,18 @@ impl Rest {
         };
         if error.is_none() && trace.read_only && enabled {
             out.visible = trace.rows;
-            out.without_rls = self.rows_as_owner(admin, trace).await;
+            out.without_rls = self.rows_as_owner(admin, trace, &context.ctx).await;
         }
         Some(out)
     }
 
     /// The same read as the owner (who bypasses row level security), rolled back.
-    async fn rows_as_owner(&self, admin: &Login, trace: &Trace) -> Option<i64> {
+    async fn rows_as_owner(
+        &self,
+        admin: &Login,
+        trace: &Trace,
+        ctx: &RequestContext<'static>,
+    ) -> Option<i64> {
         let pool = self.owner_pool.get_or_init(|| {
             pipeline::build_pool(
                 admin.clone(),
@@ -172,7 +198,7 @@ impl Rest {
                 Default::default(),
             )
         });
-        let mut ctx = trace.ctx.clone();
+        let mut ctx = ctx.clone();
         ctx.role = admin.user().to_string().into();
         ctx.pre_request = None;
         let (row, tx) =

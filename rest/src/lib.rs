@@ -209,12 +209,12 @@ impl Rest {
         self.handle_traced(r, None).await
     }
 
-    /// [`Rest::handle`]; with `trace`, also says there what ran (for the request inspector,
+    /// [`Rest::handle`]; with `tracing`, also says there what ran (for the request inspector,
     /// while it records: the copies cost on every request).
     pub async fn handle_traced(
         &self,
         r: RestRequest<'_>,
-        mut trace: Option<&mut Option<inspect::Trace>>,
+        mut tracing: Option<&mut inspect::Tracing>,
     ) -> Result<RestResponse, ApiError> {
         let path = r.path.trim_end_matches('/');
         if path.is_empty() {
@@ -277,8 +277,10 @@ impl Rest {
         } else {
             Some(!plan.outcome.prefer.tx_rollback)
         };
-        let table = match (&trace, &input.resource) {
-            (Some(_), Resource::Table(name)) => Some((plan.outcome.schema.clone(), name.clone())),
+        let table = match (&tracing, &input.resource) {
+            (Some(t), Resource::Table(name)) if t.for_rls => {
+                Some((plan.outcome.schema.clone(), name.clone()))
+            }
             _ => None,
         };
         // The slot is held until the transaction has finished (dropped at the end).
@@ -328,19 +330,29 @@ impl Rest {
         .await;
         // What ran, for the inspector: the statement and the context moved in once it has run
         // (whether it failed or not), not copied before.
-        if let Some(t) = trace.as_deref_mut() {
-            *t = Some(inspect::Trace {
+        if let Some(t) = tracing.as_deref_mut() {
+            // The context (its settings, search path, headers…) only for what RLS did.
+            let (claims, context) = if t.for_rls {
+                let ctx = ctx.into_owned();
+                (
+                    ctx.claims.to_string(),
+                    Some(inspect::Context { ctx, table }),
+                )
+            } else {
+                (ctx.claims.into_owned(), None)
+            };
+            t.trace = Some(inspect::Trace {
                 sql: plan.statement.sql,
                 params: plan.statement.params,
-                ctx: ctx.into_owned(),
+                claims,
                 read_only: plan.read_only,
-                table,
                 rows: None,
+                context,
             });
         }
         let (row, tx, _share) = ran?;
         let row = result::result_row(row).map_err(fail)?;
-        if let Some(Some(t)) = trace {
+        if let Some(Some(t)) = tracing.map(|t| &mut t.trace) {
             t.rows = Some(row.page_total);
         }
         let built = query_engine::response::build(&plan.outcome, row);

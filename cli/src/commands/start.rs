@@ -296,6 +296,9 @@ async fn serve(
     early: Early,
 ) -> Result<i32, CommandError> {
     let mut prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled).await?;
+    // A served database built now comes with a template built now: no reset has needed a spare
+    // clone of it yet (see serve_api's tidying).
+    let built_now = prepared.fresh;
     tracing::debug!(
         "start: migrations checked at {} ms",
         t0.elapsed().as_millis()
@@ -315,7 +318,7 @@ async fn serve(
     }
     // From here on, a cluster that dies is started again (aborted before the planned stop).
     let supervisor = db.embedded.clone().map(|pg| pg.supervise());
-    let result = serve_api(db, t0, mode, prepared, early).await;
+    let result = serve_api(db, t0, mode, prepared, early, built_now).await;
     if let Some(s) = supervisor {
         s.abort();
     }
@@ -335,6 +338,7 @@ async fn serve_api(
     mode: Mode,
     prepared: migrate::Prepared,
     early: Early,
+    built_now: bool,
 ) -> Result<i32, CommandError> {
     let Early {
         listener,
@@ -523,11 +527,13 @@ async fn serve_api(
     tracing::info!("ready in {} ms", t0.elapsed().as_millis());
     if db.embedded.is_some() {
         // Databases resets set aside and did not drop, in the background: each drop waits for
-        // a checkpoint. (A spare clone for the next reset is made after a reset, not here: a
-        // new cluster would copy its template right after start for nothing.)
+        // a checkpoint. A spare clone for the next reset when the template is current and was
+        // there before this start (a reset on a data directory used before then takes it; a new
+        // cluster would copy its template right after start for nothing, a reset makes one).
         let db = db.clone_logins();
+        let project = (!built_now).then(|| cfg.project.clone());
         tokio::spawn(async move {
-            if let Err(e) = pg::migrate::template::tidy(&db, false).await {
+            if let Err(e) = pg::migrate::template::tidy(&db, project.as_ref()).await {
                 tracing::warn!("could not tidy what resets left: {e}");
             }
         });

@@ -601,18 +601,23 @@ async fn db_reset_back_to_back_with_a_session_open_and_what_it_sets_aside_is_dro
     // What the resets set aside goes in the background (a psql left running).
     until_databases(&gw, "supagate_retired_", |n| n.is_empty()).await;
 
-    // One left behind (its drop interrupted) is dropped by the next start.
-    gw.session_on("template1")
-        .await
-        .batch_execute("CREATE DATABASE supagate_retired_1_1")
-        .await
-        .expect("create a left-behind database");
+    // One left behind (its drop interrupted) is dropped by the next start; the clone of the
+    // template the last reset made ahead, gone too (a stop ended its copy), is made again by
+    // the next start on this data directory (its template was there before it).
+    until_databases(&gw, "supagate_spare", |n| n.len() == 1).await;
+    let maint = gw.session_on("template1").await;
+    for sql in [
+        "CREATE DATABASE supagate_retired_1_1",
+        "DROP DATABASE supagate_spare WITH (FORCE)",
+    ] {
+        maint.batch_execute(sql).await.expect(sql);
+    }
+    drop(maint);
     let data = gw.data_dir.clone();
     gw.stop();
     let gw = support::start_on(&root, &data, &[]);
     until_databases(&gw, "supagate_retired_", |n| n.is_empty()).await;
-    // The clone of the template the last reset made ahead is kept for the next one, which
-    // takes it (and makes another).
+    // The next reset takes it (and makes another).
     until_databases(&gw, "supagate_spare", |n| n.len() == 1).await;
     let reset = gw.command(&root, &["db", "reset"]);
     assert!(reset.status.success(), "{}", text(&reset));

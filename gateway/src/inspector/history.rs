@@ -129,6 +129,15 @@ struct Entry {
 }
 
 impl Entry {
+    /// Bytes an entry of `event` holds: the entry (its `Arc`'s counts, its place in the ring),
+    /// less the event counted inside it, and the event's own (the path and error shown are
+    /// made only when listed, and are not counted).
+    fn bytes(event: &Event) -> usize {
+        use std::mem::size_of;
+        2 * size_of::<usize>() + size_of::<Arc<Entry>>() + size_of::<Entry>() - size_of::<Event>()
+            + event.bytes()
+    }
+
     fn shown(&self) -> &(String, Option<String>) {
         self.shown.get_or_init(|| self.event.shown())
     }
@@ -138,15 +147,15 @@ impl Entry {
         let (path, error) = self.shown().clone();
         Summary {
             seq: self.seq,
-            id: e.id.clone(),
+            id: e.id.to_string(),
             at: e.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             method: e.method.as_str().to_string(),
             path,
             status: e.status,
             ms: (e.ms * 10.0).round() / 10.0,
             service: self.service,
-            role: e.role.clone(),
-            sub: e.sub.clone(),
+            role: e.role.as_deref().map(str::to_string),
+            sub: e.sub.as_deref().map(str::to_string),
             error,
         }
     }
@@ -195,7 +204,7 @@ impl History {
         let entry = Arc::new(Entry {
             seq,
             service: Service::of(&event.path),
-            bytes: event.bytes(),
+            bytes: Entry::bytes(&event),
             event,
             shown: OnceLock::new(),
         });
@@ -506,16 +515,16 @@ mod tests {
         );
         let headers = crate::inspector::Headers::of(&headers);
         Event {
-            id: format!("r{seq}"),
+            id: format!("r{seq}").into(),
             at: "2026-11-28T12:00:00.000Z".parse().unwrap(),
             method: actix_web::http::Method::GET,
-            path: path.to_string(),
-            query: query.to_string(),
+            path: path.into(),
+            query: query.into(),
             status,
             ms: 1.54,
             branch: None,
-            role: Some(role.to_string()),
-            sub: sub.map(str::to_string),
+            role: Some(role.into()),
+            sub: sub.map(Box::from),
             headers,
             rest: None,
         }
@@ -595,7 +604,7 @@ mod tests {
         assert!(ring.bytes <= BYTES_PER_SERVICE, "{}", ring.bytes);
         assert!(ring.entries.len() < 1000);
         assert_eq!(ring.entries.back().unwrap().seq, 1000);
-        let measured: usize = ring.entries.iter().map(|e| e.event.bytes()).sum();
+        let measured: usize = ring.entries.iter().map(|e| Entry::bytes(&e.event)).sum();
         assert_eq!(measured, ring.bytes);
     }
 

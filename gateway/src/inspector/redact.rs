@@ -218,12 +218,13 @@ impl Redactor {
 
     /// A statement's parameters as the inspector shows them. Secrets found in JSON parameters
     /// are kept, so that text shown after (an error message) is blanked of them too.
-    pub fn params(&mut self, sql: &str, params: &[String]) -> Vec<String> {
+    pub fn params(&mut self, sql: &str, params: &[impl AsRef<str>]) -> Vec<String> {
         let secret_columns = compared_with_secrets(sql, params);
         let mut out: Vec<Option<String>> = params
             .iter()
             .enumerate()
             .map(|(i, p)| {
+                let p = p.as_ref();
                 if secret_columns.contains(&i) {
                     self.filter_value(p);
                     return Some(REDACTED.to_string());
@@ -245,7 +246,7 @@ impl Redactor {
             .collect();
         for (i, p) in params.iter().enumerate() {
             if out[i].is_none() {
-                out[i] = Some(self.text(p));
+                out[i] = Some(self.text(p.as_ref()));
             }
         }
         out.into_iter().map(Option::unwrap_or_default).collect()
@@ -433,7 +434,7 @@ fn leaves(v: &Value, found: &mut Vec<String>) {
 /// The parameters (0-based) a statement compares with a column, or a JSON key, that names a
 /// secret: `"t"."code" = $1`, `"t"."token" = ANY($2)`, `"t"."data"->>$3::text = $4` (where `$3`
 /// is `token`), `"t"."code" @@ to_tsquery($5::regconfig, $6)`.
-fn compared_with_secrets(sql: &str, params: &[String]) -> Vec<usize> {
+fn compared_with_secrets(sql: &str, params: &[impl AsRef<str>]) -> Vec<usize> {
     let b = sql.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -474,7 +475,7 @@ fn compared_with_secrets(sql: &str, params: &[String]) -> Vec<usize> {
 }
 
 /// Whether the field compared with the parameter at byte `at` names a secret.
-fn field_before(sql: &str, at: usize, params: &[String]) -> bool {
+fn field_before(sql: &str, at: usize, params: &[impl AsRef<str>]) -> bool {
     const SKIPPED: &[&str] = &[
         "ANY", "ALL", "IS", "DISTINCT", "FROM", "LIKE", "ILIKE", "NOT", "SIMILAR", "TO",
     ];
@@ -523,7 +524,7 @@ fn field_before(sql: &str, at: usize, params: &[String]) -> bool {
 
 /// The names of the field ending at byte `end` (a quoted column, then its JSON path's keys):
 /// `"t"."data"->>$3::text` is `data` and the value of `$3`.
-fn field_names(sql: &str, end: usize, params: &[String]) -> Vec<String> {
+fn field_names(sql: &str, end: usize, params: &[impl AsRef<str>]) -> Vec<String> {
     let mut names = Vec::new();
     let mut end = end;
     loop {
@@ -565,7 +566,7 @@ fn field_names(sql: &str, end: usize, params: &[String]) -> Vec<String> {
             return names;
         };
         if let Some(p) = n.checked_sub(1).and_then(|k| params.get(k)) {
-            names.push(p.clone());
+            names.push(p.as_ref().to_string());
         }
         let before = &text[..dollar];
         end = match before

@@ -131,7 +131,8 @@ pub(crate) async fn wait_for_no_connections(maint: &Client, db: &str) -> Result<
         if n == 0 || t0.elapsed() > Duration::from_secs(10) {
             return Ok(());
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        // A backend ended exits within milliseconds: a reset waits on this.
+        tokio::time::sleep(Duration::from_millis(3)).await;
     }
 }
 
@@ -185,7 +186,7 @@ async fn drop_slots(maint: &Client, name: &str) -> Result<(), MigrateError> {
         match dropped {
             Ok(_) => return Ok(()),
             Err(_) if t0.elapsed() < Duration::from_secs(5) => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
+                tokio::time::sleep(Duration::from_millis(5)).await;
             }
             Err(e) => return Err(e.into()),
         }
@@ -309,12 +310,23 @@ pub async fn reset_until(
     let want = fingerprint(project)?;
     let current =
         until.is_none() && template_fingerprint(&maint).await?.as_deref() == Some(want.as_str());
-    let t = Instant::now();
     // The last reset's tidying (a spare being made, old databases being dropped) holds
-    // transactions that the replication slot made below would wait for: end it; the tidying
-    // after this reset does what it left.
-    end_sessions_where(&maint, Session::NamedApplication, TIDY_APP).await?;
+    // transactions that the replication slot made below would wait for: a spare of this
+    // template it is making is waited for first, the served database still served (what is
+    // left of its copy costs less than a copy made here), then it is ended; the tidying after
+    // this reset does what it left.
+    if current {
+        let t = Instant::now();
+        if wait_for_spare(&maint, &want).await? {
+            tracing::debug!(
+                "reset: waited {} ms for the spare being made",
+                t.elapsed().as_millis()
+            );
+        }
+    }
+    let t = Instant::now();
     retire_served(&maint).await?;
+    end_sessions_where(&maint, Session::NamedApplication, TIDY_APP).await?;
     tracing::debug!(
         "reset: the served database set aside in {} ms",
         t.elapsed().as_millis()
@@ -445,6 +457,40 @@ const SPARE: &str = "supagate_spare";
 /// A template larger than this gets no spare clone (it would double the disk the project takes).
 const SPARE_MAX_BYTES: i64 = 128 << 20;
 
+/// How long a reset waits for a spare that a tidying session is making (a copy takes a
+/// fraction of a second; one that takes longer is ended and the reset copies the template).
+const SPARE_WAIT: Duration = Duration::from_secs(3);
+
+/// Waits while a tidying session makes the spare clone of the template made of `want`; true
+/// when it waited.
+async fn wait_for_spare(maint: &Client, want: &str) -> Result<bool, MigrateError> {
+    let stamp = format!("supagate:{want}");
+    let t0 = Instant::now();
+    let mut waited = false;
+    while t0.elapsed() < SPARE_WAIT {
+        if comment_of(maint, SPARE).await?.as_deref() == Some(stamp.as_str()) {
+            break;
+        }
+        // Its statements name the spare; between two of them the session is idle, the last
+        // one run still shown. The last one is the comment: once it has run, the spare is ready.
+        let making: i64 = maint
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 \
+                 AND state IN ('active', 'idle') AND strpos(query, $2) > 0 \
+                 AND NOT (state = 'idle' AND starts_with(query, 'COMMENT'))",
+                &[&TIDY_APP, &format!("\"{SPARE}\"")],
+            )
+            .await?
+            .get(0);
+        if making == 0 {
+            break;
+        }
+        waited = true;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    Ok(waited)
+}
+
 /// Puts the spare clone in place as the served database when it is a clone of the template
 /// made of `want`.
 async fn take_spare(maint: &Client, want: &str) -> Result<bool, MigrateError> {
@@ -463,14 +509,22 @@ async fn take_spare(maint: &Client, want: &str) -> Result<bool, MigrateError> {
     Ok(true)
 }
 
-/// The `application_name` of the sessions that tidy after a reset (a reset ends them).
-const TIDY_APP: &str = "supagate_tidy";
+/// The `application_name` of the sessions that tidy after a reset (a reset ends them, once a
+/// spare they are making is made).
+pub const TIDY_APP: &str = "supagate_tidy";
 
 /// What is left to do after a reset, off the path anyone waits on, as statements to run each
-/// on its own (a psql left running may run them): with `spare`, a spare clone of the current
-/// template (see [`SPARE`]) when there is none; the drops of the databases resets set aside
-/// (each drop waits for a checkpoint).
-pub async fn tidy_statements(maint: &Client, spare: bool) -> Result<Vec<String>, MigrateError> {
+/// on its own (a psql left running may run them): with `spare`, a spare clone of the template
+/// (see [`SPARE`]) when there is none and the template is made of that project as it is now;
+/// the drops of the databases resets set aside (each drop waits for a checkpoint).
+pub async fn tidy_statements(
+    maint: &Client,
+    spare: Option<&Project>,
+) -> Result<Vec<String>, MigrateError> {
+    let want = match spare {
+        Some(p) => Some(format!("supagate:{}", fingerprint(p)?)),
+        None => None,
+    };
     let mut statements = Vec::new();
     let template = maint
         .query_opt(
@@ -479,18 +533,18 @@ pub async fn tidy_statements(maint: &Client, spare: bool) -> Result<Vec<String>,
             &[&TEMPLATE],
         )
         .await?;
-    if spare
+    if let Some(want) = want
         && let Some(row) = template
         && let Some(stamp) = row.get::<_, Option<String>>(0)
-        && stamp.starts_with("supagate:")
+        && stamp == want
         && !stamp.contains('\'')
         && row.get::<_, i64>(1) <= SPARE_MAX_BYTES
         && comment_of(maint, SPARE).await?.as_deref() != Some(stamp.as_str())
     {
+        // The comment comes last: a spare without it is never taken (see [`wait_for_spare`]).
         statements.extend([
             format!("DROP DATABASE IF EXISTS \"{SPARE}\" WITH (FORCE)"),
-            format!("CREATE DATABASE \"{SPARE}\" TEMPLATE \"{TEMPLATE}\""),
-            format!("ALTER DATABASE \"{SPARE}\" WITH ALLOW_CONNECTIONS false"),
+            format!("CREATE DATABASE \"{SPARE}\" TEMPLATE \"{TEMPLATE}\" ALLOW_CONNECTIONS false"),
             format!("COMMENT ON DATABASE \"{SPARE}\" IS '{stamp}'"),
         ]);
     }
@@ -507,8 +561,9 @@ pub async fn tidy_statements(maint: &Client, spare: bool) -> Result<Vec<String>,
 }
 
 /// Runs [`tidy_statements`] here (each drop waits for a checkpoint: call it where nobody waits).
-pub async fn tidy(db: &Database, spare: bool) -> Result<usize, MigrateError> {
-    let maint = connect(&db.admin_on("template1"))
+pub async fn tidy(db: &Database, spare: Option<&Project>) -> Result<usize, MigrateError> {
+    // Named from its connection on: a reset that comes at once sees what it does.
+    let maint = connect(&db.admin_on("template1").with_application_name(TIDY_APP))
         .await
         .map_err(MigrateError::Connect)?;
     let statements = tidy_statements(&maint, spare).await?;

@@ -12,10 +12,11 @@ mod write;
 use crate::plan::tree::ActionPlan;
 use crate::request::Explain;
 
-/// SQL text and its parameters, all sent in text format.
+/// SQL text and its parameters, all sent in text format. The text is shared: a cached plan's
+/// requests, and the request inspector's history of them, all point at the one the cache keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Statement {
-    pub sql: String,
+    pub sql: std::sync::Arc<str>,
     pub params: Vec<String>,
 }
 
@@ -83,7 +84,7 @@ pub fn statement(action: &ActionPlan, explain: Option<Explain>) -> Statement {
     };
     match explain {
         None => Statement {
-            sql: text,
+            sql: text.into(),
             params: sql.params,
         },
         Some(e) => Statement {
@@ -92,7 +93,8 @@ pub fn statement(action: &ActionPlan, explain: Option<Explain>) -> Statement {
                 "NULL::bigint",
                 "max(_postgrest_t.plan)",
                 "NULL::text",
-            ),
+            )
+            .into(),
             params: vec![text, e.sql_options()],
         },
     }

@@ -75,7 +75,7 @@ fn golden_listing_read() {
     .unwrap();
     assert!(p.read_only);
     assert_eq!(
-        p.statement.sql,
+        &*p.statement.sql,
         format!(
             "WITH pgrst_source AS (SELECT \"products\".* FROM \"public\".\"products\" AS \"products\" \
              WHERE \"products\".\"is_available\" = $1 AND \"products\".\"category_id\" = $2 \
