@@ -213,12 +213,10 @@ impl Functions {
     /// it listening instead of waiting for Deno to boot. Each is the process its first request
     /// would have started (same arguments, permissions and environment); one that fails to
     /// boot is reported with its reason now, and its first request tries again. Call it once
-    /// the ports functions may not reach are known ([`Functions::deny_local_ports`]). `after`:
-    /// how long to wait before the first starts (a gateway that is ready already lets requests
-    /// sent at once, by a script or a test, boot their functions without another Deno booting
-    /// beside them on the same cores; one that is still starting starts them at once, so that
-    /// they boot while it gets ready).
-    pub fn prewarm(self: &Arc<Self>, after: Duration) {
+    /// the ports functions may not reach are known ([`Functions::deny_local_ports`]): the
+    /// gateway binds every port it serves before its database starts, and starts them then, so
+    /// that they boot while it gets ready.
+    pub fn prewarm(self: &Arc<Self>) {
         let functions: Vec<Function> = self
             .catalog()
             .functions
@@ -228,7 +226,6 @@ impl Functions {
             .collect();
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {
-            tokio::time::sleep(after).await;
             for f in functions {
                 // Stopped meanwhile: nothing more to start.
                 let Some(this) = weak.upgrade() else { return };

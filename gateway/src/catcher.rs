@@ -274,12 +274,13 @@ async fn check_host(
     Ok(req.into_response(refused).map_into_right_body())
 }
 
-/// Serves the catcher on `host:port`; returns the server and the port it got.
-pub fn bind(
+/// Serves the catcher on `listener` (bound by the caller); `host` is the address it was bound to,
+/// the one Host besides loopback names that its requests may carry.
+pub fn serve(
     catcher: Catcher,
     host: &str,
-    port: u16,
-) -> std::io::Result<(actix_web::dev::Server, u16)> {
+    listener: std::net::TcpListener,
+) -> std::io::Result<actix_web::dev::Server> {
     let data = web::Data::new(catcher);
     let allowed = web::Data::new(AllowedHost(host.to_string()));
     let server = actix_web::HttpServer::new(move || {
@@ -308,9 +309,8 @@ pub fn bind(
     })
     .workers(1)
     .disable_signals()
-    .bind((host, port))?;
-    let port = server.addrs().first().map(|a| a.port()).unwrap_or(port);
-    Ok((server.run(), port))
+    .listen(listener)?;
+    Ok(server.run())
 }
 
 #[cfg(test)]

@@ -114,21 +114,6 @@ fn check_exposure(cfg: &Config) -> Result<(), CommandError> {
     Ok(())
 }
 
-/// The ports Studio and the mail catcher (its page and POP3 door) are to listen on, when
-/// config.toml names them all (none is 0, "any free port"): functions started before those are
-/// bound may not reach them either. (A port Studio then cannot have stays denied to those: it is
-/// another program's.)
-fn planned_tool_ports(cfg: &Config) -> Option<Vec<u16>> {
-    let mail = cfg
-        .mail_port
-        .map(|p| [Some(p), cfg.inbucket.pop3_port])
-        .into_iter()
-        .flatten()
-        .flatten();
-    let ports: Vec<u16> = cfg.studio_port.into_iter().chain(mail).collect();
-    (!ports.contains(&0)).then_some(ports)
-}
-
 /// What the started project is for.
 pub enum Mode {
     /// `start`: serve until Ctrl-C, SIGTERM or `supagate stop`.
@@ -227,10 +212,66 @@ pub fn open_store(cfg: &Config) -> Result<Arc<dyn object_store::ObjectStore>, Co
         .map_err(|e| CommandError::other("cannot open the object store", e))
 }
 
-/// What is set up before the database starts: the API's listener, and the functions, started
-/// when serving so that they boot beside the database.
+/// The tools' listeners, bound before the database starts so that their ports (0 in the settings:
+/// any free port) are known to the functions started beside it, which may not call them.
+#[derive(Default)]
+struct ToolDoors {
+    /// Studio's, when serving (None when its port is taken: the project is what the developer
+    /// started, so Studio is left out with a warning).
+    studio: Option<std::net::TcpListener>,
+    /// The mail catcher's page.
+    mail: Option<std::net::TcpListener>,
+    /// The catcher's SMTP and POP3 doors (`[inbucket] smtp_port`, `pop3_port`).
+    smtp: Option<std::net::TcpListener>,
+    pop3: Option<std::net::TcpListener>,
+}
+
+impl ToolDoors {
+    fn bind(cfg: &Config, mode: &Mode) -> Result<Self, CommandError> {
+        let mut doors = Self::default();
+        if let Some(p) = cfg.mail_port {
+            let host = &cfg.mail_host;
+            let door = |port: u16, what: &str| {
+                server::listen(host, port).map_err(|e| {
+                    CommandError::io(format!("cannot listen on {host}:{port} ({what})"), e)
+                })
+            };
+            doors.mail = Some(door(p, "mail catcher")?);
+            doors.smtp = (cfg.inbucket.smtp_port)
+                .map(|p| door(p, "[inbucket] smtp_port"))
+                .transpose()?;
+            doors.pop3 = (cfg.inbucket.pop3_port)
+                .map(|p| door(p, "[inbucket] pop3_port"))
+                .transpose()?;
+        }
+        if let (Some(p), Mode::Serve { .. }) = (cfg.studio_port, mode) {
+            match server::listen("127.0.0.1", p) {
+                Ok(l) => doors.studio = Some(l),
+                Err(e) => {
+                    tracing::warn!("Studio is not served: cannot listen on 127.0.0.1:{p}: {e}")
+                }
+            }
+        }
+        Ok(doors)
+    }
+
+    /// The ports functions may not call: Studio's, the catcher's page and its POP3 door (they
+    /// answer this machine).
+    fn denied_to_functions(&self) -> Vec<u16> {
+        [&self.studio, &self.mail, &self.pop3]
+            .into_iter()
+            .flatten()
+            .filter_map(|l| l.local_addr().ok())
+            .map(|a| a.port())
+            .collect()
+    }
+}
+
+/// What is set up before the database starts: the API's and the tools' listeners, and the
+/// functions, started when serving so that they boot beside the database.
 struct Early {
     listener: std::net::TcpListener,
+    tools: ToolDoors,
     /// The settings with the port bound (`--port 0` asks for any).
     bound: Config,
     api: String,
@@ -238,15 +279,11 @@ struct Early {
     /// after the database started (another supagate owned the data directory: the start stops
     /// at the database unless it ended meanwhile).
     functions: Option<Option<Arc<functions::Functions>>>,
-    /// Functions are started ahead of their first request (serving, with Deno).
-    prewarm: bool,
-    /// They were started already.
-    prewarmed: bool,
 }
 
-/// Binds the API's port and, when serving, starts the project's functions (when the ports they
-/// may not reach are known already): they boot while the database starts, so that a first
-/// request after ready finds them warm. The port is bound first, so that a function's code
+/// Binds the API's and the tools' ports and, when serving, starts the project's functions: they
+/// boot while the database starts, so that a first request after ready finds them warm. The
+/// ports are bound first, so that a function's code
 /// that calls the API as it loads waits for the API to answer instead of being refused; every
 /// URL supagate builds (mail links, `iss`, TUS `Location`) names this address when
 /// API_EXTERNAL_URL is not set, never a request's Host.
@@ -259,6 +296,7 @@ fn listen_early(cfg: &Config, mode: &Mode) -> Result<Early, CommandError> {
         ..cfg.clone()
     };
     let api = api_url(&bound, port);
+    let tools = ToolDoors::bind(cfg, mode)?;
     let prewarm = matches!(mode, Mode::Serve { .. }) && find_deno(&cfg.deno).is_some();
     // Not while another supagate owns the data directory: its functions' sockets are in it.
     let functions = match pg::database::owner_pid(&cfg.data_dir) {
@@ -268,22 +306,18 @@ fn listen_early(cfg: &Config, mode: &Mode) -> Result<Early, CommandError> {
             Some(crate::services::functions(&bound, &api, &db_url)?)
         }
     };
-    let mut prewarmed = false;
-    if let Some(Some(f)) = &functions
-        && prewarm
-        && let Some(ports) = planned_tool_ports(cfg)
-    {
-        f.deny_local_ports(ports);
-        f.prewarm(std::time::Duration::ZERO);
-        prewarmed = true;
+    if let Some(Some(f)) = &functions {
+        f.deny_local_ports(tools.denied_to_functions());
+        if prewarm {
+            f.prewarm();
+        }
     }
     Ok(Early {
         listener,
+        tools,
         bound,
         api,
         functions,
-        prewarm,
-        prewarmed,
     })
 }
 
@@ -342,16 +376,23 @@ async fn serve_api(
 ) -> Result<i32, CommandError> {
     let Early {
         listener,
+        tools,
         bound,
         api,
         functions,
-        prewarm,
-        prewarmed,
     } = early;
     let cfg = &bound;
     let functions = match functions {
         Some(made) => made,
-        None => crate::services::functions(cfg, &api, &db.db_url)?,
+        None => {
+            // Made now (another supagate owned the data directory when this one began): not
+            // started ahead of requests, booted by the first of each.
+            let made = crate::services::functions(cfg, &api, &db.db_url)?;
+            if let Some(f) = &made {
+                f.deny_local_ports(tools.denied_to_functions());
+            }
+            made
+        }
     };
     let store = open_store(cfg)?;
     // The stored files checked, the services built and the branches an earlier run left
@@ -416,81 +457,49 @@ async fn serve_api(
         .map_err(|e| CommandError::io(format!("cannot listen on {}:{}", cfg.host, cfg.port), e))?;
     let handle = server.handle();
     let running = tokio::spawn(server);
-    let mail = match cfg.mail_port {
-        Some(p) => {
-            let host = &cfg.mail_host;
-            let (server, port) =
-                gateway::catcher::bind(mailer.catcher(), host, p).map_err(|e| {
-                    CommandError::io(format!("cannot listen on {host}:{p} (mail catcher)"), e)
+    let host = &cfg.mail_host;
+    let mail = match tools.mail {
+        Some(listener) => {
+            let port = listener.local_addr()?.port();
+            let server =
+                gateway::catcher::serve(mailer.catcher(), host, listener).map_err(|e| {
+                    CommandError::io(format!("cannot serve the mail catcher on {host}:{port}"), e)
                 })?;
-            Some((tokio::spawn(server), format!("http://{host}:{port}"), port))
+            Some((tokio::spawn(server), format!("http://{host}:{port}")))
         }
         None => None,
     };
-    // The catcher's SMTP and POP3 doors ([inbucket] smtp_port, pop3_port), beside its page.
+    // The catcher's SMTP and POP3 doors, beside its page.
     let mut doors = Vec::new();
-    if cfg.mail_port.is_some() {
-        let host = &cfg.mail_host;
-        for (key, port) in [
-            ("smtp_port", cfg.inbucket.smtp_port),
-            ("pop3_port", cfg.inbucket.pop3_port),
-        ] {
-            let Some(port) = port else { continue };
-            let listener = tokio::net::TcpListener::bind((host.as_str(), port))
-                .await
-                .map_err(|e| {
-                    CommandError::io(
-                        format!("cannot listen on {host}:{port} ([inbucket] {key})"),
-                        e,
-                    )
-                })?;
-            let catcher = mailer.catcher();
-            doors.push((
-                match key {
-                    "smtp_port" => tokio::spawn(mail::receive::serve_smtp(catcher, listener)),
-                    _ => tokio::spawn(mail::receive::serve_pop3(catcher, listener)),
-                },
-                key,
-                port,
-            ));
-        }
+    for (listener, pop3) in [(tools.smtp, false), (tools.pop3, true)] {
+        let Some(listener) = listener else { continue };
+        listener.set_nonblocking(true)?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let catcher = mailer.catcher();
+        doors.push(if pop3 {
+            tokio::spawn(mail::receive::serve_pop3(catcher, listener))
+        } else {
+            tokio::spawn(mail::receive::serve_smtp(catcher, listener))
+        });
     }
-    // Studio beside the API when serving (not for `exec`); a port in use leaves it out, as the
-    // project is what the developer started.
-    let studio = match (cfg.studio_port, &mode) {
-        (Some(p), Mode::Serve { .. }) => {
+    // Studio beside the API when serving (not for `exec`).
+    let studio = match tools.studio {
+        Some(listener) => {
             let catcher = cfg.mail_port.map(|_| mailer.catcher());
-            match gateway::studio_api::bind(state.clone(), catcher, p) {
+            match gateway::studio_api::serve(state.clone(), catcher, listener) {
                 Ok(b) => Some((
                     tokio::spawn(b.server),
                     format!("http://127.0.0.1:{}", b.port),
                     b.token,
-                    b.port,
                 )),
                 Err(e) => {
-                    tracing::warn!("Studio is not served: cannot listen on 127.0.0.1:{p}: {e}");
+                    tracing::warn!("Studio is not served: {e}");
                     None
                 }
             }
         }
-        _ => None,
+        None => None,
     };
-    // Studio and the catcher answer this machine: functions may not call them.
-    if let Some(f) = &functions {
-        f.deny_local_ports(
-            studio
-                .iter()
-                .map(|s| s.3)
-                .chain(mail.iter().map(|m| m.2))
-                .chain(doors.iter().filter(|d| d.1 == "pop3_port").map(|d| d.2)),
-        );
-        // Not started yet (a tool's port was chosen when bound): started now, a moment after
-        // ready, so that requests sent at once boot their functions without another Deno
-        // booting beside them on the same cores.
-        if prewarm && !prewarmed {
-            f.prewarm(std::time::Duration::from_millis(200));
-        }
-    }
     let values = status::values(
         cfg,
         &api,
@@ -555,7 +564,7 @@ async fn serve_api(
     handle.stop(true).await;
     let _ = running.await;
     for door in doors {
-        door.0.abort();
+        door.abort();
     }
     for task in mail.map(|m| m.0).into_iter().chain(studio.map(|s| s.0)) {
         task.abort();

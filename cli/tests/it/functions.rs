@@ -163,36 +163,42 @@ async fn warm_functions_are_started_with_the_gateway() {
     assert_eq!((r.status, r.text.as_str()), (200, started.as_str()));
 }
 
-/// With the tools' ports named (as config.toml names them), the functions start beside the
-/// database: the process is there when the gateway says it is ready, and serves the first
-/// request.
+/// The functions start beside the database whether the tools' ports are named (as config.toml
+/// names them) or left to the system (0: the ports are bound before the database starts, so the
+/// ports functions may not call are known): the process is there when the gateway says it is
+/// ready, and serves the first request.
 #[tokio::test]
-async fn functions_boot_beside_the_database_when_the_tools_ports_are_named() {
-    let dir = scratch_project(&[
-        ("supabase/config.toml", "project_id = \"fn\"\n"),
-        ("supabase/functions/beside/index.ts", PID),
-    ]);
-    let (mail, studio) = (
+async fn functions_boot_beside_the_database_whatever_the_tools_ports() {
+    let named = [
         crate::mail_doors::free_port().to_string(),
         crate::mail_doors::free_port().to_string(),
-    );
-    let gw = start_project(&dir, &["--mail-port", &mail, "--studio-port", &studio]);
-    let needle = dir
-        .canonicalize()
-        .unwrap()
-        .join("supabase/functions/beside/index.ts")
-        .display()
-        .to_string();
-    // Started before ready (after ready, a function is started 200 ms later).
-    let [started] = processes(&needle)
-        .try_into()
-        .unwrap_or_else(|p: Vec<String>| {
-            panic!("one process of the function when ready, not {p:?}")
-        });
-    let r = Api::anon(&gw)
-        .send("POST", "/functions/v1/beside", &[], None)
-        .await;
-    assert_eq!((r.status, r.text.as_str()), (200, started.as_str()));
+    ];
+    for [mail, studio] in [named, ["0".to_string(), "0".to_string()]] {
+        let dir = scratch_project(&[
+            ("supabase/config.toml", "project_id = \"fn\"\n"),
+            ("supabase/functions/beside/index.ts", PID),
+        ]);
+        let gw = start_project(&dir, &["--mail-port", &mail, "--studio-port", &studio]);
+        let needle = dir
+            .canonicalize()
+            .unwrap()
+            .join("supabase/functions/beside/index.ts")
+            .display()
+            .to_string();
+        let [started] = processes(&needle)
+            .try_into()
+            .unwrap_or_else(|p: Vec<String>| {
+                panic!("ports {mail}/{studio}: one process of the function when ready, not {p:?}")
+            });
+        let r = Api::anon(&gw)
+            .send("POST", "/functions/v1/beside", &[], None)
+            .await;
+        assert_eq!(
+            (r.status, r.text.as_str()),
+            (200, started.as_str()),
+            "ports {mail}/{studio}"
+        );
+    }
 }
 
 #[tokio::test]

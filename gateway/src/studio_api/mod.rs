@@ -61,15 +61,18 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
-/// Serves Studio on 127.0.0.1:`port` (0: any free port).
-pub fn bind(state: Arc<AppState>, catcher: Option<Catcher>, port: u16) -> std::io::Result<Bound> {
+/// Serves Studio on `listener` (bound to 127.0.0.1 by the caller, before the database starts, so
+/// that its port is known to the functions started beside the database).
+pub fn serve(
+    state: Arc<AppState>,
+    catcher: Option<Catcher>,
+    listener: std::net::TcpListener,
+) -> std::io::Result<Bound> {
     let api_url = state
         .config
         .studio_api_url
         .clone()
         .unwrap_or_else(|| state.api_url.clone());
-    // The port is known before the cookie can be named: bound first.
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
     let port = listener.local_addr()?.port();
     let token = new_token();
     let shared = web::Data::new(Shared {
