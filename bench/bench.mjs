@@ -24,6 +24,8 @@ import {
   psql,
   round,
   median,
+  TUNING,
+  loadCatalogue,
   spread,
   rssKb,
   wrk as runWrk,
@@ -44,8 +46,6 @@ const bin = join(root, 'target', profile, 'supagate')
 const DUR = quick ? 1 : 15
 // Connections of the REST loads (quick mode: one count proves the harness).
 const CONNS = quick ? [8] : [8, 32]
-const TUNING =
-  'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
 const log = (...a) => console.error('[bench]', ...a)
 const AUTOGROUP = '/proc/sys/kernel/sched_autogroup_enabled'
 
@@ -247,47 +247,7 @@ const api = (path, opts = {}) =>
   })
 
 log('loading 10,000 products in 50 categories')
-psql(
-  gw,
-  `
-  INSERT INTO public.categories (name, slug, order_by) SELECT 'Bench ' || i, 'bench-' || i, 100 + i FROM generate_series(1, 50) i;
-  INSERT INTO public.products (name, sku, description, base_price, category_id, is_available, ecwid_product_id)
-    SELECT 'Product ' || lpad(i::text, 5, '0'), 'B-' || i, 'A bench product with a realistic description of its flowers.', (i % 200) + 0.99,
-           (SELECT id FROM public.categories WHERE slug = 'bench-' || (1 + i % 50)), i % 10 <> 0, (700000000 + i)::text
-    FROM generate_series(1, 10000) i;
-  INSERT INTO public.product_categories (product_id, category_id)
-    SELECT p.id, c.id FROM public.products p JOIN public.categories c ON c.slug = 'bench-' || (1 + (substr(p.sku, 3)::int * 7) % 50)
-    WHERE p.sku LIKE 'B-%' ON CONFLICT DO NOTHING;
-  ANALYZE;`,
-)
-// Scenario (d) rolls its inserts back with Prefer: tx=rollback, which PostgREST honours only where
-// db-tx-end allows overriding: set it in the database, as PostgREST reads it, and wait for the reload.
-psql(
-  gw,
-  "ALTER ROLE authenticator SET pgrst.db_tx_end = 'commit-allow-override'; NOTIFY pgrst, 'reload config'",
-)
-for (let i = 0; ; i++) {
-  // curl, not fetch: no pooled connection is left to go stale before the next measurements.
-  const applied = execFileSync(
-    'curl',
-    [
-      '-s',
-      '-o',
-      '/dev/null',
-      '-D',
-      '-',
-      '-H',
-      `apikey: ${gw.anon}`,
-      '-H',
-      'prefer: tx=rollback',
-      `${gw.url}/rest/v1/categories?select=id&limit=1`,
-    ],
-    { encoding: 'utf8' },
-  )
-  if (/^preference-applied: tx=rollback\r?$/im.test(applied)) break
-  if (i === 100) throw new Error('pgrst.db_tx_end was not reloaded')
-  await new Promise((res) => setTimeout(res, 50))
-}
+await loadCatalogue(gw, gw.anon)
 const productId = psql(gw, "SELECT id FROM public.products WHERE sku = 'B-4242'").trim()
 const catId = psql(gw, "SELECT id FROM public.categories WHERE slug = 'bench-7'").trim()
 // pgbench's own tables (for the `pgbench -S` reference) are unlogged: logged, their million rows

@@ -40,6 +40,57 @@ export const psql = (gw, sql) =>
 export const round = (x, d = 1) =>
   x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d
 
+/** PostgreSQL's settings for the REST loads (bench.mjs, memory.mjs): a benchmark's, not a server's. */
+export const TUNING =
+  'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning'
+
+/**
+ * The REST loads' catalogue: 10,000 products in 50 categories and a link for each product; then
+ * db-tx-end set to allow overriding (load (d) rolls its inserts back with Prefer: tx=rollback, which
+ * PostgREST honours only then), waited for until the gateway has reloaded it.
+ */
+export async function loadCatalogue(gw, anonKey) {
+  psql(
+    gw,
+    `
+  INSERT INTO public.categories (name, slug, order_by) SELECT 'Bench ' || i, 'bench-' || i, 100 + i FROM generate_series(1, 50) i;
+  INSERT INTO public.products (name, sku, description, base_price, category_id, is_available, ecwid_product_id)
+    SELECT 'Product ' || lpad(i::text, 5, '0'), 'B-' || i, 'A bench product with a realistic description of its flowers.', (i % 200) + 0.99,
+           (SELECT id FROM public.categories WHERE slug = 'bench-' || (1 + i % 50)), i % 10 <> 0, (700000000 + i)::text
+    FROM generate_series(1, 10000) i;
+  INSERT INTO public.product_categories (product_id, category_id)
+    SELECT p.id, c.id FROM public.products p JOIN public.categories c ON c.slug = 'bench-' || (1 + (substr(p.sku, 3)::int * 7) % 50)
+    WHERE p.sku LIKE 'B-%' ON CONFLICT DO NOTHING;
+  ANALYZE;`,
+  )
+  psql(
+    gw,
+    "ALTER ROLE authenticator SET pgrst.db_tx_end = 'commit-allow-override'; NOTIFY pgrst, 'reload config'",
+  )
+  for (let i = 0; ; i++) {
+    // curl, not fetch: no pooled connection is left to go stale before the measurements.
+    const applied = execFileSync(
+      'curl',
+      [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-D',
+        '-',
+        '-H',
+        `apikey: ${anonKey}`,
+        '-H',
+        'prefer: tx=rollback',
+        `${gw.url}/rest/v1/categories?select=id&limit=1`,
+      ],
+      { encoding: 'utf8' },
+    )
+    if (/^preference-applied: tx=rollback\r?$/im.test(applied)) return
+    if (i === 100) throw new Error('pgrst.db_tx_end was not reloaded')
+    await new Promise((res) => setTimeout(res, 50))
+  }
+}
+
 /** The middle value of `xs` (the upper one of an even count). */
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 

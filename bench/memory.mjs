@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startGateway, DEMO_ADMIN } from '../tests/support/gateway.mjs'
-import { psql, round, wrk } from './lib.mjs'
+import { loadCatalogue, psql, round, TUNING, wrk } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const bin = join(root, 'target', process.env.BENCH_PROFILE ?? 'release', 'supagate')
@@ -43,42 +43,19 @@ async function measure(mode) {
     site: true,
     env: {
       // bench.mjs's tuning and limits, so that the loads are the same.
-      SUPAGATE_PG_SETTINGS:
-        'shared_buffers=256MB synchronous_commit=off fsync=off full_page_writes=off max_connections=200 log_min_messages=warning',
+      SUPAGATE_PG_SETTINGS: TUNING,
       RATE_LIMIT_SIGN_IN: '100000000',
       DB_POOL: '32',
       MAX_CLIENT_QUERIES: '0',
       ...(mode === 'off' ? { SUPAGATE_REQUEST_HISTORY: '0' } : {}),
     },
   })
-  const db = gw
   const rows = [['idle', status(gw.pid)]]
   try {
-    // bench.mjs's catalogue (see there), and db-tx-end allowing (d)'s rollback.
-    psql(
-      db,
-      `
-  INSERT INTO public.categories (name, slug, order_by) SELECT 'Bench ' || i, 'bench-' || i, 100 + i FROM generate_series(1, 50) i;
-  INSERT INTO public.products (name, sku, description, base_price, category_id, is_available, ecwid_product_id)
-    SELECT 'Product ' || lpad(i::text, 5, '0'), 'B-' || i, 'A bench product with a realistic description of its flowers.', (i % 200) + 0.99,
-           (SELECT id FROM public.categories WHERE slug = 'bench-' || (1 + i % 50)), i % 10 <> 0, (700000000 + i)::text
-    FROM generate_series(1, 10000) i;
-  ANALYZE;
-  ALTER ROLE authenticator SET pgrst.db_tx_end = 'commit-allow-override';
-  NOTIFY pgrst, 'reload config';`,
-    )
+    await loadCatalogue(gw, gw.anonKey)
     const auth = { apikey: gw.anonKey, authorization: `Bearer ${gw.anonKey}` }
-    for (let i = 0; ; i++) {
-      const r = await fetch(`${gw.url}/rest/v1/categories?select=id&limit=1`, {
-        headers: { ...auth, prefer: 'tx=rollback' },
-      })
-      await r.arrayBuffer()
-      if (r.headers.get('preference-applied') === 'tx=rollback') break
-      if (i === 100) throw new Error('pgrst.db_tx_end was not reloaded')
-      await new Promise((res) => setTimeout(res, 50))
-    }
-    const productId = psql(db, "SELECT id FROM public.products WHERE sku = 'B-4242'").trim()
-    const catId = psql(db, "SELECT id FROM public.categories WHERE slug = 'bench-7'").trim()
+    const productId = psql(gw, "SELECT id FROM public.products WHERE sku = 'B-4242'").trim()
+    const catId = psql(gw, "SELECT id FROM public.categories WHERE slug = 'bench-7'").trim()
     const token = await fetch(`${gw.url}/auth/v1/token?grant_type=password`, {
       method: 'POST',
       headers: { apikey: gw.anonKey, 'content-type': 'application/json' },
