@@ -11,6 +11,7 @@ import http from 'node:http'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startGateway } from '../tests/support/gateway.mjs'
+import { median, spread } from './lib.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
@@ -32,7 +33,6 @@ function call(opts) {
     req.end()
   })
 }
-const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const p99 = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length * 0.99)]
 
 // Each gateway's first request, sent as soon as it says it is ready (its functions are started
@@ -124,21 +124,13 @@ for (let i = 0; i < 5; i++) {
   bootCpu.push(failCpuMs())
 }
 await gw.stop()
-const stats = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return {
-    min: Math.round(s[0] * 10) / 10,
-    median: Math.round(s[Math.floor(s.length / 2)] * 10) / 10,
-    max: Math.round(s.at(-1) * 10) / 10,
-  }
-}
 const out = {
   profile,
-  coldFirstRequestMs: stats(races),
-  startToReadyMs: stats(readies),
+  coldFirstRequestMs: spread(races),
+  startToReadyMs: spread(readies),
   coldOthersMs: colds.map((x) => Math.round(x * 10) / 10),
-  bootOnRequestMs: stats(boots),
-  bootOnRequestCpuMs: stats(bootCpu),
+  bootOnRequestMs: spread(boots),
+  bootOnRequestCpuMs: spread(bootCpu),
   warmGatewayMedianUs: Math.round(median(g)),
   warmGatewayP99Us: Math.round(p99(g)),
   warmDirectMedianUs: Math.round(median(d)),
