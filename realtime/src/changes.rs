@@ -20,10 +20,11 @@ use tokio_postgres::Client;
 /// The advisory lock the capturing gateway holds (per database).
 const LEADER_LOCK: i64 = 0x5347_5254;
 const POLL: Duration = Duration::from_millis(100);
-/// How often while changes are flowing (for [`BUSY_FOR`] after the last one): a change waits
-/// for the next read, so this bounds most of its latency. A read finds nothing to decode
-/// cheaply: the slot is only read when the WAL has moved since it was last found empty.
-const BUSY_POLL: Duration = Duration::from_millis(20);
+/// How often while changes are flowing (for [`BUSY_FOR`] after the last one): a change
+/// committed outside this gateway waits for the next read, so this bounds most of its latency;
+/// as often as reads may be. A read finds nothing to decode cheaply: the slot is only read when
+/// the WAL has moved since it was last found empty.
+const BUSY_POLL: Duration = MIN_GAP;
 const BUSY_FOR: Duration = Duration::from_secs(10);
 /// Least time between two reads of the slot. Writes through this gateway wake capture at once;
 /// under a stream of them each read would start logical decoding for a transaction or two, a
@@ -243,7 +244,11 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
                 .await;
             let notified = bus::changes_recorded(c).await;
             match inserted.and(marked).and(notified) {
-                Ok(_) => c.batch_execute("COMMIT").await?,
+                Ok(_) => {
+                    c.batch_execute("COMMIT").await?;
+                    // This gateway's delivery need not wait for the notification to come back.
+                    rt.wake_delivery.notify_one();
+                }
                 Err(e) => {
                     let _ = c.batch_execute("ROLLBACK").await;
                     return Err(e.into());
