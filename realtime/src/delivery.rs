@@ -175,8 +175,8 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
     let decided = started.elapsed();
     let mut shown = vec![false; identities.len()];
     for i in visible {
-        if let Some(s) = usize::try_from(i).ok().and_then(|i| shown.get_mut(i)) {
-            *s = true;
+        if let Some(seen) = usize::try_from(i).ok().and_then(|i| shown.get_mut(i)) {
+            *seen = true;
         }
     }
     let mut payloads: HashMap<Option<Vec<String>>, String> = HashMap::new();
