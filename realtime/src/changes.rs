@@ -244,11 +244,7 @@ async fn capture(rt: &Realtime, c: &Client) -> Result<(), RealtimeError> {
                 .await;
             let notified = bus::changes_recorded(c).await;
             match inserted.and(marked).and(notified) {
-                Ok(_) => {
-                    c.batch_execute("COMMIT").await?;
-                    // This gateway's delivery need not wait for the notification to come back.
-                    rt.wake_delivery.notify_one();
-                }
+                Ok(_) => c.batch_execute("COMMIT").await?,
                 Err(e) => {
                     let _ = c.batch_execute("ROLLBACK").await;
                     return Err(e.into());
