@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright'
-import { test, expect, type Page } from '@playwright/test'
+import { test, expect, type Locator, type Page } from '@playwright/test'
 import {
   cpSync,
   existsSync,
@@ -28,6 +28,19 @@ let empty: Gateway
 let shopDir: string
 let emptyDir: string
 const studio = (gw: Gateway) => gw.status.STUDIO_URL as string
+
+/**
+ * Replaces the SQL editor's text. Playwright's fill selects the DOM's content itself, and under
+ * load CodeMirror can take the insertion before it has read that selection: the text then lands
+ * before the old one. Select-all through the editor's own key binding keeps its state in step.
+ */
+async function setSql(editor: Locator, text: string) {
+  await editor.click()
+  await editor.press('ControlOrMeta+A')
+  if (text) await editor.page().keyboard.insertText(text)
+  else await editor.press('Delete')
+  await expect(editor).toHaveText(text.replaceAll('\n', ''))
+}
 
 test.describe.configure({ mode: 'serial' })
 
@@ -212,7 +225,7 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   await open(page, shop, '/sql')
   const editor = page.getByLabel('SQL', { exact: true })
   const results = page.getByRole('region', { name: 'Results' })
-  await editor.fill('select count(*) as n from user_roles')
+  await setSql(editor, 'select count(*) as n from user_roles')
   await page.getByRole('button', { name: /^Run/ }).click()
   await expect(results.getByRole('cell', { name: '1', exact: true })).toBeVisible()
   await expect(results).toContainText('as postgres')
@@ -222,14 +235,14 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   await expect(results.getByRole('cell', { name: '0', exact: true })).toBeVisible()
   await expect(results).toContainText('as authenticated')
   await page.getByLabel('As user').selectOption({ label: DEMO_ADMIN.email })
-  await editor.fill('select count(*) as n, auth.uid() as uid from user_roles')
+  await setSql(editor, 'select count(*) as n, auth.uid() as uid from user_roles')
   await page.getByRole('button', { name: /^Run/ }).click()
   await expect(results.getByRole('cell', { name: '1', exact: true })).toBeVisible()
   await expect(results).toContainText('(user b1ebe11a-')
   await noSeriousAxe(page)
 
   await page.getByLabel('Role').selectOption('postgres')
-  await editor.fill('select 1;\nselect nme from products')
+  await setSql(editor, 'select 1;\nselect nme from products')
   await page.getByRole('button', { name: /^Run/ }).click()
   await expect(results.getByRole('alert')).toContainText('column "nme" does not exist')
   await expect(results.getByRole('alert')).toContainText('(line 2, column 8)')
@@ -239,14 +252,14 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   // The editor marks the error where PostgreSQL says it is.
   await expect(page.locator('.cm-lintRange-error')).toHaveText('nme')
   // Run selection: the error's place is in the editor, not in the text sent.
-  await editor.fill('select 1;\nselect 2, nope')
+  await setSql(editor, 'select 1;\nselect 2, nope')
   await page.getByText('select 2, nope').selectText()
   await page.getByRole('button', { name: /^Run selection/ }).click()
   await expect(results.getByRole('alert')).toContainText('column "nope" does not exist')
   await expect(page.locator('.cm-lintRange-error')).toHaveText('nope')
 
   // Completion from the catalog: tables, then a table's columns.
-  await editor.fill('')
+  await setSql(editor, '')
   await editor.pressSequentially('select * from prod')
   await page.getByRole('option', { name: /^products/ }).click()
   await expect(editor).toHaveText('select * from products')
@@ -261,7 +274,7 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   // Tabs: a second query keeps the first one's text.
   await page.getByRole('button', { name: 'New query tab' }).click()
   await expect(editor).toHaveText('')
-  await editor.fill('select 42 as answer')
+  await setSql(editor, 'select 42 as answer')
   await editor.press('Control+Enter')
   await expect(results.getByRole('cell', { name: '42', exact: true })).toBeVisible()
   const csv = page.waitForEvent('download')
@@ -271,7 +284,7 @@ test('the SQL editor runs as a chosen role and user, shows where an error is, sa
   await expect(editor).toContainText('select * from products where products.na')
   await page.getByRole('button', { name: 'Close Query 2' }).click()
 
-  await editor.fill('select name from products where is_featured')
+  await setSql(editor, 'select name from products where is_featured')
   await page.getByRole('button', { name: 'Explain', exact: true }).click()
   await expect(results).toContainText('Seq Scan on products')
 
@@ -922,7 +935,8 @@ test('the SQL editor formats (a $$ body kept, bad SQL left with a reason) and ta
   await open(page, shop, '/sql')
   const editor = page.getByLabel('SQL', { exact: true })
   const lines = page.locator('.cm-line')
-  await editor.fill(
+  await setSql(
+    editor,
     'create function two() returns int language plpgsql as $$ begin   return 2; end $$;select id,name from products where price>10',
   )
   await editor.press('Shift+Alt+F')
@@ -931,7 +945,7 @@ test('the SQL editor formats (a $$ body kept, bad SQL left with a reason) and ta
   )
   await expect(lines.nth(2)).toHaveText('select')
   await expect(lines.nth(3)).toHaveText('  id,')
-  await editor.fill('select (1')
+  await setSql(editor, 'select (1')
   await page.getByRole('button', { name: 'Format' }).click()
   await expect(page.getByRole('status').filter({ hasText: 'Not formatted' })).toContainText(
     'Not formatted: Parse error',
@@ -941,7 +955,7 @@ test('the SQL editor formats (a $$ body kept, bad SQL left with a reason) and ta
   // A new tab, the snippet name asked for before saving, the query run from the page.
   await editor.press('Alt+N')
   await expect(page.getByRole('button', { name: 'Query 2', exact: true })).toBeVisible()
-  await editor.fill('select 7 as seven')
+  await setSql(editor, 'select 7 as seven')
   await editor.press('Control+S')
   await expect(page.getByLabel('Snippet name')).toBeFocused()
   await page.getByLabel('Snippet name').press('Control+Enter')
@@ -978,7 +992,7 @@ test('the SQL editor formats (a $$ body kept, bad SQL left with a reason) and ta
   // A result (striped rows, NULLs) read in both themes.
   await page.goto(`${studio(shop)}/sql`)
   await expect(editor).toHaveText('select (1')
-  await editor.fill('select n, null as nothing from generate_series(1, 3) n')
+  await setSql(editor, 'select n, null as nothing from generate_series(1, 3) n')
   // The completion the last letter opened is closed before the page is scanned.
   await editor.press('Escape')
   await editor.press('Control+Enter')
