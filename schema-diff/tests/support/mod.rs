@@ -33,9 +33,17 @@ fn sweep(root: &std::path::Path) {
     }
 }
 
+/// `SUPAGATE_TEST_TMPDIR` when set (scripts/test points it at a tmpfs large enough), else
+/// cargo's `target/tmp`.
+fn test_tmp() -> PathBuf {
+    std::env::var_os("SUPAGATE_TEST_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")))
+}
+
 impl Cluster {
     pub async fn start(tag: &str) -> Cluster {
-        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("schema-diff");
+        let root = test_tmp().join("schema-diff");
         std::fs::create_dir_all(&root).unwrap();
         sweep(&root);
         let dir = root.join(format!("{tag}-{}", std::process::id()));
@@ -44,7 +52,7 @@ impl Cluster {
         let bin = pg::embedded::find_binaries(None, None, None).expect("PostgreSQL's programs");
         let mut pg = EmbeddedPg::new(bin, &dir.join("data"), 0, "");
         pg.ensure_initialized().await.unwrap();
-        let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache");
+        let cache = test_tmp().join("pg-cache");
         pg.install(&cache).unwrap();
         pg.start().await.unwrap();
         let cluster = Cluster {

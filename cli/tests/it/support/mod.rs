@@ -30,8 +30,36 @@ pub struct Gateway {
     pub socket_dir: PathBuf,
     pub dbname: String,
     pub status: BTreeMap<String, String>,
-    _stdin: Mutex<ChildStdin>,
-    _child: Mutex<Child>,
+    /// The data directory to remove once the gateway has exited, when this module made it.
+    remove: Mutex<Option<PathBuf>>,
+    _stdin: Mutex<Option<ChildStdin>>,
+    _child: Mutex<Option<Child>>,
+}
+
+/// A gateway dropped without [`Gateway::stop`] closes its stdin (it stops, and its PostgreSQL
+/// with it); a data directory this module made is removed once it has, in the background, so
+/// that a run's clusters do not pile up (on a tmpfs they are memory).
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let remove = lock(&self.remove).take();
+        drop(lock(&self._stdin).take());
+        if let (Some(dir), Some(mut child)) = (remove, lock(&self._child).take()) {
+            std::thread::spawn(move || {
+                let _ = child.wait();
+                let _ = std::fs::remove_dir_all(dir);
+            });
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The gateway's data directory is this module's (made by [`new_data_dir`]): gone when it is.
+fn owned(gw: Gateway) -> Gateway {
+    *lock(&gw.remove) = Some(gw.data_dir.clone());
+    gw
 }
 
 pub fn repo_root() -> PathBuf {
@@ -41,16 +69,24 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The private installations of PostgreSQL the tests' clusters share (not the user's cache).
-pub fn pg_cache() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache")
+/// Where the tests keep their clusters and folders: `SUPAGATE_TEST_TMPDIR` when set (scripts/test
+/// points it at a tmpfs when the machine has one large enough), else cargo's `target/tmp`.
+fn test_tmp() -> PathBuf {
+    std::env::var_os("SUPAGATE_TEST_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")))
 }
 
-/// `target/tmp/<name>`, rid once per test process of what processes that no longer run left
+/// The private installations of PostgreSQL the tests' clusters share (not the user's cache).
+pub fn pg_cache() -> PathBuf {
+    test_tmp().join("pg-cache")
+}
+
+/// `<test tmp>/<name>` (see [`test_tmp`]), rid once per test process of what processes that no longer run left
 /// there (data directories and project folders are named `…-<pid>`).
 fn tmp_root(name: &str) -> PathBuf {
     static SWEPT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let root = test_tmp().join(name);
     std::fs::create_dir_all(&root).unwrap();
     let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
     if !swept.iter().any(|n| n == name) {
@@ -168,8 +204,9 @@ fn spawn_under(
         socket_dir,
         dbname,
         status,
-        _stdin: Mutex::new(stdin),
-        _child: Mutex::new(child),
+        remove: Mutex::new(None),
+        _stdin: Mutex::new(Some(stdin)),
+        _child: Mutex::new(Some(child)),
     }
 }
 
@@ -208,12 +245,12 @@ pub fn scratch_project(files: &[(&str, &str)]) -> PathBuf {
 
 /// A new cluster of its own, running the project in `workdir` (default: the shop).
 pub fn start_project(workdir: &Path, args: &[&str]) -> Gateway {
-    spawn(&new_data_dir("c"), workdir, args, &[])
+    owned(spawn(&new_data_dir("c"), workdir, args, &[]))
 }
 
 /// A new cluster of its own for the project in `workdir`, with extra environment variables.
 pub fn start_project_env(workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
-    spawn(&new_data_dir("c"), workdir, args, env)
+    owned(spawn(&new_data_dir("c"), workdir, args, env))
 }
 
 /// A gateway on an existing data directory (a cluster earlier commands created).
@@ -223,7 +260,13 @@ pub fn start_on(workdir: &Path, data_dir: &Path, args: &[&str]) -> Gateway {
 
 /// A new cluster of its own running the shop, under a wrapper program.
 pub fn start_under(wrapper: &[&str]) -> Gateway {
-    spawn_under(wrapper, &new_data_dir("c"), &repo_root(), &[], &[])
+    owned(spawn_under(
+        wrapper,
+        &new_data_dir("c"),
+        &repo_root(),
+        &[],
+        &[],
+    ))
 }
 
 /// A new cluster of its own running the shop, with extra flags.
@@ -275,7 +318,7 @@ pub async fn clone_on(c: &Gateway, workdir: &Path, args: &[&str], env: &[(&str, 
     );
     let mut env = env.to_vec();
     env.push(("DATABASE_URL", url.as_str()));
-    spawn(&new_data_dir("g"), workdir, args, &env)
+    owned(spawn(&new_data_dir("g"), workdir, args, &env))
 }
 
 /// A gateway of its own on a new database cloned from the shop's template, with extra flags.
@@ -395,30 +438,35 @@ impl Gateway {
 
     /// Another gateway on this one's database (a replica behind the same load balancer).
     pub fn replica(&self) -> Gateway {
-        spawn(
+        owned(spawn(
             &new_data_dir("r"),
             &repo_root(),
             &[],
             &[("DATABASE_URL", self.status["DB_URL"].as_str())],
-        )
+        ))
     }
 
     /// Stops the gateway as closing its stdin does, and waits until it (and the PostgreSQL it
     /// runs) exited: its data directory is free for the next one.
     pub fn stop(self) {
-        drop(self._stdin);
-        let mut child = self._child.into_inner().unwrap_or_else(|e| e.into_inner());
-        let _ = child.wait();
+        lock(&self.remove).take();
+        drop(lock(&self._stdin).take());
+        if let Some(mut child) = lock(&self._child).take() {
+            let _ = child.wait();
+        }
     }
 
     /// The gateway process.
     pub fn pid(&self) -> u32 {
-        self._child.lock().unwrap().id()
+        lock(&self._child).as_ref().expect("a running gateway").id()
     }
 
     /// kill -9: the gateway dies without a chance to clean up (its PostgreSQL stays).
     pub fn kill9(&self) {
-        let mut child = self._child.lock().unwrap();
+        // Its PostgreSQL lives on in the data directory, which the test may start on again.
+        lock(&self.remove).take();
+        let mut child = lock(&self._child);
+        let child = child.as_mut().expect("a running gateway");
         child.kill().expect("kill the gateway");
         let _ = child.wait();
     }
