@@ -6,6 +6,7 @@ use super::Realtime;
 use super::hub::Channel;
 use super::protocol::{Frame, message_raw};
 use crate::error::RealtimeError;
+use futures_util::StreamExt;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,10 +57,23 @@ pub fn spawn(rt: Arc<Realtime>, mut cursor: i64) {
                         break;
                     }
                     Ok(batch) => {
-                        for (id, change) in batch {
+                        // The next changes' RLS decisions run while one is being decided (each
+                        // on a pooled connection of its own); the changes go out in order.
+                        let rt = &rt;
+                        let mut decided = futures_util::stream::iter(batch)
+                            .map(|(id, change)| async move {
+                                let decision = decide(rt, &change).await;
+                                (id, change, decision)
+                            })
+                            .buffered(DECISIONS_AT_ONCE);
+                        while let Some((id, change, decision)) = decided.next().await {
                             cursor = id;
-                            if let Err(e) = deliver(&rt, &change).await {
-                                tracing::warn!("realtime: a change was not delivered: {e}");
+                            match decision {
+                                Ok(Some(decision)) => send(&change, decision),
+                                Ok(None) => {}
+                                Err(e) => {
+                                    tracing::warn!("realtime: a change was not delivered: {e}")
+                                }
                             }
                         }
                     }
@@ -91,10 +105,23 @@ struct Interest {
     groups: Vec<(Option<Vec<String>>, Vec<u32>)>,
 }
 
-async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
+/// How many changes of a batch have their RLS decision under way at once.
+const DECISIONS_AT_ONCE: usize = 2;
+
+/// Who sees a change: the channels that want it, and which of their identities RLS lets see
+/// its row (decided by PostgreSQL, as the subscribers' own requests would be).
+struct Decision {
+    interests: Vec<Interest>,
+    shown: Vec<bool>,
+    started: std::time::Instant,
+    decided: Duration,
+}
+
+/// The channels that want `change` and what RLS lets each see; None when nobody wants it.
+async fn decide(rt: &Realtime, change: &Value) -> Result<Option<Decision>, RealtimeError> {
     let listeners = rt.hub.change_listeners();
     if listeners.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let started = std::time::Instant::now();
     let s = |k: &str| change.get(k).and_then(Value::as_str).unwrap_or_default();
@@ -151,7 +178,7 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
         });
     }
     if interests.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let mut list: Vec<String> = vec![String::new(); identities.len()];
     for ((role, claims), i) in &identities {
@@ -179,6 +206,25 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
             *seen = true;
         }
     }
+    Ok(Some(Decision {
+        interests,
+        shown,
+        started,
+        decided,
+    }))
+}
+
+/// Sends `change` to the channels its decision lets see it.
+fn send(change: &Value, decision: Decision) {
+    let Decision {
+        interests,
+        shown,
+        started,
+        decided,
+    } = decision;
+    let s = |k: &str| change.get(k).and_then(Value::as_str).unwrap_or_default();
+    let overflow = change.get("overflow").and_then(Value::as_u64);
+    let (schema, table) = (s("schema"), s("table"));
     let mut payloads: HashMap<Option<Vec<String>>, String> = HashMap::new();
     let mut sent = 0;
     let interested = interests.len();
@@ -224,7 +270,6 @@ async fn deliver(rt: &Realtime, change: &Value) -> Result<(), RealtimeError> {
             (started.elapsed() - decided).as_millis()
         );
     }
-    Ok(())
 }
 
 /// What a subscriber of a table hears of a transaction too large to send change by change.

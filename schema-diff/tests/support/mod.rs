@@ -52,7 +52,8 @@ impl Cluster {
         let bin = pg::embedded::find_binaries(None, None, None).expect("PostgreSQL's programs");
         let mut pg = EmbeddedPg::new(bin, &dir.join("data"), 0, "");
         pg.ensure_initialized().await.unwrap();
-        let cache = test_tmp().join("pg-cache");
+        // Beside the checkout, as the integration tests' (their support says why).
+        let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache");
         pg.install(&cache).unwrap();
         pg.start().await.unwrap();
         let cluster = Cluster {

@@ -78,8 +78,11 @@ fn test_tmp() -> PathBuf {
 }
 
 /// The private installations of PostgreSQL the tests' clusters share (not the user's cache).
+/// Always in `target/tmp`, beside the checkout: a private installation links the files of the
+/// one it comes from where it can, and on another file system (a tmpfs) its links would lead
+/// into the checkout's folders, which the user PostgreSQL runs as may not be able to enter.
 pub fn pg_cache() -> PathBuf {
-    test_tmp().join("pg-cache")
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache")
 }
 
 /// `<test tmp>/<name>` (see [`test_tmp`]), rid once per test process of what processes that no longer run left
