@@ -1,5 +1,6 @@
 //! Real gateways for integration tests, on throwaway PostgreSQL clusters under the cargo target
-//! directory (never a user's data, never a server the tests did not start).
+//! directory or `SUPAGATE_TEST_TMPDIR` (never a user's data, never a server the tests did not
+//! start).
 //!
 //! - [`shop`] gives a test its own database, a clone of the shop's template (migrations + seed),
 //!   and its own gateway on it: no test sees another's writes.
@@ -85,8 +86,8 @@ pub fn pg_cache() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pg-cache")
 }
 
-/// `<test tmp>/<name>` (see [`test_tmp`]), rid once per test process of what processes that no longer run left
-/// there (data directories and project folders are named `…-<pid>`).
+/// `<name>` in [`test_tmp`], rid once per test process of what processes that no longer run
+/// left there (data directories and project folders are named `…-<pid>`).
 fn tmp_root(name: &str) -> PathBuf {
     static SWEPT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let root = test_tmp().join(name);
@@ -213,7 +214,7 @@ fn spawn_under(
     }
 }
 
-/// An empty folder of the calling test's own, under `target/tmp/scratch` (swept once its
+/// An empty folder of the calling test's own, under `scratch` in [`test_tmp`] (swept once its
 /// process is gone): each call makes a new one, so that tests running at once never empty each
 /// other's (two site tests shared one and one emptied the other's `_exists` under its gateway).
 pub fn scratch_dir(tag: &str) -> PathBuf {
