@@ -92,8 +92,6 @@ pub struct PristineSetup {
     >,
 }
 
-/// Where a cluster in `pgdata` keeps its socket: there, unless the path would be too long for
-/// a unix socket (~107 bytes), then a folder in /tmp named by it.
 /// Removes the free space and visibility maps (`<relfilenode>_fsm`, `_vm`) of the stopped
 /// cluster in `pgdata`: a fifth of a pristine cluster's files (309 of PostgreSQL 15's 1,551), so
 /// a fifth fewer for every copy to create, which is where a first start's copy spends its time
@@ -125,6 +123,8 @@ fn drop_maps(pgdata: &Path) -> Result<(), EmbeddedError> {
     Ok(())
 }
 
+/// Where a cluster in `pgdata` keeps its socket: there, unless the path would be too long for
+/// a unix socket (~107 bytes), then a folder in /tmp named by it.
 fn socket_dir_for(pgdata: &Path) -> PathBuf {
     if pgdata.as_os_str().len() + 20 < 100 {
         pgdata.to_path_buf()
