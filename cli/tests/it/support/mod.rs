@@ -57,8 +57,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The gateway's data directory is this module's (made by [`new_data_dir`]): gone when it is.
-fn owned(gw: Gateway) -> Gateway {
+/// A gateway on a new data directory of this module's (tagged `tag`), removed when it is gone.
+fn spawn_fresh(
+    tag: &str,
+    wrapper: &[&str],
+    workdir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Gateway {
+    let gw = spawn_under(wrapper, &new_data_dir(tag), workdir, args, env);
     *lock(&gw.remove) = Some(gw.data_dir.clone());
     gw
 }
@@ -249,12 +256,12 @@ pub fn scratch_project(files: &[(&str, &str)]) -> PathBuf {
 
 /// A new cluster of its own, running the project in `workdir` (default: the shop).
 pub fn start_project(workdir: &Path, args: &[&str]) -> Gateway {
-    owned(spawn(&new_data_dir("c"), workdir, args, &[]))
+    spawn_fresh("c", &[], workdir, args, &[])
 }
 
 /// A new cluster of its own for the project in `workdir`, with extra environment variables.
 pub fn start_project_env(workdir: &Path, args: &[&str], env: &[(&str, &str)]) -> Gateway {
-    owned(spawn(&new_data_dir("c"), workdir, args, env))
+    spawn_fresh("c", &[], workdir, args, env)
 }
 
 /// A gateway on an existing data directory (a cluster earlier commands created).
@@ -264,13 +271,7 @@ pub fn start_on(workdir: &Path, data_dir: &Path, args: &[&str]) -> Gateway {
 
 /// A new cluster of its own running the shop, under a wrapper program.
 pub fn start_under(wrapper: &[&str]) -> Gateway {
-    owned(spawn_under(
-        wrapper,
-        &new_data_dir("c"),
-        &repo_root(),
-        &[],
-        &[],
-    ))
+    spawn_fresh("c", wrapper, &repo_root(), &[], &[])
 }
 
 /// A new cluster of its own running the shop, with extra flags.
@@ -322,7 +323,7 @@ pub async fn clone_on(c: &Gateway, workdir: &Path, args: &[&str], env: &[(&str, 
     );
     let mut env = env.to_vec();
     env.push(("DATABASE_URL", url.as_str()));
-    owned(spawn(&new_data_dir("g"), workdir, args, &env))
+    spawn_fresh("g", &[], workdir, args, &env)
 }
 
 /// A gateway of its own on a new database cloned from the shop's template, with extra flags.
@@ -442,12 +443,13 @@ impl Gateway {
 
     /// Another gateway on this one's database (a replica behind the same load balancer).
     pub fn replica(&self) -> Gateway {
-        owned(spawn(
-            &new_data_dir("r"),
+        spawn_fresh(
+            "r",
+            &[],
             &repo_root(),
             &[],
             &[("DATABASE_URL", self.status["DB_URL"].as_str())],
-        ))
+        )
     }
 
     /// Stops the gateway as closing its stdin does, and waits until it (and the PostgreSQL it
