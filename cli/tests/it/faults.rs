@@ -77,6 +77,68 @@ async fn postgres_killed_under_writes_comes_back_and_keeps_every_acknowledged_wr
     }
 }
 
+/// A backend busy in a statement does not notice its postmaster's death (it looks only when
+/// it waits), and its shared memory keeps a new postmaster from starting: the supervisor ends
+/// it and the cluster is back within seconds, not when the statement would have ended.
+#[tokio::test]
+async fn postgres_killed_under_a_long_statement_comes_back_at_once() {
+    let gw = support::start(&[]);
+    let busy = gw.session_on(&gw.dbname).await;
+    let pid: i32 = busy
+        .query_one("SELECT pg_backend_pid()", &[])
+        .await
+        .unwrap()
+        .get(0);
+    // A loop that never waits, bounded by its own timer (which needs no postmaster).
+    let statement = tokio::spawn(async move {
+        busy.batch_execute("SET statement_timeout = '40s'; DO $$ BEGIN LOOP END LOOP; END $$")
+            .await
+    });
+    let watcher = gw.session_on(&gw.dbname).await;
+    let t0 = Instant::now();
+    while watcher
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active'",
+            &[&pid],
+        )
+        .await
+        .unwrap()
+        .get::<_, i64>(0)
+        == 0
+    {
+        assert!(t0.elapsed() < Duration::from_secs(10), "the loop never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let postmaster = gw.postmaster_pid();
+    std::process::Command::new("kill")
+        .args(["-9", &postmaster.to_string()])
+        .status()
+        .unwrap();
+    let killed = Instant::now();
+    let anon = Api::anon(&gw);
+    loop {
+        let r = anon.get("/rest/v1/categories?select=slug&limit=1").await;
+        if r.status == 200 && gw.postmaster_pid() != postmaster {
+            break;
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(20),
+            "not served again while the orphaned backend ran ({})",
+            r.status
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!(
+        "postgres kill -9 under a busy backend: serving again after {} ms",
+        killed.elapsed().as_millis()
+    );
+    assert!(
+        !pg::embedded::process_alive(pid as u32, "postgres"),
+        "the orphaned backend {pid} still runs"
+    );
+    assert!(statement.await.unwrap().is_err());
+}
+
 #[tokio::test]
 async fn a_gateway_killed_mid_upload_leaves_no_row_no_bytes_no_staging_file() {
     let gw = support::start(&[]);

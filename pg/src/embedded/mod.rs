@@ -833,6 +833,7 @@ impl EmbeddedPg {
                 }
                 let t0 = std::time::Instant::now();
                 tracing::error!("the embedded PostgreSQL stopped; starting it again");
+                let mut failures = 0;
                 loop {
                     // Started meanwhile by someone else (a `db reset` restarting it).
                     if self.postmaster() != Liveness::Dead {
@@ -847,15 +848,31 @@ impl EmbeddedPg {
                             break;
                         }
                         Err(e) => {
-                            // Backends of the dead postmaster may still hold its shared memory
-                            // for a moment.
+                            // Processes of the dead postmaster may still hold its shared
+                            // memory: for a moment while they notice, or until their statement
+                            // ends. After two tries they are ended, as PostgreSQL's hint asks.
                             tracing::warn!("restarting PostgreSQL failed, retrying: {e}");
+                            failures += 1;
+                            if failures >= 2 {
+                                self.end_orphans();
+                            }
                             tokio::time::sleep(std::time::Duration::from_millis(500)).await;
                         }
                     }
                 }
             }
         })
+    }
+
+    /// Ends (SIGKILL) the processes a dead postmaster of this cluster left behind, each named
+    /// in the log.
+    fn end_orphans(&self) {
+        for (pid, title) in process::orphans(&self.pgdata) {
+            match process::kill(pid) {
+                Ok(()) => tracing::warn!("ended {pid} ({title}), left by the dead postmaster"),
+                Err(e) => tracing::warn!("could not end {pid} ({title}): {e}"),
+            }
+        }
     }
 
     /// Fast shutdown: disconnects clients, checkpoints, exits; returns once the postmaster has

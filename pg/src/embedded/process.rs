@@ -99,11 +99,53 @@ fn account_in(passwd: &str, user: &str) -> Option<(u32, u32)> {
 /// Asks the postmaster `pid` for a fast shutdown (SIGINT, what `pg_ctl stop -m fast` sends):
 /// clients disconnected, a checkpoint, exit.
 pub(super) fn interrupt(pid: u32) -> std::io::Result<()> {
+    signal(pid, rustix::process::Signal::INT)
+}
+
+fn signal(pid: u32, signal: rustix::process::Signal) -> std::io::Result<()> {
     let pid = i32::try_from(pid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
         .ok_or_else(|| std::io::Error::other(format!("no such process id: {pid}")))?;
-    rustix::process::kill_process(pid, rustix::process::Signal::INT).map_err(Into::into)
+    rustix::process::kill_process(pid, signal).map_err(Into::into)
+}
+
+/// The processes a dead postmaster of `pgdata` left behind: PostgreSQL's server processes
+/// (their title starts with `postgres: `), working in `pgdata` (every one changes into its data
+/// directory), whose parent is no live PostgreSQL process. Each with its title. Their shared
+/// memory keeps a new postmaster from starting ("pre-existing shared memory block is still in
+/// use"). They notice the death of their postmaster only when they next wait (a backend
+/// running a long statement, for one, does not): until then nothing else removes them.
+pub(super) fn orphans(pgdata: &Path) -> Vec<(u32, String)> {
+    let Ok(pgdata) = pgdata.canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let title = String::from_utf8_lossy(&cmdline)
+                .trim_end_matches(['\0', ' '])
+                .to_string();
+            if !title.starts_with("postgres: ") {
+                return None;
+            }
+            if std::fs::read_link(format!("/proc/{pid}/cwd")).ok()? != pgdata {
+                return None;
+            }
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let parent: u32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            (liveness(parent, "postgres") == Liveness::Dead).then_some((pid, title))
+        })
+        .collect()
+}
+
+/// Ends `pid` at once (SIGKILL); an error when there is no such process.
+pub(super) fn kill(pid: u32) -> std::io::Result<()> {
+    signal(pid, rustix::process::Signal::KILL)
 }
 
 #[cfg(test)]
