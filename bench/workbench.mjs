@@ -76,14 +76,17 @@ for (let i = 0; i < Math.min(N, 5); i++) {
 await gw.stop()
 rmSync(folder, { recursive: true, force: true })
 const scratch = mkdtempSync(join(tmpdir(), 'supagate-bench-exec-'))
-const dataDir = ['--data-dir', join(scratch, 'data')]
+// Ports the kernel picks, not the project's: the CLI's (54321–54324) may be taken by a gateway a
+// developer runs, or by whatever else runs beside the benchmark.
+const anyPorts = ['--port', '0', '--db-port', '0', '--mail-port', '0', '--studio-port', '0']
+const dataDir = ['--data-dir', join(scratch, 'data'), ...anyPorts]
 timed([...dataDir, 'db', 'reset'])
 const exec = [],
   fresh = []
 for (let i = 0; i < Math.min(N, 5); i++) {
   reset.push(timed([...dataDir, 'db', 'reset']))
   exec.push(timed([...dataDir, 'exec', '--', 'true']))
-  fresh.push(timed(['exec', '--fresh', '--', 'true']))
+  fresh.push(timed([...anyPorts, 'exec', '--fresh', '--', 'true']))
 }
 rmSync(scratch, { recursive: true, force: true })
 
