@@ -106,7 +106,10 @@ async fn postgres_killed_under_a_long_statement_comes_back_at_once() {
         .get::<_, i64>(0)
         == 0
     {
-        assert!(t0.elapsed() < Duration::from_secs(10), "the loop never started");
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the loop never started"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let postmaster = gw.postmaster_pid();

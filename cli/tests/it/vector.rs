@@ -362,8 +362,24 @@ async fn hnsw_vacuum_of_most_rows_keeps_every_cluster_reachable() {
         one(&c, "select count(distinct id % 20) from items").await,
         Ok("20".into())
     );
+    // With nine rows in ten gone, a cluster's few rows may be reached only by a long path that
+    // the default search (hnsw.ef_search 40) gives up on: recall there ranged 0.86–1.0 over 20
+    // runs (levels are random, from PostgreSQL's global generator, which setseed leaves alone).
     let r = recall(&c, "<->", "").await;
-    assert!(r >= 0.9, "recall after vacuum of most rows {r}");
+    assert!(r >= 0.8, "recall after vacuum of most rows {r}");
+    // But every cluster is still reached: a wider search finds each query's nearest.
+    c.batch_execute("set hnsw.ef_search = 400").await.unwrap();
+    let wide = recall(&c, "<->", "").await;
+    let least = one(
+        &c,
+        "select min(cardinality(array(select unnest(a.ids) intersect select unnest(e.ids))))
+           from approx a join exact e using (q)",
+    )
+    .await;
+    assert!(
+        wide >= 0.99 && least.as_deref().is_ok_and(|n| n != "0"),
+        "a query's nearest were not reached: recall {wide} at ef_search 400, least {least:?}"
+    );
 }
 
 #[tokio::test]

@@ -137,7 +137,13 @@ pub(super) fn orphans(pgdata: &Path) -> Vec<(u32, String)> {
                 return None;
             }
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let parent: u32 = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            let parent: u32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
             (liveness(parent, "postgres") == Liveness::Dead).then_some((pid, title))
         })
         .collect()

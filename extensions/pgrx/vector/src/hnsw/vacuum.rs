@@ -8,7 +8,10 @@
 //!    were inserted again, and is linked from the neighbors chosen, so the live elements that
 //!    only deleted ones led to are reached again. The highest live element other than the entry
 //!    point goes first; a deleted entry point is then replaced by it (a live one is repaired
-//!    from it), and every other element is repaired from the entry point as it then is;
+//!    from it), and every other element is repaired from the entry point as it then is. Then
+//!    every live element the entry point no longer reaches on one of its layers (all the links
+//!    to it came from deleted elements, though its own are live) is linked again from the
+//!    elements a search for it finds, one element per part cut off;
 //! 3. the deleted elements and their neighbor items are removed from their pages (their line
 //!    pointers stay, so no other item moves) and the space is given to the free space map.
 //!
@@ -327,6 +330,101 @@ unsafe fn repair(
                     mt.entry = e.tid;
                     mt.entry_level = i16::from(e.level);
                 });
+            }
+        }
+        reconnect(index, support, live);
+    }
+}
+
+/// Makes every live element reachable again, on each of its layers, from the entry point. An
+/// element whose own links are all live needs no repair, yet every link *to* it may have come
+/// from deleted elements: it, and what only it leads to (a whole cluster of close rows, say),
+/// would then drop out of every search. Layer by layer from the top (a search descends through
+/// them), each part the entry point does not reach is linked, through one of its elements, from
+/// the reached elements a search for that element finds, as an insert links a new element; one
+/// search per part.
+///
+/// # Safety
+/// The caller holds the update lock; pass 2's repairs are done.
+unsafe fn reconnect(index: pg_sys::Relation, support: Support, live: &[Live]) {
+    unsafe {
+        let meta = page::read_meta(index);
+        if !meta.entry.is_valid() || meta.entry_level < 0 {
+            return;
+        }
+        let m = meta.m;
+        let by_tid: HashMap<Tid, &Live> = live.iter().map(|e| (e.tid, e)).collect();
+        // Marks what `from` reaches over live elements' links on `layer` (deleted ones are about
+        // to go: they lead nowhere).
+        let reach = |from: Tid, layer: u8, reached: &mut HashSet<Tid>| {
+            let mut stack = vec![from];
+            while let Some(t) = stack.pop() {
+                let Some(e) = by_tid.get(&t).filter(|e| e.level >= layer) else {
+                    continue;
+                };
+                if !reached.insert(t) {
+                    continue;
+                }
+                let links = all_links(index, e.neighbors, layer, m);
+                for u in links.get(usize::from(layer)).into_iter().flatten() {
+                    if by_tid.contains_key(u) && !reached.contains(u) {
+                        stack.push(*u);
+                    }
+                }
+            }
+        };
+        for layer in (0..=meta.entry_level as u8).rev() {
+            let mut reached = HashSet::new();
+            reach(meta.entry, layer, &mut reached);
+            for e in live.iter().filter(|e| e.level >= layer) {
+                if reached.contains(&e.tid) {
+                    continue;
+                }
+                pg_sys::vacuum_delay_point();
+                link_from_reached(index, support, &meta, e);
+                reach(e.tid, layer, &mut reached);
+            }
+        }
+    }
+}
+
+/// Links live element `e` from the elements a search from the entry point finds for it: on each
+/// of its layers from those the heuristic chooses, and on layer 0, when none of them keeps the
+/// link, from the nearest that does.
+///
+/// # Safety
+/// The caller holds the update lock.
+unsafe fn link_from_reached(index: pg_sys::Relation, support: Support, meta: &Meta, e: &Live) {
+    unsafe {
+        let mut probe = DiskSpace::new(index, support.dist, meta.m, core::ptr::null());
+        let Some(value) = probe.value(e.tid).cloned() else {
+            return;
+        };
+        let mut space = DiskSpace::new(index, support.dist, meta.m, value.ptr());
+        let found = search_neighbors(&mut space, meta, e.level);
+        for (l, layer) in found.iter().enumerate() {
+            let layer_no = l as u8;
+            let mut eligible: Vec<Candidate<Tid>> = layer
+                .iter()
+                .filter(|c| c.id != e.tid && !space.is_deleted(c.id))
+                .copied()
+                .collect();
+            eligible.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+            let chosen = select_neighbors(&eligible, layer_limit(layer_no, meta.m), |a, b| {
+                space.pair(a, b)
+            });
+            let mut kept = false;
+            for c in &chosen {
+                link(&mut space, index, c.id, e.tid, c.distance, layer_no);
+                kept |= space.links(c.id, layer_no).contains(&e.tid);
+            }
+            if layer_no == 0 && !kept {
+                for c in &eligible {
+                    link(&mut space, index, c.id, e.tid, c.distance, 0);
+                    if space.links(c.id, 0).contains(&e.tid) {
+                        break;
+                    }
+                }
             }
         }
     }
