@@ -1,5 +1,6 @@
 //! Processes and files of the embedded cluster: liveness by pid, ownership for the user
-//! PostgreSQL runs as, that user's ids, and the signal that stops a postmaster.
+//! PostgreSQL runs as, that user's ids, the signal that stops a postmaster, and the processes a
+//! dead one left behind.
 
 use super::EmbeddedError;
 use std::path::Path;
@@ -102,6 +103,7 @@ pub(super) fn interrupt(pid: u32) -> std::io::Result<()> {
     signal(pid, rustix::process::Signal::INT)
 }
 
+/// Sends `signal` to process `pid`.
 fn signal(pid: u32, signal: rustix::process::Signal) -> std::io::Result<()> {
     let pid = i32::try_from(pid)
         .ok()

@@ -390,7 +390,7 @@ unsafe fn reconnect(index: pg_sys::Relation, support: Support, live: &[Live]) {
 
 /// Links live element `e` from the elements a search from the entry point finds for it: on each
 /// of its layers from those the heuristic chooses, and on layer 0, when none of them keeps the
-/// link, from the nearest that does.
+/// link, from the nearest with room in its list.
 ///
 /// # Safety
 /// The caller holds the update lock.
@@ -418,13 +418,15 @@ unsafe fn link_from_reached(index: pg_sys::Relation, support: Support, meta: &Me
                 link(&mut space, index, c.id, e.tid, c.distance, layer_no);
                 kept |= space.links(c.id, layer_no).contains(&e.tid);
             }
-            if layer_no == 0 && !kept {
-                for c in &eligible {
-                    link(&mut space, index, c.id, e.tid, c.distance, 0);
-                    if space.links(c.id, 0).contains(&e.tid) {
-                        break;
-                    }
-                }
+            // The nearest with room takes it as it is (a full list would choose again among
+            // its links, and could drop some).
+            if layer_no == 0
+                && !kept
+                && let Some(c) = eligible
+                    .iter()
+                    .find(|c| space.links(c.id, 0).len() < layer_limit(0, meta.m))
+            {
+                link(&mut space, index, c.id, e.tid, c.distance, 0);
             }
         }
     }
