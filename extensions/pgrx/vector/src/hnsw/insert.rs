@@ -134,23 +134,30 @@ pub fn search_neighbors(space: &mut DiskSpace, meta: &Meta, level: u8) -> Vec<Ve
 }
 
 /// The neighbors of a new element of `level` on each of its layers: of the
-/// [`search_neighbors`], those the heuristic chooses among the ones not marked deleted.
+/// [`search_neighbors`], those [`choose_neighbors`] keeps.
 pub fn find_neighbors(space: &mut DiskSpace, meta: &Meta, level: u8) -> Vec<Vec<Candidate<Tid>>> {
     let found = search_neighbors(space, meta, level);
     found
         .iter()
         .enumerate()
-        .map(|(layer, w)| {
-            let eligible: Vec<Candidate<Tid>> = w
-                .iter()
-                .filter(|c| !space.is_deleted(c.id))
-                .copied()
-                .collect();
-            select_neighbors(&eligible, layer_limit(layer as u8, meta.m), |a, b| {
-                space.pair(a, b)
-            })
-        })
+        .map(|(layer, w)| choose_neighbors(space, w, layer as u8, meta.m))
         .collect()
+}
+
+/// Of the candidates `w` a search found on `layer` (nearest first), those the heuristic
+/// chooses among the ones not marked deleted.
+pub fn choose_neighbors(
+    space: &mut DiskSpace,
+    w: &[Candidate<Tid>],
+    layer: u8,
+    m: u16,
+) -> Vec<Candidate<Tid>> {
+    let eligible: Vec<Candidate<Tid>> = w
+        .iter()
+        .filter(|c| !space.is_deleted(c.id))
+        .copied()
+        .collect();
+    select_neighbors(&eligible, layer_limit(layer, m), |a, b| space.pair(a, b))
 }
 
 /// Writes a new element and its neighbor item; returns the element's position and the page

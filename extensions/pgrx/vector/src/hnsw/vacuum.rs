@@ -21,7 +21,7 @@
 use super::Support;
 use super::disk::{DiskSpace, nblocks};
 use super::graph::{Candidate, layer_limit, select_neighbors};
-use super::insert::{link, lock_updates, search_neighbors, unlock_updates};
+use super::insert::{choose_neighbors, link, lock_updates, search_neighbors, unlock_updates};
 use super::page::{self, Meta, is_data_page, read_element, read_layer, set_deleted, write_layer};
 use crate::am::{Tid, Xlog, item, lock_buffer};
 use core::ffi::c_void;
@@ -404,17 +404,10 @@ unsafe fn link_from_reached(index: pg_sys::Relation, support: Support, meta: &Me
         let found = search_neighbors(&mut space, meta, e.level);
         for (l, layer) in found.iter().enumerate() {
             let layer_no = l as u8;
-            let mut eligible: Vec<Candidate<Tid>> = layer
-                .iter()
-                .filter(|c| c.id != e.tid && !space.is_deleted(c.id))
-                .copied()
-                .collect();
-            eligible.sort_by(|a, b| a.distance.total_cmp(&b.distance));
-            let chosen = select_neighbors(&eligible, layer_limit(layer_no, meta.m), |a, b| {
-                space.pair(a, b)
-            });
+            let others: Vec<Candidate<Tid>> =
+                layer.iter().filter(|c| c.id != e.tid).copied().collect();
             let mut kept = false;
-            for c in &chosen {
+            for c in choose_neighbors(&mut space, &others, layer_no, meta.m) {
                 link(&mut space, index, c.id, e.tid, c.distance, layer_no);
                 kept |= space.links(c.id, layer_no).contains(&e.tid);
             }
@@ -422,9 +415,9 @@ unsafe fn link_from_reached(index: pg_sys::Relation, support: Support, meta: &Me
             // its links, and could drop some).
             if layer_no == 0
                 && !kept
-                && let Some(c) = eligible
-                    .iter()
-                    .find(|c| space.links(c.id, 0).len() < layer_limit(0, meta.m))
+                && let Some(c) = others.iter().find(|c| {
+                    !space.is_deleted(c.id) && space.links(c.id, 0).len() < layer_limit(0, meta.m)
+                })
             {
                 link(&mut space, index, c.id, e.tid, c.distance, 0);
             }
