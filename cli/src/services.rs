@@ -218,6 +218,7 @@ pub fn functions(
 }
 
 /// The database a set of services serves: the project's, or a branch of it.
+#[derive(Clone)]
 pub struct Target {
     /// The owner on that database.
     pub admin: pg::Login,
@@ -226,6 +227,15 @@ pub struct Target {
     /// A branch: a few connections per service (many branches share the cluster's
     /// connections), and stored versions are never deleted through it.
     pub branch: bool,
+}
+
+impl Target {
+    /// The logins with the site's address set for the database (see `with_site_url`), as the
+    /// services built on them connect.
+    pub fn sited(self, cfg: &Config, api_url: &str) -> Target {
+        let (admin, api) = with_site_url(cfg, api_url, self.admin, self.api);
+        Target { admin, api, ..self }
+    }
 }
 
 /// Services on one database and their background work on it.
@@ -266,7 +276,63 @@ fn with_site_url(
     }
 }
 
-/// Builds REST, realtime, mail, auth and storage on `target`'s database (`functions`, one set
+/// REST on `target`'s database: its pools, its schema cache read and its listener on `pgrst`.
+pub async fn start_rest(
+    cfg: &Config,
+    target: &Target,
+) -> Result<Arc<rest::Rest>, rest::schema_cache::SchemaError> {
+    rest::Rest::start(
+        rest::RestSettings {
+            schemas: cfg.schemas(),
+            extra_search_path: cfg.extra_search_path.clone(),
+            max_rows: cfg.max_rows,
+            pool_size: pool_size(target.branch, cfg.db_pool),
+            workers: cfg.workers,
+            pool_timeout: std::time::Duration::from_secs(cfg.db_pool_timeout),
+            statement_cache: cfg.statement_cache,
+            max_client_queries: cfg.max_client_queries,
+            db_settings: cfg.db_settings.clone(),
+        },
+        &target.api,
+        pg::RoleSettings::new(cfg.statement_timeout_ms),
+    )
+    .await
+}
+
+/// REST started before [`build`] (beside the migrations' check, see `start`'s `serve`).
+pub struct RestAhead {
+    pub started: tokio::task::JoinHandle<Result<Arc<rest::Rest>, rest::schema_cache::SchemaError>>,
+    /// Its cache is read again first: something was applied after its read began.
+    pub stale: bool,
+}
+
+impl RestAhead {
+    /// The REST it started, current, or None when it could not start (REST is then started
+    /// again, where its error is told).
+    async fn take(self) -> Option<Result<Arc<rest::Rest>, rest::schema_cache::SchemaError>> {
+        match self.started.await {
+            Ok(Ok(rest)) if self.stale => Some(rest.refresh().await.map(|_| rest)),
+            Ok(Ok(rest)) => Some(Ok(rest)),
+            Ok(Err(e)) => {
+                tracing::debug!("REST started beside the migrations' check: {e}");
+                None
+            }
+            Err(e) => {
+                tracing::debug!("REST started beside the migrations' check: {e}");
+                None
+            }
+        }
+    }
+}
+
+/// A service's connections: `main` on the project's database, a few on a branch (many branches
+/// share the cluster's connections).
+fn pool_size(branch: bool, main: usize) -> usize {
+    if branch { 2 } else { main }
+}
+
+/// Builds REST (unless `ahead` started it), realtime, mail,
+/// auth and storage on `target`'s database (its logins [`Target::sited`]; `functions`, one set
 /// of Deno processes, are shared).
 pub async fn build(
     cfg: &Config,
@@ -274,29 +340,21 @@ pub async fn build(
     api_url: &str,
     store: Arc<dyn object_store::ObjectStore>,
     functions: Option<Arc<functions::Functions>>,
+    ahead: Option<RestAhead>,
 ) -> Result<Built, CommandError> {
-    let Target { admin, api, branch } = target;
-    let (admin, api) = with_site_url(cfg, api_url, admin, api);
-    let pool = |main: usize| if branch { 2 } else { main };
+    let rest = async {
+        if let Some(a) = ahead
+            && let Some(started) = a.take().await
+        {
+            return started;
+        }
+        start_rest(cfg, &target).await
+    };
+    let Target { admin, api, branch } = target.clone();
+    let pool = |main: usize| pool_size(branch, main);
     let timeout = std::time::Duration::from_secs(cfg.db_pool_timeout);
-    let role_settings = pg::RoleSettings::new(cfg.statement_timeout_ms);
     // REST (its schema cache), the third-party issuer's keys and realtime are made at once:
     // each waits on its own connection and queries.
-    let rest = rest::Rest::start(
-        rest::RestSettings {
-            schemas: cfg.schemas(),
-            extra_search_path: cfg.extra_search_path.clone(),
-            max_rows: cfg.max_rows,
-            pool_size: pool(cfg.db_pool),
-            workers: cfg.workers,
-            pool_timeout: timeout,
-            statement_cache: cfg.statement_cache,
-            max_client_queries: cfg.max_client_queries,
-            db_settings: cfg.db_settings.clone(),
-        },
-        &api,
-        role_settings.clone(),
-    );
     // The third-party issuer's keys are fetched before the APIs answer (10 s at most, as the
     // CLI's fetch at start; after that the APIs start without them and fetching goes on).
     let third_party = async {
@@ -334,6 +392,7 @@ pub async fn build(
         }
     };
     let realtime = realtime?;
+    let role_settings = rest.role_settings();
     let mailer = Arc::new(mail::Mailer::new(&cfg.project, &admin)?);
     let auth = Arc::new(auth::Auth::new(
         auth_config(cfg, &cfg.jwt_keys(), api_url),
@@ -426,9 +485,10 @@ pub fn branches(
             admin: admin.with_dbname(&dbname),
             api: api.with_dbname(&dbname),
             branch: true,
-        };
+        }
+        .sited(&cfg, &api_url);
         Box::pin(async move {
-            let built = build(&cfg, target, &api_url, store, functions).await?;
+            let built = build(&cfg, target, &api_url, store, functions, None).await?;
             let state = state::AppState::new(cfg, built.services, api_url);
             Ok(gateway::branches::Served::new(Arc::new(state), built.tasks))
         })

@@ -105,6 +105,9 @@ pub struct Rest {
     /// of one Sync (`SUPAGATE_REST_SHARED`: how many; unset or 0, none): requests decided in
     /// one round trip run there, the others on the lanes' pools.
     shared: Option<pipeline::Shared>,
+    /// The `pgrst` channel's events, listened to from before the first read of the cache, until
+    /// [`Rest::spawn_listener`] takes them.
+    events: parking_lot::Mutex<Option<tokio::sync::mpsc::Receiver<pg::listen::Event>>>,
 }
 
 impl Rest {
@@ -143,7 +146,9 @@ impl Rest {
             counter.clone(),
         );
         let meta = Pool::new(api, 2, s.pool_timeout);
-        let cache = schema_cache::load(&meta, &s.schemas, &s.db_settings).await?;
+        let (cache, events) =
+            schema_cache::first_load(&meta, api, &s.schemas, &s.db_settings, s.pool_timeout)
+                .await?;
         role_settings.set(cache.all_role_settings().clone());
         let search_paths = s
             .schemas
@@ -173,7 +178,13 @@ impl Rest {
             owner_pool: std::sync::OnceLock::new(),
             shared: shared_count()
                 .map(|n| pipeline::Shared::new(api.clone(), n, statements, counter)),
+            events: parking_lot::Mutex::new(Some(events)),
         }))
+    }
+
+    /// The API roles' settings, read with the schema cache: the other APIs apply them too.
+    pub fn role_settings(&self) -> RoleSettings {
+        self.role_settings.clone()
     }
 
     pub fn schema(&self) -> Arc<Compiled> {

@@ -8,6 +8,7 @@ use pg::{Login, Pool};
 use query_engine::SchemaCache;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
@@ -25,6 +26,35 @@ pub async fn load(
     db_settings: &[(String, String)],
 ) -> Result<SchemaCache, SchemaError> {
     let client = pool.get().await?;
+    read(&client, schemas, db_settings).await
+}
+
+/// The first read of a gateway's cache, made after its listener on `pgrst` listens: a change
+/// committed after the read's snapshot is then notified to it, so its first `Connected` needs no
+/// second read (a start reads the catalog once). A listener not listening within `wait` is not
+/// waited for: its `Connected`, still queued, reads the cache again.
+pub async fn first_load(
+    pool: &Pool,
+    api: &Login,
+    schemas: &[String],
+    db_settings: &[(String, String)],
+    wait: Duration,
+) -> Result<(SchemaCache, mpsc::Receiver<Event>), SchemaError> {
+    // The login's connection first: a database the API cannot reach fails here, before a
+    // listener starts retrying it in the background.
+    let client = pool.get().await?;
+    let mut events = pg::listen::listen(api.clone(), "pgrst");
+    // `Connected` comes first; not come within `wait`, it is still queued and reads again.
+    let _ = tokio::time::timeout(wait, events.recv()).await;
+    let cache = read(&client, schemas, db_settings).await?;
+    Ok((cache, events))
+}
+
+async fn read(
+    client: &pg::Client,
+    schemas: &[String],
+    db_settings: &[(String, String)],
+) -> Result<SchemaCache, SchemaError> {
     client
         .batch_execute(
             "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL search_path TO pg_catalog; \
@@ -41,18 +71,25 @@ pub async fn load(
 
 impl Rest {
     pub async fn reload(&self) {
-        match load(&self.meta, &self.engine.schemas, &self.db_settings).await {
-            Ok(cache) => {
-                tracing::info!("schema cache reloaded: {} relations", cache.table_count());
-                self.set_schema(cache);
-            }
+        match self.refresh().await {
+            Ok(n) => tracing::info!("schema cache reloaded: {n} relations"),
             Err(e) => tracing::warn!("schema cache reload failed, keeping the old one: {e}"),
         }
     }
 
-    /// Listens on the `pgrst` channel (as `api`) until the returned task is aborted.
+    /// Reads the cache again now; how many relations it has.
+    pub async fn refresh(&self) -> Result<usize, SchemaError> {
+        let cache = load(&self.meta, &self.engine.schemas, &self.db_settings).await?;
+        let n = cache.table_count();
+        self.set_schema(cache);
+        Ok(n)
+    }
+
+    /// Acts on the `pgrst` channel's events (listened to since the first read, see
+    /// [`first_load`]) until the returned task is aborted; `api` listens again when called twice.
     pub fn spawn_listener(self: &Arc<Self>, api: Login) -> tokio::task::JoinHandle<()> {
-        let mut events = pg::listen::listen(api, "pgrst");
+        let mut events =
+            (self.events.lock().take()).unwrap_or_else(|| pg::listen::listen(api, "pgrst"));
         let rest = self.clone();
         tokio::spawn(async move {
             while let Some(event) = events.recv().await {

@@ -329,7 +329,32 @@ async fn serve(
     folders: &StateFolders,
     early: Early,
 ) -> Result<i32, CommandError> {
-    let mut prepared = migrate::prepare(&cfg.project, db, cfg.realtime_enabled).await?;
+    // REST's schema cache is read beside the check of what is pending when the database was set
+    // up before (a start on existing data then spends the check's time once), and read again
+    // before ready if the check applied anything.
+    let target = crate::services::Target {
+        admin: db.admin.clone(),
+        api: db.api.clone(),
+        branch: false,
+    }
+    .sited(&early.bound, &early.api);
+    let mut ahead = None;
+    let prepared = migrate::prepare_with(&cfg.project, db, cfg.realtime_enabled, || {
+        let (cfg, target) = (early.bound.clone(), target.clone());
+        ahead = Some(tokio::spawn(async move {
+            crate::services::start_rest(&cfg, &target).await
+        }));
+    })
+    .await;
+    let mut prepared = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            if let Some(a) = ahead {
+                a.abort();
+            }
+            return Err(e.into());
+        }
+    };
     // A served database built now comes with a template built now: no reset has needed a spare
     // clone of it yet (see serve_api's tidying).
     let built_now = prepared.fresh;
@@ -350,9 +375,14 @@ async fn serve(
             t.elapsed().as_millis()
         );
     }
+    let ahead = ahead.map(|started| crate::services::RestAhead {
+        started,
+        stale: !prepared.applied.is_empty() || folders.import.is_some(),
+    });
     // From here on, a cluster that dies is started again (aborted before the planned stop).
     let supervisor = db.embedded.clone().map(|pg| pg.supervise());
-    let result = serve_api(db, t0, mode, prepared, early, built_now).await;
+    let served = Served { target, ahead };
+    let result = serve_api(db, t0, mode, prepared, early, built_now, served).await;
     if let Some(s) = supervisor {
         s.abort();
     }
@@ -366,6 +396,12 @@ async fn serve(
     result
 }
 
+/// The database the services serve, and REST when it started beside the migrations' check.
+struct Served {
+    target: crate::services::Target,
+    ahead: Option<crate::services::RestAhead>,
+}
+
 async fn serve_api(
     db: &Database,
     t0: Instant,
@@ -373,6 +409,7 @@ async fn serve_api(
     prepared: migrate::Prepared,
     early: Early,
     built_now: bool,
+    served: Served,
 ) -> Result<i32, CommandError> {
     let Early {
         listener,
@@ -426,14 +463,11 @@ async fn serve_api(
     };
     let build = crate::services::build(
         cfg,
-        crate::services::Target {
-            admin: db.admin.clone(),
-            api: db.api.clone(),
-            branch: false,
-        },
+        served.target,
         &api,
         store.clone(),
         functions.clone(),
+        served.ahead,
     );
     let branches = crate::services::branches(cfg, db, &api, store.clone(), functions.clone());
     let left_behind = async {
@@ -515,8 +549,8 @@ async fn serve_api(
         Mode::Serve { output } => *output,
         Mode::Exec { .. } => None,
     };
-    match (&mode, output) {
-        (Mode::Exec { .. }, _) => {}
+    let written = match (&mode, output) {
+        (Mode::Exec { .. }, _) => Ok(()),
         (_, Some(o)) => status::print(&values, o, true),
         (_, None) => {
             // As the CLI: the news on stderr, the tables setup scripts parse on stdout.
@@ -525,14 +559,19 @@ async fn serve_api(
                 env!("CARGO_PKG_VERSION"),
                 cfg.project.name()
             );
-            status::print(&values, Output::Pretty, false);
-            if cfg.site_dir.is_some() {
-                println!("The site is served at {api}/\n");
-            }
+            let written =
+                status::print(&values, Output::Pretty, false).and_then(|()| match cfg.site_dir {
+                    Some(_) => writeln!(std::io::stdout(), "The site is served at {api}/\n"),
+                    None => Ok(()),
+                });
             eprintln!("Press Ctrl-C to stop.");
+            written
         }
+    };
+    // A reader that went away (`start -o json | head -c1`) does not stop the project.
+    if let Err(e) = written {
+        tracing::warn!("the ready message was not written to stdout: {e}");
     }
-    let _ = std::io::stdout().flush();
     tracing::info!("ready in {} ms", t0.elapsed().as_millis());
     if db.embedded.is_some() {
         // Databases resets set aside and did not drop, in the background: each drop waits for

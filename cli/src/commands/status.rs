@@ -7,7 +7,7 @@ use crate::args::Output;
 use gateway::config::Config;
 use pg::database::owner_pid as gateway_pid;
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -156,30 +156,42 @@ fn colour() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-/// Prints the values as the CLI's `status -o …` does; `line`: JSON on one line.
-pub fn print(values: &Values, output: Output, line: bool) {
+/// Writes the values as the CLI's `status -o …` does; `line`: JSON on one line. A reader that
+/// closed stdout (`| head -1`) is an error for the caller to take, not a panic.
+pub fn print(values: &Values, output: Output, line: bool) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
     match output {
         Output::Env => {
             for (k, v) in values {
-                println!("{k}=\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""));
+                writeln!(
+                    out,
+                    "{k}=\"{}\"",
+                    v.replace('\\', "\\\\").replace('"', "\\\"")
+                )?;
             }
         }
-        Output::Json if line => println!("{}", serde_json::to_string(values).expect("json")),
-        Output::Json => println!("{}", serde_json::to_string_pretty(values).expect("json")),
-        Output::Toml => print!("{}", toml::to_string(values).expect("toml")),
+        Output::Json if line => writeln!(out, "{}", serde_json::to_string(values)?)?,
+        Output::Json => writeln!(out, "{}", serde_json::to_string_pretty(values)?)?,
+        Output::Toml => write!(
+            out,
+            "{}",
+            toml::to_string(values).map_err(std::io::Error::other)?
+        )?,
         Output::Yaml => {
             for (k, v) in values {
-                println!("{k}: {}", yaml_scalar(v));
+                writeln!(out, "{k}: {}", yaml_scalar(v))?;
             }
         }
         Output::Pretty => {
             let link = studio_link(values);
-            print!(
+            write!(
+                out,
                 "{}",
                 tables::render(&groups(values, link.as_deref()), colour())
-            )
+            )?
         }
     }
+    out.flush()
 }
 
 /// A string as YAML writes it: plain when it reads back as the same string, else quoted.
@@ -217,8 +229,11 @@ pub fn status(cfg: &Config, output: Output) -> Result<(), CommandError> {
     if output == Output::Pretty {
         eprintln!("supagate local development setup is running.\n");
     }
-    print(&values, output, false);
-    Ok(())
+    match print(&values, output, false) {
+        // The reader took what it wanted.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| CommandError::io("cannot write the status", e)),
+    }
 }
 
 pub fn stop(cfg: &Config) -> Result<(), CommandError> {

@@ -625,3 +625,42 @@ async fn db_reset_back_to_back_with_a_session_open_and_what_it_sets_aside_is_dro
     assert_eq!(rows[0][0].as_deref(), Some("8"));
     gw.stop();
 }
+
+/// A gateway that starts with nothing to apply changes nothing in the database: a DDL statement
+/// that changes nothing (`CREATE TABLE IF NOT EXISTS`) fires the schema-reload event trigger all
+/// the same, and every running gateway would read its schema cache again.
+#[tokio::test]
+async fn a_start_with_nothing_to_apply_tells_no_gateway_to_reload() {
+    use futures_util::StreamExt;
+    let a = support::shop().await;
+    let (client, mut conn) = tokio_postgres::connect(&a.status["DB_URL"], tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| conn.poll_message(cx));
+        while let Some(Ok(m)) = messages.next().await {
+            if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                let _ = tx.send(n.payload().to_string());
+            }
+        }
+    });
+    client.batch_execute("LISTEN pgrst").await.unwrap();
+    // A replica's start checks and applies what is pending, as any start does.
+    let b = a.replica();
+    // Notifications arrive in commit order: everything the start sent comes before this one.
+    client
+        .batch_execute("NOTIFY pgrst, 'marker'")
+        .await
+        .unwrap();
+    let mut before = Vec::new();
+    loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv()).await {
+            Ok(Some(p)) if p == "marker" => break,
+            Ok(Some(p)) => before.push(p),
+            other => panic!("the marker did not arrive: {other:?}"),
+        }
+    }
+    assert_eq!(before, Vec::<String>::new(), "the start sent these");
+    b.stop();
+}

@@ -64,6 +64,18 @@ pub async fn prepare(
     db: &Database,
     slot: bool,
 ) -> Result<Prepared, MigrateError> {
+    prepare_with(project, db, slot, || {}).await
+}
+
+/// [`prepare`], calling `set_up` once an embedded cluster's database is known to have been set
+/// up before (what is pending is then checked and applied in place, not built from the template;
+/// a reader of its catalog may start beside).
+pub async fn prepare_with(
+    project: &Project,
+    db: &Database,
+    slot: bool,
+    set_up: impl FnOnce(),
+) -> Result<Prepared, MigrateError> {
     if db.embedded.is_some() {
         let mut c = connect(&db.admin).await.map_err(MigrateError::Connect)?;
         if platform::is_fresh(&c).await? {
@@ -74,6 +86,7 @@ pub async fn prepare(
                 applied: Vec::new(),
             });
         }
+        set_up();
         let applied = with_lock(&mut c, async |c| {
             migrate_in_place(c, project, db, false).await
         })

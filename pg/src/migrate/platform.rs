@@ -79,14 +79,18 @@ pub async fn apply(c: &mut Client) -> Result<Applied, MigrateError> {
                 .into(),
         ));
     }
-    c.batch_execute(
-        "CREATE SCHEMA IF NOT EXISTS supagate;
+    // Only when missing: a DDL statement, even one that changes nothing, fires the event
+    // trigger that has every gateway read its schema cache again.
+    if fresh {
+        c.batch_execute(
+            "CREATE SCHEMA IF NOT EXISTS supagate;
          CREATE TABLE IF NOT EXISTS supagate.platform_migrations (
            name text PRIMARY KEY,
            checksum text NOT NULL,
            applied_at timestamptz NOT NULL DEFAULT now())",
-    )
-    .await?;
+        )
+        .await?;
+    }
     let done: Vec<(String, String)> = c
         .query(
             "SELECT name, checksum FROM supagate.platform_migrations",

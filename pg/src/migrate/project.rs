@@ -37,10 +37,24 @@ pub async fn applied_versions(c: &Client) -> Result<Vec<String>, MigrateError> {
     .collect())
 }
 
-/// Creates the CLI's history tables where they are missing (`migration repair` on a database
-/// that never ran a migration).
+/// Creates the CLI's history tables where they are missing (a database that never ran a
+/// migration, or whose history an older version made). Nothing runs when they are complete: a
+/// DDL statement, even one that changes nothing, fires the event trigger that has every gateway
+/// read its schema cache again.
 pub async fn ensure_history(c: &Client) -> Result<(), MigrateError> {
-    c.batch_execute(CREATE_HISTORY).await?;
+    let complete: bool = c
+        .query_one(
+            "SELECT to_regclass('supabase_migrations.seed_files') IS NOT NULL
+               AND (SELECT count(*) FROM pg_attribute
+                     WHERE attrelid = to_regclass('supabase_migrations.schema_migrations')
+                       AND attname IN ('statements', 'name') AND NOT attisdropped) = 2",
+            &[],
+        )
+        .await?
+        .get(0);
+    if !complete {
+        c.batch_execute(CREATE_HISTORY).await?;
+    }
     Ok(())
 }
 
@@ -92,7 +106,7 @@ pub(crate) async fn record(
 /// Repairs the history in one transaction; `all`: the table is emptied first (the whole
 /// history made to match the local files).
 pub async fn repair(c: &mut Client, all: bool, what: Repair<'_>) -> Result<(), MigrateError> {
-    c.batch_execute(CREATE_HISTORY).await?;
+    ensure_history(c).await?;
     let tx = c.transaction().await?;
     if all {
         tx.batch_execute("TRUNCATE supabase_migrations.schema_migrations")
@@ -196,7 +210,7 @@ pub async fn apply_migrations_until(
     for s in skipped {
         tracing::warn!("{s}");
     }
-    c.batch_execute(CREATE_HISTORY).await?;
+    ensure_history(c).await?;
     let done = applied_versions(c).await?;
     let latest = done.last().cloned();
     let mut applied = Vec::new();
@@ -228,7 +242,7 @@ pub async fn apply_migrations_until(
 /// (`db push`): the session's settings are reset before each, as the CLI resets them, so that
 /// one migration's `set_config` does not leak into the next.
 pub async fn apply_these(c: &mut Client, migrations: &[&Migration]) -> Result<(), MigrateError> {
-    c.batch_execute(CREATE_HISTORY).await?;
+    ensure_history(c).await?;
     for m in migrations {
         c.batch_execute("RESET ALL").await?;
         run_one(c, m).await?;
@@ -265,7 +279,7 @@ pub async fn seed_these(
     c: &mut Client,
     seeds: &[(&::project::SeedFile, bool)],
 ) -> Result<(), MigrateError> {
-    c.batch_execute(CREATE_HISTORY).await?;
+    ensure_history(c).await?;
     for (s, dirty) in seeds {
         let tx = c.transaction().await?;
         if !dirty && let Err(e) = tx.batch_execute(&s.sql).await {
@@ -370,7 +384,7 @@ pub async fn seed(c: &mut Client, project: &Project) -> Result<Vec<String>, Migr
     for n in notes {
         tracing::warn!("{n}");
     }
-    c.batch_execute(CREATE_HISTORY).await?;
+    ensure_history(c).await?;
     let mut done = Vec::new();
     for s in seeds {
         let tx = c.transaction().await?;
