@@ -310,18 +310,14 @@ impl RestAhead {
     /// The REST it started, current, or None when it could not start (REST is then started
     /// again, where its error is told).
     async fn take(self) -> Option<Result<Arc<rest::Rest>, rest::schema_cache::SchemaError>> {
-        match self.started.await {
-            Ok(Ok(rest)) if self.stale => Some(rest.refresh().await.map(|_| rest)),
-            Ok(Ok(rest)) => Some(Ok(rest)),
-            Ok(Err(e)) => {
-                tracing::debug!("REST started beside the migrations' check: {e}");
-                None
-            }
-            Err(e) => {
-                tracing::debug!("REST started beside the migrations' check: {e}");
-                None
-            }
-        }
+        let why = match self.started.await {
+            Ok(Ok(rest)) if self.stale => return Some(rest.refresh().await.map(|_| rest)),
+            Ok(Ok(rest)) => return Some(Ok(rest)),
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        tracing::debug!("REST started beside the migrations' check: {why}");
+        None
     }
 }
 
@@ -331,9 +327,8 @@ fn pool_size(branch: bool, main: usize) -> usize {
     if branch { 2 } else { main }
 }
 
-/// Builds REST (unless `ahead` started it), realtime, mail,
-/// auth and storage on `target`'s database (its logins [`Target::sited`]; `functions`, one set
-/// of Deno processes, are shared).
+/// Builds REST (unless `ahead` started it), realtime, mail, auth and storage on `target`'s
+/// database (its logins [`Target::sited`]; `functions`, one set of Deno processes, are shared).
 pub async fn build(
     cfg: &Config,
     target: Target,
