@@ -67,9 +67,10 @@ pub async fn prepare(
     prepare_with(project, db, slot, || {}).await
 }
 
-/// [`prepare`], calling `set_up` once an embedded cluster's database is known to have been set
-/// up before (what is pending is then checked and applied in place, not built from the template;
-/// a reader of its catalog may start beside).
+/// [`prepare`], calling `set_up` once the database is known to have been set up before (what is
+/// pending is then checked and applied in place, not built from the template or from nothing; a
+/// reader of its catalog may start beside). On an external server that is once this gateway
+/// holds the migrations' lock: another one's migrations are committed by then.
 pub async fn prepare_with(
     project: &Project,
     db: &Database,
@@ -99,6 +100,9 @@ pub async fn prepare_with(
     let mut c = connect(&db.admin).await.map_err(MigrateError::Connect)?;
     let (fresh, applied) = with_lock(&mut c, async |c| {
         let fresh = platform::is_fresh(c).await?;
+        if !fresh {
+            set_up();
+        }
         let applied = migrate_in_place(c, project, db, fresh).await?;
         Ok((fresh, applied))
     })
