@@ -339,22 +339,14 @@ async fn serve(
     }
     .sited(&early.bound, &early.api);
     let mut ahead = None;
-    let prepared = migrate::prepare_with(&cfg.project, db, cfg.realtime_enabled, || {
+    let mut prepared = migrate::prepare_with(&cfg.project, db, cfg.realtime_enabled, || {
         let (cfg, target) = (early.bound.clone(), target.clone());
         ahead = Some(tokio::spawn(async move {
             crate::services::start_rest(&cfg, &target).await
         }));
     })
-    .await;
-    let mut prepared = match prepared {
-        Ok(p) => p,
-        Err(e) => {
-            if let Some(a) = ahead {
-                a.abort();
-            }
-            return Err(e.into());
-        }
-    };
+    .await
+    .inspect_err(|_| ahead.iter().for_each(|a| a.abort()))?;
     // A served database built now comes with a template built now: no reset has needed a spare
     // clone of it yet (see serve_api's tidying).
     let built_now = prepared.fresh;
