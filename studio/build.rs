@@ -1,5 +1,5 @@
 //! Builds Studio's UI (`ui/`, Vite from the repository's node_modules) and keeps every file of
-//! it gzipped for `include_bytes!` (src/assets.rs). `SUPAGATE_STUDIO_DIST` names an already
+//! it gzipped for rust-embed (src/assets.rs). `SUPAGATE_STUDIO_DIST` names an already
 //! built UI instead (the Docker image builds it in its Node stage).
 
 use std::io::Write;
@@ -31,25 +31,27 @@ fn main() {
         "{} has no index.html: it is not Studio's built UI",
         dist.display()
     );
-    let packed = out.join("assets");
-    std::fs::create_dir_all(&packed).expect("OUT_DIR is writable");
-    let mut table = String::from("pub static FILES: &[Asset] = &[\n");
-    for (i, f) in files.iter().enumerate() {
+    // Each file gzipped under its own name, for rust-embed (src/assets.rs) to include; the
+    // folder is named by absolute path in a file of its own (rust-embed reads no variables
+    // in `folder` without a feature that pulls in a shell expander).
+    let packed = out.join("ui-gz");
+    if packed.exists() {
+        std::fs::remove_dir_all(&packed).expect("OUT_DIR is writable");
+    }
+    for f in &files {
         let bytes = std::fs::read(dist.join(f)).expect("a file of the built UI");
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         gz.write_all(&bytes).expect("gzip in memory");
-        let gz = gz.finish().expect("gzip in memory");
-        let target = packed.join(format!("{i}.gz"));
-        std::fs::write(&target, gz).expect("OUT_DIR is writable");
-        table.push_str(&format!(
-            "    Asset {{ path: {f:?}, content_type: {:?}, size: {}, gzip: include_bytes!({:?}) }},\n",
-            content_type(f),
-            bytes.len(),
-            target.display().to_string()
-        ));
+        let target = packed.join(f);
+        std::fs::create_dir_all(target.parent().expect("under the folder"))
+            .expect("OUT_DIR is writable");
+        std::fs::write(&target, gz.finish().expect("gzip in memory")).expect("OUT_DIR is writable");
     }
-    table.push_str("];\n");
-    std::fs::write(out.join("assets.rs"), table).expect("OUT_DIR is writable");
+    let embed = format!(
+        "#[derive(rust_embed::Embed)]\n#[folder = {:?}]\npub struct Ui;\n",
+        packed.display().to_string()
+    );
+    std::fs::write(out.join("ui.rs"), embed).expect("OUT_DIR is writable");
 }
 
 fn build(ui: &Path, dest: &Path) -> PathBuf {
@@ -84,21 +86,5 @@ fn walk(root: &Path, dir: &Path, files: &mut Vec<String>) {
             let rel = path.strip_prefix(root).expect("under the root");
             files.push(rel.to_string_lossy().replace('\\', "/"));
         }
-    }
-}
-
-fn content_type(file: &str) -> &'static str {
-    match file.rsplit('.').next().unwrap_or_default() {
-        "html" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "ico" => "image/x-icon",
-        "woff2" => "font/woff2",
-        "woff" => "font/woff",
-        "json" => "application/json",
-        "txt" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
     }
 }
