@@ -117,7 +117,10 @@ pub async fn guard(
         // Kept as it is: the inspector blanks secrets and writes JSON only when shown.
         let req = res.request();
         let who = crate::request_auth::recorded(req, &state.keys, state.local_keys());
-        let rest = req.extensions_mut().remove::<crate::inspector::Inspected>();
+        let (rest, headers) = match req.extensions_mut().remove::<crate::inspector::RestPart>() {
+            Some(part) => (Some(Box::new(part.inspected)), part.headers),
+            None => (None, crate::inspector::Headers::of(req.headers())),
+        };
         state.inspector.publish(crate::inspector::Event {
             id: id.into(),
             at: chrono::Utc::now(),
@@ -127,12 +130,9 @@ pub async fn guard(
             status: status.as_u16(),
             ms,
             branch: crate::branches::requested(req).map(String::into_boxed_str),
-            role: who.as_ref().map(|w| w.role().into()),
-            sub: who
-                .as_ref()
-                .and_then(|w| w.claims.value.get("sub")?.as_str().map(Box::from)),
-            headers: crate::inspector::Headers::of(req.headers()),
-            rest: rest.map(Box::new),
+            who,
+            headers,
+            rest,
         });
     }
     Ok(res)

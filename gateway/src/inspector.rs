@@ -88,17 +88,22 @@ impl Inspector {
     }
 }
 
-/// What a REST request adds to itself for the inspector: the statement it ran (its text shared
-/// with the plan cache, not copied), its parameters, the claims it ran with, the rows, how it
-/// failed, and (while someone follows) what row level security did. Only what is shown is kept:
-/// the transaction's context (the request's headers as JSON, its settings, search path…) is
-/// left with the request.
+/// What a REST request leaves on itself for its [`Event`]: its part, and its headers as the
+/// transaction's `request.headers` (written for the statement anyway: the event keeps that
+/// text rather than copying the headers again).
+pub struct RestPart {
+    pub inspected: Inspected,
+    pub headers: Headers,
+}
+
+/// What a REST request adds to its event: the statement it ran (its text shared with the plan
+/// cache, not copied), its parameters, the rows, how it failed, and (while someone follows)
+/// what row level security did (the claims it ran with are its [`Event`]'s). Only what is
+/// shown is kept: the transaction's settings, search path… are left with the request.
 #[derive(Debug)]
 pub struct Inspected {
     pub sql: Arc<str>,
     pub params: Box<[Box<str>]>,
-    /// The JWT claims it ran with, as JSON text.
-    pub claims: Box<str>,
     /// Rows returned or written (this page).
     pub rows: Option<i64>,
     /// The error's code and message.
@@ -106,27 +111,32 @@ pub struct Inspected {
     pub rls: Option<Box<rest::inspect::Rls>>,
 }
 
-impl Inspected {
+impl RestPart {
     /// What to keep of a request's trace.
     pub fn of(
         trace: rest::inspect::Trace,
         error: Option<(&str, &str)>,
         rls: Option<rest::inspect::Rls>,
-    ) -> Inspected {
-        Inspected {
+    ) -> RestPart {
+        let inspected = Inspected {
             sql: trace.sql,
             params: trace
                 .params
                 .into_iter()
                 .map(String::into_boxed_str)
                 .collect(),
-            claims: trace.claims.into_boxed_str(),
             rows: trace.rows,
             error: error.map(|(code, message)| (code.into(), message.into())),
             rls: rls.map(Box::new),
+        };
+        RestPart {
+            inspected,
+            headers: Headers::Json(trace.headers.into_boxed_str()),
         }
     }
+}
 
+impl Inspected {
     /// Bytes it holds (its own heap; the statement's text counted as if it were its own, as it
     /// is once the plan cache lets go of it).
     fn bytes(&self) -> usize {
@@ -156,7 +166,7 @@ impl Inspected {
                 + r.denied.as_ref().map_or(0, String::len)
                 + policies
         });
-        size_of::<Inspected>() + self.sql.len() + params + self.claims.len() + error + rls
+        size_of::<Inspected>() + self.sql.len() + params + error + rls
     }
 }
 
@@ -174,25 +184,28 @@ pub struct Event {
     pub status: u16,
     pub ms: f64,
     pub branch: Option<Box<str>>,
-    /// The role and the user (`sub`) its credentials name, when they verified.
-    pub role: Option<Box<str>>,
-    pub sub: Option<Box<str>>,
+    /// Who its credentials name, when they verified: its role and user (`sub`) are read from
+    /// it when shown (the claims are shared with the cache of verified tokens, not copied).
+    pub who: Option<identity::Identity>,
     pub headers: Headers,
     pub rest: Option<Box<Inspected>>,
 }
 
-/// A request's headers copied into one buffer of their own: a header value as the request
-/// holds it shares the connection's read buffer, which an entry kept for minutes would pin.
-#[derive(Debug, Default)]
-pub struct Headers(Box<[u8]>);
+/// A request's headers in a buffer of their own (a header value as the request holds it
+/// shares the connection's read buffer, which an entry kept for minutes would pin): copied
+/// (`name\0value\0`…), or for REST as its transaction's `request.headers` JSON (each name
+/// with its last value; `x-real-ip` the client address the gateway determined).
+#[derive(Debug)]
+pub enum Headers {
+    Copied(Box<[u8]>),
+    Json(Box<str>),
+}
 
 impl Headers {
     pub fn of(map: &actix_web::http::header::HeaderMap) -> Headers {
-        let mut buf = Vec::with_capacity(
-            map.iter()
-                .map(|(n, v)| n.as_str().len() + v.len() + 2)
-                .sum(),
-        );
+        // One pass, into room for a request with two tokens (apikey, authorization) and the
+        // usual headers; the buffer is cut to its length once written.
+        let mut buf = Vec::with_capacity(1024);
         for (name, value) in map {
             // Neither a name nor a value holds a NUL byte.
             buf.extend_from_slice(name.as_str().as_bytes());
@@ -200,28 +213,57 @@ impl Headers {
             buf.extend_from_slice(value.as_bytes());
             buf.push(0);
         }
-        Headers(buf.into_boxed_slice())
+        Headers::Copied(buf.into_boxed_slice())
     }
 
     /// The headers as a map again.
     pub fn map(&self) -> actix_web::http::header::HeaderMap {
         use actix_web::http::header::{HeaderName, HeaderValue};
         let mut map = actix_web::http::header::HeaderMap::new();
-        let mut parts = self.0.split(|b| *b == 0);
-        while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        let mut add = |name: &[u8], value: &[u8]| {
             if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
                 map.append(n, v);
+            }
+        };
+        match self {
+            Headers::Copied(buf) => {
+                let mut parts = buf.split(|b| *b == 0);
+                while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+                    add(name, value);
+                }
+            }
+            Headers::Json(text) => {
+                let object: serde_json::Map<String, serde_json::Value> =
+                    serde_json::from_str(text).unwrap_or_default();
+                for (name, value) in &object {
+                    if let Some(value) = value.as_str() {
+                        add(name.as_bytes(), value.as_bytes());
+                    }
+                }
             }
         }
         map
     }
 
     fn len(&self) -> usize {
-        self.0.len()
+        match self {
+            Headers::Copied(buf) => buf.len(),
+            Headers::Json(text) => text.len(),
+        }
     }
 }
 
 impl Event {
+    /// The role its credentials name.
+    pub fn role(&self) -> Option<&str> {
+        self.who.as_ref().map(identity::Identity::role)
+    }
+
+    /// The user (`sub`) its credentials name.
+    pub fn sub(&self) -> Option<&str> {
+        self.who.as_ref()?.claims.value.get("sub")?.as_str()
+    }
+
     /// The blanker of this request's secrets (its query string's, its headers', and once
     /// [`redact::Redactor::params`] has read them, its body's).
     fn redactor(&self, headers: &actix_web::http::header::HeaderMap) -> redact::Redactor {
@@ -263,8 +305,8 @@ impl Event {
             "status": self.status,
             "ms": (self.ms * 10.0).round() / 10.0,
             "branch": self.branch,
-            "role": self.role,
-            "sub": self.sub,
+            "role": self.role(),
+            "sub": self.sub(),
             "headers": redactor.headers(&headers),
         });
         if let Some(x) = &self.rest
@@ -277,7 +319,7 @@ impl Event {
             {
                 *denied = redactor.text(text).into();
             }
-            let claims = serde_json::from_str::<serde_json::Value>(&x.claims).ok();
+            let claims = self.who.as_ref().map(|w| w.claims.value.clone());
             map.insert("claims".into(), claims.into());
             map.insert("sql".into(), x.sql.to_string().into());
             map.insert("params".into(), params.into());
@@ -300,8 +342,7 @@ impl Event {
             + self.path.len()
             + self.query.len()
             + text(&self.branch)
-            + text(&self.role)
-            + text(&self.sub)
+            + self.who.as_ref().map_or(0, |w| w.claims.text.len())
             + self.headers.len()
             + self.rest.as_ref().map_or(0, |x| x.bytes())
     }

@@ -129,7 +129,7 @@ async fn serve(
             .err()
             .map(|e| (e.code.as_str(), e.message.as_str()));
         req.extensions_mut()
-            .insert(crate::inspector::Inspected::of(t, error, rls));
+            .insert(crate::inspector::RestPart::of(t, error, rls));
     }
     let r = r?;
     if r.wrote

@@ -24,8 +24,8 @@ pub struct Trace {
     /// Shared with the plan cache's statement, when the plan came from there.
     pub sql: std::sync::Arc<str>,
     pub params: Vec<String>,
-    /// The JWT claims it ran with, as JSON text.
-    pub claims: String,
+    /// The request's headers as the transaction saw them (`request.headers`, JSON).
+    pub headers: String,
     pub read_only: bool,
     /// Rows returned or written (this page).
     pub rows: Option<i64>,

@@ -342,20 +342,18 @@ impl Rest {
         // What ran, for the inspector: the statement and the context moved in once it has run
         // (whether it failed or not), not copied before.
         if let Some(t) = tracing.as_deref_mut() {
-            // The context (its settings, search path, headers…) only for what RLS did.
-            let (claims, context) = if t.for_rls {
+            // The context (its settings, search path…) only for what RLS did; the claims are
+            // the caller's own (`RestRequest::claims`).
+            let (headers, context) = if t.for_rls {
                 let ctx = ctx.into_owned();
-                (
-                    ctx.claims.to_string(),
-                    Some(inspect::Context { ctx, table }),
-                )
+                (ctx.headers.clone(), Some(inspect::Context { ctx, table }))
             } else {
-                (ctx.claims.into_owned(), None)
+                (ctx.headers, None)
             };
             t.trace = Some(inspect::Trace {
                 sql: plan.statement.sql,
                 params: plan.statement.params,
-                claims,
+                headers,
                 read_only: plan.read_only,
                 rows: None,
                 context,

@@ -154,8 +154,8 @@ impl Entry {
             status: e.status,
             ms: (e.ms * 10.0).round() / 10.0,
             service: self.service,
-            role: e.role.as_deref().map(str::to_string),
-            sub: e.sub.as_deref().map(str::to_string),
+            role: e.role().map(str::to_string),
+            sub: e.sub().map(str::to_string),
             error,
         }
     }
@@ -208,8 +208,9 @@ impl History {
             event,
             shown: OnceLock::new(),
         });
-        // The oldest are dropped after the lock is let go (their texts are freed outside it).
-        let mut gone = Vec::new();
+        // The oldest are dropped after the lock is let go (their texts are freed outside it);
+        // one goes for each one kept once the ring is full: held inline, not in an allocation.
+        let mut gone: smallvec::SmallVec<[Arc<Entry>; 2]> = smallvec::SmallVec::new();
         {
             let mut rings = self.rings.lock();
             let ring = &mut rings[entry.service.index()];
@@ -424,10 +425,9 @@ impl Filter {
             && self
                 .role
                 .as_ref()
-                .is_none_or(|r| s.role.as_ref().is_some_and(|x| x.to_lowercase() == *r))
+                .is_none_or(|r| s.role().is_some_and(|x| x.to_lowercase() == *r))
             && self.user.as_ref().is_none_or(|u| {
-                s.sub
-                    .as_ref()
+                s.sub()
                     .is_some_and(|x| x.to_lowercase().contains(u.as_str()))
             })
             && self.since.is_none_or(|t| s.at.timestamp_millis() >= t)
@@ -523,8 +523,12 @@ mod tests {
             status,
             ms: 1.54,
             branch: None,
-            role: Some(role.into()),
-            sub: sub.map(Box::from),
+            who: Some(identity::Identity {
+                claims: std::sync::Arc::new(identity::jwt::Claims::new(match sub {
+                    Some(sub) => json!({"role": role, "sub": sub}),
+                    None => json!({"role": role}),
+                })),
+            }),
             headers,
             rest: None,
         }
@@ -764,5 +768,39 @@ mod tests {
                 .len()
         };
         assert_eq!((found("s3cr3t"), found("type=signup")), (0, 1));
+    }
+
+    #[test]
+    fn a_rest_request_s_headers_are_shown_from_its_transaction_s_text() {
+        let h = History::new(10);
+        let mut e = event(
+            1,
+            "/rest/v1/notes?select=*",
+            200,
+            "authenticated",
+            Some("u-1"),
+        );
+        e.headers = crate::inspector::Headers::Json(
+            r#"{"apikey":"sb_secret_k3y","authorization":"Bearer eyJ.s3cr3t.sig","accept":"*/*","x-real-ip":"10.0.0.7"}"#
+                .into(),
+        );
+        h.record(1, e);
+        let detail = h.get(1).unwrap();
+        assert!(
+            !detail.contains("s3cr3t") && !detail.contains("k3y"),
+            "{detail}"
+        );
+        let detail: Value = serde_json::from_str(&detail).unwrap();
+        assert_eq!(
+            detail["headers"]["authorization"],
+            json!("Bearer [redacted]")
+        );
+        assert_eq!(detail["headers"]["accept"], json!("*/*"));
+        assert_eq!(detail["headers"]["x-real-ip"], json!("10.0.0.7"));
+        assert_eq!(detail["claims"], Value::Null, "not a REST part: no claims");
+        assert_eq!(
+            (detail["role"].clone(), detail["sub"].clone()),
+            (json!("authenticated"), json!("u-1"))
+        );
     }
 }

@@ -10,6 +10,7 @@ use fallible_iterator::FallibleIterator;
 use lru::LruCache;
 use postgres_protocol::IsNull;
 use postgres_protocol::message::{backend::Message, frontend};
+use smallvec::SmallVec;
 use std::collections::{HashSet, VecDeque};
 use std::io;
 use std::num::NonZeroUsize;
@@ -221,10 +222,12 @@ impl Conn {
         }
         // Touch the statements this pipeline uses first, so that none of them is evicted by
         // another one prepared in the same pipeline.
-        let known: Vec<_> = steps
+        let known: SmallVec<[Option<u64>; 8]> = steps
             .iter()
             .map(|s| self.statements.get(s.sql).copied())
             .collect();
+        // Every step names a prepared statement, `s<id>`: written into one buffer.
+        let mut name = String::with_capacity(21);
         for (i, step) in steps.iter().enumerate() {
             if in_flight.as_deref().is_some_and(|f| f.contains(step.sql)) {
                 self.extended("", step.sql, step.params, &mut sent, Some(i))?;
@@ -232,25 +235,25 @@ impl Conn {
             }
             // A statement missing at first may have been prepared by an earlier step.
             let id = known[i].or_else(|| self.statements.get(step.sql).copied());
-            let name = match id {
-                Some(id) => statement_name(id),
+            match id {
+                Some(id) => statement_name(&mut name, id),
                 None => {
                     let id = self.next_id;
                     self.next_id += 1;
-                    let name = statement_name(id);
+                    statement_name(&mut name, id);
                     frontend::parse(&name, step.sql, std::iter::empty(), &mut self.wbuf)?;
                     sent.push_back(Sent::Parse(Some(step.sql.to_string())));
                     if let Some(f) = in_flight.as_deref_mut() {
                         f.insert(step.sql.to_string());
                     }
                     if let Some((_, old)) = self.statements.push(step.sql.to_string(), id) {
-                        let old = statement_name(old);
-                        frontend::close(b'S', &old, &mut self.wbuf)?;
-                        sent.push_back(Sent::Close(old));
+                        let mut old_name = String::new();
+                        statement_name(&mut old_name, old);
+                        frontend::close(b'S', &old_name, &mut self.wbuf)?;
+                        sent.push_back(Sent::Close(old_name));
                     }
-                    name
                 }
-            };
+            }
             self.extended(&name, "", step.params, &mut sent, Some(i))?;
         }
         frontend::sync(&mut self.wbuf);
@@ -472,9 +475,23 @@ impl Conn {
 }
 
 /// A prepared statement's name on the server: `s<id>`.
-fn statement_name(id: u64) -> String {
-    let mut name = String::with_capacity(12);
+/// Writes a prepared statement's name, `s<id>`, into `name`.
+fn statement_name(name: &mut String, id: u64) {
+    name.clear();
     name.push('s');
     name.push_str(itoa::Buffer::new().format(id));
-    name
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_statement_is_named_by_its_number() {
+        let mut name = "left from before".to_string();
+        for (id, want) in [(0, "s0"), (7, "s7"), (1234, "s1234")] {
+            super::statement_name(&mut name, id);
+            assert_eq!(name, want);
+        }
+        super::statement_name(&mut name, u64::MAX);
+        assert_eq!(name, format!("s{}", u64::MAX));
+    }
 }
